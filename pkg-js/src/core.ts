@@ -1,0 +1,65 @@
+// Loading the Rust core: compiled synchronously, on first use, from bytes shipped in the package.
+//
+// Nothing is compiled at import time and there is no top-level await, so importing the package
+// costs nothing and works where there is no `document` (SSR, Node). The first `webmcp()` or
+// `configureWebMCP()` compiles the module (a few ms) so they can validate and throw at once.
+import { initSync, Core } from '../wasm/warden_core.js';
+import { WASM_BASE64 } from '../wasm/warden_core_base64.js';
+
+let core: Core | undefined;
+
+/** The page's core, compiled on first use. */
+export function getCore(): Core {
+  if (core === undefined) {
+    initSync({ module: decodeBase64(WASM_BASE64) });
+    core = new Core();
+  }
+  return core;
+}
+
+/**
+ * Resolves when the core is loaded. Optional: every API loads the core when it needs it; call
+ * this to move the few milliseconds of compilation to a moment of your choosing.
+ */
+export function ready(): Promise<void> {
+  try {
+    getCore();
+    return Promise.resolve();
+  } catch (err) {
+    return Promise.reject(err);
+  }
+}
+
+function decodeBase64(base64: string): Uint8Array {
+  const buffer = (globalThis as { Buffer?: { from(data: string, encoding: string): Uint8Array } }).Buffer;
+  if (buffer) return buffer.from(base64, 'base64');
+  const binary = atob(base64);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}
+
+/** What the TS layer reports after performing a step (mirrors `call::Outcome` in Rust). */
+export const Outcome = {
+  Start: 0,
+  Nothing: 1,
+  Input: 2,
+  Output: 3,
+  Deny: 4,
+  Halt: 5,
+  Recover: 6,
+  Allow: 7,
+  BadReturn: 8,
+  Raise: 9,
+  Timeout: 10,
+  Aborted: 11,
+  ToolReturned: 12,
+  ToolThrew: 13,
+} as const;
+
+/** Opcodes of the packed actions the core answers with (mirrors `call::Action::encode`). */
+export const Op = { CallHook: 1, RunTool: 2, Finish: 3 } as const;
+/** Bit set in an action when the value the last hook returned takes effect. */
+export const ACCEPTED = 8;
+/** Hook events by their number in a packed action (mirrors `hooks::Event`). */
+export const EVENTS = ['before', 'after', 'error', 'denied', 'toolsListed'] as const;

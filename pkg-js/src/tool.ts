@@ -1,0 +1,228 @@
+// `webmcp(fn, options)`: wrap a function as a governed tool, and register it with the browser.
+import { getCore } from './core.js';
+import { mergeHooks } from './config.js';
+import { ConfigurationError, RegistrationError, configurationError } from './errors.js';
+import { compileHookSet, isPlainObject, typeName } from './hookset.js';
+import { runCall, type CachedPlan, type PipelineTool } from './pipeline.js';
+import { addToRegistry, removeFromRegistry } from './registry.js';
+import { getModelContext } from './runtime.js';
+import type { CallOptions, CallOutcome, RegistrationStatus, ToolContract, WebMCPOptions, WebMCPTool } from './types.js';
+
+const NAME_RULE = /^[A-Za-z0-9_.-]{1,128}$/;
+const KNOWN_OPTIONS = new Set(['name', 'title', 'description', 'inputSchema', 'schema', 'outputSchema', 'annotations', 'hooks', 'server', 'shape', 'scope', 'enabled']);
+const BRAND = Symbol.for('webmcp-warden.tool');
+
+/** Everything the package keeps about one tool. */
+export interface ToolRecord extends PipelineTool {
+  readonly options: WebMCPOptions;
+  /** The core's hook sets of this tool, oldest first (re-wrapping appends). */
+  readonly hookSets: number[];
+  status: RegistrationStatus;
+  error: Error | null;
+  /** The registration in progress or live; a newer one makes older ones stale. */
+  attempt: Attempt | undefined;
+  /** The provider scope the tool is mounted under (0: none). */
+  scope: number;
+}
+
+interface Attempt {
+  controller: AbortController | undefined;
+  unregister: () => void;
+}
+
+/** snake_case of a function name, as simple-webmcp derives tool names. */
+export function toSnakeCase(name: string): string {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .replace(/[^A-Za-z0-9_]+/g, '_')
+    .replace(/^_+|_+$/g, '')
+    .toLowerCase();
+}
+
+/** Whether `value` is a tool made by {@link webmcp}. */
+export function isWebMCPTool(value: unknown): value is WebMCPTool {
+  return typeof value === 'function' && (value as unknown as Record<symbol, unknown>)[BRAND] !== undefined;
+}
+
+/** The record behind a tool made by {@link webmcp}. */
+export function recordOf(tool: WebMCPTool): ToolRecord {
+  return (tool as unknown as Record<symbol, ToolRecord>)[BRAND] as ToolRecord;
+}
+
+/**
+ * Wraps `fn` as a WebMCP tool governed by webmcp-warden. Options are checked at once: an
+ * invalid name, option or hook throws `ConfigurationError` here, not at the first call.
+ * Given a tool made by `webmcp`, re-wraps it: options merge and hook arrays concatenate.
+ */
+export function webmcp<F extends (...args: any[]) => any>(fn: F | WebMCPTool<F>, options?: WebMCPOptions): WebMCPTool<F> {
+  if (isWebMCPTool(fn)) {
+    if (options === undefined) return fn as WebMCPTool<F>;
+    const previous = recordOf(fn);
+    checkOptions(options);
+    const merged: WebMCPOptions = { ...previous.options, ...options, hooks: mergeHooks(previous.options.hooks, options.hooks) };
+    return createTool(previous.fn as unknown as F, merged, previous.hookSets, options.hooks);
+  }
+  if (typeof fn !== 'function') throw new ConfigurationError('invalid_tool', `webmcp expects a function, not ${typeName(fn)}`);
+  const opts = options ?? {};
+  checkOptions(opts);
+  return createTool(fn, opts, [], opts.hooks);
+}
+
+function checkOptions(options: WebMCPOptions): void {
+  if (!isPlainObject(options)) throw new ConfigurationError('invalid_options', `webmcp options must be an object, not ${typeName(options)}`);
+  for (const key of Object.keys(options)) {
+    if (!KNOWN_OPTIONS.has(key)) throw new ConfigurationError('unknown_option', `webmcp: unknown option "${key}"`);
+  }
+  const { name, title, description, inputSchema, outputSchema, annotations, server, shape, scope, enabled } = options;
+  const { schema } = options as { schema?: unknown };
+  if (name !== undefined && !(typeof name === 'string' && NAME_RULE.test(name))) {
+    throw new ConfigurationError('invalid_name', `webmcp: tool name ${JSON.stringify(name)} is invalid: use 1–128 characters of A-Z a-z 0-9 _ . -`);
+  }
+  for (const [key, value] of [['title', title], ['description', description]] as const) {
+    if (value !== undefined && typeof value !== 'string') throw new ConfigurationError('invalid_options', `webmcp: ${key} must be a string`);
+  }
+  for (const [key, value] of [['inputSchema', inputSchema], ['outputSchema', outputSchema], ['annotations', annotations]] as const) {
+    if (value !== undefined && !isPlainObject(value)) throw new ConfigurationError('invalid_options', `webmcp: ${key} must be a plain object, not ${typeName(value)}`);
+  }
+  if (schema !== undefined) throw new ConfigurationError('unsupported_option', 'webmcp: "schema" (Standard Schema) is not supported by this version yet; use inputSchema');
+  if (server !== undefined && !(typeof server === 'string' && server.length > 0)) throw new ConfigurationError('invalid_options', 'webmcp: server must be a non-empty string');
+  if (shape !== undefined && shape !== 'llm' && shape !== false) throw new ConfigurationError('invalid_options', "webmcp: shape must be 'llm' or false");
+  if (scope !== undefined && scope !== 'global' && scope !== 'scoped' && scope !== 'manual') {
+    throw new ConfigurationError('invalid_options', "webmcp: scope must be 'global', 'scoped' or 'manual'");
+  }
+  if (enabled !== undefined && typeof enabled !== 'boolean') throw new ConfigurationError('invalid_options', 'webmcp: enabled must be a boolean');
+}
+
+function createTool<F extends (...args: any[]) => any>(fn: F, options: WebMCPOptions, inheritedSets: number[], newHooks: unknown): WebMCPTool<F> {
+  const name = options.name ?? toSnakeCase(fn.name);
+  if (!NAME_RULE.test(name)) {
+    throw new ConfigurationError(
+      'invalid_name',
+      fn.name ? `webmcp: cannot derive a valid tool name from function "${fn.name}"; give { name }` : 'webmcp: the function has no name; give { name }',
+    );
+  }
+  const core = getCore();
+  const label = `tool "${name}" hooks`;
+  const newSet = compileHookSet(newHooks, label);
+  const hookSets = newSet === undefined ? [...inheritedSets] : [...inheritedSets, newSet];
+  const defined = JSON.parse(core.defineTool(name, options.server, new Uint32Array(hookSets), label)) as
+    | { ok: true; tool: number }
+    | { ok: false; error: { code: string; message: string; path?: string } };
+  if (!defined.ok) throw configurationError(defined.error);
+
+  const contract: ToolContract = {
+    name,
+    description: options.description ?? '',
+    inputSchema: options.inputSchema ?? { type: 'object', properties: {} },
+  };
+  if (options.title !== undefined) contract.title = options.title;
+  if (options.outputSchema !== undefined) contract.outputSchema = options.outputSchema;
+  if (options.annotations !== undefined) contract.annotations = options.annotations;
+
+  const tool = function (this: unknown, ...args: Parameters<F>): ReturnType<F> {
+    return fn.apply(this, args);
+  } as unknown as WebMCPTool<F>;
+  const record: ToolRecord = {
+    coreTool: defined.tool,
+    fn: fn as unknown as ToolRecord['fn'],
+    publicTool: tool as WebMCPTool,
+    contract,
+    server: options.server,
+    plans: new Map<number, CachedPlan>(),
+    options,
+    hookSets,
+    status: 'unregistered',
+    error: null,
+    attempt: undefined,
+    scope: 0,
+  };
+  Object.defineProperties(tool, {
+    [BRAND]: { value: record },
+    name: { value: fn.name, configurable: true },
+    length: { value: fn.length, configurable: true },
+    toolName: { value: name, enumerable: true },
+    definition: { get: () => ({ ...contract }), enumerable: true },
+    status: { get: () => record.status, enumerable: true },
+    error: { get: () => record.error, enumerable: true },
+    register: { value: (opts?: { signal?: AbortSignal }) => register(record, opts) },
+    unregister: { value: () => unregister(record) },
+    invoke: { value: (input?: unknown, opts?: CallOptions): Promise<CallOutcome> => runCall(record, input, opts, record.scope) },
+  });
+  if (options.scope === 'global' && options.enabled !== false && (globalThis as { document?: unknown }).document !== undefined) {
+    // Registration errors land in `status` / `error`; a global tool has no caller to reject.
+    queueMicrotask(() => void register(record).catch(() => undefined));
+  }
+  return tool;
+}
+
+const noop = () => {};
+
+/**
+ * Registers with the browser and the in-page registry. Safe under React StrictMode's
+ * mount → unmount → mount: each attempt has its own AbortController, and an attempt that a
+ * later `unregister()` or `register()` superseded never touches `status` again.
+ */
+async function register(record: ToolRecord, opts?: { signal?: AbortSignal }): Promise<() => void> {
+  if (record.options.enabled === false) return noop;
+  if (record.attempt !== undefined && (record.status === 'registered' || record.status === 'registering' || record.status === 'unsupported')) {
+    return record.attempt.unregister;
+  }
+  if (!record.contract.description) {
+    const error = new ConfigurationError('missing_description', `tool "${record.contract.name}" needs a non-empty description before register()`);
+    record.status = 'error';
+    record.error = error;
+    throw error;
+  }
+  if (opts?.signal?.aborted) return noop;
+  if (!addToRegistry(record)) {
+    const error = new RegistrationError('duplicate_name', `Failed to register tool "${record.contract.name}": another tool with this name is registered on this page`);
+    record.status = 'error';
+    record.error = error;
+    throw error;
+  }
+  const runtime = getModelContext();
+  const controller = runtime ? new AbortController() : undefined;
+  const attempt: Attempt = {
+    controller,
+    unregister: () => {
+      if (record.attempt === attempt) unregister(record);
+    },
+  };
+  record.attempt = attempt;
+  record.error = null;
+  opts?.signal?.addEventListener('abort', attempt.unregister, { once: true });
+  if (!runtime || !controller) {
+    record.status = 'unsupported';
+    return attempt.unregister;
+  }
+  record.status = 'registering';
+  try {
+    await runtime.registerTool({ ...record.contract, execute: (input: unknown, extra?: { signal?: AbortSignal }) => executeForBrowser(record, input, extra) }, { signal: controller.signal });
+  } catch (cause) {
+    if (record.attempt !== attempt) return noop;
+    const message = cause instanceof Error ? cause.message : String(cause);
+    const error = new RegistrationError('registration_failed', `Failed to register tool "${record.contract.name}": ${message}`, { cause });
+    record.attempt = undefined;
+    removeFromRegistry(record);
+    record.status = 'error';
+    record.error = error;
+    throw error;
+  }
+  if (record.attempt !== attempt) return noop;
+  record.status = 'registered';
+  return attempt.unregister;
+}
+
+/** The `execute` registered with the browser: the whole pipeline, answering the result object. */
+async function executeForBrowser(record: ToolRecord, input: unknown, extra?: { signal?: AbortSignal }) {
+  const outcome = await runCall(record, input, extra?.signal ? { signal: extra.signal } : {}, record.scope);
+  return outcome.result;
+}
+
+function unregister(record: ToolRecord): void {
+  const attempt = record.attempt;
+  record.attempt = undefined;
+  removeFromRegistry(record);
+  attempt?.controller?.abort();
+  record.status = 'unregistered';
+}

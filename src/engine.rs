@@ -1,0 +1,384 @@
+//! The engine: the page's hook sets, tools and provider scopes, the plans cached from them, and
+//! the calls in progress.
+//!
+//! Everything the TS layer refers to crosses the boundary as a small integer handle, so a call
+//! step costs a scalar crossing. Plans are cached per (tool, scope) and dropped whenever the
+//! configuration changes; calls in flight keep the plan they started with.
+
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use serde_json::Value;
+
+use crate::call::{Action, Call, CallError, Outcome};
+use crate::error::ConfigError;
+use crate::hooks::{Event, Hook, HookSet};
+use crate::matcher::Level;
+use crate::plan::{ordered_hooks, Plan, Scopes};
+
+/// One `toolsListed` hook of a listing and the tools it is given.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct ListedHook {
+    /// The hook's function handle.
+    pub handle: u32,
+    /// The hook's id.
+    pub id: String,
+    /// Indexes of the tools it is given.
+    pub tools: Vec<u32>,
+}
+
+/// Whether a `toolsListed` hook's answer is a subset of what it was given: the same names,
+/// each at most once (SPEC §4). Anything else is a bad return.
+pub fn is_listed_subset(given: &[String], returned: &[String]) -> bool {
+    returned.iter().enumerate().all(|(index, name)| {
+        given.contains(name) && !returned.iter().take(index).any(|earlier| earlier == name)
+    })
+}
+
+/// The default server id of tools that name none (SPEC §3).
+pub const DEFAULT_SERVER_ID: &str = "page";
+
+#[derive(Debug, Clone)]
+struct Tool {
+    name: String,
+    server: Option<String>,
+    sets: Vec<u32>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Scope {
+    parent: u32,
+    set: u32,
+}
+
+/// A handle table: ids are indexes, freed slots are reused.
+#[derive(Debug)]
+struct Slots<T> {
+    items: Vec<Option<T>>,
+    free: Vec<u32>,
+}
+
+impl<T> Default for Slots<T> {
+    fn default() -> Self {
+        Slots { items: Vec::new(), free: Vec::new() }
+    }
+}
+
+impl<T> Slots<T> {
+    fn insert(&mut self, item: T) -> u32 {
+        if let Some(id) = self.free.pop() {
+            if let Some(slot) = self.items.get_mut(id as usize) {
+                *slot = Some(item);
+                return id;
+            }
+        }
+        self.items.push(Some(item));
+        u32::try_from(self.items.len().saturating_sub(1)).unwrap_or(u32::MAX)
+    }
+
+    fn get(&self, id: u32) -> Option<&T> {
+        self.items.get(id as usize).and_then(Option::as_ref)
+    }
+
+    fn get_mut(&mut self, id: u32) -> Option<&mut T> {
+        self.items.get_mut(id as usize).and_then(Option::as_mut)
+    }
+
+    fn remove(&mut self, id: u32) -> Option<T> {
+        let item = self.items.get_mut(id as usize).and_then(Option::take);
+        if item.is_some() {
+            self.free.push(id);
+        }
+        item
+    }
+
+    fn values(&self) -> impl Iterator<Item = &T> {
+        self.items.iter().flatten()
+    }
+}
+
+/// The core's state for one page.
+#[derive(Debug)]
+pub struct Engine {
+    sets: Slots<HookSet>,
+    next_handle: u32,
+    global: Vec<u32>,
+    tools: Slots<Tool>,
+    /// Scope 0 is "no provider"; real scopes start at 1.
+    scopes: Slots<Scope>,
+    server_id: String,
+    /// Plan ids never repeat, so a stale id held by the TS layer finds nothing rather than
+    /// another tool's plan.
+    plans: HashMap<u32, Rc<Plan>>,
+    next_plan: u32,
+    plan_index: HashMap<(u32, u32), u32>,
+    calls: Slots<Call>,
+}
+
+impl Default for Engine {
+    fn default() -> Self {
+        Engine::new()
+    }
+}
+
+impl Engine {
+    /// An engine with no hooks, no tools and the default server id.
+    pub fn new() -> Engine {
+        let mut scopes = Slots::default();
+        scopes.insert(Scope { parent: 0, set: u32::MAX });
+        Engine {
+            sets: Slots::default(),
+            next_handle: 0,
+            global: Vec::new(),
+            tools: Slots::default(),
+            scopes,
+            server_id: DEFAULT_SERVER_ID.to_owned(),
+            plans: HashMap::new(),
+            next_plan: 0,
+            plan_index: HashMap::new(),
+            calls: Slots::default(),
+        }
+    }
+
+    /// Checks and stores a hook set; returns its id and the handle of each hook, in event order
+    /// then declaration order (the order the TS layer sent them).
+    ///
+    /// # Errors
+    /// The first invalid entry, with its path under `label`.
+    pub fn compile_hook_set(&mut self, spec: &Value, label: &str) -> Result<(u32, Vec<u32>), ConfigError> {
+        let set = HookSet::compile(spec, self.next_handle, label)?;
+        let handles: Vec<u32> = set.hooks.iter().map(|hook| hook.handle).collect();
+        let count = u32::try_from(handles.len()).unwrap_or(u32::MAX);
+        self.next_handle = self.next_handle.saturating_add(count);
+        Ok((self.sets.insert(set), handles))
+    }
+
+    /// Forgets a hook set that nothing refers to any more.
+    pub fn drop_hook_set(&mut self, set: u32) {
+        self.sets.remove(set);
+    }
+
+    /// Adds a set to the global hooks (`configureWebMCP({ hooks })`), or makes it the only one
+    /// (`replace: true`).
+    ///
+    /// # Errors
+    /// `duplicate_hook_id` when one of its ids is already used by a global or a tool hook.
+    pub fn add_global(&mut self, set: u32, replace: bool, label: &str) -> Result<(), ConfigError> {
+        let kept: &[u32] = if replace { &[] } else { &self.global };
+        let others: Vec<&Hook> = kept
+            .iter()
+            .chain(self.tools.values().flat_map(|tool| tool.sets.iter()))
+            .filter_map(|id| self.sets.get(*id))
+            .flat_map(|other| other.hooks.iter())
+            .collect();
+        if let Some(new) = self.sets.get(set) {
+            new.check_unique_ids(others.into_iter(), label)?;
+        }
+        if replace {
+            self.global.clear();
+        }
+        self.global.push(set);
+        self.changed();
+        Ok(())
+    }
+
+    /// Removes every global hook.
+    pub fn clear_global(&mut self) {
+        self.global.clear();
+        self.changed();
+    }
+
+    /// Sets the server id of tools that name none.
+    pub fn set_server_id(&mut self, server_id: &str) {
+        self.server_id = server_id.to_owned();
+        self.changed();
+    }
+
+    /// Defines a tool (`webmcp()`): its name, its own server if it has one, and its hook sets.
+    ///
+    /// # Errors
+    /// `duplicate_hook_id` when a tool hook reuses a global hook's id.
+    pub fn define_tool(&mut self, name: &str, server: Option<String>, sets: Vec<u32>, label: &str) -> Result<u32, ConfigError> {
+        let global: Vec<&Hook> = self.global.iter().filter_map(|id| self.sets.get(*id)).flat_map(|set| set.hooks.iter()).collect();
+        let mut seen = global;
+        for id in &sets {
+            if let Some(set) = self.sets.get(*id) {
+                set.check_unique_ids(seen.iter().copied(), label)?;
+                seen.extend(set.hooks.iter());
+            }
+        }
+        Ok(self.tools.insert(Tool { name: name.to_owned(), server, sets }))
+    }
+
+    /// Forgets a tool.
+    pub fn drop_tool(&mut self, tool: u32) {
+        self.tools.remove(tool);
+        self.changed();
+    }
+
+    /// Adds a provider scope under `parent` (0 for none) holding `set`.
+    ///
+    /// # Errors
+    /// `duplicate_hook_id` when the set reuses an id of the global hooks or of an outer provider.
+    pub fn add_scope(&mut self, parent: u32, set: u32, label: &str) -> Result<u32, ConfigError> {
+        let outer: Vec<u32> = self.global.iter().copied().chain(self.scope_sets(parent)).collect();
+        let others: Vec<&Hook> = outer.iter().filter_map(|id| self.sets.get(*id)).flat_map(|s| s.hooks.iter()).collect();
+        if let Some(new) = self.sets.get(set) {
+            new.check_unique_ids(others.into_iter(), label)?;
+        }
+        Ok(self.scopes.insert(Scope { parent, set }))
+    }
+
+    /// Forgets a provider scope.
+    pub fn drop_scope(&mut self, scope: u32) {
+        if scope != 0 {
+            self.scopes.remove(scope);
+            self.changed();
+        }
+    }
+
+    /// The sets of a scope chain, outer to inner.
+    fn scope_sets(&self, scope: u32) -> Vec<u32> {
+        let mut chain = Vec::new();
+        let mut current = scope;
+        // A chain is at most as long as the number of scopes; the bound also guards a cycle.
+        for _ in 0..self.scopes.items.len() {
+            if current == 0 {
+                break;
+            }
+            match self.scopes.get(current) {
+                Some(entry) => {
+                    chain.push(entry.set);
+                    current = entry.parent;
+                }
+                None => break,
+            }
+        }
+        chain.reverse();
+        chain
+    }
+
+    /// The plan of `tool` under `scope`, built once per configuration.
+    ///
+    /// # Errors
+    /// `unknown_tool` for a dropped tool; `duplicate_hook_id` when the merged hooks share an id.
+    pub fn plan(&mut self, tool: u32, scope: u32) -> Result<u32, ConfigError> {
+        if let Some(id) = self.plan_index.get(&(tool, scope)) {
+            return Ok(*id);
+        }
+        let entry = self.tools.get(tool).ok_or_else(|| ConfigError::new("unknown_tool", format!("no tool with handle {tool}")))?;
+        let sets_of = |ids: &[u32]| -> Vec<&HookSet> { ids.iter().filter_map(|id| self.sets.get(*id)).collect() };
+        let global = sets_of(&self.global);
+        let scoped_ids = self.scope_sets(scope);
+        let scoped = sets_of(&scoped_ids);
+        let own = sets_of(&entry.sets);
+        let server = entry.server.as_deref().unwrap_or(&self.server_id);
+        let plan = Plan::build(Scopes { global: &global, scoped: &scoped, tool: &own }, server, &entry.name)?;
+        let id = self.next_plan;
+        self.next_plan = self.next_plan.wrapping_add(1);
+        self.plans.insert(id, Rc::new(plan));
+        self.plan_index.insert((tool, scope), id);
+        Ok(id)
+    }
+
+    /// The `toolsListed` hooks of one listing of `tools` (each a tool and its scope), in run
+    /// order, each with the indexes (into `tools`) of the tools its matcher selects.
+    ///
+    /// Global hooks come first, in global onion order, each given every tool it matches; then
+    /// each tool's scoped and own `toolsListed` hooks, given that tool only.
+    pub fn list_plan(&self, tools: &[(u32, u32)]) -> Vec<ListedHook> {
+        let resolved: Vec<(&Tool, u32)> = tools.iter().filter_map(|(tool, scope)| Some((self.tools.get(*tool)?, *scope))).collect();
+        let server_of = |tool: &Tool| tool.server.clone().unwrap_or_else(|| self.server_id.clone());
+        let global: Vec<&HookSet> = self.global.iter().filter_map(|id| self.sets.get(*id)).collect();
+        let mut listed: Vec<ListedHook> = Vec::new();
+        let mut global_hooks: Vec<&Hook> = Vec::new();
+        for (tool, _) in &resolved {
+            let scopes = Scopes { global: &global, scoped: &[], tool: &[] };
+            for hook in ordered_hooks(scopes, Event::ToolsListed, &server_of(tool), &tool.name) {
+                if !global_hooks.iter().any(|seen| seen.handle == hook.handle) {
+                    global_hooks.push(hook);
+                }
+            }
+        }
+        // Every global hook appears in the same relative order in each tool's list, so sorting
+        // by the global order of all of them keeps that order.
+        let all = Scopes { global: &global, scoped: &[], tool: &[] };
+        let mut order: Vec<&Hook> = Vec::new();
+        for level in [Level::All, Level::Server, Level::Tool] {
+            order.extend(all.global.iter().flat_map(|set| set.hooks.iter()).filter(|hook| hook.event == Event::ToolsListed && hook.matcher.level() == level));
+        }
+        for hook in order.into_iter().filter(|hook| global_hooks.iter().any(|seen| seen.handle == hook.handle)) {
+            let tools = (0u32..)
+                .zip(&resolved)
+                .filter(|(_, (tool, _))| hook.matcher.matches(&server_of(tool), &tool.name))
+                .map(|(index, _)| index)
+                .collect();
+            listed.push(ListedHook { handle: hook.handle, id: hook.id.clone().unwrap_or_else(|| format!("toolsListed:{}", listed.len())), tools });
+        }
+        for (index, (tool, scope)) in (0u32..).zip(&resolved) {
+            let scoped_ids = self.scope_sets(*scope);
+            let scoped: Vec<&HookSet> = scoped_ids.iter().filter_map(|id| self.sets.get(*id)).collect();
+            let own: Vec<&HookSet> = tool.sets.iter().filter_map(|id| self.sets.get(*id)).collect();
+            let scopes = Scopes { global: &[], scoped: &scoped, tool: &own };
+            for hook in ordered_hooks(scopes, Event::ToolsListed, &server_of(tool), &tool.name) {
+                let id = hook.id.clone().unwrap_or_else(|| format!("toolsListed:{}", listed.len()));
+                listed.push(ListedHook { handle: hook.handle, id, tools: vec![index] });
+            }
+        }
+        listed
+    }
+
+    /// A built plan.
+    pub fn plan_by_id(&self, plan: u32) -> Option<&Plan> {
+        self.plans.get(&plan).map(Rc::as_ref)
+    }
+
+    /// Starts a call that follows `plan`; `None` for a plan id that is no longer valid.
+    pub fn begin(&mut self, plan: u32) -> Option<u32> {
+        let plan = self.plans.get(&plan)?.clone();
+        Some(self.calls.insert(Call::new(plan)))
+    }
+
+    /// Feeds an outcome to a call and returns its next action and whether the hook's value was
+    /// accepted; `None` for an unknown call. A call that finished well is ended here, saving
+    /// the TS layer a crossing; a failed one waits for [`Engine::end`] to hand over its error.
+    pub fn step(&mut self, call: u32, outcome: Outcome) -> Option<(Action, bool)> {
+        let entry = self.calls.get_mut(call)?;
+        let action = entry.step(outcome);
+        let accepted = entry.accepted();
+        if action == (Action::Finish { ok: true }) {
+            self.calls.remove(call);
+        }
+        Some((action, accepted))
+    }
+
+    /// A call in progress.
+    pub fn call(&self, call: u32) -> Option<&Call> {
+        self.calls.get(call)
+    }
+
+    /// Ends a call, returning its error if it failed.
+    pub fn end(&mut self, call: u32) -> Option<CallError> {
+        self.calls.remove(call).and_then(|call| call.error().cloned())
+    }
+
+    /// How many calls are in progress (for leak tests).
+    pub fn calls_in_progress(&self) -> usize {
+        self.calls.values().count()
+    }
+
+    /// Back to the state of a new engine, keeping tool definitions (their JS objects live on).
+    pub fn reset(&mut self) {
+        self.global.clear();
+        self.scopes = Slots::default();
+        self.scopes.insert(Scope { parent: 0, set: u32::MAX });
+        self.server_id = DEFAULT_SERVER_ID.to_owned();
+        self.changed();
+    }
+
+    /// Any configuration change invalidates every cached plan.
+    fn changed(&mut self) {
+        self.plans.clear();
+        self.plan_index.clear();
+    }
+}

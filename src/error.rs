@@ -1,0 +1,49 @@
+//! Configuration errors: what the TS layer turns into a thrown `ConfigurationError`.
+
+use serde::Serialize;
+
+/// A problem with configuration the user gave (hooks, matchers, policy), found when it was given.
+///
+/// Crosses the boundary as data; the TS layer throws it as `ConfigurationError` because bad
+/// configuration is misuse, not a call outcome.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ConfigError {
+    /// A stable machine code, such as `invalid_matcher` or `duplicate_hook_id`.
+    pub code: &'static str,
+    /// One sentence saying what is wrong, starting with the path when there is one.
+    pub message: String,
+    /// Where the problem is, such as `hooks.before[1]` or `deny[1].when[0]`.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub path: String,
+    /// The message without its path, kept so an outer caller can extend the path.
+    #[serde(skip)]
+    detail: String,
+}
+
+impl ConfigError {
+    /// A new error with no path yet.
+    pub fn new(code: &'static str, message: String) -> ConfigError {
+        ConfigError { code, detail: message.clone(), message, path: String::new() }
+    }
+
+    /// Places the error under `path` (an outer path goes in front of an inner one:
+    /// `hooks.before[0]` then `match` gives `hooks.before[0].match`), prefixing the message.
+    #[must_use]
+    pub fn at(mut self, path: &str) -> ConfigError {
+        self.path = match (path.is_empty(), self.path.is_empty()) {
+            (true, _) => self.path,
+            (false, true) => path.to_owned(),
+            (false, false) => format!("{path}.{}", self.path),
+        };
+        self.message = format!("{}: {}", self.path, self.detail);
+        self
+    }
+}
+
+impl std::fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for ConfigError {}

@@ -1,0 +1,257 @@
+//! Hook sets: the events, the entry options, and their checks at the moment hooks are given.
+//!
+//! The TS layer keeps the hook functions and sends a description of each entry (is it a
+//! function, which keys it has, its matcher and options); the core checks every entry, compiles
+//! its matcher once, and hands back a handle per hook that plans and calls refer to.
+
+use serde_json::{Map, Value};
+
+use crate::error::ConfigError;
+use crate::matcher::{json_type, Matcher};
+
+/// A hook event (SPEC §4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Event {
+    /// Before the tool: may rewrite the input, deny, or halt with a result.
+    Before = 0,
+    /// After the tool returned: may rewrite the output.
+    After = 1,
+    /// After the call failed: may recover with a result.
+    Error = 2,
+    /// After a denial: observes only.
+    Denied = 3,
+    /// When tools are listed: may drop or annotate tools.
+    ToolsListed = 4,
+}
+
+impl Event {
+    /// Every event, in the order entries are numbered in a hook set.
+    pub const ALL: [Event; 5] = [Event::Before, Event::After, Event::Error, Event::Denied, Event::ToolsListed];
+
+    /// The event's name in the JS API.
+    pub fn name(self) -> &'static str {
+        match self {
+            Event::Before => "before",
+            Event::After => "after",
+            Event::Error => "error",
+            Event::Denied => "denied",
+            Event::ToolsListed => "toolsListed",
+        }
+    }
+
+    /// Whether this event runs the onion inside out (tool → scoped → global).
+    pub fn runs_reversed(self) -> bool {
+        matches!(self, Event::After | Event::Error | Event::Denied)
+    }
+
+    fn from_name(name: &str) -> Option<Event> {
+        Event::ALL.into_iter().find(|event| event.name() == name)
+    }
+}
+
+/// What happens when an `after` or `error` hook fails.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OnError {
+    /// Fail closed (default): an after-hook failure withholds the result.
+    Fail,
+    /// Skip the hook as if it had returned nothing.
+    Ignore,
+}
+
+/// One checked hook entry.
+#[derive(Debug, Clone)]
+pub struct Hook {
+    /// The handle the TS layer stores the hook's function under.
+    pub handle: u32,
+    /// The event it belongs to.
+    pub event: Event,
+    /// Its index in the event's array as given.
+    pub index: usize,
+    /// Which tools it applies to.
+    pub matcher: Matcher,
+    /// The id the user gave, if any (default ids depend on the merged plan).
+    pub id: Option<String>,
+    /// Its own deadline in milliseconds, if it has one.
+    pub timeout_ms: Option<f64>,
+    /// What a failure does.
+    pub on_error: OnError,
+}
+
+/// A checked hook set: the hooks of one `hooks` object, in event order, then declaration order.
+#[derive(Debug, Clone, Default)]
+pub struct HookSet {
+    /// The hooks, numbered from the set's first handle.
+    pub hooks: Vec<Hook>,
+}
+
+const ENTRY_KEYS: [&str; 5] = ["run", "match", "id", "timeout", "onError"];
+
+impl HookSet {
+    /// Checks and compiles a hook set described by the TS layer (see the module docs), giving
+    /// its hooks consecutive handles from `first_handle`.
+    ///
+    /// `label` names the set in messages (`hooks` for `configureWebMCP`, `tool "x" hooks`, …).
+    ///
+    /// # Errors
+    /// The first problem found, as a [`ConfigError`] whose path names the event and the entry
+    /// (`hooks.before[1]`).
+    pub fn compile(spec: &Value, first_handle: u32, label: &str) -> Result<HookSet, ConfigError> {
+        let events = match spec {
+            Value::Object(events) if events.contains_key("$invalid") => {
+                let kind = events.get("$invalid").and_then(Value::as_str).unwrap_or("something else");
+                return Err(ConfigError::new("invalid_hooks", format!("hooks must be an object of event arrays, not {kind}")).at(label));
+            }
+            Value::Object(events) => events,
+            Value::Null => return Ok(HookSet::default()),
+            other => {
+                return Err(ConfigError::new(
+                    "invalid_hooks",
+                    format!("hooks must be an object of event arrays, not {}", json_type(other)),
+                )
+                .at(label))
+            }
+        };
+        if let Some(unknown) = events.keys().find(|key| Event::from_name(key).is_none()) {
+            return Err(ConfigError::new(
+                "unknown_hook_event",
+                format!("unknown hook event \"{unknown}\" (expected before, after, error, denied, toolsListed)"),
+            )
+            .at(label));
+        }
+        let mut hooks = Vec::new();
+        let mut handle = first_handle;
+        for event in Event::ALL {
+            let entries = match events.get(event.name()) {
+                None | Some(Value::Null) => continue,
+                Some(Value::Array(entries)) => entries,
+                Some(other) => {
+                    let kind = other.get("$invalid").and_then(Value::as_str).unwrap_or(json_type(other));
+                    return Err(ConfigError::new("invalid_hooks", format!("must be an array of hooks, not {kind}"))
+                        .at(&format!("{label}.{}", event.name())));
+                }
+            };
+            for (index, entry) in entries.iter().enumerate() {
+                let path = format!("{label}.{}[{index}]", event.name());
+                let hook = compile_entry(entry, event, index, handle).map_err(|err| err.at(&path))?;
+                hooks.push(hook);
+                handle = handle.saturating_add(1);
+            }
+        }
+        let set = HookSet { hooks };
+        set.check_unique_ids(std::iter::empty(), label)?;
+        Ok(set)
+    }
+
+    /// Fails when an explicit id repeats inside this set or appears in `others`.
+    ///
+    /// # Errors
+    /// `duplicate_hook_id` naming the id and the entry.
+    pub fn check_unique_ids<'a>(&self, others: impl Iterator<Item = &'a Hook>, label: &str) -> Result<(), ConfigError> {
+        let mut seen: Vec<&str> = others.filter_map(|hook| hook.id.as_deref()).collect();
+        for hook in &self.hooks {
+            if let Some(id) = hook.id.as_deref() {
+                if seen.contains(&id) {
+                    return Err(ConfigError::new(
+                        "duplicate_hook_id",
+                        format!("hook id \"{id}\" is already used; ids must be unique across global, scoped and tool hooks"),
+                    )
+                    .at(&format!("{label}.{}[{}]", hook.event.name(), hook.index)));
+                }
+                seen.push(id);
+            }
+        }
+        Ok(())
+    }
+}
+
+fn compile_entry(entry: &Value, event: Event, index: usize, handle: u32) -> Result<Hook, ConfigError> {
+    let mut hook = Hook { handle, event, index, matcher: Matcher::all(), id: None, timeout_ms: None, on_error: OnError::Fail };
+    let Value::Object(desc) = entry else {
+        return Err(not_a_hook(entry));
+    };
+    if desc.contains_key("$fn") {
+        return Ok(hook);
+    }
+    if let Some(Value::String(kind)) = desc.get("$invalid") {
+        return Err(ConfigError::new(
+            "invalid_hook",
+            format!("a hook must be a function or {{ run, match?, id?, timeout?, onError? }}, not {kind}"),
+        ));
+    }
+    if !desc.contains_key("$object") {
+        return Err(not_a_hook(entry));
+    }
+    if let Some(Value::Array(keys)) = desc.get("keys") {
+        if let Some(unknown) = keys.iter().filter_map(Value::as_str).find(|key| !ENTRY_KEYS.contains(key)) {
+            return Err(ConfigError::new(
+                "unknown_hook_option",
+                format!("unknown hook option \"{unknown}\" (expected run, match, id, timeout, onError)"),
+            ));
+        }
+    }
+    match desc.get("run").and_then(Value::as_str) {
+        Some("function") => {}
+        Some("undefined") | None => return Err(ConfigError::new("invalid_hook", "a hook object needs `run`, a function".into())),
+        Some(kind) => return Err(ConfigError::new("invalid_hook", format!("`run` must be a function, not {kind}"))),
+    }
+    if let Some(spec) = present(desc, "match") {
+        hook.matcher = Matcher::compile(spec).map_err(|err| err.at("match"))?;
+    }
+    if let Some(id) = present(desc, "id") {
+        match id {
+            Value::String(id) if !id.is_empty() => hook.id = Some(id.clone()),
+            other => return Err(ConfigError::new("invalid_hook", format!("`id` must be a non-empty string, not {}", describe(other)))),
+        }
+    }
+    if let Some(timeout) = present(desc, "timeout") {
+        match timeout.as_f64() {
+            Some(ms) if ms.is_finite() && ms > 0.0 => hook.timeout_ms = Some(ms),
+            _ => {
+                return Err(ConfigError::new(
+                    "invalid_hook",
+                    format!("`timeout` must be a positive number of milliseconds, not {}", describe(timeout)),
+                ))
+            }
+        }
+    }
+    if let Some(on_error) = present(desc, "onError") {
+        if !matches!(event, Event::After | Event::Error) {
+            return Err(ConfigError::new(
+                "invalid_hook",
+                format!("`onError` is only for after and error hooks, not {} hooks", event.name()),
+            ));
+        }
+        hook.on_error = match on_error.as_str() {
+            Some("fail") => OnError::Fail,
+            Some("ignore") => OnError::Ignore,
+            _ => return Err(ConfigError::new("invalid_hook", format!("`onError` must be 'fail' or 'ignore', not {}", describe(on_error)))),
+        };
+    }
+    Ok(hook)
+}
+
+/// An option that is present and not `undefined` (the TS layer leaves `undefined` out).
+fn present<'a>(desc: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
+    desc.get(key)
+}
+
+fn not_a_hook(entry: &Value) -> ConfigError {
+    ConfigError::new(
+        "invalid_hook",
+        format!("a hook must be a function or {{ run, match?, id?, timeout?, onError? }}, not {}", describe(entry)),
+    )
+}
+
+/// How a value the TS layer sent reads in a message.
+fn describe(value: &Value) -> String {
+    match value {
+        Value::String(text) => format!("\"{text}\""),
+        Value::Number(number) => number.to_string(),
+        Value::Bool(flag) => flag.to_string(),
+        Value::Object(map) => match map.get("$invalid").and_then(Value::as_str) {
+            Some(kind) => kind.to_owned(),
+            None => "an object".to_owned(),
+        },
+        other => json_type(other).to_owned(),
+    }
+}

@@ -1,0 +1,33 @@
+//! # webmcp_warden
+//!
+//! The core of `webmcp-warden`: everything that decides how an AI agent's call to a page's
+//! WebMCP tool is governed, as a pure Rust library.
+//!
+//! Rust decides, TypeScript performs. The core never calls user JavaScript and never awaits.
+//! A call is a step machine ([`call::Call`]): the TS layer starts it, the core answers with the
+//! next action (call hook N, run the tool, finish), the TS layer performs it with its timers and
+//! abort signals and feeds back what happened. Hook order and contracts, matchers, and the
+//! cached per-tool plans live here; so will policy, grants, digests, validation and shaping.
+//!
+//! The only module that knows about JavaScript is `wasm` (compiled for `wasm32` only); every
+//! other module is plain Rust, tested with `cargo test`.
+//!
+//! The core must never panic: a panic kills the wasm instance for the whole page. Hence the
+//! lints below, and problems returned as data ([`error::ConfigError`], [`call::CallError`]).
+
+#![forbid(unsafe_code)]
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)
+)]
+
+pub mod call;
+pub mod engine;
+pub mod error;
+pub mod hooks;
+pub mod js_regex;
+pub mod matcher;
+pub mod plan;
+
+#[cfg(target_arch = "wasm32")]
+mod wasm;
