@@ -1,0 +1,186 @@
+// Browser test: the built package (pkg-js/dist/index.js, no bundler) registers a governed tool
+// with Chromium's native WebMCP (`document.modelContext`), under a strict CSP, and the test,
+// acting as the agent, lists and executes it through the browser API.
+//
+// Needs Debian's chromium (/usr/bin/chromium, or $CHROMIUM) and playwright-core (root devDependency).
+// Without chromium the test is skipped, except under CI (env CI set), where that is a failure.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const pkgRoot = path.resolve(here, '..');
+const repoRoot = path.resolve(pkgRoot, '..');
+const resultsDir = path.join(repoRoot, 'test-results');
+const chromiumPath = process.env.CHROMIUM || '/usr/bin/chromium';
+const CSP = "script-src 'self' 'wasm-unsafe-eval'";
+
+const MIME = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.wasm': 'application/wasm',
+  '.json': 'application/json; charset=utf-8',
+  '.map': 'application/json; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.png': 'image/png',
+  '.ts': 'text/plain; charset=utf-8',
+};
+
+const haveChromium = existsSync(chromiumPath);
+const skipReason = !haveChromium && !process.env.CI
+  ? `chromium not found at ${chromiumPath}: install it (apt-get install -y chromium, or WITH_BROWSER=1 scripts/setup.sh) to run the browser test`
+  : false;
+
+/** Serves pkg-js/ on 127.0.0.1 with correct MIME types and the strict CSP header. */
+function startServer() {
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url, 'http://127.0.0.1');
+    let rel;
+    try {
+      rel = decodeURIComponent(url.pathname);
+    } catch {
+      res.writeHead(400).end();
+      return;
+    }
+    if (rel === '/favicon.ico') {
+      res.writeHead(204, { 'Content-Security-Policy': CSP }).end();
+      return;
+    }
+    const file = path.resolve(pkgRoot, '.' + rel);
+    if (file !== pkgRoot && !file.startsWith(pkgRoot + path.sep)) {
+      res.writeHead(403).end();
+      return;
+    }
+    let body;
+    try {
+      if (!statSync(file).isFile()) throw new Error('not a file');
+      body = readFileSync(file);
+    } catch {
+      res.writeHead(404, { 'Content-Type': 'text/plain', 'Content-Security-Policy': CSP }).end('not found');
+      return;
+    }
+    res.writeHead(200, {
+      'Content-Type': MIME[path.extname(file)] ?? 'application/octet-stream',
+      'Content-Security-Policy': CSP,
+      'Cache-Control': 'no-store',
+    });
+    res.end(body);
+  });
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve(server));
+  });
+}
+
+let server;
+let browser;
+let page;
+let baseUrl;
+const pageErrors = [];
+const consoleErrors = [];
+
+before(async () => {
+  if (skipReason) return;
+  assert.ok(haveChromium, `chromium is required under CI but was not found at ${chromiumPath}`);
+  assert.ok(
+    existsSync(path.join(pkgRoot, 'dist', 'index.js')),
+    'pkg-js/dist/index.js is missing: build the package first (npm run build / scripts/build.sh)',
+  );
+  const { chromium } = await import('playwright-core');
+  server = await startServer();
+  baseUrl = `http://127.0.0.1:${server.address().port}`;
+  browser = await chromium.launch({
+    executablePath: chromiumPath,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--enable-features=WebMCP',
+    ],
+  });
+  page = await browser.newPage();
+  page.on('pageerror', (err) => pageErrors.push(String(err)));
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') consoleErrors.push(msg.text());
+  });
+  await page.goto(`${baseUrl}/test-browser/page.html`);
+  await page.waitForFunction(() => window.__ready === true, null, { timeout: 30_000 });
+});
+
+after(async () => {
+  await browser?.close();
+  await new Promise((resolve) => (server ? server.close(resolve) : resolve()));
+});
+
+/** The agent's view: tools named `name` from document.modelContext.getTools(). */
+function agentTools(name) {
+  return page.evaluate(async (n) => {
+    const tools = await document.modelContext.getTools();
+    return tools.filter((t) => t.name === n).map((t) => ({
+      name: t.name,
+      description: t.description,
+      inputSchema: typeof t.inputSchema === 'string' ? JSON.parse(t.inputSchema) : t.inputSchema,
+    }));
+  }, name);
+}
+
+test('a governed tool registers natively and an agent call runs the before-hook (strict CSP)', { skip: skipReason }, async () => {
+  const state = await page.evaluate(() => ({
+    error: window.__error ?? null,
+    status: window.__status,
+    hasModelContext: 'modelContext' in document,
+    evalBlocked: window.__evalBlocked,
+    violations: window.__cspViolations.filter((v) => !v.endsWith(' eval')),
+  }));
+  assert.equal(state.hasModelContext, true, 'Chromium should expose document.modelContext (--enable-features=WebMCP)');
+  assert.equal(state.error, null, `the page failed: ${state.error}`);
+  assert.equal(state.evalBlocked, true, 'the CSP must be in force (no unsafe-eval)');
+  assert.deepEqual(state.violations, [], 'no CSP violations');
+  assert.equal(state.status, 'registered');
+
+  const listed = await agentTools('add');
+  assert.equal(listed.length, 1, 'getTools() lists add exactly once');
+  assert.equal(listed[0].description, 'Add two numbers');
+  assert.deepEqual(listed[0].inputSchema.required, ['a', 'b']);
+
+  const raw = await page.evaluate(async () => {
+    const [t] = (await document.modelContext.getTools()).filter((x) => x.name === 'add');
+    return await document.modelContext.executeTool(t, { a: 2, b: 3 });
+  });
+  assert.equal(typeof raw, 'string', 'executeTool resolves with a JSON string');
+  const result = JSON.parse(raw);
+  assert.ok(Array.isArray(result.content), `an MCP result, got ${raw}`);
+  assert.equal(result.isError, undefined, `not an error result: ${raw}`);
+  assert.equal(result.content[0].type, 'text');
+  assert.deepEqual(JSON.parse(result.content[0].text), { sum: 6 }, 'the hook added 1 to b');
+  assert.equal(await page.evaluate(() => window.__hookRan), 1, 'the before-hook ran exactly once');
+
+  mkdirSync(resultsDir, { recursive: true });
+  await page.screenshot({ path: path.join(resultsDir, 'browser-native.png') });
+  assert.deepEqual(pageErrors, [], 'no uncaught page errors');
+  assert.deepEqual(consoleErrors, [], 'no console errors');
+});
+
+test('unregister() removes the tool from the browser', { skip: skipReason }, async () => {
+  assert.equal((await agentTools('add')).length, 1);
+  await page.evaluate(async () => { await window.__add.unregister(); });
+  // The browser may apply the removal asynchronously: poll briefly.
+  const deadline = Date.now() + 5_000;
+  let listed = await agentTools('add');
+  while (listed.length > 0 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    listed = await agentTools('add');
+  }
+  assert.deepEqual(listed, [], 'getTools() no longer lists add');
+  assert.equal(await page.evaluate(() => window.__add.status), 'unregistered');
+  assert.deepEqual(pageErrors, [], 'no uncaught page errors');
+});

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The whole test suite; stops at the first failure. Installs what it needs first (scripts/setup.sh).
+# Order: native cargo test, clippy, build, package tests (node --test), packaging test, browser test.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ -d "$HOME/.cargo/bin" ]; then export PATH="$HOME/.cargo/bin:$PATH"; fi
+
+step() { printf '\n=== %s ===\n' "$*"; }
+
+step "setup"
+WITH_BROWSER=1 bash scripts/setup.sh
+export WARDEN_SETUP_DONE=1
+
+step "cargo test (native)"
+cargo test
+
+step "cargo clippy --all-targets -- -D warnings"
+cargo clippy --all-targets -- -D warnings
+
+step "build"
+bash scripts/build.sh
+
+step "npm test -w pkg-js"
+npm test -w pkg-js
+
+step "packaging test (npm pack + install into an empty project)"
+node --test pkg-js/test-pack/
+
+step "browser test (Chromium, native WebMCP)"
+node --test pkg-js/test-browser/
