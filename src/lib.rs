@@ -22,6 +22,7 @@
 )]
 
 pub mod call;
+pub mod digest;
 pub mod engine;
 pub mod error;
 pub mod hooks;
