@@ -20,8 +20,9 @@ const run = (cmd, args, opts = {}) => {
   execFileSync(cmd, args, { stdio: 'inherit', cwd: root, ...opts });
 };
 
-/** The modules we build: name → cargo features. The validator module joins this list later. */
-const MODULES = [{ name: 'warden_core', features: [] }];
+/** The modules we build and their cargo arguments. The core leaves out the JSON Schema
+ * validator (the `validate` feature), which is a module of its own, loaded lazily. */
+const MODULES = [{ name: 'warden_core', cargoArgs: ['--no-default-features'] }];
 
 function bindgenVersionFromLock() {
   const lock = readFileSync(join(root, 'Cargo.lock'), 'utf8');
@@ -63,9 +64,8 @@ function wasmOpt(file) {
   rmSync(file + '.opt');
 }
 
-function buildModule({ name, features }) {
-  const args = ['build', '--release', '--target', 'wasm32-unknown-unknown', '--lib'];
-  if (features.length) args.push('--features', features.join(','));
+function buildModule({ name, cargoArgs }) {
+  const args = ['build', '--release', '--target', 'wasm32-unknown-unknown', '--lib', ...cargoArgs];
   run('cargo', args);
   const built = join(root, 'target', 'wasm32-unknown-unknown', 'release', 'webmcp_warden.wasm');
   run('wasm-bindgen', ['--target', 'web', '--out-dir', wasmDir, '--out-name', name, '--remove-name-section', '--remove-producers-section', built]);

@@ -157,12 +157,12 @@ impl Call {
 
     /// Feeds the outcome of the last action and returns the next one.
     pub fn step(&mut self, outcome: Outcome) -> Action {
-        self.accepted = match (self.phase, outcome) {
-            (Phase::Hooks(Event::Before, _), Outcome::Input | Outcome::Deny | Outcome::Halt) => true,
-            (Phase::Hooks(Event::After, _), Outcome::Output) => true,
-            (Phase::Hooks(Event::Error, _), Outcome::Recover) => true,
-            _ => false,
-        };
+        self.accepted = matches!(
+            (self.phase, outcome),
+            (Phase::Hooks(Event::Before, _), Outcome::Input | Outcome::Deny | Outcome::Halt)
+                | (Phase::Hooks(Event::After, _), Outcome::Output)
+                | (Phase::Hooks(Event::Error, _), Outcome::Recover)
+        );
         if outcome == Outcome::Start {
             return self.enter(Event::Before, 0);
         }
