@@ -29,6 +29,7 @@ pub mod hooks;
 pub mod js_regex;
 pub mod matcher;
 pub mod plan;
+pub mod policy;
 pub mod shape;
 
 #[cfg(target_arch = "wasm32")]

@@ -1,0 +1,310 @@
+//! The decision as data (SPEC §5): effect, reason, deciding rule, explanation, and the helpers
+//! that settle an ask without an approver or with a live grant.
+
+use std::fmt;
+
+use serde::Serialize;
+
+/// What policy says about a call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Effect {
+    /// The call goes on to the tool.
+    Allow,
+    /// A person (the `onAsk` approver) or a live grant must settle it.
+    Ask,
+    /// The call fails with `kind: 'denied'`.
+    Deny,
+}
+
+impl Effect {
+    /// The effect's name in the JS API.
+    pub fn name(self) -> &'static str {
+        match self {
+            Effect::Allow => "allow",
+            Effect::Ask => "ask",
+            Effect::Deny => "deny",
+        }
+    }
+}
+
+/// Why the decision is what it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Reason {
+    /// A rule of `deny`, `ask` or `allow` decided.
+    Rule,
+    /// No rule matched; the policy's `default` decided.
+    Default,
+    /// No rule matched, the default asks, and there is no approver: denied.
+    NoRule,
+    /// The tool's definition changed since it was approved; the policy's `pin` decided.
+    FingerprintChanged,
+    /// The tool was first seen after the baseline; the policy's `allowNewTools` decided.
+    NewTool,
+    /// An ask was settled by a live grant.
+    Grant,
+    /// A rule, the pin or a new tool asked, and there is no approver: denied.
+    NoApprover,
+}
+
+impl Reason {
+    /// The reason's name in the JS API.
+    pub fn name(self) -> &'static str {
+        match self {
+            Reason::Rule => "rule",
+            Reason::Default => "default",
+            Reason::NoRule => "no_rule",
+            Reason::FingerprintChanged => "fingerprint_changed",
+            Reason::NewTool => "new_tool",
+            Reason::Grant => "grant",
+            Reason::NoApprover => "no_approver",
+        }
+    }
+}
+
+/// One of the policy's three rule lists, in precedence order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum List {
+    /// `deny`: checked first.
+    Deny,
+    /// `ask`: checked after `deny` and the pin.
+    Ask,
+    /// `allow`: checked after `ask`.
+    Allow,
+}
+
+impl List {
+    /// The lists in the order they are checked.
+    pub const ALL: [List; 3] = [List::Deny, List::Ask, List::Allow];
+
+    /// The list's key in the policy object.
+    pub fn name(self) -> &'static str {
+        match self {
+            List::Deny => "deny",
+            List::Ask => "ask",
+            List::Allow => "allow",
+        }
+    }
+
+    /// The effect a matching rule of this list has.
+    pub fn effect(self) -> Effect {
+        match self {
+            List::Deny => Effect::Deny,
+            List::Ask => Effect::Ask,
+            List::Allow => Effect::Allow,
+        }
+    }
+}
+
+/// Which rule decided: `{ list, index, id? }`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RuleRef {
+    /// The list the rule is in.
+    pub list: List,
+    /// Its index in that list as given.
+    pub index: usize,
+    /// The `id` the user gave it, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+}
+
+impl RuleRef {
+    /// How explanations name the rule: `deny[0]`, or `deny[0] ("no-deletes")` when it has an id.
+    pub fn label(&self) -> String {
+        match &self.id {
+            Some(id) => format!("{self} (\"{id}\")"),
+            None => self.to_string(),
+        }
+    }
+}
+
+impl fmt::Display for RuleRef {
+    /// The rule's path in the policy, such as `allow[1]`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}[{}]", self.list.name(), self.index)
+    }
+}
+
+/// What changed in a pinned tool's definition: `decision.pin`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Pin {
+    /// The approved fingerprint.
+    pub previous: String,
+    /// The fingerprint of the definition now.
+    pub current: String,
+    /// The definition fields that differ, such as `["description"]`.
+    pub changed: Vec<String>,
+}
+
+/// A policy decision (SPEC §5), serialized as the JS API shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Decision {
+    /// `allow`, `ask` or `deny`.
+    pub effect: Effect,
+    /// Why.
+    pub reason: Reason,
+    /// The deciding rule, when a rule decided (kept when an ask is settled).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rule: Option<RuleRef>,
+    /// One sentence a person or the model can read, naming what decided.
+    pub explanation: String,
+    /// What changed, when the pin decided.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pin: Option<Pin>,
+    /// The deciding rule's `reason` text. Not serialized: in the JS shape `reason` is the code,
+    /// and the text already appears in `explanation` and in [`Decision::denial_text`].
+    #[serde(skip)]
+    pub rule_reason: Option<String>,
+}
+
+impl Decision {
+    /// A rule decided. `failed_closed` says a function predicate of it failed and was counted as
+    /// holding (deny and ask fail closed), which a person reading the log needs to know.
+    pub(crate) fn by_rule(
+        rule: RuleRef,
+        rule_reason: Option<String>,
+        failed_closed: bool,
+    ) -> Decision {
+        let verb = match rule.list {
+            List::Deny => "Denied",
+            List::Ask => "Asked",
+            List::Allow => "Allowed",
+        };
+        let mut explanation = format!("{verb} by {}", rule.label());
+        if failed_closed {
+            explanation.push_str(", failing closed because a function predicate failed");
+        }
+        match &rule_reason {
+            Some(text) => {
+                explanation.push_str(": ");
+                explanation.push_str(text);
+                end_sentence(&mut explanation);
+            }
+            None => explanation.push('.'),
+        }
+        Decision {
+            effect: rule.list.effect(),
+            reason: Reason::Rule,
+            rule: Some(rule),
+            explanation,
+            pin: None,
+            rule_reason,
+        }
+    }
+
+    /// No rule matched; the default decides.
+    pub(crate) fn by_default(effect: Effect) -> Decision {
+        Decision {
+            effect,
+            reason: Reason::Default,
+            rule: None,
+            explanation: format!("No rule matched; the default is {}.", effect.name()),
+            pin: None,
+            rule_reason: None,
+        }
+    }
+
+    /// The tool's definition changed since it was approved; the pin decides.
+    pub(crate) fn by_pin(effect: Effect, tool: &str, pin: Pin) -> Decision {
+        let fields = if pin.changed.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", pin.changed.join(", "))
+        };
+        Decision {
+            effect,
+            reason: Reason::FingerprintChanged,
+            rule: None,
+            explanation: format!(
+                "The definition of \"{tool}\" changed{fields} since it was approved; pin is {}.",
+                effect.name()
+            ),
+            pin: Some(pin),
+            rule_reason: None,
+        }
+    }
+
+    /// The tool was first seen after the baseline; `allowNewTools` decides.
+    pub(crate) fn new_tool(effect: Effect, tool: &str) -> Decision {
+        Decision {
+            effect,
+            reason: Reason::NewTool,
+            rule: None,
+            explanation: format!(
+                "\"{tool}\" is a new tool (first seen after the baseline); allowNewTools is {}.",
+                effect.name()
+            ),
+            pin: None,
+            rule_reason: None,
+        }
+    }
+
+    /// The text the agent reads when the call is denied: `Denied: <rule's reason or
+    /// explanation>`. A deny rule's own `reason` is preferred because its author wrote it for
+    /// this reader; every other denial (pin, new tool, no approver, default) uses the
+    /// explanation, which says what happened.
+    pub fn denial_text(&self) -> String {
+        match (&self.rule_reason, self.reason, self.effect) {
+            (Some(text), Reason::Rule, Effect::Deny) => format!("Denied: {text}"),
+            _ => format!("Denied: {}", self.explanation),
+        }
+    }
+
+    /// What asked, for the sentences of the settling helpers.
+    fn asker(&self) -> String {
+        match (&self.rule, self.reason) {
+            (Some(rule), _) => rule.label(),
+            (None, Reason::FingerprintChanged) => "the pin on the changed definition".to_owned(),
+            (None, Reason::NewTool) => "allowNewTools".to_owned(),
+            (None, _) => "the default".to_owned(),
+        }
+    }
+}
+
+/// Settles an ask when there is no approver (SPEC §5): a deny with reason `no_rule` when the ask
+/// came from the default, `no_approver` otherwise. The rule and pin are kept, so the denial
+/// still says what asked. Any other decision is returned unchanged.
+pub fn settle_without_approver(decision: &Decision) -> Decision {
+    if decision.effect != Effect::Ask {
+        return decision.clone();
+    }
+    let reason = if decision.reason == Reason::Default {
+        Reason::NoRule
+    } else {
+        Reason::NoApprover
+    };
+    let mut explanation = decision.explanation.trim_end_matches('.').to_owned();
+    explanation.push_str("; there is no approver, so the call is denied.");
+    Decision {
+        effect: Effect::Deny,
+        reason,
+        explanation,
+        ..decision.clone()
+    }
+}
+
+/// Settles an ask with a live grant (SPEC §5): effect `allow`, reason `grant`, keeping the rule
+/// that asked so the log still shows it. Any other decision is returned unchanged.
+pub fn settle_with_grant(decision: &Decision) -> Decision {
+    if decision.effect != Effect::Ask {
+        return decision.clone();
+    }
+    Decision {
+        effect: Effect::Allow,
+        reason: Reason::Grant,
+        explanation: format!(
+            "Allowed by a live grant, which settles the ask from {}.",
+            decision.asker()
+        ),
+        ..decision.clone()
+    }
+}
+
+/// Ends a sentence taken from user text with a period unless it already ends with punctuation.
+fn end_sentence(text: &mut String) {
+    if !text.ends_with(['.', '!', '?']) {
+        text.push('.');
+    }
+}

@@ -1,0 +1,54 @@
+//! Messages for unknown keys, with a "did you mean" when a known key is one or two edits away.
+
+/// `unknown key "alow" in <place> (expected deny, ask, …; did you mean "allow"?)`.
+pub(crate) fn unknown_key_message(key: &str, place: &str, known: &[&str]) -> String {
+    let expected = known.join(", ");
+    match suggest(key, known) {
+        Some(near) => format!(
+            "unknown key \"{key}\" in {place} (did you mean \"{near}\"? expected {expected})"
+        ),
+        None => format!("unknown key \"{key}\" in {place} (expected {expected})"),
+    }
+}
+
+/// The known name closest to `key`, compared case-insensitively, when it is close enough to be
+/// a typo: one edit for names of up to three letters (`id`, `in`), two for longer ones.
+pub(crate) fn suggest<'k>(key: &str, known: &[&'k str]) -> Option<&'k str> {
+    let key = key.to_lowercase();
+    known
+        .iter()
+        .map(|name| (edit_distance(&key, &name.to_lowercase()), *name))
+        .filter(|(distance, name)| *distance <= if name.len() <= 3 { 1 } else { 2 })
+        .min_by_key(|(distance, _)| *distance)
+        .map(|(_, name)| name)
+}
+
+/// Levenshtein distance over characters, with one row kept at a time.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut previous: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut current = Vec::with_capacity(b.len().saturating_add(1));
+        current.push(i.saturating_add(1));
+        for (j, cb) in b.iter().enumerate() {
+            let substitute = previous
+                .get(j)
+                .copied()
+                .unwrap_or(usize::MAX)
+                .saturating_add(usize::from(ca != *cb));
+            let delete = previous
+                .get(j.saturating_add(1))
+                .copied()
+                .unwrap_or(usize::MAX)
+                .saturating_add(1);
+            let insert = current
+                .last()
+                .copied()
+                .unwrap_or(usize::MAX)
+                .saturating_add(1);
+            current.push(substitute.min(delete).min(insert));
+        }
+        previous = current;
+    }
+    previous.last().copied().unwrap_or(0)
+}

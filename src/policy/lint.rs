@@ -1,0 +1,337 @@
+//! `lintPolicy`: every problem `compile` would refuse, plus what is legal but almost certainly
+//! a mistake: rules that can never fire, duplicate ids, annotation hints nobody sets.
+//!
+//! Shadowing is only reported when it is provable from the text of the rules: an earlier rule
+//! (same list) or a rule of a list checked earlier covers the later one's matcher and asks for
+//! no condition the later one does not also ask for. Anything less certain stays silent.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::keys::suggest;
+use super::predicate::KNOWN_HINTS;
+use super::rule::raw_parts;
+use super::{parse, List};
+use crate::error::ConfigError;
+use crate::matcher::loose;
+
+/// One finding of [`lint`]: `{ code, message, path }`, `path` naming the rule (`allow[0]`) or
+/// the part of it (`deny[1].when[0]`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Diagnostic {
+    /// A stable machine code: a compile error's code, or `shadowed_rule`, `duplicate_rule_id`,
+    /// `unknown_annotation`.
+    pub code: &'static str,
+    /// One sentence for a person, starting with the path.
+    pub message: String,
+    /// Where the problem is.
+    pub path: String,
+}
+
+impl From<ConfigError> for Diagnostic {
+    fn from(error: ConfigError) -> Diagnostic {
+        Diagnostic {
+            code: error.code,
+            message: error.message,
+            path: error.path,
+        }
+    }
+}
+
+/// Lints a policy given as the same JSON [`Policy::compile`](super::Policy::compile) takes.
+/// Reports all problems, not just the first; an empty list means nothing was found.
+pub fn lint(spec: &Value) -> Vec<Diagnostic> {
+    let mut errors = Vec::new();
+    let draft = parse(spec, &mut errors);
+    let mut found: Vec<Diagnostic> = errors.into_iter().map(Diagnostic::from).collect();
+    let Some(draft) = draft else { return found };
+    let entries: Vec<Entry<'_>> = List::ALL
+        .iter()
+        .flat_map(|&list| {
+            let raw = spec
+                .get(list.name())
+                .and_then(Value::as_array)
+                .map(Vec::as_slice)
+                .unwrap_or_default();
+            let compiled = draft.rules(list);
+            raw.iter().enumerate().filter_map(move |(index, value)| {
+                let (matcher, when) = raw_parts(value)?;
+                Some(Entry {
+                    list,
+                    index,
+                    shape: compiled
+                        .get(index)
+                        .and_then(Option::as_ref)
+                        .and_then(|_| Shape::of(matcher)),
+                    matcher,
+                    when,
+                    id: value.get("id").and_then(Value::as_str),
+                })
+            })
+        })
+        .collect();
+    for (position, entry) in entries.iter().enumerate() {
+        let earlier = entries.get(..position).unwrap_or_default();
+        found.extend(duplicate_id(entry, earlier));
+        found.extend(unknown_hints(entry));
+        found.extend(shadowed(entry, earlier));
+    }
+    found
+}
+
+/// A rule as lint sees it: where it is, its matcher's shape (`None` when it did not compile or
+/// cannot be reasoned about) and its conditions as written.
+struct Entry<'a> {
+    list: List,
+    index: usize,
+    shape: Option<Shape>,
+    matcher: Option<&'a Value>,
+    when: Vec<(String, &'a Value)>,
+    id: Option<&'a str>,
+}
+
+impl Entry<'_> {
+    fn path(&self) -> String {
+        format!("{}[{}]", self.list.name(), self.index)
+    }
+
+    /// The matcher as the user wrote it, for messages.
+    fn matcher_text(&self) -> String {
+        match self.matcher {
+            None => "'*'".to_owned(),
+            Some(Value::String(text)) => format!("'{text}'"),
+            Some(other) => {
+                let regex = other
+                    .get("$regex")
+                    .or_else(|| other.get("name").and_then(|name| name.get("$regex")));
+                let source = regex
+                    .and_then(|regex| regex.get("source"))
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                let flags = regex
+                    .and_then(|regex| regex.get("flags"))
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                match other.get("server").and_then(Value::as_str) {
+                    Some(server) => format!("{{ server: '{server}', name: /{source}/{flags} }}"),
+                    None => format!("/{source}/{flags}"),
+                }
+            }
+        }
+    }
+}
+
+/// What a matcher selects, in loose form, as far as coverage can be proven.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Shape {
+    /// Every tool.
+    All,
+    /// A `*` glob on the tool name, on servers matching `server` (`None`: every server).
+    Glob {
+        server: Option<String>,
+        tool: String,
+    },
+    /// A `RegExp` on the tool name, on servers matching `server` (`None`: every server).
+    Regex {
+        server: Option<String>,
+        source: String,
+        flags: String,
+    },
+}
+
+impl Shape {
+    /// The shape of a matcher as written (`None`: the rule's default, every tool).
+    fn of(matcher: Option<&Value>) -> Option<Shape> {
+        let Some(matcher) = matcher else {
+            return Some(Shape::All);
+        };
+        match matcher {
+            Value::String(text) if text == "*" || text == "all" => Some(Shape::All),
+            Value::String(text) => {
+                let (server, tool) = match text.split_once('/') {
+                    Some((server, tool)) => (server_glob(server), loose(tool)),
+                    None => (None, loose(text)),
+                };
+                match (&server, is_any(&tool)) {
+                    (None, true) => Some(Shape::All),
+                    _ => Some(Shape::Glob { server, tool }),
+                }
+            }
+            Value::Object(map) => {
+                let regex = map
+                    .get("$regex")
+                    .or_else(|| map.get("name").and_then(|name| name.get("$regex")))?;
+                Some(Shape::Regex {
+                    server: map
+                        .get("server")
+                        .and_then(Value::as_str)
+                        .and_then(server_glob),
+                    source: regex.get("source").and_then(Value::as_str)?.to_owned(),
+                    flags: regex
+                        .get("flags")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_owned(),
+                })
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether every tool `other` selects is provably selected by `self`.
+    fn covers(&self, other: &Shape) -> bool {
+        match (self, other) {
+            (Shape::All, _) => true,
+            (_, Shape::All) => false,
+            (
+                Shape::Glob {
+                    server: a,
+                    tool: ta,
+                },
+                Shape::Glob {
+                    server: b,
+                    tool: tb,
+                },
+            ) => server_covers(a.as_deref(), b.as_deref()) && glob_covers(ta, tb),
+            (Shape::Glob { server: a, tool }, Shape::Regex { server: b, .. }) => {
+                server_covers(a.as_deref(), b.as_deref()) && is_any(tool)
+            }
+            (
+                Shape::Regex {
+                    server: a,
+                    source: sa,
+                    flags: fa,
+                },
+                Shape::Regex {
+                    server: b,
+                    source: sb,
+                    flags: fb,
+                },
+            ) => server_covers(a.as_deref(), b.as_deref()) && sa == sb && fa == fb,
+            (Shape::Regex { .. }, Shape::Glob { .. }) => false,
+        }
+    }
+}
+
+/// A server segment in loose form; `None` when it is all stars (every server).
+fn server_glob(server: &str) -> Option<String> {
+    let server = loose(server);
+    (!is_any(&server)).then_some(server)
+}
+
+fn is_any(glob: &str) -> bool {
+    glob.chars().all(|c| c == '*')
+}
+
+fn server_covers(a: Option<&str>, b: Option<&str>) -> bool {
+    match (a, b) {
+        (None, _) => true,
+        (Some(_), None) => false,
+        (Some(a), Some(b)) => glob_covers(a, b),
+    }
+}
+
+/// Whether glob `a` matches everything glob `b` matches (both loose). Proven cases only: `a` is
+/// all stars; `a` equals `b`; `a` is `prefix*` and `b` starts with that prefix (every string `b`
+/// matches then starts with it); `a` is `*suffix` and `b` ends with that suffix.
+fn glob_covers(a: &str, b: &str) -> bool {
+    if is_any(a) || a == b {
+        return true;
+    }
+    if let Some(prefix) = a.strip_suffix('*').filter(|prefix| !prefix.contains('*')) {
+        return b.starts_with(prefix);
+    }
+    if let Some(suffix) = a.strip_prefix('*').filter(|suffix| !suffix.contains('*')) {
+        return b.ends_with(suffix);
+    }
+    false
+}
+
+/// A rule can never fire when a rule checked before it covers its matcher and every condition
+/// of that rule is also one of its own (so whenever it would match, the earlier one matches
+/// first). Function predicates compare by handle: one handle gives one answer per evaluation,
+/// and a failure counts for the earlier rule at least as much as for the later one (deny and
+/// ask fail closed, allow comes last).
+fn shadowed(entry: &Entry<'_>, earlier: &[Entry<'_>]) -> Option<Diagnostic> {
+    let shape = entry.shape.as_ref()?;
+    // Earlier lists first: the deny that hides an allow is the more useful thing to say.
+    let mut candidates: Vec<&Entry<'_>> = earlier
+        .iter()
+        .filter(|other| other.list != entry.list)
+        .collect();
+    candidates.extend(earlier.iter().filter(|other| other.list == entry.list));
+    let cover = candidates.into_iter().find(|other| {
+        other
+            .shape
+            .as_ref()
+            .is_some_and(|other_shape| other_shape.covers(shape))
+            && other
+                .when
+                .iter()
+                .all(|(_, condition)| entry.when.iter().any(|(_, own)| own == condition))
+    })?;
+    let how = if cover.when.is_empty() {
+        "unconditionally"
+    } else {
+        "under conditions it also has"
+    };
+    let order = if cover.list == entry.list {
+        "and comes first".to_owned()
+    } else {
+        format!(
+            "and {} is checked before {}",
+            cover.list.name(),
+            entry.list.name()
+        )
+    };
+    let path = entry.path();
+    Some(Diagnostic {
+        code: "shadowed_rule",
+        message: format!(
+            "{path}: this rule can never fire: {} ({}) matches every call it matches, {how}, {order}",
+            cover.path(),
+            cover.matcher_text()
+        ),
+        path,
+    })
+}
+
+/// A rule reusing an id already given to an earlier rule.
+fn duplicate_id(entry: &Entry<'_>, earlier: &[Entry<'_>]) -> Option<Diagnostic> {
+    let id = entry.id?;
+    let first = earlier.iter().find(|other| other.id == Some(id))?;
+    let path = entry.path();
+    Some(Diagnostic {
+        code: "duplicate_rule_id",
+        message: format!(
+            "{path}: the id \"{id}\" is already used by {}, so decisions naming it are ambiguous",
+            first.path()
+        ),
+        path,
+    })
+}
+
+/// Annotation hints that neither the WebMCP draft nor MCP defines: a misspelt hint never
+/// matches, which in a deny rule is a silent hole.
+fn unknown_hints(entry: &Entry<'_>) -> Vec<Diagnostic> {
+    let rule = entry.path();
+    entry
+        .when
+        .iter()
+        .filter_map(|(at, condition)| Some((at, condition.get("annotation")?.as_object()?)))
+        .flat_map(|(at, hints)| {
+            hints.keys().filter(|hint| !KNOWN_HINTS.contains(&hint.as_str())).map(move |hint| (at, hint))
+        })
+        .map(|(at, hint)| {
+            let path = format!("{rule}.{at}");
+            let near = suggest(hint, &KNOWN_HINTS).map(|near| format!(" (did you mean \"{near}\"?)")).unwrap_or_default();
+            Diagnostic {
+                code: "unknown_annotation",
+                message: format!(
+                    "{path}: \"{hint}\" is not an annotation the WebMCP draft or MCP defines{near}; a tool without it reads as false"
+                ),
+                path,
+            }
+        })
+        .collect()
+}

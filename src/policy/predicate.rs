@@ -1,0 +1,469 @@
+//! Predicates of a rule's `when`: parsing what the TS layer sends, and testing the data ones.
+//!
+//! Data predicates (`annotation`, `tainted`, `principal`, `arg`) are decided here, in Rust.
+//! A JS function predicate (`{"$fn": handle}`) is only recorded: the evaluation asks the TS layer
+//! to call it, after every data predicate of its rule held.
+
+use serde_json::{Map, Value};
+
+use super::evaluate::CallFacts;
+use super::json::{foreign, invalid_kind, json_equal, Pointer};
+use super::keys::unknown_key_message;
+use crate::error::ConfigError;
+use crate::js_regex::JsRegex;
+use crate::matcher::json_type;
+
+/// The predicate keys of an object predicate other than `arg`.
+const KINDS: [&str; 4] = ["annotation", "tainted", "principal", "arg"];
+
+/// The operators of an `arg` predicate.
+const OPERATORS: [&str; 6] = ["equals", "in", "matches", "max", "min", "exists"];
+
+/// Annotation hints the WebMCP draft and MCP define; others are allowed (a page may add its
+/// own) but `lint` flags them, because a misspelt hint silently never matches.
+pub(crate) const KNOWN_HINTS: [&str; 7] = [
+    "readOnlyHint",
+    "untrustedContentHint",
+    "consequentialHint",
+    "destructiveHint",
+    "idempotentHint",
+    "openWorldHint",
+    "title",
+];
+
+/// A predicate decided in Rust.
+#[derive(Debug, Clone)]
+pub(crate) enum DataPredicate {
+    /// Every listed annotation equals the given value.
+    Annotation(Vec<(String, Value)>),
+    /// The taint set holds a server other than the tool's own and not ignored.
+    Tainted {
+        /// Servers whose output does not count as taint.
+        ignore: Vec<String>,
+    },
+    /// The call's principal is one of these.
+    Principal(Vec<String>),
+    /// The value at a pointer into the arguments passes every operator.
+    Arg {
+        /// Where in the arguments.
+        pointer: Pointer,
+        /// All must hold.
+        operators: Vec<Operator>,
+    },
+}
+
+/// One operator of an `arg` predicate.
+#[derive(Debug, Clone)]
+pub(crate) enum Operator {
+    /// Structurally equal to this value.
+    Equals(Value),
+    /// Structurally equal to one of these.
+    In(Vec<Value>),
+    /// A string the pattern finds a match in (like `RegExp.prototype.test`).
+    Matches(Box<JsRegex>),
+    /// A number ≤ this.
+    Max(f64),
+    /// A number ≥ this.
+    Min(f64),
+    /// The pointer resolves (`true`) or does not (`false`).
+    Exists(bool),
+}
+
+/// A parsed predicate.
+#[derive(Debug, Clone)]
+pub(crate) enum Parsed {
+    /// Decided in Rust.
+    Data(DataPredicate),
+    /// A JS function, by the handle the TS layer keeps it under.
+    Function(u32),
+}
+
+impl DataPredicate {
+    /// Whether the predicate holds for this call.
+    pub(crate) fn holds(&self, facts: &CallFacts<'_>) -> bool {
+        match self {
+            DataPredicate::Annotation(expected) => expected.iter().all(|(hint, value)| {
+                // A missing (or null) hint has the draft's default, false, for boolean hints.
+                match facts
+                    .annotations
+                    .get(hint)
+                    .filter(|actual| !actual.is_null())
+                {
+                    Some(actual) => json_equal(actual, value),
+                    None => *value == Value::Bool(false),
+                }
+            }),
+            DataPredicate::Tainted { ignore } => facts.taint.iter().any(|server| {
+                server != facts.server && !ignore.iter().any(|ignored| ignored == server)
+            }),
+            DataPredicate::Principal(ids) => facts
+                .principal
+                .is_some_and(|principal| ids.iter().any(|id| id == principal)),
+            DataPredicate::Arg { pointer, operators } => {
+                let value = pointer.resolve(facts.arguments);
+                operators.iter().all(|operator| operator.holds(value))
+            }
+        }
+    }
+}
+
+impl Operator {
+    /// Whether the operator holds for the resolved value (`None`: the pointer did not resolve).
+    fn holds(&self, value: Option<&Value>) -> bool {
+        match (self, value) {
+            (Operator::Exists(expected), value) => value.is_some() == *expected,
+            (_, None) => false,
+            (Operator::Equals(expected), Some(value)) => json_equal(value, expected),
+            (Operator::In(options), Some(value)) => {
+                options.iter().any(|option| json_equal(value, option))
+            }
+            (Operator::Matches(regex), Some(value)) => {
+                value.as_str().is_some_and(|text| regex.is_match(text))
+            }
+            (Operator::Max(limit), Some(value)) => {
+                value.as_f64().is_some_and(|number| number <= *limit)
+            }
+            (Operator::Min(limit), Some(value)) => {
+                value.as_f64().is_some_and(|number| number >= *limit)
+            }
+        }
+    }
+}
+
+/// Parses a rule's `when`: one predicate or an array of them. Errors are pushed with paths
+/// relative to the rule (`when` or `when[i]`); predicates that parse are returned either way.
+pub(crate) fn parse_when(when: &Value, errors: &mut Vec<ConfigError>) -> Vec<Parsed> {
+    match when {
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .filter_map(|(index, item)| {
+                at(errors, &format!("when[{index}]"), |errors| {
+                    parse_predicate(item, errors)
+                })
+            })
+            .collect(),
+        Value::Null => {
+            errors.push(
+                invalid("`when` is a predicate or an array of predicates, not null".into())
+                    .at("when"),
+            );
+            Vec::new()
+        }
+        single => at(errors, "when", |errors| parse_predicate(single, errors))
+            .into_iter()
+            .collect(),
+    }
+}
+
+/// Runs `parse` with its own error list, then files its errors under `path`.
+fn at<T>(
+    errors: &mut Vec<ConfigError>,
+    path: &str,
+    parse: impl FnOnce(&mut Vec<ConfigError>) -> T,
+) -> T {
+    let mut inner = Vec::new();
+    let out = parse(&mut inner);
+    errors.extend(inner.into_iter().map(|error| error.at(path)));
+    out
+}
+
+/// Parses one predicate; errors carry no path (the caller knows where it is).
+fn parse_predicate(value: &Value, errors: &mut Vec<ConfigError>) -> Option<Parsed> {
+    let fail = |errors: &mut Vec<ConfigError>, error: ConfigError| {
+        errors.push(error);
+        None
+    };
+    match value {
+        Value::String(text) if text == "tainted" => {
+            Some(Parsed::Data(DataPredicate::Tainted { ignore: Vec::new() }))
+        }
+        Value::String(text) => fail(
+            errors,
+            ConfigError::new(
+                "unknown_predicate",
+                format!("unknown predicate \"{text}\" (the only string predicate is 'tainted')"),
+            ),
+        ),
+        Value::Object(map) => parse_object(map, errors),
+        Value::Array(_) => fail(
+            errors,
+            invalid(
+                "a predicate cannot be an array: `when` is one predicate or a flat array of them"
+                    .into(),
+            ),
+        ),
+        other => fail(
+            errors,
+            invalid(format!(
+                "a predicate is 'tainted', an object or a function, not {}",
+                json_type(other)
+            )),
+        ),
+    }
+}
+
+/// Parses an object predicate, or one of the markers the TS layer puts in place of JS values.
+fn parse_object(map: &Map<String, Value>, errors: &mut Vec<ConfigError>) -> Option<Parsed> {
+    if let Some(handle) = map.get("$fn") {
+        return match handle
+            .as_u64()
+            .and_then(|handle| u32::try_from(handle).ok())
+        {
+            Some(handle) if map.len() == 1 => Some(Parsed::Function(handle)),
+            _ => {
+                errors.push(invalid(
+                    "malformed function handle from the TS layer".into(),
+                ));
+                None
+            }
+        };
+    }
+    if let Some(kind) = map.get("$invalid") {
+        let kind = invalid_kind(kind);
+        errors.push(invalid(format!(
+            "a predicate is 'tainted', an object or a function, not {kind}"
+        )));
+        return None;
+    }
+    if map.contains_key("$regex") {
+        errors.push(invalid(
+            "a RegExp is not a predicate: use { arg: '/pointer', matches: … }".into(),
+        ));
+        return None;
+    }
+    if map.contains_key("arg") {
+        return parse_arg(map, errors);
+    }
+    if let Some(unknown) = map.keys().find(|key| !KINDS.contains(&key.as_str())) {
+        errors.push(ConfigError::new(
+            "unknown_predicate",
+            unknown_key_message(unknown, "a predicate", &KINDS),
+        ));
+        return None;
+    }
+    let mut kinds = map.iter();
+    let (Some((kind, body)), None) = (kinds.next(), kinds.next()) else {
+        errors.push(invalid(if map.is_empty() {
+            "an empty object is not a predicate".to_owned()
+        } else {
+            "one predicate per object: list several in a `when` array (all must hold)".to_owned()
+        }));
+        return None;
+    };
+    let parsed = match kind.as_str() {
+        "annotation" => parse_annotation(body),
+        "tainted" => parse_tainted(body),
+        _ => parse_principal(body),
+    };
+    parsed
+        .map(Parsed::Data)
+        .map_err(|error| errors.push(error))
+        .ok()
+}
+
+/// `{ annotation: { hint: value, … } }`.
+fn parse_annotation(body: &Value) -> Result<DataPredicate, ConfigError> {
+    let Value::Object(hints) = body else {
+        return Err(invalid(format!(
+            "`annotation` takes an object of hints, such as {{ destructiveHint: true }}, not {}",
+            json_type(body)
+        )));
+    };
+    if hints.is_empty() {
+        return Err(invalid(
+            "`annotation` lists no hint, so it would hold for every tool".into(),
+        ));
+    }
+    if let Some((hint, kind)) = hints
+        .iter()
+        .find_map(|(hint, value)| foreign(value).map(|kind| (hint, kind)))
+    {
+        return Err(invalid(format!(
+            "annotation \"{hint}\" cannot be compared with {kind}"
+        )));
+    }
+    Ok(DataPredicate::Annotation(
+        hints
+            .iter()
+            .map(|(hint, value)| (hint.clone(), value.clone()))
+            .collect(),
+    ))
+}
+
+/// `{ tainted: { ignore: [serverIds] } }`.
+fn parse_tainted(body: &Value) -> Result<DataPredicate, ConfigError> {
+    let Value::Object(options) = body else {
+        return Err(invalid(format!(
+            "`tainted` takes {{ ignore: [serverIds] }}, not {} (write 'tainted' for no exceptions)",
+            json_type(body)
+        )));
+    };
+    if let Some(unknown) = options.keys().find(|key| *key != "ignore") {
+        return Err(ConfigError::new(
+            "unknown_predicate",
+            unknown_key_message(unknown, "`tainted` options", &["ignore"]),
+        ));
+    }
+    let ignore = match options.get("ignore") {
+        None => Vec::new(),
+        Some(list) => strings(list)
+            .ok_or_else(|| invalid("`tainted.ignore` is an array of server ids".into()))?,
+    };
+    Ok(DataPredicate::Tainted { ignore })
+}
+
+/// `{ principal: id | [ids] }`.
+fn parse_principal(body: &Value) -> Result<DataPredicate, ConfigError> {
+    let ids = match body {
+        Value::String(id) => vec![id.clone()],
+        list => strings(list)
+            .ok_or_else(|| invalid("`principal` is an id or an array of ids".into()))?,
+    };
+    if ids.is_empty() {
+        return Err(invalid(
+            "`principal: []` lists no principal, so it could never hold".into(),
+        ));
+    }
+    Ok(DataPredicate::Principal(ids))
+}
+
+/// `{ arg: '<JSON pointer>', <operator>: … }`. Several operators may be given (all must hold),
+/// so a range reads `{ arg: '/limit', min: 1, max: 50 }`.
+fn parse_arg(map: &Map<String, Value>, errors: &mut Vec<ConfigError>) -> Option<Parsed> {
+    let pointer = match map.get("arg") {
+        Some(Value::String(text)) => Pointer::parse(text)
+            .map_err(|message| errors.push(invalid(message)))
+            .ok(),
+        Some(other) => {
+            errors.push(invalid(format!(
+                "`arg` is a JSON pointer string such as '/limit', not {}",
+                json_type(other)
+            )));
+            None
+        }
+        None => None,
+    };
+    let mut operators = Vec::new();
+    let mut broken = pointer.is_none();
+    for (key, value) in map.iter().filter(|(key, _)| *key != "arg") {
+        match parse_operator(key, value) {
+            Ok(operator) => operators.push(operator),
+            Err(error) => {
+                errors.push(error);
+                broken = true;
+            }
+        }
+    }
+    if operators.is_empty() && !broken {
+        errors.push(invalid(
+            "an arg predicate needs an operator: equals, in, matches, max, min or exists".into(),
+        ));
+        return None;
+    }
+    if operators.len() > 1
+        && operators
+            .iter()
+            .any(|operator| matches!(operator, Operator::Exists(false)))
+    {
+        errors.push(invalid(
+            "`exists: false` cannot be combined with another operator: it could never hold".into(),
+        ));
+        return None;
+    }
+    match (pointer, broken) {
+        (Some(pointer), false) => Some(Parsed::Data(DataPredicate::Arg { pointer, operators })),
+        _ => None,
+    }
+}
+
+/// One operator of an `arg` predicate.
+fn parse_operator(key: &str, value: &Value) -> Result<Operator, ConfigError> {
+    let comparable = |value: &Value| match foreign(value) {
+        Some(kind) => Err(invalid(format!("`{key}` cannot compare with {kind}"))),
+        None => Ok(()),
+    };
+    match key {
+        "equals" => comparable(value).map(|()| Operator::Equals(value.clone())),
+        "in" => match value {
+            Value::Array(options) if options.is_empty() => Err(invalid(
+                "`in: []` lists no value, so it could never hold".into(),
+            )),
+            Value::Array(options) => comparable(value).map(|()| Operator::In(options.clone())),
+            other => Err(invalid(format!(
+                "`in` takes an array of values, not {}",
+                json_type(other)
+            ))),
+        },
+        "matches" => parse_pattern(value).map(|regex| Operator::Matches(Box::new(regex))),
+        "max" | "min" => match value.as_f64() {
+            Some(limit) if key == "max" => Ok(Operator::Max(limit)),
+            Some(limit) => Ok(Operator::Min(limit)),
+            None => Err(invalid(format!(
+                "`{key}` takes a number, not {}",
+                json_type(value)
+            ))),
+        },
+        "exists" => match value {
+            Value::Bool(expected) => Ok(Operator::Exists(*expected)),
+            other => Err(invalid(format!(
+                "`exists` takes true or false, not {}",
+                json_type(other)
+            ))),
+        },
+        unknown => Err(ConfigError::new(
+            "unknown_predicate",
+            unknown_key_message(unknown, "an arg predicate", &OPERATORS),
+        )),
+    }
+}
+
+/// `matches`: a regex source in JS syntax (no flags), or a `RegExp` with its flags. Compiled by
+/// the linear-time translator, so an agent's argument cannot make matching take exponential time.
+fn parse_pattern(value: &Value) -> Result<JsRegex, ConfigError> {
+    let (source, flags) = match value {
+        Value::String(source) => (source.as_str(), ""),
+        Value::Object(map) => match map.get("$regex") {
+            Some(regex) => (
+                regex
+                    .get("source")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default(),
+                regex
+                    .get("flags")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default(),
+            ),
+            None => {
+                return Err(invalid(
+                    "`matches` takes a regex source string or a RegExp".into(),
+                ))
+            }
+        },
+        other => {
+            return Err(invalid(format!(
+                "`matches` takes a regex source string or a RegExp, not {}",
+                json_type(other)
+            )))
+        }
+    };
+    JsRegex::new(source, flags).map_err(|error| {
+        ConfigError::new(
+            error.code,
+            format!("`matches` RegExp /{source}/{flags}: {}", error.message),
+        )
+    })
+}
+
+/// An array of strings, or `None` when the value is anything else.
+fn strings(value: &Value) -> Option<Vec<String>> {
+    value
+        .as_array()?
+        .iter()
+        .map(|item| item.as_str().map(str::to_owned))
+        .collect()
+}
+
+fn invalid(message: String) -> ConfigError {
+    ConfigError::new("invalid_predicate", message)
+}

@@ -1,0 +1,175 @@
+//! Rules: parsing one entry of `deny`, `ask` or `allow` into a compiled matcher and predicates.
+
+use serde_json::{Map, Value};
+
+use super::json::invalid_kind;
+use super::keys::unknown_key_message;
+use super::predicate::{parse_when, DataPredicate, Parsed};
+use crate::error::ConfigError;
+use crate::matcher::{json_type, Matcher};
+
+/// The keys of a rule object.
+const RULE_KEYS: [&str; 4] = ["match", "when", "id", "reason"];
+
+/// A compiled rule.
+#[derive(Debug, Clone)]
+pub(crate) struct Rule {
+    /// Which tools it applies to (`'*'` when the rule gives none).
+    pub(crate) matcher: Matcher,
+    /// Its data predicates, all of which must hold.
+    pub(crate) data: Vec<DataPredicate>,
+    /// Its function predicates, in the order given, asked only after every data predicate held.
+    pub(crate) functions: Vec<u32>,
+    /// The `id` the user gave.
+    pub(crate) id: Option<String>,
+    /// The `reason` text the user gave.
+    pub(crate) reason: Option<String>,
+}
+
+impl Rule {
+    fn matching(matcher: Matcher) -> Rule {
+        Rule {
+            matcher,
+            data: Vec::new(),
+            functions: Vec::new(),
+            id: None,
+            reason: None,
+        }
+    }
+}
+
+/// A rule as written: its matcher, and its `when` predicates each with its path.
+pub(crate) type RawRule<'a> = (Option<&'a Value>, Vec<(String, &'a Value)>);
+
+/// The parts of a rule as written, before compiling: its matcher (`None`: every tool) and its
+/// `when` predicates with their paths relative to the rule (`when` or `when[i]`). `None` when
+/// the entry is not a rule object or string. Lint reads these to compare rules with each other.
+pub(crate) fn raw_parts(value: &Value) -> Option<RawRule<'_>> {
+    match value {
+        Value::String(_) => Some((Some(value), Vec::new())),
+        Value::Object(map) if is_matcher_object(map) => Some((Some(value), Vec::new())),
+        Value::Object(map) => {
+            let when = match map.get("when") {
+                Some(Value::Array(items)) => items
+                    .iter()
+                    .enumerate()
+                    .map(|(index, item)| (format!("when[{index}]"), item))
+                    .collect(),
+                Some(single) => vec![("when".to_owned(), single)],
+                None => Vec::new(),
+            };
+            Some((map.get("match"), when))
+        }
+        _ => None,
+    }
+}
+
+/// Whether an object entry is a matcher standing in for a rule: a `RegExp` (`{"$regex"}`) or the
+/// `{ server, name: RegExp }` form. Both are accepted as rules because "a rule is a matcher".
+fn is_matcher_object(map: &Map<String, Value>) -> bool {
+    map.contains_key("$regex")
+        || (map.contains_key("server") && map.keys().all(|key| key == "server" || key == "name"))
+}
+
+/// Parses one rule. Errors are pushed with paths relative to the rule (`match`, `when[0]`, …);
+/// `None` when any part of it is wrong, so a half-understood rule never takes effect.
+pub(crate) fn parse_rule(value: &Value, errors: &mut Vec<ConfigError>) -> Option<Rule> {
+    match value {
+        Value::String(text) => Matcher::from_text(text)
+            .map(Rule::matching)
+            .map_err(|error| errors.push(error))
+            .ok(),
+        Value::Object(map) if is_matcher_object(map) => Matcher::compile(value)
+            .map(Rule::matching)
+            .map_err(|error| errors.push(error))
+            .ok(),
+        Value::Object(map) if map.contains_key("$fn") => {
+            errors.push(invalid(
+                "a function is not a rule: put it in `when`, as { match: '*', when: fn }"
+                    .to_owned(),
+            ));
+            None
+        }
+        Value::Object(map) if map.contains_key("$invalid") => {
+            let kind = map.get("$invalid").map(invalid_kind).unwrap_or_default();
+            errors.push(invalid(format!(
+                "a rule is a matcher string or {{ match, when, id, reason }}, not {kind}"
+            )));
+            None
+        }
+        Value::Object(map) => parse_object(map, errors),
+        other => {
+            errors.push(invalid(format!(
+                "a rule is a matcher string or {{ match, when, id, reason }}, not {}",
+                json_type(other)
+            )));
+            None
+        }
+    }
+}
+
+/// Parses `{ match?, when?, id?, reason? }`, collecting every problem in it.
+fn parse_object(map: &Map<String, Value>, errors: &mut Vec<ConfigError>) -> Option<Rule> {
+    let before = errors.len();
+    for key in map.keys().filter(|key| !RULE_KEYS.contains(&key.as_str())) {
+        errors.push(
+            ConfigError::new(
+                "unknown_rule_key",
+                unknown_key_message(key, "a rule", &RULE_KEYS),
+            )
+            .at(key),
+        );
+    }
+    let matcher = match map.get("match") {
+        None => Some(Matcher::all()),
+        Some(spec) => Matcher::compile(spec)
+            .map_err(|error| errors.push(error.at("match")))
+            .ok(),
+    };
+    let (mut data, mut functions) = (Vec::new(), Vec::new());
+    if let Some(when) = map.get("when") {
+        for predicate in parse_when(when, errors) {
+            match predicate {
+                Parsed::Data(predicate) => data.push(predicate),
+                Parsed::Function(handle) => functions.push(handle),
+            }
+        }
+    }
+    let id = text_member(map, "id", errors);
+    let reason = text_member(map, "reason", errors);
+    match matcher {
+        Some(matcher) if errors.len() == before => Some(Rule {
+            matcher,
+            data,
+            functions,
+            id,
+            reason,
+        }),
+        _ => None,
+    }
+}
+
+/// An optional non-empty string member (`id`, `reason`). An empty one is refused: an empty id
+/// names nothing, and an empty reason would make the agent read just `Denied: `.
+fn text_member(
+    map: &Map<String, Value>,
+    key: &str,
+    errors: &mut Vec<ConfigError>,
+) -> Option<String> {
+    match map.get(key) {
+        None => None,
+        Some(Value::String(text)) if !text.trim().is_empty() => Some(text.clone()),
+        Some(Value::String(_)) => {
+            errors.push(invalid(format!("`{key}` cannot be empty")).at(key));
+            None
+        }
+        Some(other) => {
+            errors.push(invalid(format!("`{key}` is a string, not {}", json_type(other))).at(key));
+            None
+        }
+    }
+}
+
+fn invalid(message: String) -> ConfigError {
+    ConfigError::new("invalid_rule", message)
+}
