@@ -43,6 +43,9 @@ struct Tool {
     name: String,
     server: Option<String>,
     sets: Vec<u32>,
+    /// Runs its own sets only, with no global or scoped hooks (`createHookedExecute`, whose
+    /// `getHooks` already returns the whole merged set).
+    standalone: bool,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -167,7 +170,7 @@ impl Engine {
         let kept: &[u32] = if replace { &[] } else { &self.global };
         let others: Vec<&Hook> = kept
             .iter()
-            .chain(self.tools.values().flat_map(|tool| tool.sets.iter()))
+            .chain(self.tools.values().filter(|tool| !tool.standalone).flat_map(|tool| tool.sets.iter()))
             .filter_map(|id| self.sets.get(*id))
             .flat_map(|other| other.hooks.iter())
             .collect();
@@ -207,7 +210,24 @@ impl Engine {
                 seen.extend(set.hooks.iter());
             }
         }
-        Ok(self.tools.insert(Tool { name: name.to_owned(), server, sets }))
+        Ok(self.tools.insert(Tool { name: name.to_owned(), server, sets, standalone: false }))
+    }
+
+    /// Defines a tool whose plan holds its own sets only: no global and no scoped hooks, and its
+    /// ids are checked among themselves only (`createHookedExecute`: the caller's `getHooks`
+    /// already merged the global ones in).
+    ///
+    /// # Errors
+    /// `duplicate_hook_id` when two of its hooks share an id.
+    pub fn define_standalone_tool(&mut self, name: &str, sets: Vec<u32>, label: &str) -> Result<u32, ConfigError> {
+        let mut seen: Vec<&Hook> = Vec::new();
+        for id in &sets {
+            if let Some(set) = self.sets.get(*id) {
+                set.check_unique_ids(seen.iter().copied(), label)?;
+                seen.extend(set.hooks.iter());
+            }
+        }
+        Ok(self.tools.insert(Tool { name: name.to_owned(), server: None, sets, standalone: true }))
     }
 
     /// Forgets a tool.
@@ -268,8 +288,8 @@ impl Engine {
         }
         let entry = self.tools.get(tool).ok_or_else(|| ConfigError::new("unknown_tool", format!("no tool with handle {tool}")))?;
         let sets_of = |ids: &[u32]| -> Vec<&HookSet> { ids.iter().filter_map(|id| self.sets.get(*id)).collect() };
-        let global = sets_of(&self.global);
-        let scoped_ids = self.scope_sets(scope);
+        let global = if entry.standalone { Vec::new() } else { sets_of(&self.global) };
+        let scoped_ids = if entry.standalone { Vec::new() } else { self.scope_sets(scope) };
         let scoped = sets_of(&scoped_ids);
         let own = sets_of(&entry.sets);
         let server = entry.server.as_deref().unwrap_or(&self.server_id);

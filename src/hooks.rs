@@ -199,6 +199,15 @@ fn compile_entry(entry: &Value, event: Event, index: usize, handle: u32) -> Resu
     }
     if let Some(id) = present(desc, "id") {
         match id {
+            // `<event>:<index>` is the form of default ids, which count positions in a merged
+            // plan: an explicit one could collide with a default id only when a call is planned,
+            // too late to throw (SPEC §4 wants duplicates refused when the hooks are given).
+            Value::String(id) if is_default_id_form(id) => {
+                return Err(ConfigError::new(
+                    "invalid_hook",
+                    format!("`id` \"{id}\" is reserved: ids of the form \"<event>:<index>\" are the default ids"),
+                ))
+            }
             Value::String(id) if !id.is_empty() => hook.id = Some(id.clone()),
             other => return Err(ConfigError::new("invalid_hook", format!("`id` must be a non-empty string, not {}", describe(other)))),
         }
@@ -228,6 +237,13 @@ fn compile_entry(entry: &Value, event: Event, index: usize, handle: u32) -> Resu
         };
     }
     Ok(hook)
+}
+
+/// Whether `id` has the form of a default id: an event name, `:`, and decimal digits.
+fn is_default_id_form(id: &str) -> bool {
+    id.split_once(':').is_some_and(|(event, index)| {
+        Event::from_name(event).is_some() && !index.is_empty() && index.bytes().all(|b| b.is_ascii_digit())
+    })
 }
 
 /// An option that is present and not `undefined` (the TS layer leaves `undefined` out).

@@ -2,7 +2,7 @@
 // function and a `getHooks` callback, for custom engines and tests.
 import { getCore } from './core.js';
 import { configurationError } from './errors.js';
-import { compileHookSet } from './hookset.js';
+import { compileHookSet, isPlainObject } from './hookset.js';
 import { runCall, type CachedPlan, type PipelineTool } from './pipeline.js';
 import type { CallToolResult, ToolContract, WebMCPHooks, WebMCPTool } from './types.js';
 
@@ -17,7 +17,10 @@ export interface HookedExecuteOptions {
 /**
  * Builds the `execute` simple-webmcp registers: before-hooks → `validate` → `fn` → after-hooks,
  * error and denied hooks, and a normalized result. Hook contracts and failures follow SPEC §4.
- * Each distinct hooks object `getHooks` returns is checked and compiled once.
+ * The hooks `getHooks` returns are the whole set (as `mergeHooksOrdered` builds it): the global
+ * hooks of `configureWebMCP` are not added again. They are read per call, and compiled again
+ * only when they differ from the last ones (the same entries in the same order count as the
+ * same, so a `getHooks` that builds a new object per call costs no compile and no memory).
  */
 export function createHookedExecute(
   fn: (input: any, extra: { signal: AbortSignal }) => unknown,
@@ -25,27 +28,44 @@ export function createHookedExecute(
   contract: ToolContract,
   { getHooks, validate }: HookedExecuteOptions,
 ): (input: unknown, extra?: { signal?: AbortSignal }) => Promise<CallToolResult> {
-  const compiled = new WeakMap<object, PipelineTool>();
+  let current: { entries: unknown[][]; set: number | undefined; pipeline: PipelineTool } | undefined;
   const run = (input: any, extra: { signal: AbortSignal }) => {
     validate?.(input);
     return fn(input, extra);
   };
   const pipelineFor = (hooks: WebMCPHooks): PipelineTool => {
-    let pipeline = compiled.get(hooks);
-    if (pipeline === undefined) {
-      const label = `tool "${contract.name}" hooks`;
-      const set = compileHookSet(hooks, label);
-      const answer = JSON.parse(getCore().defineTool(contract.name, undefined, new Uint32Array(set === undefined ? [] : [set]), label)) as
-        | { ok: true; tool: number }
-        | { ok: false; error: { code: string; message: string; path?: string } };
-      if (!answer.ok) throw configurationError(answer.error);
-      pipeline = { coreTool: answer.tool, fn: run, publicTool: tool, contract, server: undefined, plans: new Map<number, CachedPlan>() };
-      compiled.set(hooks, pipeline);
+    const entries = EVENTS.map((event) => {
+      const list = (hooks as Record<string, unknown>)[event];
+      return Array.isArray(list) ? [...list] : [];
+    });
+    if (current !== undefined && isPlainObject(hooks) && sameEntries(current.entries, entries)) return current.pipeline;
+    const core = getCore();
+    const label = `tool "${contract.name}" hooks`;
+    const set = compileHookSet(hooks, label);
+    const answer = JSON.parse(core.defineStandaloneTool(contract.name, new Uint32Array(set === undefined ? [] : [set]), label)) as
+      | { ok: true; tool: number }
+      | { ok: false; error: { code: string; message: string; path?: string } };
+    if (!answer.ok) {
+      if (set !== undefined) core.dropHookSet(set);
+      throw configurationError(answer.error);
     }
+    if (current !== undefined) {
+      // Calls in flight keep the plan they started with.
+      core.dropTool(current.pipeline.coreTool);
+      if (current.set !== undefined) core.dropHookSet(current.set);
+    }
+    const pipeline: PipelineTool = { coreTool: answer.tool, fn: run, publicTool: tool, contract, server: undefined, plans: new Map<number, CachedPlan>() };
+    current = { entries, set, pipeline };
     return pipeline;
   };
   return async (input, extra) => {
     const outcome = await runCall(pipelineFor(getHooks() ?? {}), input, extra?.signal ? { signal: extra.signal } : {});
     return outcome.result;
   };
+}
+
+const EVENTS = ['before', 'after', 'error', 'denied', 'toolsListed'] as const;
+
+function sameEntries(a: unknown[][], b: unknown[][]): boolean {
+  return a.length === b.length && a.every((list, i) => list.length === b[i]?.length && list.every((entry, j) => entry === b[i]?.[j]));
 }

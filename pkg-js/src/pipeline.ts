@@ -7,7 +7,7 @@
 import { ACCEPTED, getCore, Op, Outcome } from './core.js';
 import { configVersion, settings } from './config.js';
 import { CallFailure, WardenError } from './errors.js';
-import { hookTable, type AnyHook } from './hookset.js';
+import { hookTable, isPlainObject, type AnyHook } from './hookset.js';
 import { errorMessage, errorResult, normalizeError, normalizeResult } from './normalize.js';
 import type { CallError, CallOptions, CallOutcome, CallToolResult, ToolContract, WebMCPTool } from './types.js';
 
@@ -44,6 +44,32 @@ export function genInvocationId(): string {
   return `webmcp_${Date.now().toString(36)}_${invocationCounter}_${Math.random().toString(36).slice(2, 8)}`;
 }
 
+const snapshots = new WeakMap<ToolContract, ToolContract>();
+
+/**
+ * The contract hooks see (`ctx.contract`): a deeply frozen copy, made once per tool, so a hook
+ * cannot change the definition the browser, `listTools` and the fingerprint read.
+ */
+function snapshotOf(contract: ToolContract): ToolContract {
+  let snapshot = snapshots.get(contract);
+  if (snapshot === undefined) {
+    snapshot = frozenCopy(contract, new Map()) as ToolContract;
+    snapshots.set(contract, snapshot);
+  }
+  return snapshot;
+}
+
+/** A deeply frozen copy of plain objects and arrays (other values are kept as they are). */
+function frozenCopy(value: unknown, seen: Map<object, unknown>): unknown {
+  if (!Array.isArray(value) && !isPlainObject(value)) return value;
+  const done = seen.get(value);
+  if (done !== undefined) return done;
+  const copy: Record<string, unknown> | unknown[] = Array.isArray(value) ? [] : {};
+  seen.set(value, copy);
+  for (const key of Object.keys(value)) (copy as Record<string, unknown>)[key] = frozenCopy((value as Record<string, unknown>)[key], seen);
+  return Object.freeze(copy);
+}
+
 function planFor(tool: PipelineTool, scope: number): number {
   const cached = tool.plans.get(scope);
   if (cached !== undefined && cached.version === configVersion) return cached.id;
@@ -69,6 +95,11 @@ const enum Ended {
 function perform(fn: AnyHook, args: unknown[], timeoutMs: number | undefined, signal: AbortSignal): [Ended, unknown] | Promise<[Ended, unknown]> {
   let returned: unknown;
   const started = timeoutMs === undefined ? 0 : performance.now();
+  // An abort counts when it happens during this step, including inside `fn` before it returned
+  // its promise (the 'abort' event has fired by then, so a listener added below would never
+  // hear it). A step that started on an already aborted signal (error and denied hooks of an
+  // aborted call) is left to finish: its observers still run and may recover.
+  const abortedBefore = signal.aborted;
   try {
     returned = fn(...args);
   } catch (err) {
@@ -79,16 +110,23 @@ function perform(fn: AnyHook, args: unknown[], timeoutMs: number | undefined, si
     if (timeoutMs !== undefined && performance.now() - started > timeoutMs) return [Ended.Timeout, undefined];
     return [Ended.Value, returned];
   }
+  if (!abortedBefore && signal.aborted) {
+    (returned as PromiseLike<unknown>).then(undefined, () => undefined);
+    return [Ended.Aborted, undefined];
+  }
+  // The shared never-aborted signal gets no listener: thousands of concurrent calls without a
+  // signal would otherwise pile listeners onto one object (and Node warns past ten).
+  const listen = !abortedBefore && signal !== NEVER_ABORTED;
   return new Promise((resolve) => {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const settle = (result: [Ended, unknown]) => {
       if (timer !== undefined) clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort);
+      if (listen) signal.removeEventListener('abort', onAbort);
       resolve(result);
     };
     const onAbort = () => settle([Ended.Aborted, undefined]);
     if (timeoutMs !== undefined) timer = setTimeout(() => settle([Ended.Timeout, undefined]), timeoutMs);
-    signal.addEventListener('abort', onAbort, { once: true });
+    if (listen) signal.addEventListener('abort', onAbort, { once: true });
     (returned as PromiseLike<unknown>).then(
       (value) => settle([Ended.Value, value]),
       (err) => settle([Ended.Raise, err]),
@@ -139,7 +177,7 @@ export async function runCall(tool: PipelineTool, rawInput: unknown, options: Ca
   const base = {
     invocationId: genInvocationId(),
     tool: tool.publicTool,
-    contract: tool.contract,
+    contract: snapshotOf(tool.contract),
     signal,
     metadata: {} as Record<string, unknown>,
     serverId: tool.server ?? settings.serverId,

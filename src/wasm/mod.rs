@@ -6,6 +6,8 @@
 //! plans, which the TS layer caches, cross as JSON strings. Problems come back as data
 //! (`{ ok: false, error }`); nothing here throws for bad user input.
 
+mod shape;
+
 use serde::Serialize;
 use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
@@ -88,6 +90,13 @@ impl Core {
     #[wasm_bindgen(js_name = defineTool)]
     pub fn define_tool(&mut self, name: &str, server: Option<String>, sets: Vec<u32>, label: &str) -> String {
         answer(self.engine.define_tool(name, server, sets, label).map(|tool| json!({ "tool": tool })))
+    }
+
+    /// Defines a tool that runs its own hook sets only (no global or scoped hooks); answers
+    /// `{ ok, tool }`.
+    #[wasm_bindgen(js_name = defineStandaloneTool)]
+    pub fn define_standalone_tool(&mut self, name: &str, sets: Vec<u32>, label: &str) -> String {
+        answer(self.engine.define_standalone_tool(name, sets, label).map(|tool| json!({ "tool": tool })))
     }
 
     /// Forgets a tool.
