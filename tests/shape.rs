@@ -658,3 +658,29 @@ proptest! {
         }
     }
 }
+
+/// `scan_str` (UTF-8 in, UTF-16 positions out) agrees with `scan_utf16` on well-formed text.
+#[test]
+fn scan_str_agrees_with_scan_utf16_on_well_formed_text() {
+    use webmcp_warden::shape::{scan_str, scan_utf16};
+    let samples = [
+        "plain ascii",
+        "caf\u{e9} \u{202e}evil\u{202c} \u{1F600} zero\u{200b}width",
+        "\u{e0041}\u{e0042}tag smuggling\u{e0100}\u{e01ef}",
+        "\u{feff}bom \u{61c} arabic mark \u{180e} mongolian",
+        "\u{4e2d}\u{6587}\u{2060}\u{2064}\u{2066}\u{2069}",
+        "",
+    ];
+    for sample in samples {
+        let units: Vec<u16> = sample.encode_utf16().collect();
+        assert_eq!(scan_str(sample), scan_utf16(&units), "{sample:?}");
+    }
+}
+
+proptest::proptest! {
+    #[test]
+    fn scan_str_matches_scan_utf16(text in "\\PC{0,64}|[a\u{200b}\u{202e}\u{e0041}\u{e0100}\u{1F600}\u{feff}é]{0,64}") {
+        let units: Vec<u16> = text.encode_utf16().collect();
+        proptest::prop_assert_eq!(webmcp_warden::shape::scan_str(&text), webmcp_warden::shape::scan_utf16(&units));
+    }
+}

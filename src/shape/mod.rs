@@ -73,7 +73,8 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 pub use text::{
-    apply_removals, classify, has_removable, scan_utf16, strip_str, Class, Flags, Scan,
+    apply_removals, classify, has_removable, scan_str, scan_utf16, strip_str, Class, Flags, Scan,
+    CANDIDATE_PATTERN_JS,
 };
 
 /// The default cap, `maxResultBytesForLlm` (SPEC §7).

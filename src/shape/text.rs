@@ -464,3 +464,46 @@ pub fn strip_str(s: &str) -> (Cow<'_, str>, Flags) {
 pub fn has_removable(s: &str) -> bool {
     s.chars().any(|c| classify(c).is_some())
 }
+
+/// A JS regex source (no flags, so it matches code units) that matches every unit which may
+/// start a removable character: a superset of the four classes, mirroring `is_candidate`.
+/// The TS layer tests text with it before asking the core anything, so clean text never
+/// crosses the boundary; the classes themselves stay defined here.
+pub const CANDIDATE_PATTERN_JS: &str = r"[\u061C\u180E\u2000-\u207F\uFEFF\uDB40]";
+
+/// [`scan_utf16`] for text that arrives as UTF-8 (a JS string passed as `&str`), with the
+/// removal ranges still in UTF-16 code units of the original string.
+///
+/// Crossing as `&str` uses the engine's fast UTF-8 encoder instead of a per-unit copy. Lone
+/// surrogates arrive as U+FFFD, which is also one unit, so positions stay aligned; but the
+/// "never join two lone surrogates" rule of [`scan_utf16`] cannot be applied here, so the JS
+/// layer only uses this for well-formed strings (`String.prototype.isWellFormed`).
+#[must_use]
+pub fn scan_str(text: &str) -> Scan {
+    let mut flags = Flags::default();
+    let mut removals = Vec::new();
+    let mut position = 0u32;
+    let bytes = text.as_bytes();
+    for (index, &byte) in bytes.iter().enumerate() {
+        // UTF-16 width from the UTF-8 lead byte: continuation bytes add nothing, 4-byte
+        // sequences are surrogate pairs. A byte loop, because clean text is the common case.
+        if byte < 0x80 {
+            position = position.saturating_add(1);
+            continue;
+        }
+        if byte < 0xC0 {
+            continue;
+        }
+        let width = if byte >= 0xF0 { 2 } else { 1 };
+        // Only these lead bytes start a member: U+061C (D8), U+180E (E1), U+2000–U+207F
+        // (E2), U+FEFF (EF) and the astral classes (F3).
+        if matches!(byte, 0xD8 | 0xE1 | 0xE2 | 0xEF | 0xF3) {
+            if let Some(class) = text.get(index..).and_then(|rest| rest.chars().next()).and_then(classify) {
+                flags.mark(class);
+                push_range(&mut removals, position, position.saturating_add(width));
+            }
+        }
+        position = position.saturating_add(width);
+    }
+    Scan { removals, flags }
+}
