@@ -10,7 +10,11 @@ use std::rc::Rc;
 
 use serde_json::Value;
 
-use crate::call::{Action, Call, CallError, Outcome};
+use crate::call::{Action, Call, CallError, Governance, Outcome};
+use crate::governor::{Definition, Governor};
+use crate::policy::{
+    live_grant, new_grant, settle_with_grant, settle_without_approver, CallFacts, Decision, Effect, Evaluation, Grant, PredicateResult,
+};
 use crate::error::ConfigError;
 use crate::hooks::{Event, Hook, HookSet};
 use crate::matcher::Level;
@@ -35,6 +39,55 @@ pub fn is_listed_subset(given: &[String], returned: &[String]) -> bool {
     })
 }
 
+/// The facts of one call that policy decides on, as the TS layer gives them.
+#[derive(Debug, Clone, Copy)]
+pub struct PolicyInput<'a> {
+    /// The final arguments.
+    pub arguments: &'a Value,
+    /// Who the call is for.
+    pub principal: Option<&'a str>,
+    /// Server ids whose output entered the current turn.
+    pub taint: &'a [String],
+    /// The grants the store holds.
+    pub grants: &'a [Grant],
+    /// The time, from the TS layer's clock.
+    pub now_ms: f64,
+    /// Whether an approver would settle an ask (for dry runs).
+    pub has_approver: bool,
+}
+
+/// What the approver is shown of a call besides its arguments.
+#[derive(Debug, Clone, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AskFacts {
+    /// The tool's server id.
+    pub server_id: String,
+    /// The tool's name.
+    pub name: String,
+    /// The fingerprint of the tool's definition.
+    pub fingerprint: String,
+    /// The digest of the final arguments.
+    pub args_digest: String,
+    /// The decision that asked.
+    pub decision: Option<Decision>,
+}
+
+/// The result of a dry run of the policy.
+#[derive(Debug, Clone, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Explained {
+    /// The tool's server id.
+    pub server_id: String,
+    /// The fingerprint of the tool's definition.
+    pub fingerprint: String,
+    /// The digest of the arguments, when JSON can carry them.
+    pub args_digest: Option<String>,
+    /// The decision, when the page has a policy.
+    pub decision: Option<Decision>,
+    /// Function predicates the real call would ask for (not called in a dry run).
+    pub function_predicates: Vec<u32>,
+}
+
 /// The default server id of tools that name none (SPEC §3).
 pub const DEFAULT_SERVER_ID: &str = "page";
 
@@ -43,6 +96,8 @@ struct Tool {
     name: String,
     server: Option<String>,
     sets: Vec<u32>,
+    /// What the tool's fingerprint covers; `None` for standalone tools.
+    definition: Option<Definition>,
     /// Runs its own sets only, with no global or scoped hooks (`createHookedExecute`, whose
     /// `getHooks` already returns the whole merged set).
     standalone: bool,
@@ -116,6 +171,7 @@ pub struct Engine {
     next_plan: u32,
     plan_index: HashMap<(u32, u32), u32>,
     calls: Slots<Call>,
+    governor: Governor,
 }
 
 impl Default for Engine {
@@ -140,6 +196,7 @@ impl Engine {
             next_plan: 0,
             plan_index: HashMap::new(),
             calls: Slots::default(),
+            governor: Governor::default(),
         }
     }
 
@@ -201,7 +258,9 @@ impl Engine {
     ///
     /// # Errors
     /// `duplicate_hook_id` when a tool hook reuses a global hook's id.
-    pub fn define_tool(&mut self, name: &str, server: Option<String>, sets: Vec<u32>, label: &str) -> Result<u32, ConfigError> {
+    pub fn define_tool(&mut self, definition: &Value, server: Option<String>, sets: Vec<u32>, label: &str) -> Result<u32, ConfigError> {
+        let definition = Definition::from_json(definition)?;
+        let name = definition.fields.name.clone();
         let global: Vec<&Hook> = self.global.iter().filter_map(|id| self.sets.get(*id)).flat_map(|set| set.hooks.iter()).collect();
         let mut seen = global;
         for id in &sets {
@@ -210,7 +269,7 @@ impl Engine {
                 seen.extend(set.hooks.iter());
             }
         }
-        Ok(self.tools.insert(Tool { name: name.to_owned(), server, sets, standalone: false }))
+        Ok(self.tools.insert(Tool { name, server, sets, definition: Some(definition), standalone: false }))
     }
 
     /// Defines a tool whose plan holds its own sets only: no global and no scoped hooks, and its
@@ -227,7 +286,7 @@ impl Engine {
                 seen.extend(set.hooks.iter());
             }
         }
-        Ok(self.tools.insert(Tool { name: name.to_owned(), server: None, sets, standalone: true }))
+        Ok(self.tools.insert(Tool { name: name.to_owned(), server: None, sets, definition: None, standalone: true }))
     }
 
     /// Forgets a tool.
@@ -353,10 +412,146 @@ impl Engine {
         self.plans.get(&plan).map(Rc::as_ref)
     }
 
-    /// Starts a call that follows `plan`; `None` for a plan id that is no longer valid.
-    pub fn begin(&mut self, plan: u32) -> Option<u32> {
-        let plan = self.plans.get(&plan)?.clone();
-        Some(self.calls.insert(Call::new(plan)))
+    /// Starts a call of `tool` under `scope`; `flags` says what the TS layer can offer: bit 0,
+    /// the tool has an input schema; bit 1, an output schema; bit 2, an approver.
+    ///
+    /// # Errors
+    /// The plan's problem (`unknown_tool`, `duplicate_hook_id`).
+    pub fn begin(&mut self, tool: u32, scope: u32, flags: u32) -> Result<u32, ConfigError> {
+        let plan_id = self.plan(tool, scope)?;
+        let plan = self.plans.get(&plan_id).cloned().ok_or_else(|| ConfigError::new("unknown_plan", "the plan is gone".into()))?;
+        let governance = Governance {
+            validate_input: flags & 1 != 0,
+            validate_output: flags & 2 != 0,
+            policy: self.tools.get(tool).filter(|entry| !entry.standalone).and_then(|_| self.governor.policy()),
+            has_approver: flags & 4 != 0,
+        };
+        Ok(self.calls.insert(Call::new(plan, tool, governance)))
+    }
+
+    /// Runs the policy step of `call` on its facts: the final arguments (JSON), the principal,
+    /// the taint set, the grants the TS layer's store holds, and the time. Returns the next
+    /// action; `None` for an unknown call.
+    pub fn policy_start(&mut self, call: u32, facts: PolicyInput<'_>) -> Option<Action> {
+        let entry = self.calls.get(call)?;
+        let tool_id = entry.tool();
+        let Some(policy) = entry.policy_due() else {
+            return self.calls.get_mut(call).map(|call| call.step(Outcome::Invalid));
+        };
+        let Some(tool) = self.tools.get(tool_id) else {
+            return self.calls.get_mut(call).map(|call| call.step(Outcome::Invalid));
+        };
+        let server = tool.server.clone().unwrap_or_else(|| self.server_id.clone());
+        let name = tool.name.clone();
+        let definition = tool.definition.clone();
+        let (Some(definition), Ok(digest)) = (definition, crate::digest::digest(facts.arguments)) else {
+            return self.calls.get_mut(call).map(|call| call.step(Outcome::Invalid));
+        };
+        let fingerprint = self.governor.fingerprint_state(&definition);
+        let live = live_grant(facts.grants, facts.principal, &server, &name, &definition.fingerprint, facts.now_ms).is_some();
+        let evaluation = Evaluation::new(
+            &policy,
+            CallFacts {
+                server: &server,
+                name: &name,
+                annotations: definition.annotations(),
+                principal: facts.principal,
+                taint: facts.taint,
+                arguments: facts.arguments,
+                fingerprint,
+                live_grant: live,
+            },
+        );
+        self.calls.get_mut(call).map(|call| call.start_policy(evaluation, digest, live))
+    }
+
+    /// Compares the arguments about to reach the tool with the digest policy saw; returns the
+    /// next action.
+    pub fn check_args(&mut self, call: u32, arguments: Option<&Value>) -> Option<Action> {
+        let entry = self.calls.get_mut(call)?;
+        let same = arguments.and_then(|args| crate::digest::digest(args).ok());
+        let outcome = if same.is_some() && same.as_deref() == entry.args_digest() { Outcome::ArgsSame } else { Outcome::ArgsChanged };
+        Some(entry.step(outcome))
+    }
+
+    /// The grant `{ allow: 'always' }` records for `call`, at `now_ms`, for `ttl_ms`.
+    pub fn grant_for(&self, call: u32, principal: Option<&str>, now_ms: f64, ttl_ms: f64) -> Option<Grant> {
+        let tool = self.tools.get(self.calls.get(call)?.tool())?;
+        let server = tool.server.as_deref().unwrap_or(&self.server_id);
+        let fingerprint = &tool.definition.as_ref()?.fingerprint;
+        Some(new_grant(principal, server, &tool.name, fingerprint, now_ms, ttl_ms))
+    }
+
+    /// What the approver is shown of a call: its tool, server, fingerprint and args digest.
+    pub fn ask_facts(&self, call: u32) -> Option<AskFacts> {
+        let entry = self.calls.get(call)?;
+        let tool = self.tools.get(entry.tool())?;
+        Some(AskFacts {
+            server_id: tool.server.clone().unwrap_or_else(|| self.server_id.clone()),
+            name: tool.name.clone(),
+            fingerprint: tool.definition.as_ref().map(|d| d.fingerprint.clone()).unwrap_or_default(),
+            args_digest: entry.args_digest().unwrap_or_default().to_owned(),
+            decision: entry.decision().cloned(),
+        })
+    }
+
+    /// The fingerprint of a tool's definition.
+    pub fn fingerprint(&self, tool: u32) -> Option<&str> {
+        self.tools.get(tool)?.definition.as_ref().map(|d| d.fingerprint.as_str())
+    }
+
+    /// Records a tool's baseline definition (at registration or listing).
+    pub fn record_baseline(&mut self, tool: u32) {
+        if let Some(definition) = self.tools.get(tool).and_then(|t| t.definition.clone()) {
+            self.governor.record_baseline(&definition);
+        }
+    }
+
+    /// Whether the static tool filter lets agents see the tool.
+    pub fn is_visible(&self, tool: u32) -> bool {
+        self.tools.get(tool).is_some_and(|t| self.governor.is_visible(t.server.as_deref().unwrap_or(&self.server_id), &t.name))
+    }
+
+    /// The page's governance settings.
+    pub fn governor_mut(&mut self) -> &mut Governor {
+        &mut self.governor
+    }
+
+    /// A dry run of the policy for `tool` on `facts`, calling nothing: function predicates are
+    /// reported, and counted as failed (the fail-closed view). Records no baseline.
+    pub fn explain(&self, tool: u32, facts: PolicyInput<'_>) -> Option<Explained> {
+        let tool = self.tools.get(tool)?;
+        let server = tool.server.clone().unwrap_or_else(|| self.server_id.clone());
+        let definition = tool.definition.as_ref()?;
+        let policy = self.governor.policy();
+        let digest = crate::digest::digest(facts.arguments).ok();
+        let live = live_grant(facts.grants, facts.principal, &server, &tool.name, &definition.fingerprint, facts.now_ms).is_some();
+        let fingerprint = self.governor.peek_fingerprint_state(definition);
+        let mut functions = Vec::new();
+        let decision = policy.map(|policy| {
+            let decided = policy.decide(
+                CallFacts {
+                    server: &server,
+                    name: &tool.name,
+                    annotations: definition.annotations(),
+                    principal: facts.principal,
+                    taint: facts.taint,
+                    arguments: facts.arguments,
+                    fingerprint,
+                    live_grant: live,
+                },
+                |handle, _| {
+                    functions.push(handle);
+                    PredicateResult::Failed
+                },
+            );
+            match (decided.effect, live, facts.has_approver) {
+                (Effect::Ask, true, _) => settle_with_grant(&decided),
+                (Effect::Ask, false, false) => settle_without_approver(&decided),
+                _ => decided,
+            }
+        });
+        Some(Explained { server_id: server, fingerprint: definition.fingerprint.clone(), args_digest: digest, decision, function_predicates: functions })
     }
 
     /// Feeds an outcome to a call and returns its next action and whether the hook's value was
@@ -377,9 +572,11 @@ impl Engine {
         self.calls.get(call)
     }
 
-    /// Ends a call, returning its error if it failed.
-    pub fn end(&mut self, call: u32) -> Option<CallError> {
-        self.calls.remove(call).and_then(|call| call.error().cloned())
+    /// Ends a call, returning its error (and the policy decision, if any) when it failed.
+    pub fn end(&mut self, call: u32) -> Option<(CallError, Option<Decision>)> {
+        let call = self.calls.remove(call)?;
+        let error = call.error().cloned()?;
+        Some((error, call.decision().cloned()))
     }
 
     /// How many calls are in progress (for leak tests).
@@ -393,6 +590,7 @@ impl Engine {
         self.scopes = Slots::default();
         self.scopes.insert(Scope { parent: 0, set: u32::MAX });
         self.server_id = DEFAULT_SERVER_ID.to_owned();
+        self.governor.reset(true);
         self.changed();
     }
 

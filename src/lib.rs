@@ -25,12 +25,15 @@ pub mod call;
 pub mod digest;
 pub mod engine;
 pub mod error;
+pub mod governor;
 pub mod hooks;
 pub mod js_regex;
 pub mod matcher;
 pub mod plan;
-pub mod policy;
 pub mod shape;
+pub mod policy;
+#[cfg(feature = "validate")]
+pub mod validate;
 
 #[cfg(target_arch = "wasm32")]
 mod wasm;

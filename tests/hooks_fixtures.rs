@@ -246,7 +246,7 @@ impl Page {
         let label = format!("tool \"{name}\" hooks");
         let sets: Vec<u32> = tool.get("hooks").and_then(Value::as_array).into_iter().flatten().map(|set| self.compile(set, &label)).collect();
         let server = tool.get("server").and_then(Value::as_str).map(str::to_owned);
-        self.engine.define_tool(name, server, sets, &label).unwrap_or_else(|err| panic!("tool refused: {err}"))
+        self.engine.define_tool(&json!({ "name": name, "description": "x" }), server, sets, &label).unwrap_or_else(|err| panic!("tool refused: {err}"))
     }
 }
 
@@ -341,8 +341,7 @@ fn run_call(case: &Value) -> Ran {
         let id = page.compile(set, "provider hooks");
         scope = page.engine.add_scope(scope, id, "provider hooks").unwrap();
     }
-    let plan = page.engine.plan(tool, scope).unwrap_or_else(|err| panic!("no plan: {err}"));
-    let call = page.engine.begin(plan).expect("begin");
+    let call = page.engine.begin(tool, scope, 0).unwrap_or_else(|err| panic!("no plan: {err}"));
 
     let mut input = case.get("input").cloned().unwrap_or(json!({ "q": 1 }));
     let mut output = Value::Null;
@@ -461,7 +460,7 @@ fn run_call(case: &Value) -> Ran {
                 return Ran { order, ok: true, text: normalized_text(&output), error: None, tool_input, seen };
             }
             Action::Finish { ok: false } => {
-                let record = page.engine.end(call).expect("a failed call has an error");
+                let (record, _decision) = page.engine.end(call).expect("a failed call has an error");
                 assert_eq!(page.engine.calls_in_progress(), 0, "end frees the call");
                 let (text, message) = match (&record.text, record.kind, &thrown) {
                     (Some(text), _, _) => (text.clone(), strip_prefix(text)),
@@ -484,6 +483,9 @@ fn run_call(case: &Value) -> Ran {
                 }
                 return Ran { order, ok: false, text, error: Some(error), tool_input, seen };
             }
+            // These fixtures configure no schema and no policy (the plan flags are 0), so the
+            // governance steps never come up.
+            other => panic!("unexpected governance step {other:?} in a hooks-only call"),
         };
         (action, accepted) = next.expect("the call is known");
     }
@@ -699,7 +701,7 @@ fn run_config(case: &Value) -> Result<(), ConfigError> {
     match case["at"].as_str().unwrap() {
         "webmcp" => {
             let (set, _) = engine.compile_hook_set(&hooks, tool_label)?;
-            engine.define_tool("cfg", None, vec![set], tool_label)?;
+            engine.define_tool(&json!({ "name": "cfg" }), None, vec![set], tool_label)?;
         }
         "configure" => {
             let (set, _) = engine.compile_hook_set(&hooks, "hooks")?;
@@ -715,19 +717,19 @@ fn run_config(case: &Value) -> Result<(), ConfigError> {
             let (set, _) = engine.compile_hook_set(&first.unwrap(), "hooks")?;
             engine.add_global(set, false, "hooks").expect("the global hooks are valid");
             let (set, _) = engine.compile_hook_set(&hooks, tool_label)?;
-            engine.define_tool("cfg", None, vec![set], tool_label)?;
+            engine.define_tool(&json!({ "name": "cfg" }), None, vec![set], tool_label)?;
         }
         "toolThenGlobal" => {
             let (set, _) = engine.compile_hook_set(&first.unwrap(), tool_label)?;
-            engine.define_tool("cfg", None, vec![set], tool_label).expect("the tool is valid");
+            engine.define_tool(&json!({ "name": "cfg" }), None, vec![set], tool_label).expect("the tool is valid");
             let (set, _) = engine.compile_hook_set(&hooks, "hooks")?;
             engine.add_global(set, false, "hooks")?;
         }
         "rewrap" => {
             let (old, _) = engine.compile_hook_set(&first.unwrap(), tool_label)?;
-            engine.define_tool("cfg", None, vec![old], tool_label).expect("the first tool is valid");
+            engine.define_tool(&json!({ "name": "cfg" }), None, vec![old], tool_label).expect("the first tool is valid");
             let (new, _) = engine.compile_hook_set(&hooks, tool_label)?;
-            engine.define_tool("cfg", None, vec![old, new], tool_label)?;
+            engine.define_tool(&json!({ "name": "cfg" }), None, vec![old, new], tool_label)?;
         }
         other => panic!("unknown config case kind {other}"),
     }

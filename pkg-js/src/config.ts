@@ -1,8 +1,12 @@
 // Global configuration: `configureWebMCP`, the global hooks, and the settings the pipeline reads.
 import { getCore } from './core.js';
 import { ConfigurationError, configurationError } from './errors.js';
+import { describeForCore, governance, type Approver, type ToolFilterFn } from './governance.js';
+import { grantSettings, memoryGrantStore, type GrantStore } from './grants.js';
 import { compileHookSet, isPlainObject, typeName } from './hookset.js';
+import { resetTelemetry, setConfiguredTelemetry, type TelemetryHandler } from './telemetry.js';
 import type { WebMCPHooks } from './types.js';
+import { limits } from './validation.js';
 
 /** Options of {@link configureWebMCP}. */
 export interface WebMCPConfig {
@@ -14,12 +18,40 @@ export interface WebMCPConfig {
   hookTimeout?: number;
   /** The server id of tools that name none (`"page"`). */
   serverId?: string;
+  /** The page's policy (SPEC §5): `{ deny, ask, allow, default, pin, allowNewTools }`. `null` removes it. */
+  policy?: unknown;
+  /** The approver that settles asks. `null` removes it. */
+  onAsk?: Approver | null;
+  /** The approver's deadline in milliseconds (60 000). */
+  askTimeout?: number;
+  /** How long `{ allow: 'always' }` lasts, in milliseconds (one day). */
+  grantTtl?: number;
+  /** Where grants are kept (in memory by default; `localStorageGrantStore()` is shipped). */
+  grantStore?: GrantStore;
+  /** Pin exactly these `{ name: fingerprint }` definitions; a tool outside the map is new. */
+  approvedFingerprints?: Record<string, string> | null;
+  /** Which tools agents see: `{ include?, exclude? }` matcher lists, or `(tool, ctx) => boolean`. */
+  tools?: { include?: unknown[]; exclude?: unknown[] } | ToolFilterFn | null;
+  /** The byte cap of a result shaped for a model (102 400). */
+  maxResultBytesForLlm?: number;
+  /** A telemetry handler (SPEC §9). */
+  telemetry?: TelemetryHandler | null;
+  /** Put arguments and results in `tool_call.stop` events. */
+  capturePayloads?: boolean;
+  /** The clock grants and the core read, in ms since the epoch (default `Date.now`); for tests. */
+  clock?: () => number;
+  /** Largest JSON of arguments the validator and the policy accept, in bytes (1 MiB). */
+  maxArgumentBytes?: number;
+  /** Deepest nesting of arguments they accept (64). */
+  maxArgumentDepth?: number;
 }
 
 /** Settings the pipeline reads on every call. */
 export const settings = {
   hookTimeout: 5000,
   serverId: 'page',
+  maxResultBytesForLlm: 102_400,
+  capturePayloads: false,
 };
 
 /**
@@ -36,9 +68,28 @@ export function configurationChanged(): void {
 const HOOK_EVENTS = ['before', 'after', 'error', 'denied', 'toolsListed'] as const;
 let globalHooks: WebMCPHooks = {};
 
-const KNOWN_OPTIONS = new Set(['hooks', 'replace', 'hookTimeout', 'serverId']);
-/** Options SPEC §8 names that later parts of the pipeline will read; refused until they exist. */
-const NOT_YET = new Set(['policy', 'onAsk', 'askTimeout', 'grantTtl', 'grantStore', 'approvedFingerprints', 'tools', 'maxResultBytesForLlm', 'telemetry', 'capturePayloads']);
+const KNOWN_OPTIONS = new Set([
+  'hooks', 'replace', 'hookTimeout', 'serverId', 'policy', 'onAsk', 'askTimeout', 'grantTtl', 'grantStore', 'approvedFingerprints',
+  'tools', 'maxResultBytesForLlm', 'telemetry', 'capturePayloads', 'clock', 'maxArgumentBytes', 'maxArgumentDepth',
+]);
+
+function positive(name: string, value: unknown): void {
+  if (value !== undefined && !(typeof value === 'number' && Number.isFinite(value) && value > 0)) {
+    throw new ConfigurationError('invalid_config', `configureWebMCP: ${name} must be a positive number, not ${String(value)}`, name);
+  }
+}
+
+function functionOrNull(name: string, value: unknown): void {
+  if (value !== undefined && value !== null && typeof value !== 'function') {
+    throw new ConfigurationError('invalid_config', `configureWebMCP: ${name} must be a function, not ${typeName(value)}`, name);
+  }
+}
+
+/** Applies a JSON setting in the core, throwing its problem as a ConfigurationError. */
+function applyInCore(result: string): void {
+  const answer = JSON.parse(result) as { ok: boolean; error?: { code: string; message: string; path?: string } };
+  if (!answer.ok && answer.error) throw configurationError(answer.error);
+}
 
 /**
  * Configures the page: global hooks, settings. Everything is checked before anything changes, so
@@ -47,18 +98,41 @@ const NOT_YET = new Set(['policy', 'onAsk', 'askTimeout', 'grantTtl', 'grantStor
 export function configureWebMCP(options: WebMCPConfig): void {
   if (!isPlainObject(options)) throw new ConfigurationError('invalid_config', `configureWebMCP expects an options object, not ${typeName(options)}`);
   for (const key of Object.keys(options)) {
-    if (NOT_YET.has(key)) throw new ConfigurationError('unsupported_option', `configureWebMCP: "${key}" is not supported by this version of webmcp-warden yet`);
     if (!KNOWN_OPTIONS.has(key)) throw new ConfigurationError('unknown_option', `configureWebMCP: unknown option "${key}"`);
   }
   const { hooks, replace = false, hookTimeout, serverId } = options;
-  if (hookTimeout !== undefined && !(typeof hookTimeout === 'number' && Number.isFinite(hookTimeout) && hookTimeout > 0)) {
-    throw new ConfigurationError('invalid_config', `configureWebMCP: hookTimeout must be a positive number of milliseconds, not ${String(hookTimeout)}`);
-  }
+  positive('hookTimeout', hookTimeout);
+  positive('askTimeout', options.askTimeout);
+  positive('grantTtl', options.grantTtl);
+  positive('maxResultBytesForLlm', options.maxResultBytesForLlm);
+  positive('maxArgumentBytes', options.maxArgumentBytes);
+  positive('maxArgumentDepth', options.maxArgumentDepth);
+  functionOrNull('onAsk', options.onAsk);
+  functionOrNull('telemetry', options.telemetry);
+  if (options.clock !== undefined && typeof options.clock !== 'function') throw new ConfigurationError('invalid_config', 'configureWebMCP: clock must be a function', 'clock');
   if (serverId !== undefined && !(typeof serverId === 'string' && serverId.length > 0)) {
     throw new ConfigurationError('invalid_config', 'configureWebMCP: serverId must be a non-empty string');
   }
   if (typeof replace !== 'boolean') throw new ConfigurationError('invalid_config', 'configureWebMCP: replace must be a boolean');
+  if (options.capturePayloads !== undefined && typeof options.capturePayloads !== 'boolean') {
+    throw new ConfigurationError('invalid_config', 'configureWebMCP: capturePayloads must be a boolean', 'capturePayloads');
+  }
+  const store = options.grantStore;
+  if (store !== undefined && !(store !== null && typeof store === 'object' && typeof store.load === 'function' && typeof store.save === 'function')) {
+    throw new ConfigurationError('invalid_config', 'configureWebMCP: grantStore must have load() and save(grants)', 'grantStore');
+  }
   const core = getCore();
+  // Settings the core checks go first, so a problem leaves the configuration as it was
+  // (each is applied only after its own check passed, in this order).
+  if (options.policy !== undefined) applyInCore(core.setPolicy(JSON.stringify(describeForCore(options.policy, true))));
+  if (options.approvedFingerprints !== undefined) applyInCore(core.setApprovedFingerprints(JSON.stringify(describeForCore(options.approvedFingerprints, false))));
+  if (options.tools !== undefined && typeof options.tools !== 'function') {
+    applyInCore(core.setToolFilter(JSON.stringify(describeForCore(options.tools, false))));
+    governance.filter = undefined;
+  } else if (typeof options.tools === 'function') {
+    applyInCore(core.setToolFilter('null'));
+    governance.filter = options.tools;
+  }
   const set = compileHookSet(hooks, 'hooks');
   if (set !== undefined) {
     const answer = JSON.parse(core.addGlobal(set, replace, 'hooks')) as { ok: boolean; error?: { code: string; message: string; path?: string } };
@@ -71,6 +145,17 @@ export function configureWebMCP(options: WebMCPConfig): void {
     core.clearGlobal();
     globalHooks = {};
   }
+  if (options.policy !== undefined) governance.hasPolicy = options.policy !== null;
+  if (options.onAsk !== undefined) governance.approver = options.onAsk ?? undefined;
+  if (options.askTimeout !== undefined) governance.askTimeout = options.askTimeout;
+  if (options.grantTtl !== undefined) grantSettings.ttl = options.grantTtl;
+  if (store !== undefined) grantSettings.store = store;
+  if (options.clock !== undefined) grantSettings.clock = options.clock;
+  if (options.maxResultBytesForLlm !== undefined) settings.maxResultBytesForLlm = options.maxResultBytesForLlm;
+  if (options.capturePayloads !== undefined) settings.capturePayloads = options.capturePayloads;
+  if (options.telemetry !== undefined) setConfiguredTelemetry(options.telemetry ?? undefined);
+  if (options.maxArgumentBytes !== undefined) limits.maxBytes = options.maxArgumentBytes;
+  if (options.maxArgumentDepth !== undefined) limits.maxDepth = options.maxArgumentDepth;
   if (hookTimeout !== undefined) settings.hookTimeout = hookTimeout;
   if (serverId !== undefined) {
     settings.serverId = serverId;
@@ -97,6 +182,18 @@ export function resetWebMCP(): void {
   globalHooks = {};
   settings.hookTimeout = 5000;
   settings.serverId = 'page';
+  settings.maxResultBytesForLlm = 102_400;
+  settings.capturePayloads = false;
+  governance.hasPolicy = false;
+  governance.approver = undefined;
+  governance.askTimeout = 60_000;
+  governance.filter = undefined;
+  grantSettings.store = memoryGrantStore();
+  grantSettings.ttl = 86_400_000;
+  grantSettings.clock = () => Date.now();
+  limits.maxBytes = 1024 * 1024;
+  limits.maxDepth = 64;
+  resetTelemetry();
   configurationChanged();
 }
 

@@ -30,7 +30,8 @@ export function ready(): Promise<void> {
   }
 }
 
-function decodeBase64(base64: string): Uint8Array {
+/** Decodes base64 with `Buffer` in Node and `atob` in browsers. */
+export function decodeBase64(base64: string): Uint8Array {
   const buffer = (globalThis as { Buffer?: { from(data: string, encoding: string): Uint8Array } }).Buffer;
   if (buffer) return buffer.from(base64, 'base64');
   const binary = atob(base64);
@@ -55,11 +56,39 @@ export const Outcome = {
   Aborted: 11,
   ToolReturned: 12,
   ToolThrew: 13,
+  Valid: 14,
+  Invalid: 15,
+  InvalidSchema: 16,
+  PredicateTrue: 17,
+  PredicateFalse: 18,
+  PredicateFailed: 19,
+  ApproveOnce: 20,
+  ApproveAlways: 21,
+  ApproveDeny: 22,
+  ApproveHalt: 23,
+  ArgsSame: 24,
+  ArgsChanged: 25,
 } as const;
 
 /** Opcodes of the packed actions the core answers with (mirrors `call::Action::encode`). */
-export const Op = { CallHook: 1, RunTool: 2, Finish: 3 } as const;
-/** Bit set in an action when the value the last hook returned takes effect. */
-export const ACCEPTED = 8;
+export const Op = {
+  CallHook: 1,
+  RunTool: 2,
+  Finish: 3,
+  ValidateInput: 4,
+  EvaluatePolicy: 5,
+  Predicate: 6,
+  Approve: 7,
+  CheckArgs: 8,
+  ValidateOutput: 9,
+} as const;
+/** The opcode bits of a packed action. */
+export const OP_MASK = 15;
+/** Bit set in an action when the value the last reported step returned takes effect. */
+export const ACCEPTED = 16;
+/** The event of a `CallHook` action, or `ok` of a `Finish`: bits 5–7. */
+export const fieldOf = (action: number): number => (action >>> 5) & 7;
+/** The function handle of a `CallHook` or `Predicate` action. */
+export const handleOf = (action: number): number => action >>> 8;
 /** Hook events by their number in a packed action (mirrors `hooks::Event`). */
 export const EVENTS = ['before', 'after', 'error', 'denied', 'toolsListed'] as const;

@@ -3,7 +3,7 @@
 import { getCore } from './core.js';
 import { configurationError } from './errors.js';
 import { compileHookSet, isPlainObject } from './hookset.js';
-import { runCall, type CachedPlan, type PipelineTool } from './pipeline.js';
+import { runCall, type PipelineTool } from './pipeline.js';
 import type { CallToolResult, ToolContract, WebMCPHooks, WebMCPTool } from './types.js';
 
 /** Options of {@link createHookedExecute}. */
@@ -54,7 +54,8 @@ export function createHookedExecute(
       core.dropTool(current.pipeline.coreTool);
       if (current.set !== undefined) core.dropHookSet(current.set);
     }
-    const pipeline: PipelineTool = { coreTool: answer.tool, fn: run, publicTool: tool, contract, server: undefined, plans: new Map<number, CachedPlan>() };
+    // simple-webmcp's engine neither validates with JSON Schema nor shapes: it keeps that meaning.
+    const pipeline: PipelineTool = { coreTool: answer.tool, fn: run, publicTool: tool, contract, server: undefined, validation: {}, shape: false };
     current = { entries, set, pipeline };
     return pipeline;
   };

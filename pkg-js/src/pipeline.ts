@@ -1,15 +1,21 @@
 // The governed call: ask the core for the next step, perform it, report what happened.
 //
 // The core decides the order and what each outcome means; this file only calls the user's
-// functions (with deadlines and the call's abort signal), holds the JS values (input, output,
-// a deny's message), and converts the final state into a result. It never throws for a call
-// that went wrong: every path ends in a `CallOutcome`.
-import { ACCEPTED, getCore, Op, Outcome } from './core.js';
-import { configVersion, settings } from './config.js';
+// functions (hooks, predicates, the approver, the tool) with deadlines and the call's abort
+// signal, holds the JS values (input, output, a deny's message), and converts the final state
+// into a result. It never throws for a call that went wrong: every path ends in a `CallOutcome`.
+import { ACCEPTED, fieldOf, getCore, handleOf, Op, OP_MASK, Outcome } from './core.js';
+import { settings } from './config.js';
 import { CallFailure, WardenError } from './errors.js';
+import { governance, predicateTable, type Decision, type PolicyCall } from './governance.js';
+import { grantSettings, recordGrant, type Grant } from './grants.js';
 import { hookTable, isPlainObject, type AnyHook } from './hookset.js';
 import { errorMessage, errorResult, normalizeError, normalizeResult } from './normalize.js';
-import type { CallError, CallOptions, CallOutcome, CallToolResult, ToolContract, WebMCPTool } from './types.js';
+import { Ended, endedOutcome, NEVER_ABORTED, perform, shapeOf } from './perform.js';
+import { shapeForModel } from './shape.js';
+import { emit, telemetryActive, type DecisionStep } from './telemetry.js';
+import type { CallError, CallOptions, CallOutcome, CallToolResult, JsonSchema, ToolContract, WebMCPTool } from './types.js';
+import { summaryOf, toJson, validateJson, validateStandard, type Diagnostic, type StandardSchemaLike, type Validated } from './validation.js';
 
 /** What the pipeline needs to know about a tool. */
 export interface PipelineTool {
@@ -23,17 +29,12 @@ export interface PipelineTool {
   readonly contract: ToolContract;
   /** The tool's own server id, if it has one. */
   readonly server: string | undefined;
-  /** Plans cached per provider scope. */
-  readonly plans: Map<number, CachedPlan>;
+  /** What validates its input and output, if anything. */
+  readonly validation: { input?: JsonSchema; standard?: StandardSchemaLike; output?: JsonSchema };
+  /** Shaping on the agent path (`'llm'` by default). */
+  readonly shape: 'llm' | false;
 }
 
-/** A plan id the core gave, valid while the configuration version is unchanged. */
-export interface CachedPlan {
-  version: number;
-  id: number;
-}
-
-const NEVER_ABORTED = new AbortController().signal;
 let invocationCounter = 0;
 
 /** A unique id per call: `crypto.randomUUID()` when available. */
@@ -53,136 +54,65 @@ const snapshots = new WeakMap<ToolContract, ToolContract>();
 function snapshotOf(contract: ToolContract): ToolContract {
   let snapshot = snapshots.get(contract);
   if (snapshot === undefined) {
-    snapshot = frozenCopy(contract, new Map()) as ToolContract;
+    snapshot = deepFrozenCopy(contract) as ToolContract;
     snapshots.set(contract, snapshot);
   }
   return snapshot;
 }
 
 /** A deeply frozen copy of plain objects and arrays (other values are kept as they are). */
-function frozenCopy(value: unknown, seen: Map<object, unknown>): unknown {
+export function deepFrozenCopy(value: unknown, seen = new Map<object, unknown>()): unknown {
   if (!Array.isArray(value) && !isPlainObject(value)) return value;
   const done = seen.get(value);
   if (done !== undefined) return done;
   const copy: Record<string, unknown> | unknown[] = Array.isArray(value) ? [] : {};
   seen.set(value, copy);
-  for (const key of Object.keys(value)) (copy as Record<string, unknown>)[key] = frozenCopy((value as Record<string, unknown>)[key], seen);
+  for (const key of Object.keys(value)) (copy as Record<string, unknown>)[key] = deepFrozenCopy((value as Record<string, unknown>)[key], seen);
   return Object.freeze(copy);
 }
 
-function planFor(tool: PipelineTool, scope: number): number {
-  const cached = tool.plans.get(scope);
-  if (cached !== undefined && cached.version === configVersion) return cached.id;
-  const answer = JSON.parse(getCore().plan(tool.coreTool, scope)) as { ok: true; plan: number } | { ok: false; error: { code: string; message: string } };
-  if (!answer.ok) throw new WardenError(answer.error.code, answer.error.message);
-  tool.plans.set(scope, { version: configVersion, id: answer.plan });
-  return answer.plan;
-}
+const HOOK_STATUS: Record<number, 'cont' | 'rewrite' | 'deny' | 'halt' | 'recover'> = {
+  [Outcome.Nothing]: 'cont',
+  [Outcome.Input]: 'rewrite',
+  [Outcome.Output]: 'rewrite',
+  [Outcome.Deny]: 'deny',
+  [Outcome.Halt]: 'halt',
+  [Outcome.Recover]: 'recover',
+};
+const EVENT_NAMES = ['before', 'after', 'error', 'denied', 'toolsListed'];
 
-/** How a step the TS layer performed ended. */
-const enum Ended {
-  Value,
-  Raise,
-  Timeout,
-  Aborted,
+/** The error record the core keeps for a failing call. */
+interface CoreCallError {
+  kind: string;
+  reason: string;
+  hookId?: string;
+  cause?: string;
+  text?: string;
 }
-
-/**
- * Runs `fn(...args)` under a deadline and the call's signal; a throw or rejection comes back
- * with its value, for the tool's error (a hook's is dropped by the caller). A synchronous return is used as is
- * (no promise, no timer), so the common case of sync hooks costs no extra microtasks.
- */
-function perform(fn: AnyHook, args: unknown[], timeoutMs: number | undefined, signal: AbortSignal): [Ended, unknown] | Promise<[Ended, unknown]> {
-  let returned: unknown;
-  const started = timeoutMs === undefined ? 0 : performance.now();
-  // An abort counts when it happens during this step, including inside `fn` before it returned
-  // its promise (the 'abort' event has fired by then, so a listener added below would never
-  // hear it). A step that started on an already aborted signal (error and denied hooks of an
-  // aborted call) is left to finish: its observers still run and may recover.
-  const abortedBefore = signal.aborted;
-  try {
-    returned = fn(...args);
-  } catch (err) {
-    return [Ended.Raise, err];
-  }
-  if (!isThenable(returned)) {
-    // A synchronous hook cannot be interrupted, but one that ran past its deadline failed it.
-    if (timeoutMs !== undefined && performance.now() - started > timeoutMs) return [Ended.Timeout, undefined];
-    return [Ended.Value, returned];
-  }
-  if (!abortedBefore && signal.aborted) {
-    (returned as PromiseLike<unknown>).then(undefined, () => undefined);
-    return [Ended.Aborted, undefined];
-  }
-  // The shared never-aborted signal gets no listener: thousands of concurrent calls without a
-  // signal would otherwise pile listeners onto one object (and Node warns past ten).
-  const listen = !abortedBefore && signal !== NEVER_ABORTED;
-  return new Promise((resolve) => {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const settle = (result: [Ended, unknown]) => {
-      if (timer !== undefined) clearTimeout(timer);
-      if (listen) signal.removeEventListener('abort', onAbort);
-      resolve(result);
-    };
-    const onAbort = () => settle([Ended.Aborted, undefined]);
-    if (timeoutMs !== undefined) timer = setTimeout(() => settle([Ended.Timeout, undefined]), timeoutMs);
-    if (listen) signal.addEventListener('abort', onAbort, { once: true });
-    (returned as PromiseLike<unknown>).then(
-      (value) => settle([Ended.Value, value]),
-      (err) => settle([Ended.Raise, err]),
-    );
-  });
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return value !== null && (typeof value === 'object' || typeof value === 'function') && typeof (value as { then?: unknown }).then === 'function';
-}
-
-/**
- * The shape of what a hook returned (SPEC §4's returns table), without judging it: the core
- * decides whether that shape is allowed for the event.
- */
-function shapeOf(value: unknown): number {
-  if (value === undefined || value === null) return Outcome.Nothing;
-  if (typeof value !== 'object' || Array.isArray(value)) return Outcome.BadReturn;
-  const keys = Object.keys(value);
-  const v = value as Record<string, unknown>;
-  if ('allow' in v || v.action === 'allow') return Outcome.Allow;
-  if (keys.length === 1 && keys[0] === 'input') return Outcome.Input;
-  if (keys.length === 1 && keys[0] === 'output') return Outcome.Output;
-  if (v.action === 'deny' && keys.every((k) => k === 'action' || k === 'message' || k === 'code')) {
-    const okMessage = v.message === undefined || typeof v.message === 'string';
-    const okCode = v.code === undefined || typeof v.code === 'string';
-    return okMessage && okCode ? Outcome.Deny : Outcome.BadReturn;
-  }
-  if (keys.length === 2 && 'result' in v) {
-    if (v.action === 'halt') return Outcome.Halt;
-    if (v.action === 'recover') return Outcome.Recover;
-  }
-  return Outcome.BadReturn;
-}
-
-const endedOutcome = [0, Outcome.Raise, Outcome.Timeout, Outcome.Aborted] as const;
 
 /** Runs one governed call of `tool` under provider `scope` (0: none). Never throws for a failed call. */
 export async function runCall(tool: PipelineTool, rawInput: unknown, options: CallOptions = {}, scope = 0): Promise<CallOutcome> {
   const core = getCore();
-  let call = core.begin(planFor(tool, scope));
-  if (call < 0) {
-    // The plan went stale between lookup and start (the configuration changed): plan again.
-    tool.plans.delete(scope);
-    call = core.begin(planFor(tool, scope));
-  }
+  const started = performance.now();
+  const approver = governance.approver;
+  const flags = (tool.validation.input || tool.validation.standard ? 1 : 0) | (tool.validation.output ? 2 : 0) | (approver ? 4 : 0);
+  const call = core.begin(tool.coreTool, scope, flags);
   const signal = options.signal ?? NEVER_ABORTED;
+  const taint = new Set<string>(options.taint ?? []);
+  const serverId = tool.server ?? settings.serverId;
+  const invocationId = genInvocationId();
+  const observed = telemetryActive();
+  const record: DecisionStep[] | undefined = observed ? [] : undefined;
+  if (call < 0) return planFailure(core.plan(tool.coreTool, scope));
   const base = {
-    invocationId: genInvocationId(),
+    invocationId,
     tool: tool.publicTool,
     contract: snapshotOf(tool.contract),
     signal,
     metadata: {} as Record<string, unknown>,
-    serverId: tool.server ?? settings.serverId,
+    serverId,
     principal: options.principal,
-    taint: new Set<string>(options.taint ?? []),
+    taint,
     assigns: options.assigns ?? {},
   };
   let input = rawInput;
@@ -192,6 +122,8 @@ export async function runCall(tool: PipelineTool, rawInput: unknown, options: Ca
   let denyMessage: string | undefined;
   let denyCode: string | undefined;
   let failure: CallFailure | undefined;
+  let validated: Validated | undefined;
+  let decision: Decision | undefined;
   let pending: unknown = undefined;
   let pendingShape = 0;
   let ended = false;
@@ -199,85 +131,202 @@ export async function runCall(tool: PipelineTool, rawInput: unknown, options: Ca
   try {
     let action = core.step(call, Outcome.Start);
     for (;;) {
-      if (action & ACCEPTED) {
-        // The core accepted the shape the last hook returned: its value takes effect.
-        const value = pending as Record<string, any>;
-        if (pendingShape === Outcome.Input) input = value.input;
-        else if (pendingShape === Outcome.Output) output = value.output;
-        else if (pendingShape === Outcome.Halt || pendingShape === Outcome.Recover) output = value.result;
-        else if (pendingShape === Outcome.Deny) {
-          denyMessage = value.message;
-          denyCode = value.code;
-        }
-      }
+      if (action & ACCEPTED) accept();
       pending = undefined;
-      const op = action & 7;
-      if (op === Op.CallHook) {
-        const event = (action >>> 4) & 15;
-        const hook = hookTable[action >>> 8];
-        // Aborts are acted on before the steps that do work (before/after hooks); error and
-        // denied hooks still run so observers see the abort.
-        if ((event === 0 || event === 1) && signal.aborted) {
-          action = core.step(call, Outcome.Aborted);
+      pendingShape = 0;
+      switch (action & OP_MASK) {
+        case Op.CallHook: {
+          const event = fieldOf(action);
+          const hook = hookTable[handleOf(action)];
+          // Aborts are acted on before the steps that do work (before/after hooks); error and
+          // denied hooks still run so observers see the abort.
+          if ((event === 0 || event === 1) && signal.aborted) {
+            action = core.step(call, Outcome.Aborted);
+            continue;
+          }
+          if (hook === undefined) throw new WardenError('internal', 'the core named a hook this page does not hold');
+          const ctx: Record<string, unknown> = { ...base, input };
+          if (event === 1) ctx.output = output;
+          else if (event === 2) ctx.error = toolThrew ? thrown : (failure ??= failureOf(core.callError(call)));
+          else if (event === 3) {
+            ctx.reason = denyMessage ?? failureOf(core.callError(call)).message;
+            ctx.code = denyCode ?? failureOf(core.callError(call)).reason;
+          }
+          const hookStarted = observed ? performance.now() : 0;
+          const performed = perform(hook.run, [ctx], hook.timeout ?? settings.hookTimeout, signal);
+          const [how, value] = Array.isArray(performed) ? performed : await performed;
+          // What a failing hook threw is dropped here: it may quote arguments or results, so it
+          // is never logged, never put in a message, never sent to telemetry (HK-1).
+          let shape: number = endedOutcome[how] ?? Outcome.Raise;
+          if (how === Ended.Value) {
+            shape = shapeOf(value);
+            pending = value;
+            pendingShape = shape;
+          }
+          const hookId = observed ? (core.currentHookId(call) ?? '') : '';
+          action = core.step(call, shape);
+          if (observed) observeHook(EVENT_NAMES[event] ?? 'before', hookId, how, shape, (action & ACCEPTED) !== 0, performance.now() - hookStarted);
           continue;
         }
-        if (hook === undefined) throw new WardenError('internal', 'the core named a hook this page does not hold');
-        const ctx: Record<string, unknown> = { ...base, input };
-        if (event === 1) ctx.output = output;
-        else if (event === 2) ctx.error = toolThrew ? thrown : (failure ??= failureOf(core.callError(call)));
-        else if (event === 3) {
-          ctx.reason = denyMessage;
-          ctx.code = denyCode;
-        }
-        const performed = perform(hook.run, [ctx], hook.timeout ?? settings.hookTimeout, signal);
-        const [how, value] = Array.isArray(performed) ? performed : await performed;
-        // What a failing hook threw is dropped here: it may quote arguments or results, so it is
-        // never logged, never put in a message, never sent to telemetry (HK-1).
-        let shape: number = endedOutcome[how] ?? Outcome.Raise;
-        if (how === Ended.Value) {
-          shape = shapeOf(value);
-          pending = value;
-          pendingShape = shape;
-        }
-        action = core.step(call, shape);
-      } else if (op === Op.RunTool) {
-        if (signal.aborted) {
-          action = core.step(call, Outcome.Aborted);
+        case Op.ValidateInput: {
+          const result = tool.validation.standard ? await validateStandard(tool.validation.standard, input) : await validateJson(tool.validation.input as JsonSchema, input);
+          validated = result;
+          if (result.valid && tool.validation.standard) input = result.value;
+          record?.push(validationStep('input', result));
+          action = core.step(call, signal.aborted ? Outcome.Aborted : validationOutcome(result));
           continue;
         }
-        const performed = perform(tool.fn as AnyHook, [input, { signal }], undefined, signal);
-        const [how, value] = Array.isArray(performed) ? performed : await performed;
-        if (how === Ended.Value) {
-          output = value;
-          action = core.step(call, Outcome.ToolReturned);
-        } else if (how === Ended.Aborted) {
-          action = core.step(call, Outcome.Aborted);
-        } else {
-          toolThrew = true;
-          thrown = value;
-          action = core.step(call, Outcome.ToolThrew);
+        case Op.EvaluatePolicy: {
+          const json = toJson(input);
+          if (!json.ok) {
+            validated = { valid: false, diagnostics: [json.diagnostic], summary: summaryOf([json.diagnostic]) };
+            record?.push(validationStep('input', validated));
+            action = core.step(call, Outcome.Invalid);
+            continue;
+          }
+          const grants: Grant[] = await grantSettings.store.load();
+          const facts = { arguments: JSON.parse(json.text), principal: options.principal, taint: [...taint], grants, nowMs: grantSettings.clock() };
+          action = core.policyStart(call, JSON.stringify(facts));
+          continue;
         }
-      } else if (op === Op.Finish) {
-        ended = true;
-        if (action & 16) return { ok: true, result: normalizeResult(output) };
-        return failed(core.end(call));
-      } else {
-        throw new WardenError('internal', `the core answered an unknown action ${action}`);
+        case Op.Predicate: {
+          const predicate = predicateTable[handleOf(action)];
+          const policyCall = askCall(undefined);
+          const performed = predicate
+            ? perform(predicate as AnyHook, [policyCall, { taint, principal: options.principal, assigns: base.assigns }], settings.hookTimeout, signal)
+            : ([Ended.Raise, undefined] as [Ended, unknown]);
+          const [how, value] = Array.isArray(performed) ? performed : await performed;
+          const outcome = how === Ended.Aborted ? Outcome.Aborted : how !== Ended.Value || typeof value !== 'boolean' ? Outcome.PredicateFailed : value ? Outcome.PredicateTrue : Outcome.PredicateFalse;
+          action = core.step(call, outcome);
+          continue;
+        }
+        case Op.Approve: {
+          decision = readDecision();
+          const approvalStarted = performance.now();
+          const performed = approver
+            ? perform(approver as AnyHook, [askCall(decision), { signal, taint, assigns: base.assigns }], governance.askTimeout, signal)
+            : ([Ended.Raise, undefined] as [Ended, unknown]);
+          const [how, value] = Array.isArray(performed) ? performed : await performed;
+          const outcome = how === Ended.Value ? answerShape(value) : (endedOutcome[how] ?? Outcome.Raise);
+          if (outcome === Outcome.ApproveDeny || outcome === Outcome.ApproveHalt) {
+            pending = value;
+            pendingShape = outcome;
+          }
+          record?.push({ step: 'approval', outcome: approvalName(outcome), durationMs: performance.now() - approvalStarted });
+          action = core.step(call, outcome);
+          if (action & ACCEPTED && outcome === Outcome.ApproveAlways) {
+            const grant = core.grantFor(call, options.principal, grantSettings.clock(), grantSettings.ttl);
+            if (grant) await recordGrant(JSON.parse(grant) as Grant);
+          }
+          continue;
+        }
+        case Op.CheckArgs: {
+          decision ??= readDecision();
+          const json = toJson(input);
+          action = core.checkArgs(call, json.ok ? json.text : 'null');
+          continue;
+        }
+        case Op.RunTool: {
+          if (signal.aborted) {
+            action = core.step(call, Outcome.Aborted);
+            continue;
+          }
+          const toolStarted = performance.now();
+          const performed = perform(tool.fn as AnyHook, [input, { signal }], undefined, signal);
+          const [how, value] = Array.isArray(performed) ? performed : await performed;
+          record?.push({ step: 'tool', outcome: how === Ended.Value ? 'returned' : how === Ended.Aborted ? 'aborted' : 'threw', durationMs: performance.now() - toolStarted });
+          if (how === Ended.Value) {
+            output = value;
+            action = core.step(call, Outcome.ToolReturned);
+          } else if (how === Ended.Aborted) {
+            action = core.step(call, Outcome.Aborted);
+          } else {
+            toolThrew = true;
+            thrown = value;
+            action = core.step(call, Outcome.ToolThrew);
+          }
+          continue;
+        }
+        case Op.ValidateOutput: {
+          const structured = normalizeResult(output).structuredContent;
+          const result: Validated = structured === undefined ? { valid: true } : await validateJson(tool.validation.output as JsonSchema, structured);
+          if (!result.valid) validated = result;
+          record?.push(validationStep('output', result));
+          action = core.step(call, signal.aborted ? Outcome.Aborted : validationOutcome(result));
+          continue;
+        }
+        case Op.Finish: {
+          ended = true;
+          const outcome: CallOutcome = fieldOf(action) & 1 ? { ok: true, result: normalizeResult(output) } : failed(core.end(call));
+          return finish(outcome);
+        }
+        default:
+          throw new WardenError('internal', `the core answered an unknown action ${action}`);
       }
     }
   } catch (err) {
     // Only a bug in this package lands here; the call still ends as data.
-    return {
+    return finish({
       ok: false,
       error: { kind: 'tool', reason: 'internal_error', message: errorMessage(err) },
       result: errorResult('Error: internal error in webmcp-warden'),
-    };
+    });
   } finally {
     if (!ended) core.end(call);
   }
 
-  function failed(errorJson: string | undefined): CallOutcome {
-    const record = errorJson ? (JSON.parse(errorJson) as CoreCallError) : { kind: 'tool', reason: 'internal_error' };
+  /** The core accepted what the last step returned: its value takes effect. */
+  function accept(): void {
+    const value = pending as Record<string, any>;
+    if (pendingShape === Outcome.Input) input = value.input;
+    else if (pendingShape === Outcome.Output) output = value.output;
+    else if (pendingShape === Outcome.Halt || pendingShape === Outcome.Recover) output = value.result;
+    else if (pendingShape === Outcome.Deny) {
+      denyMessage = value.message;
+      denyCode = value.code;
+    } else if (pendingShape === Outcome.ApproveDeny || pendingShape === Outcome.ApproveHalt) {
+      denyMessage = value.deny;
+    }
+  }
+
+  function readDecision(): Decision | undefined {
+    const facts = core.askFacts(call);
+    const parsed = facts ? (JSON.parse(facts) as { decision?: Decision }) : undefined;
+    const found = parsed?.decision ?? undefined;
+    if (found && record && !record.some((step) => step.step === 'policy')) {
+      record.push({ step: 'policy', decision: found });
+      emitDecision(found);
+    }
+    return found;
+  }
+
+  /** What the approver and function predicates see (SPEC §5). */
+  function askCall(forDecision: Decision | undefined): PolicyCall {
+    const facts = JSON.parse(core.askFacts(call) ?? '{}') as { serverId: string; name: string; fingerprint: string; argsDigest: string };
+    const json = toJson(input);
+    const policyCall: PolicyCall = {
+      serverId: facts.serverId,
+      name: facts.name,
+      arguments: deepFrozenCopy(json.ok ? JSON.parse(json.text) : undefined),
+      argsDigest: facts.argsDigest,
+      fingerprint: facts.fingerprint,
+      principal: options.principal,
+      invocationId,
+    };
+    if (forDecision) policyCall.decision = deepFrozenCopy(forDecision) as Decision;
+    return Object.freeze(policyCall);
+  }
+
+  function failed(answerJson: string | undefined): CallOutcome {
+    const answer = answerJson ? (JSON.parse(answerJson) as { error: CoreCallError; decision?: Decision | null }) : undefined;
+    const record: CoreCallError = answer?.error ?? { kind: 'tool', reason: 'internal_error' };
+    if (answer?.decision) {
+      decision = answer.decision;
+      if (!recorded('policy')) {
+        observedStep({ step: 'policy', decision: answer.decision });
+        emitDecision(answer.decision);
+      }
+    }
     let result: CallToolResult;
     let message: string;
     if (record.text !== undefined) {
@@ -286,6 +335,9 @@ export async function runCall(tool: PipelineTool, rawInput: unknown, options: Ca
     } else if (record.kind === 'denied') {
       message = denyMessage ?? 'Tool execution denied';
       result = errorResult('Denied: ' + message);
+    } else if (record.kind === 'validation' && validated && !validated.valid) {
+      message = 'invalidSchema' in validated ? `the tool's schema is invalid: ${validated.invalidSchema}` : validated.summary;
+      result = errorResult('Error: ' + message);
     } else if (toolThrew) {
       result = normalizeError(thrown);
       message = errorMessage(thrown);
@@ -293,21 +345,124 @@ export async function runCall(tool: PipelineTool, rawInput: unknown, options: Ca
       message = record.reason;
       result = errorResult('Error: ' + message);
     }
-    const error: CallError = { kind: record.kind as CallError['kind'], reason: record.reason, message };
+    const error: CallError & { decision?: Decision; diagnostics?: Diagnostic[] } = { kind: record.kind as CallError['kind'], reason: record.reason, message };
     if (record.hookId !== undefined) error.hookId = record.hookId;
     if (record.cause !== undefined) error.cause = record.cause as CallError['cause'];
     if (record.kind === 'denied' && denyCode !== undefined) error.code = denyCode;
+    if (decision && record.kind === 'denied' && !record.hookId) error.decision = decision;
+    if (record.kind === 'validation' && validated && !validated.valid && 'diagnostics' in validated) error.diagnostics = validated.diagnostics;
     return { ok: false, error, result };
+  }
+
+  /** Shapes the result for a model, emits `tool_call.stop`, and answers. */
+  function finish(outcome: CallOutcome): CallOutcome {
+    const shapeMode = options.shape ?? tool.shape;
+    if (shapeMode === 'llm') {
+      const shaped = shapeForModel(outcome.result, serverId, settings.maxResultBytesForLlm);
+      outcome.result = shaped.result;
+      record?.push({ step: 'shape', flags: shaped.flags, truncated: shaped.truncated });
+    }
+    if (observed && record) {
+      const event: Record<string, unknown> = {
+        name: 'tool_call.stop',
+        tool: tool.contract.name,
+        serverId,
+        invocationId,
+        status: outcome.ok ? 'ok' : 'error',
+        durationMs: performance.now() - started,
+        record,
+      };
+      if (!outcome.ok) {
+        event.errorKind = outcome.error.kind;
+        event.errorReason = outcome.error.reason;
+      }
+      if (settings.capturePayloads) {
+        event.arguments = rawInput;
+        event.result = outcome.result;
+      }
+      emit(event as never);
+    }
+    return outcome;
+  }
+
+  function recorded(step: DecisionStep['step']): boolean {
+    return record?.some((entry) => entry.step === step) ?? false;
+  }
+
+  function observedStep(step: DecisionStep): void {
+    record?.push(step);
+  }
+
+  function emitDecision(found: Decision): void {
+    const event: Record<string, unknown> = { name: 'policy.decision', tool: tool.contract.name, serverId, invocationId, effect: found.effect, reason: found.reason };
+    if (found.rule) event.rule = found.rule;
+    emit(event as never);
+  }
+
+  function observeHook(event: string, hookId: string, how: Ended, shape: number, accepted: boolean, durationMs: number): void {
+    const status = HOOK_STATUS[shape];
+    const contractKept = how === Ended.Value && status !== undefined && (accepted || shape === Outcome.Nothing);
+    if (contractKept) {
+      record?.push({ step: 'hook', event, hookId, outcome: status, durationMs });
+      emit({ name: 'hook.stop', tool: tool.contract.name, serverId, invocationId, hookId, event, status, durationMs });
+    } else {
+      const cause = how === Ended.Timeout ? 'timeout' : how === Ended.Value ? 'bad_return' : 'raise';
+      if (how === Ended.Aborted) {
+        record?.push({ step: 'aborted' });
+        return;
+      }
+      record?.push({ step: 'hook', event, hookId, outcome: cause, durationMs });
+      emit({ name: 'hook.exception', tool: tool.contract.name, serverId, invocationId, hookId, event, cause, durationMs });
+    }
+  }
+
+  function planFailure(answerJson: string): CallOutcome {
+    const answer = JSON.parse(answerJson) as { ok: boolean; error?: { code: string; message: string } };
+    const message = answer.error?.message ?? 'the hooks of this tool cannot be planned';
+    return finish({ ok: false, error: { kind: 'hook', reason: answer.error?.code ?? 'invalid_configuration', message }, result: errorResult('Error: ' + message) });
   }
 }
 
-/** The error record the core keeps for a failing call. */
-interface CoreCallError {
-  kind: string;
-  reason: string;
-  hookId?: string;
-  cause?: string;
-  text?: string;
+function validationOutcome(result: Validated): number {
+  if (result.valid) return Outcome.Valid;
+  return 'invalidSchema' in result ? Outcome.InvalidSchema : Outcome.Invalid;
+}
+
+function validationStep(target: 'input' | 'output', result: Validated): DecisionStep {
+  if (result.valid) return { step: 'validation', target, ok: true };
+  return 'invalidSchema' in result ? { step: 'validation', target, ok: false, diagnostics: [{ path: '', keyword: 'schema', message: result.invalidSchema }] } : { step: 'validation', target, ok: false, diagnostics: result.diagnostics };
+}
+
+/** The shape of what the approver answered (SPEC §5's return contract). */
+function answerShape(value: unknown): number {
+  if (!isPlainObject(value)) return Outcome.BadReturn;
+  const keys = Object.keys(value);
+  if (keys.length === 1 && value.allow === 'once') return Outcome.ApproveOnce;
+  if (keys.length === 1 && value.allow === 'always') return Outcome.ApproveAlways;
+  if (typeof value.deny === 'string') {
+    if (keys.length === 1) return Outcome.ApproveDeny;
+    if (keys.length === 2 && value.halt === true) return Outcome.ApproveHalt;
+  }
+  return Outcome.BadReturn;
+}
+
+function approvalName(outcome: number): string {
+  switch (outcome) {
+    case Outcome.ApproveOnce:
+      return 'allow_once';
+    case Outcome.ApproveAlways:
+      return 'allow_always';
+    case Outcome.ApproveDeny:
+      return 'deny';
+    case Outcome.ApproveHalt:
+      return 'deny_halt';
+    case Outcome.Timeout:
+      return 'timeout';
+    case Outcome.Aborted:
+      return 'aborted';
+    default:
+      return 'failed';
+  }
 }
 
 function failureOf(errorJson: string | undefined): CallFailure {

@@ -6,7 +6,9 @@ import { settings } from './config.js';
 import { WardenError } from './errors.js';
 import { hookTable } from './hookset.js';
 import { errorResult } from './normalize.js';
+import { governance } from './governance.js';
 import { genInvocationId, runCall, type PipelineTool } from './pipeline.js';
+import { stripText } from './shape.js';
 import type { CallOptions, CallOutcome, ToolContract } from './types.js';
 
 /** What the registry holds per tool. */
@@ -30,15 +32,42 @@ export function removeFromRegistry(tool: Registered): void {
 }
 
 /**
+ * Whether agents may see the tool: the static filter (decided by the core) and, when one is
+ * configured, the filter function (a throw or a non-`true` answer hides the tool: fail closed).
+ */
+export function isVisible(tool: PipelineTool): boolean {
+  if (!getCore().isVisible(tool.coreTool)) return false;
+  const filter = governance.filter;
+  if (filter === undefined) return true;
+  try {
+    return filter({ ...tool.contract }, { serverId: tool.server ?? settings.serverId }) === true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The outcome of calling a tool that does not exist, or that the filter hides: the same in
+ * both cases, so a hidden tool's name cannot be probed (SPEC §5).
+ */
+export function unknownToolOutcome(name: unknown): CallOutcome {
+  const message = `Unknown tool "${String(name)}"`;
+  return { ok: false, error: { kind: 'not_found', reason: 'unknown_tool', message }, result: errorResult('Error: ' + message) };
+}
+
+/** The registered, visible tool named `name`. */
+export function findTool(name: unknown): Registered | undefined {
+  const tool = typeof name === 'string' ? registered.get(name) : undefined;
+  return tool !== undefined && isVisible(tool) ? tool : undefined;
+}
+
+/**
  * Calls a registered tool through the governed pipeline, as an in-page agent host would.
  * Never throws for a call that went wrong: the outcome is data (SPEC §10).
  */
 export async function invokeTool(name: string, input?: unknown, options?: CallOptions): Promise<CallOutcome> {
-  const tool = typeof name === 'string' ? registered.get(name) : undefined;
-  if (tool === undefined) {
-    const message = `Unknown tool "${String(name)}"`;
-    return { ok: false, error: { kind: 'not_found', reason: 'unknown_tool', message }, result: errorResult('Error: ' + message) };
-  }
+  const tool = findTool(name);
+  if (tool === undefined) return unknownToolOutcome(name);
   return runCall(tool, input, options, tool.scope);
 }
 
@@ -47,10 +76,12 @@ export async function invokeTool(name: string, input?: unknown, options?: CallOp
  * `toolsListed` hook fails the listing (rejects with a `WardenError` whose code is
  * `hook_failed`) rather than answering an empty list.
  */
-export async function listTools(options: Pick<CallOptions, 'principal' | 'assigns' | 'signal'> = {}): Promise<ToolContract[]> {
-  const tools = [...registered.values()];
+export async function listTools(options: Pick<CallOptions, 'principal' | 'assigns' | 'signal' | 'shape'> = {}): Promise<ToolContract[]> {
+  const tools = [...registered.values()].filter(isVisible);
   let listed: ToolContract[] = tools.map((tool) => ({ ...tool.contract }));
   const core = getCore();
+  // The first listing is a first sight: it records each tool's baseline definition.
+  for (const tool of tools) core.recordBaseline(tool.coreTool);
   const plan = JSON.parse(core.listPlan(new Uint32Array(tools.map((t) => t.coreTool)), new Uint32Array(tools.map((t) => t.scope)))) as { handle: number; id: string; tools: number[] }[];
   const ctx = {
     invocationId: genInvocationId(),
@@ -77,6 +108,15 @@ export async function listTools(options: Pick<CallOptions, 'principal' | 'assign
     }
     const byName = new Map((returned as ToolContract[]).map((t) => [t.name, t]));
     listed = listed.flatMap((tool) => (names.has(tool.name) ? (byName.has(tool.name) ? [{ ...(byName.get(tool.name) as ToolContract), name: tool.name }] : []) : [tool]));
+  }
+  // Shaped for a model: a description is text a model reads, and a tool definition is the
+  // classic place to hide instructions (tool poisoning).
+  if ((options.shape ?? 'llm') === 'llm') {
+    listed = listed.map((tool) => {
+      const shaped = { ...tool, description: stripText(tool.description)[0] };
+      if (tool.title !== undefined) shaped.title = stripText(tool.title)[0];
+      return shaped;
+    });
   }
   return listed;
 }

@@ -3,10 +3,11 @@ import { getCore } from './core.js';
 import { mergeHooks } from './config.js';
 import { ConfigurationError, RegistrationError, configurationError } from './errors.js';
 import { compileHookSet, isPlainObject, typeName } from './hookset.js';
-import { runCall, type CachedPlan, type PipelineTool } from './pipeline.js';
-import { addToRegistry, removeFromRegistry } from './registry.js';
+import { runCall, type PipelineTool } from './pipeline.js';
+import { compileSchema, isStandardSchema, jsonSchemaOf, type StandardSchemaLike } from './validation.js';
+import { addToRegistry, isVisible, removeFromRegistry, unknownToolOutcome } from './registry.js';
 import { getModelContext } from './runtime.js';
-import type { CallOptions, CallOutcome, RegistrationStatus, ToolContract, WebMCPOptions, WebMCPTool } from './types.js';
+import type { CallOptions, CallOutcome, JsonSchema, RegistrationStatus, ToolContract, WebMCPOptions, WebMCPTool } from './types.js';
 
 const NAME_RULE = /^[A-Za-z0-9_.-]{1,128}$/;
 const KNOWN_OPTIONS = new Set(['name', 'title', 'description', 'inputSchema', 'schema', 'outputSchema', 'annotations', 'hooks', 'server', 'shape', 'scope', 'enabled']);
@@ -15,6 +16,8 @@ const BRAND = Symbol.for('webmcp-warden.tool');
 /** Everything the package keeps about one tool. */
 export interface ToolRecord extends PipelineTool {
   readonly options: WebMCPOptions;
+  /** Lowercase hex SHA-256 of the definition's canonical JSON (SPEC §5). */
+  readonly fingerprint: string;
   /** The core's hook sets of this tool, oldest first (re-wrapping appends). */
   readonly hookSets: number[];
   status: RegistrationStatus;
@@ -74,7 +77,7 @@ function checkOptions(options: WebMCPOptions): void {
     if (!KNOWN_OPTIONS.has(key)) throw new ConfigurationError('unknown_option', `webmcp: unknown option "${key}"`);
   }
   const { name, title, description, inputSchema, outputSchema, annotations, server, shape, scope, enabled } = options;
-  const { schema } = options as { schema?: unknown };
+  const { schema } = options;
   if (name !== undefined && !(typeof name === 'string' && NAME_RULE.test(name))) {
     throw new ConfigurationError('invalid_name', `webmcp: tool name ${JSON.stringify(name)} is invalid: use 1–128 characters of A-Z a-z 0-9 _ . -`);
   }
@@ -84,7 +87,10 @@ function checkOptions(options: WebMCPOptions): void {
   for (const [key, value] of [['inputSchema', inputSchema], ['outputSchema', outputSchema], ['annotations', annotations]] as const) {
     if (value !== undefined && !isPlainObject(value)) throw new ConfigurationError('invalid_options', `webmcp: ${key} must be a plain object, not ${typeName(value)}`);
   }
-  if (schema !== undefined) throw new ConfigurationError('unsupported_option', 'webmcp: "schema" (Standard Schema) is not supported by this version yet; use inputSchema');
+  if (schema !== undefined && !isStandardSchema(schema) && !isPlainObject(schema)) {
+    throw new ConfigurationError('invalid_options', `webmcp: schema must be a Standard Schema (zod, valibot, …) or a JSON Schema object, not ${typeName(schema)}`);
+  }
+  if (schema !== undefined && inputSchema !== undefined) throw new ConfigurationError('invalid_options', 'webmcp: give either schema or inputSchema, not both');
   if (server !== undefined && !(typeof server === 'string' && server.length > 0)) throw new ConfigurationError('invalid_options', 'webmcp: server must be a non-empty string');
   if (shape !== undefined && shape !== 'llm' && shape !== false) throw new ConfigurationError('invalid_options', "webmcp: shape must be 'llm' or false");
   if (scope !== undefined && scope !== 'global' && scope !== 'scoped' && scope !== 'manual') {
@@ -103,21 +109,23 @@ function createTool<F extends (...args: any[]) => any>(fn: F, options: WebMCPOpt
   }
   const core = getCore();
   const label = `tool "${name}" hooks`;
-  const newSet = compileHookSet(newHooks, label);
-  const hookSets = newSet === undefined ? [...inheritedSets] : [...inheritedSets, newSet];
-  const defined = JSON.parse(core.defineTool(name, options.server, new Uint32Array(hookSets), label)) as
-    | { ok: true; tool: number }
-    | { ok: false; error: { code: string; message: string; path?: string } };
-  if (!defined.ok) throw configurationError(defined.error);
-
+  const standard = isStandardSchema(options.schema) ? (options.schema as StandardSchemaLike) : undefined;
+  const jsonInput = standard ? undefined : ((options.schema as JsonSchema | undefined) ?? options.inputSchema);
   const contract: ToolContract = {
     name,
     description: options.description ?? '',
-    inputSchema: options.inputSchema ?? { type: 'object', properties: {} },
+    inputSchema: jsonInput ?? (standard ? jsonSchemaOf(standard) : undefined) ?? { type: 'object', properties: {} },
   };
   if (options.title !== undefined) contract.title = options.title;
   if (options.outputSchema !== undefined) contract.outputSchema = options.outputSchema;
   if (options.annotations !== undefined) contract.annotations = options.annotations;
+
+  const newSet = compileHookSet(newHooks, label);
+  const hookSets = newSet === undefined ? [...inheritedSets] : [...inheritedSets, newSet];
+  const defined = JSON.parse(core.defineTool(JSON.stringify(definitionOf(contract)), options.server, new Uint32Array(hookSets), label)) as
+    | { ok: true; tool: number; fingerprint: string }
+    | { ok: false; error: { code: string; message: string; path?: string } };
+  if (!defined.ok) throw configurationError(defined.error);
 
   const tool = function (this: unknown, ...args: Parameters<F>): ReturnType<F> {
     return fn.apply(this, args);
@@ -128,7 +136,9 @@ function createTool<F extends (...args: any[]) => any>(fn: F, options: WebMCPOpt
     publicTool: tool as WebMCPTool,
     contract,
     server: options.server,
-    plans: new Map<number, CachedPlan>(),
+    validation: { input: jsonInput, standard, output: options.outputSchema },
+    shape: options.shape ?? 'llm',
+    fingerprint: defined.fingerprint,
     options,
     hookSets,
     status: 'unregistered',
@@ -141,7 +151,8 @@ function createTool<F extends (...args: any[]) => any>(fn: F, options: WebMCPOpt
     name: { value: fn.name, configurable: true },
     length: { value: fn.length, configurable: true },
     toolName: { value: name, enumerable: true },
-    definition: { get: () => ({ ...contract }), enumerable: true },
+    definition: { get: () => structuredCloneSafe(contract), enumerable: true },
+    fingerprint: { value: defined.fingerprint, enumerable: true },
     status: { get: () => record.status, enumerable: true },
     error: { get: () => record.error, enumerable: true },
     register: { value: (opts?: { signal?: AbortSignal }) => register(record, opts) },
@@ -153,6 +164,21 @@ function createTool<F extends (...args: any[]) => any>(fn: F, options: WebMCPOpt
     queueMicrotask(() => void register(record).catch(() => undefined));
   }
   return tool;
+}
+
+/** The definition fields a fingerprint covers (SPEC §5). */
+function definitionOf(contract: ToolContract): Record<string, unknown> {
+  const { name, title, description, inputSchema, outputSchema, annotations } = contract;
+  return { name, title, description, inputSchema, outputSchema, annotations };
+}
+
+/** A deep copy of a JSON-like contract (callers may change it without touching the tool). */
+function structuredCloneSafe(contract: ToolContract): ToolContract {
+  try {
+    return JSON.parse(JSON.stringify(contract)) as ToolContract;
+  } catch {
+    return { ...contract };
+  }
 }
 
 const noop = () => {};
@@ -173,7 +199,22 @@ async function register(record: ToolRecord, opts?: { signal?: AbortSignal }): Pr
     record.error = error;
     throw error;
   }
+  if (record.validation.input !== undefined || record.validation.output !== undefined) {
+    // A schema that is not valid JSON Schema is reported here (SPEC §6); the check needs the
+    // lazily loaded validator module, which is why register() is async.
+    for (const [which, schema] of [['inputSchema', record.validation.input], ['outputSchema', record.validation.output]] as const) {
+      if (schema === undefined) continue;
+      const compiled = await compileSchema(schema);
+      if ('error' in compiled) {
+        const error = new ConfigurationError('invalid_schema', `tool "${record.contract.name}": ${which} is not valid JSON Schema: ${compiled.error}`);
+        record.status = 'error';
+        record.error = error;
+        throw error;
+      }
+    }
+  }
   if (opts?.signal?.aborted) return noop;
+  getCore().recordBaseline(record.coreTool);
   if (!addToRegistry(record)) {
     const error = new RegistrationError('duplicate_name', `Failed to register tool "${record.contract.name}": another tool with this name is registered on this page`);
     record.status = 'error';
@@ -215,6 +256,7 @@ async function register(record: ToolRecord, opts?: { signal?: AbortSignal }): Pr
 
 /** The `execute` registered with the browser: the whole pipeline, answering the result object. */
 async function executeForBrowser(record: ToolRecord, input: unknown, extra?: { signal?: AbortSignal }) {
+  if (!isVisible(record)) return unknownToolOutcome(record.contract.name).result;
   const outcome = await runCall(record, input, extra?.signal ? { signal: extra.signal } : {}, record.scope);
   return outcome.result;
 }

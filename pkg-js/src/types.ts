@@ -184,6 +184,11 @@ export interface WebMCPOptions {
   description?: string;
   /** The input's JSON Schema (default `{ type: 'object', properties: {} }`). */
   inputSchema?: JsonSchema;
+  /**
+   * The input contract as a Standard Schema (zod, valibot, …), validated in JS (async validators
+   * too) — the tool receives the validated value — or as a JSON Schema (same as `inputSchema`).
+   */
+  schema?: unknown;
   /** The JSON Schema of `structuredContent`. */
   outputSchema?: JsonSchema;
   /** Hints for the agent, passed to the browser as given. */
@@ -248,6 +253,8 @@ export interface WebMCPTool<F extends (...args: any[]) => any = (...args: any[])
   readonly definition: ToolContract;
   /** Registration status with the browser. */
   readonly status: RegistrationStatus;
+  /** Lowercase hex SHA-256 of the RFC 8785 canonical JSON of the definition (SPEC §5). */
+  readonly fingerprint: string;
   /** The last registration error, if any. */
   readonly error: Error | null;
   /** Registers the tool with the browser (and the in-page registry); resolves to an unregister function. */

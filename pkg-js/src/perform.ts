@@ -1,0 +1,90 @@
+// Performing one step: call a user function under a deadline and the call's abort signal,
+// and read the shape of what a hook returned (without judging it: the core does).
+import { Outcome } from './core.js';
+import type { AnyHook } from './hookset.js';
+
+/** The signal of calls that have none: never aborted, and never listened to. */
+export const NEVER_ABORTED = new AbortController().signal;
+
+/** How a step the TS layer performed ended. */
+export const Ended = { Value: 0, Raise: 1, Timeout: 2, Aborted: 3 } as const;
+/** One of {@link Ended}'s values. */
+export type Ended = (typeof Ended)[keyof typeof Ended];
+
+/**
+ * Runs `fn(...args)` under a deadline and the call's signal; a throw or rejection comes back
+ * with its value, for the tool's error (a hook's is dropped by the caller). A synchronous return is used as is
+ * (no promise, no timer), so the common case of sync hooks costs no extra microtasks.
+ */
+export function perform(fn: AnyHook, args: unknown[], timeoutMs: number | undefined, signal: AbortSignal): [Ended, unknown] | Promise<[Ended, unknown]> {
+  let returned: unknown;
+  const started = timeoutMs === undefined ? 0 : performance.now();
+  // An abort counts when it happens during this step, including inside `fn` before it returned
+  // its promise (the 'abort' event has fired by then, so a listener added below would never
+  // hear it). A step that started on an already aborted signal (error and denied hooks of an
+  // aborted call) is left to finish: its observers still run and may recover.
+  const abortedBefore = signal.aborted;
+  try {
+    returned = fn(...args);
+  } catch (err) {
+    return [Ended.Raise, err];
+  }
+  if (!isThenable(returned)) {
+    // A synchronous hook cannot be interrupted, but one that ran past its deadline failed it.
+    if (timeoutMs !== undefined && performance.now() - started > timeoutMs) return [Ended.Timeout, undefined];
+    return [Ended.Value, returned];
+  }
+  if (!abortedBefore && signal.aborted) {
+    (returned as PromiseLike<unknown>).then(undefined, () => undefined);
+    return [Ended.Aborted, undefined];
+  }
+  // The shared never-aborted signal gets no listener: thousands of concurrent calls without a
+  // signal would otherwise pile listeners onto one object (and Node warns past ten).
+  const listen = !abortedBefore && signal !== NEVER_ABORTED;
+  return new Promise((resolve) => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const settle = (result: [Ended, unknown]) => {
+      if (timer !== undefined) clearTimeout(timer);
+      if (listen) signal.removeEventListener('abort', onAbort);
+      resolve(result);
+    };
+    const onAbort = () => settle([Ended.Aborted, undefined]);
+    if (timeoutMs !== undefined) timer = setTimeout(() => settle([Ended.Timeout, undefined]), timeoutMs);
+    if (listen) signal.addEventListener('abort', onAbort, { once: true });
+    (returned as PromiseLike<unknown>).then(
+      (value) => settle([Ended.Value, value]),
+      (err) => settle([Ended.Raise, err]),
+    );
+  });
+}
+
+export function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return value !== null && (typeof value === 'object' || typeof value === 'function') && typeof (value as { then?: unknown }).then === 'function';
+}
+
+/**
+ * The shape of what a hook returned (SPEC §4's returns table), without judging it: the core
+ * decides whether that shape is allowed for the event.
+ */
+export function shapeOf(value: unknown): number {
+  if (value === undefined || value === null) return Outcome.Nothing;
+  if (typeof value !== 'object' || Array.isArray(value)) return Outcome.BadReturn;
+  const keys = Object.keys(value);
+  const v = value as Record<string, unknown>;
+  if ('allow' in v || v.action === 'allow') return Outcome.Allow;
+  if (keys.length === 1 && keys[0] === 'input') return Outcome.Input;
+  if (keys.length === 1 && keys[0] === 'output') return Outcome.Output;
+  if (v.action === 'deny' && keys.every((k) => k === 'action' || k === 'message' || k === 'code')) {
+    const okMessage = v.message === undefined || typeof v.message === 'string';
+    const okCode = v.code === undefined || typeof v.code === 'string';
+    return okMessage && okCode ? Outcome.Deny : Outcome.BadReturn;
+  }
+  if (keys.length === 2 && 'result' in v) {
+    if (v.action === 'halt') return Outcome.Halt;
+    if (v.action === 'recover') return Outcome.Recover;
+  }
+  return Outcome.BadReturn;
+}
+
+/** The outcome code of a step that did not return a value. */
+export const endedOutcome = [0, Outcome.Raise, Outcome.Timeout, Outcome.Aborted] as const;

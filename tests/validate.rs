@@ -1,0 +1,292 @@
+//! Diagnostics fixtures for `webmcp_warden::validate`, shared with the JS tests.
+//!
+//! `tests/fixtures/validation.json` is an array of cases:
+//!
+//! - `name`, `schema` (any JSON: compiled from its compact text);
+//! - the instance, as `instance` (any JSON, stringified) or `instanceJson` (raw text, for text
+//!   that is not JSON); `limits` (`{maxBytes, maxDepth}`) optionally replaces the defaults;
+//! - either `schemaError: {code, messageContains}` (compiling must fail so), or `valid` plus
+//!   optional `diagnostics: [{path, keyword, messageContains}]` and `summaryContains`.
+//!
+//! When `diagnostics` is given, the actual list has exactly that many entries and each expected
+//! one matches a distinct actual one (same `path` and `keyword`, message containing
+//! `messageContains`); the order is not compared.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+#![cfg(feature = "validate")]
+
+use serde::Deserialize;
+use serde_json::Value;
+use webmcp_warden::validate::{summary, Diagnostic, Limits, SchemaCache, MAX_DIAGNOSTICS};
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct Case {
+    name: String,
+    schema: Value,
+    #[serde(default)]
+    instance: Option<Value>,
+    #[serde(default)]
+    instance_json: Option<String>,
+    #[serde(default)]
+    limits: Option<Limits>,
+    #[serde(default)]
+    valid: Option<bool>,
+    #[serde(default)]
+    diagnostics: Option<Vec<Expected>>,
+    #[serde(default)]
+    summary_contains: Option<String>,
+    #[serde(default)]
+    schema_error: Option<ExpectedProblem>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct Expected {
+    path: String,
+    keyword: String,
+    message_contains: String,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct ExpectedProblem {
+    code: String,
+    message_contains: String,
+}
+
+fn run_case(case: &Case) -> Result<(), String> {
+    let mut cache = SchemaCache::new();
+    let compiled = cache.compile(&case.schema.to_string());
+    if let Some(expected) = &case.schema_error {
+        if std::env::var_os("WARDEN_SHOW_DIAGNOSTICS").is_some() {
+            println!("{}: {compiled:?}", case.name);
+        }
+        return match compiled {
+            Ok(_) => Err("the schema compiled, but should not".to_owned()),
+            Err(problem) if problem.code == expected.code && problem.message.contains(&expected.message_contains) => {
+                Ok(())
+            }
+            Err(problem) => Err(format!("wrong schema problem: {problem:?}")),
+        };
+    }
+    let handle = compiled.map_err(|p| format!("the schema did not compile: {p:?}"))?;
+    let text = match (&case.instance_json, &case.instance) {
+        (Some(text), _) => text.clone(),
+        (None, Some(value)) => value.to_string(),
+        (None, None) => "null".to_owned(),
+    };
+    let limits = case.limits.unwrap_or_default();
+    let actual = cache.validate_with_limits(handle, &text, limits).map_err(|p| format!("{p:?}"))?;
+    let shown = || format!("actual: {actual:#?}\nsummary: {}", summary(&actual));
+    if std::env::var_os("WARDEN_SHOW_DIAGNOSTICS").is_some() {
+        println!("{}: {}", case.name, serde_json::to_string(&actual).unwrap_or_default());
+    }
+    let valid = case.valid.ok_or("a case needs `valid` or `schemaError`")?;
+    if actual.is_empty() != valid {
+        return Err(format!("expected valid = {valid}\n{}", shown()));
+    }
+    if let Some(expected) = &case.diagnostics {
+        if expected.len() != actual.len() {
+            return Err(format!("expected {} diagnostics\n{}", expected.len(), shown()));
+        }
+        let mut used = vec![false; actual.len()];
+        for e in expected {
+            let found = actual.iter().enumerate().position(|(i, a)| {
+                !used[i] && a.path == e.path && a.keyword == e.keyword && a.message.contains(&e.message_contains)
+            });
+            match found {
+                Some(i) => used[i] = true,
+                None => {
+                    return Err(format!(
+                        "no diagnostic matches {{path: {:?}, keyword: {:?}, messageContains: {:?}}}\n{}",
+                        e.path,
+                        e.keyword,
+                        e.message_contains,
+                        shown()
+                    ))
+                }
+            }
+        }
+    }
+    if let Some(part) = &case.summary_contains {
+        let line = summary(&actual);
+        if !line.contains(part.as_str()) {
+            return Err(format!("summary {line:?} does not contain {part:?}\n{}", shown()));
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn validation_fixtures() {
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/validation.json")).unwrap();
+    let cases: Vec<Case> = serde_json::from_str(&text).unwrap();
+    assert!(cases.len() >= 25);
+    let mut failures = Vec::new();
+    for case in &cases {
+        if let Err(why) = run_case(case) {
+            failures.push(format!("- {}: {why}", case.name));
+        }
+    }
+    println!("validation fixtures: {}/{} passed", cases.len() - failures.len(), cases.len());
+    assert!(failures.is_empty(), "{} fixture(s) failed:\n{}", failures.len(), failures.join("\n"));
+}
+
+#[test]
+fn same_text_shares_a_handle_until_the_last_drop() {
+    let mut cache = SchemaCache::new();
+    let a = cache.compile(r#"{"type":"string"}"#).unwrap();
+    let b = cache.compile(r#"{"type":"string"}"#).unwrap();
+    let c = cache.compile(r#"{"type":"number"}"#).unwrap();
+    assert_eq!(a, b);
+    assert_ne!(a, c);
+    assert_eq!(cache.len(), 2);
+    cache.drop_schema(a);
+    assert!(cache.validate(a, "\"x\"").unwrap().is_empty());
+    cache.drop_schema(b);
+    let problem = cache.validate(a, "\"x\"").unwrap_err();
+    assert_eq!(problem.code, "unknown_handle");
+    cache.drop_schema(a); // unknown now: ignored
+    cache.drop_schema(c);
+    assert!(cache.is_empty());
+    let d = cache.compile(r#"{"type":"string"}"#).unwrap();
+    assert_ne!(d, a, "handles are not reused");
+}
+
+#[test]
+fn unknown_handle_is_an_error_not_a_panic() {
+    let cache = SchemaCache::new();
+    let problem = cache.validate(7, "{}").unwrap_err();
+    assert_eq!(problem.code, "unknown_handle");
+    assert!(problem.message.contains('7'));
+}
+
+#[test]
+fn diagnostics_are_capped() {
+    let mut cache = SchemaCache::new();
+    let h = cache.compile(r#"{"type":"array","items":{"type":"string"}}"#).unwrap();
+    let many = serde_json::to_string(&(0..100).collect::<Vec<_>>()).unwrap();
+    let diagnostics = cache.validate(h, &many).unwrap();
+    assert_eq!(diagnostics.len(), MAX_DIAGNOSTICS, "{diagnostics:?}");
+    assert_eq!(diagnostics[0].path, "/0");
+    let line = summary(&diagnostics);
+    assert!(line.ends_with("; … (15 more)"), "{line}");
+    // additionalProperties expands to one diagnostic per property; still capped.
+    let h = cache.compile(r#"{"additionalProperties":false}"#).unwrap();
+    let wide: serde_json::Map<String, Value> = (0..50).map(|i| (format!("k{i}"), Value::from(i))).collect();
+    let d = cache.validate(h, &Value::Object(wide).to_string()).unwrap();
+    assert_eq!(d.len(), MAX_DIAGNOSTICS, "{d:?}");
+}
+
+#[test]
+fn summary_shapes() {
+    assert_eq!(summary(&[]), "Validation failed");
+    let d = |path: &str, keyword: &str, message: &str| Diagnostic {
+        path: path.into(),
+        keyword: keyword.into(),
+        message: message.into(),
+    };
+    assert_eq!(
+        summary(&[d("/a", "type", "must be number"), d("", "required", "is required: \"q\"")]),
+        "Validation failed: /a must be number; /q is required"
+    );
+    assert_eq!(summary(&[d("/o", "required", "is required: \"a/b\"")]), "Validation failed: /o/a~1b is required");
+    assert_eq!(summary(&[d("", "type", "must be object")]), "Validation failed: (root) must be object");
+}
+
+#[test]
+fn deep_instances_are_refused_without_crashing() {
+    let mut cache = SchemaCache::new();
+    let h = cache.compile("{}").unwrap();
+    let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+    let d = cache.validate(h, &deep).unwrap();
+    assert_eq!(d.len(), 1);
+    assert_eq!(d[0].keyword, "depth");
+    // Past the parser's own limit (127) with a generous max_depth: still `depth`.
+    let limits = Limits { max_bytes: 1 << 20, max_depth: 10_000 };
+    let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+    let d = cache.validate_with_limits(h, &deep, limits).unwrap();
+    assert_eq!(d[0].keyword, "depth", "{d:?}");
+    // Brackets inside strings do not count.
+    let text = format!("[\"{}\"]", "[".repeat(1000));
+    assert!(cache.validate(h, &text).unwrap().is_empty());
+}
+
+#[test]
+fn messages_do_not_quote_instance_values() {
+    let mut cache = SchemaCache::new();
+    let h = cache
+        .compile(
+            r#"{"properties":{"token":{"type":"string","maxLength":3,"pattern":"^x","format":"email","enum":["a"]}}}"#,
+        )
+        .unwrap();
+    let d = cache.validate(h, r#"{"token":"sk-SECRET-VALUE"}"#).unwrap();
+    assert!(!d.is_empty());
+    for diagnostic in &d {
+        assert!(!diagnostic.message.contains("SECRET"), "{diagnostic:?}");
+    }
+    assert!(!summary(&d).contains("SECRET"));
+}
+
+#[test]
+fn external_refs_never_do_io() {
+    // A file that exists: still refused, as is a URL (which would hang or fail slowly if fetched).
+    let mut cache = SchemaCache::new();
+    let file = format!("file://{}/Cargo.toml", env!("CARGO_MANIFEST_DIR"));
+    for target in [file.as_str(), "http://127.0.0.1:9/schema.json", "https://json-schema.org/draft/2019-09/schema"] {
+        let schema = serde_json::json!({ "$ref": target }).to_string();
+        let start = std::time::Instant::now();
+        let problem = cache.compile(&schema).unwrap_err();
+        assert_eq!(problem.code, "invalid_schema", "{target}");
+        assert!(problem.message.contains("is not fetched"), "{target}: {problem:?}");
+        assert!(start.elapsed().as_secs() < 5);
+    }
+}
+
+#[test]
+fn bundled_meta_schemas_resolve_without_io() {
+    // A $ref to the dialect's own meta-schema is resolved from the bundled copy.
+    let mut cache = SchemaCache::new();
+    let h = cache.compile(r#"{"$ref":"https://json-schema.org/draft/2020-12/schema"}"#).unwrap();
+    assert!(cache.validate(h, r#"{"type":"string"}"#).unwrap().is_empty());
+    assert!(!cache.validate(h, r#"{"type":12}"#).unwrap().is_empty());
+    let h = cache
+        .compile(
+            r#"{"$schema":"http://json-schema.org/draft-07/schema#","$ref":"http://json-schema.org/draft-07/schema#"}"#,
+        )
+        .unwrap();
+    assert!(!cache.validate(h, r#"{"minimum":"x"}"#).unwrap().is_empty());
+}
+
+#[test]
+fn deep_schemas_compile_or_are_refused_cleanly() {
+    let mut cache = SchemaCache::new();
+    let mut schema = serde_json::json!({"type": "string"});
+    for _ in 0..60 {
+        schema = serde_json::json!({ "properties": { "a": schema } });
+    }
+    let h = cache.compile(&schema.to_string()).unwrap();
+    let mut bad = Value::from(5);
+    for _ in 0..60 {
+        bad = serde_json::json!({ "a": bad });
+    }
+    let d = cache.validate(h, &bad.to_string()).unwrap();
+    assert_eq!(d.len(), 1);
+    assert_eq!(d[0].path, "/a".repeat(60));
+    let too_deep = format!("{}{}", "{\"not\":".repeat(200), "}".repeat(200));
+    let problem = cache.compile(&too_deep).unwrap_err();
+    assert_eq!(problem.code, "invalid_schema");
+    assert!(problem.message.contains("deeper than 127"), "{problem:?}");
+}
+
+#[test]
+fn problems_serialize_for_the_js_side() {
+    let mut cache = SchemaCache::new();
+    let problem = cache.compile(r#"{"type":12}"#).unwrap_err();
+    let json = serde_json::to_value(&problem).unwrap();
+    assert_eq!(json["code"], "invalid_schema");
+    assert_eq!(json["path"], "/type");
+    let h = cache.compile(r#"{"required":["q"]}"#).unwrap();
+    let json = serde_json::to_value(cache.validate(h, "{}").unwrap()).unwrap();
+    assert_eq!(json, serde_json::json!([{ "path": "", "keyword": "required", "message": "is required: \"q\"" }]));
+}
