@@ -101,6 +101,9 @@ struct Tool {
     /// Runs its own sets only, with no global or scoped hooks (`createHookedExecute`, whose
     /// `getHooks` already returns the whole merged set).
     standalone: bool,
+    /// The reset generation the tool was defined in: `reset()` retires older tools from the id
+    /// checks of new global hooks (test suites reset between tests and reuse ids).
+    generation: u32,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -172,6 +175,7 @@ pub struct Engine {
     plan_index: HashMap<(u32, u32), u32>,
     calls: Slots<Call>,
     governor: Governor,
+    generation: u32,
 }
 
 impl Default for Engine {
@@ -197,6 +201,7 @@ impl Engine {
             plan_index: HashMap::new(),
             calls: Slots::default(),
             governor: Governor::default(),
+            generation: 0,
         }
     }
 
@@ -227,7 +232,7 @@ impl Engine {
         let kept: &[u32] = if replace { &[] } else { &self.global };
         let others: Vec<&Hook> = kept
             .iter()
-            .chain(self.tools.values().filter(|tool| !tool.standalone).flat_map(|tool| tool.sets.iter()))
+            .chain(self.tools.values().filter(|tool| !tool.standalone && tool.generation == self.generation).flat_map(|tool| tool.sets.iter()))
             .filter_map(|id| self.sets.get(*id))
             .flat_map(|other| other.hooks.iter())
             .collect();
@@ -269,7 +274,7 @@ impl Engine {
                 seen.extend(set.hooks.iter());
             }
         }
-        Ok(self.tools.insert(Tool { name, server, sets, definition: Some(definition), standalone: false }))
+        Ok(self.tools.insert(Tool { name, server, sets, definition: Some(definition), standalone: false, generation: self.generation }))
     }
 
     /// Defines a tool whose plan holds its own sets only: no global and no scoped hooks, and its
@@ -286,7 +291,7 @@ impl Engine {
                 seen.extend(set.hooks.iter());
             }
         }
-        Ok(self.tools.insert(Tool { name: name.to_owned(), server: None, sets, definition: None, standalone: true }))
+        Ok(self.tools.insert(Tool { name: name.to_owned(), server: None, sets, definition: None, standalone: true, generation: self.generation }))
     }
 
     /// Forgets a tool.
@@ -591,6 +596,7 @@ impl Engine {
         self.scopes.insert(Scope { parent: 0, set: u32::MAX });
         self.server_id = DEFAULT_SERVER_ID.to_owned();
         self.governor.reset(true);
+        self.generation = self.generation.wrapping_add(1);
         self.changed();
     }
 
