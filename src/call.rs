@@ -1,5 +1,10 @@
 //! The step machine of one governed call: the core says what to do next, the TS layer does it.
 //!
+//! Order (SPEC §1): before-hooks → input validation → policy (function predicates one at a
+//! time) → approval → args digest check → the tool → output validation → after-hooks, or error
+//! hooks on a failure, denied hooks on a denial. Steps a call does not need (no schema, no
+//! policy) are skipped, so a hooks-only call never pays for them.
+//!
 //! The TS layer starts a call, performs each [`Action`] (calls hook N, runs the tool), and
 //! reports what happened as an [`Outcome`]: only the *shape* of what a hook returned (nothing,
 //! `{ input }`, a deny, …), never the values, which stay in JS. The machine decides what that

@@ -5,9 +5,18 @@
 //!
 //! Rust decides, TypeScript performs. The core never calls user JavaScript and never awaits.
 //! A call is a step machine ([`call::Call`]): the TS layer starts it, the core answers with the
-//! next action (call hook N, run the tool, finish), the TS layer performs it with its timers and
-//! abort signals and feeds back what happened. Hook order and contracts, matchers, and the
-//! cached per-tool plans live here; so will policy, grants, digests, validation and shaping.
+//! next action (call hook N, validate, evaluate the policy, ask the approver, check the
+//! arguments, run the tool, finish), the TS layer performs it with its timers and abort signals
+//! and feeds back what happened.
+//!
+//! | module | decides |
+//! |---|---|
+//! | [`hooks`], [`matcher`], [`plan`], [`js_regex`] | which hooks apply to a tool, in which order, with which contract |
+//! | [`call`], [`engine`] | what each outcome means and what comes next; the page's tools and cached plans |
+//! | [`policy`], [`governor`] | deny > pin > ask > allow > default, grants, fingerprint pins, the tool filter |
+//! | [`digest`] | RFC 8785 canonical JSON, SHA-256 fingerprints and argument digests |
+//! | `validate` | JSON Schema validation (a feature, built as its own wasm module) |
+//! | [`shape`] | what a result looks like once shaped for a model |
 //!
 //! The only module that knows about JavaScript is `wasm` (compiled for `wasm32` only); every
 //! other module is plain Rust, tested with `cargo test`.
