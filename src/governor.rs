@@ -108,9 +108,19 @@ impl Governor {
     /// # Errors
     /// `invalid_config` or a matcher's error, with its path (`tools.exclude[0]`).
     pub fn set_filter(&mut self, spec: &Value) -> Result<(), ConfigError> {
-        let Value::Object(map) = spec else {
-            self.filter = None;
-            return Ok(());
+        let map = match spec {
+            Value::Null => {
+                self.filter = None;
+                return Ok(());
+            }
+            Value::Object(map) => map,
+            other => {
+                return Err(ConfigError::new(
+                    "invalid_config",
+                    format!("must be {{ include?, exclude? }} or a function (tool, ctx) => boolean, not {}", json_type(other)),
+                )
+                .at("tools"))
+            }
         };
         let list = |key: &str| -> Result<Option<Vec<Matcher>>, ConfigError> {
             match map.get(key) {

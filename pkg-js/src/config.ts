@@ -1,12 +1,12 @@
 // Global configuration: `configureWebMCP`, the global hooks, and the settings the pipeline reads.
 import { getCore } from './core.js';
 import { ConfigurationError, configurationError } from './errors.js';
-import { describeForCore, governance, type Approver, type ToolFilterFn } from './governance.js';
+import { describeForCore, governance, type Approver, type Policy, type ToolFilterFn } from './governance.js';
 import { grantSettings, memoryGrantStore, type GrantStore } from './grants.js';
 import { compileHookSet, isPlainObject, typeName } from './hookset.js';
 import { resetTelemetry, setConfiguredTelemetry, type TelemetryHandler } from './telemetry.js';
 import type { WebMCPHooks } from './types.js';
-import { limits } from './validation.js';
+import { limits, MAX_ARGUMENT_DEPTH } from './validation.js';
 
 /** Options of {@link configureWebMCP}. */
 export interface WebMCPConfig {
@@ -19,7 +19,7 @@ export interface WebMCPConfig {
   /** The server id of tools that name none (`"page"`). */
   serverId?: string;
   /** The page's policy (SPEC §5): `{ deny, ask, allow, default, pin, allowNewTools }`. `null` removes it. */
-  policy?: unknown;
+  policy?: Policy | null;
   /** The approver that settles asks. `null` removes it. */
   onAsk?: Approver | null;
   /** The approver's deadline in milliseconds (60 000). */
@@ -32,7 +32,7 @@ export interface WebMCPConfig {
   approvedFingerprints?: Record<string, string> | null;
   /** Which tools agents see: `{ include?, exclude? }` matcher lists, or `(tool, ctx) => boolean`. */
   tools?: { include?: unknown[]; exclude?: unknown[] } | ToolFilterFn | null;
-  /** The byte cap of a result shaped for a model (102 400). */
+  /** The byte cap of a result shaped for a model, a whole number ≥ 0 (102 400). */
   maxResultBytesForLlm?: number;
   /** A telemetry handler (SPEC §9). */
   telemetry?: TelemetryHandler | null;
@@ -40,9 +40,9 @@ export interface WebMCPConfig {
   capturePayloads?: boolean;
   /** The clock grants and the core read, in ms since the epoch (default `Date.now`); for tests. */
   clock?: () => number;
-  /** Largest JSON of arguments the validator and the policy accept, in bytes (1 MiB). */
+  /** Largest JSON of arguments the validator and the policy accept, in UTF-8 bytes (default 1 MiB). */
   maxArgumentBytes?: number;
-  /** Deepest nesting of arguments they accept (64). */
+  /** Deepest nesting of arrays and objects in arguments they accept (`{}` is 1; default 64, at most 100). */
   maxArgumentDepth?: number;
 }
 
@@ -64,6 +64,9 @@ export let configVersion = 0;
 export function configurationChanged(): void {
   configVersion++;
 }
+
+/** The JSON of the governance settings last applied in the core, to put back after a failure. */
+const inCore = { policy: 'null', approved: 'null', filter: 'null' };
 
 const HOOK_EVENTS = ['before', 'after', 'error', 'denied', 'toolsListed'] as const;
 let globalHooks: WebMCPHooks = {};
@@ -104,9 +107,26 @@ export function configureWebMCP(options: WebMCPConfig): void {
   positive('hookTimeout', hookTimeout);
   positive('askTimeout', options.askTimeout);
   positive('grantTtl', options.grantTtl);
-  positive('maxResultBytesForLlm', options.maxResultBytesForLlm);
+  const cap = options.maxResultBytesForLlm;
+  if (cap !== undefined && !(typeof cap === 'number' && Number.isSafeInteger(cap) && cap >= 0)) {
+    // 0 is a cap too: a shaped result then keeps nothing but the truncation notice.
+    throw new ConfigurationError('invalid_config', `configureWebMCP: maxResultBytesForLlm must be a whole number of bytes (0 or more), not ${String(cap)}`, 'maxResultBytesForLlm');
+  }
   positive('maxArgumentBytes', options.maxArgumentBytes);
   positive('maxArgumentDepth', options.maxArgumentDepth);
+  for (const key of ['maxArgumentBytes', 'maxArgumentDepth'] as const) {
+    // Counts (bytes, levels), handed to the validator module as u32: whole numbers only.
+    if (options[key] !== undefined && !Number.isInteger(options[key])) {
+      throw new ConfigurationError('invalid_config', `configureWebMCP: ${key} must be a positive integer, not ${String(options[key])}`, key);
+    }
+  }
+  if (options.maxArgumentDepth !== undefined && options.maxArgumentDepth > MAX_ARGUMENT_DEPTH) {
+    throw new ConfigurationError(
+      'invalid_config',
+      `configureWebMCP: maxArgumentDepth must be at most ${MAX_ARGUMENT_DEPTH} (the core's JSON parser reads at most 127 levels, arguments included in what it is sent), not ${options.maxArgumentDepth}`,
+      'maxArgumentDepth',
+    );
+  }
   functionOrNull('onAsk', options.onAsk);
   functionOrNull('telemetry', options.telemetry);
   if (options.clock !== undefined && typeof options.clock !== 'function') throw new ConfigurationError('invalid_config', 'configureWebMCP: clock must be a function', 'clock');
@@ -122,22 +142,43 @@ export function configureWebMCP(options: WebMCPConfig): void {
     throw new ConfigurationError('invalid_config', 'configureWebMCP: grantStore must have load() and save(grants)', 'grantStore');
   }
   const core = getCore();
-  // Settings the core checks go first, so a problem leaves the configuration as it was
-  // (each is applied only after its own check passed, in this order).
-  if (options.policy !== undefined) applyInCore(core.setPolicy(JSON.stringify(describeForCore(options.policy, true))));
-  if (options.approvedFingerprints !== undefined) applyInCore(core.setApprovedFingerprints(JSON.stringify(describeForCore(options.approvedFingerprints, false))));
-  if (options.tools !== undefined && typeof options.tools !== 'function') {
-    applyInCore(core.setToolFilter(JSON.stringify(describeForCore(options.tools, false))));
-    governance.filter = undefined;
-  } else if (typeof options.tools === 'function') {
-    applyInCore(core.setToolFilter('null'));
-    governance.filter = options.tools;
+  // Settings the core checks go first, each applied once its own check passed; if a later one
+  // (or the hooks) fails, the earlier ones are put back, so a problem leaves the configuration
+  // as it was.
+  const previous = { ...inCore };
+  const restore = () => {
+    if (inCore.policy !== previous.policy) core.setPolicy(previous.policy);
+    if (inCore.approved !== previous.approved) core.setApprovedFingerprints(previous.approved);
+    if (inCore.filter !== previous.filter) core.setToolFilter(previous.filter);
+    Object.assign(inCore, previous);
+  };
+  let set: number | undefined;
+  try {
+    if (options.policy !== undefined) {
+      const json = JSON.stringify(describeForCore(options.policy, true));
+      applyInCore(core.setPolicy(json));
+      inCore.policy = json;
+    }
+    if (options.approvedFingerprints !== undefined) {
+      const json = JSON.stringify(describeForCore(options.approvedFingerprints, false));
+      applyInCore(core.setApprovedFingerprints(json));
+      inCore.approved = json;
+    }
+    if (options.tools !== undefined) {
+      const json = typeof options.tools === 'function' ? 'null' : JSON.stringify(describeForCore(options.tools, false));
+      applyInCore(core.setToolFilter(json));
+      inCore.filter = json;
+    }
+    set = compileHookSet(hooks, 'hooks');
+  } catch (err) {
+    restore();
+    throw err;
   }
-  const set = compileHookSet(hooks, 'hooks');
   if (set !== undefined) {
     const answer = JSON.parse(core.addGlobal(set, replace, 'hooks')) as { ok: boolean; error?: { code: string; message: string; path?: string } };
     if (!answer.ok && answer.error) {
       core.dropHookSet(set);
+      restore();
       throw configurationError(answer.error);
     }
     globalHooks = replace ? copyHooks(hooks) : mergeHooks(globalHooks, hooks);
@@ -145,6 +186,7 @@ export function configureWebMCP(options: WebMCPConfig): void {
     core.clearGlobal();
     globalHooks = {};
   }
+  if (options.tools !== undefined) governance.filter = typeof options.tools === 'function' ? options.tools : undefined;
   if (options.policy !== undefined) governance.hasPolicy = options.policy !== null;
   if (options.onAsk !== undefined) governance.approver = options.onAsk ?? undefined;
   if (options.askTimeout !== undefined) governance.askTimeout = options.askTimeout;
@@ -176,9 +218,14 @@ export function resetGlobalHooks(): void {
   configurationChanged();
 }
 
+/** Bumped by `resetWebMCP()`: scope ids the core gave out before it are gone (React providers re-add theirs). */
+export let resetCount = 0;
+
 /** Everything back to defaults (for tests): global hooks, settings, scopes. Tools stay defined. */
 export function resetWebMCP(): void {
   getCore().reset();
+  resetCount++;
+  inCore.policy = inCore.approved = inCore.filter = 'null';
   globalHooks = {};
   settings.hookTimeout = 5000;
   settings.serverId = 'page';

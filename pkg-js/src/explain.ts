@@ -1,15 +1,15 @@
 // `explain(name, input, opts)`: a dry run. Says what would happen to a call and why, without
 // calling any user function (hooks, predicates, the approver, a Standard Schema) or the tool.
 import { getCore } from './core.js';
-import { governance, type Decision } from './governance.js';
-import { grantSettings } from './grants.js';
+import { approverFor, governance, taintSet, type Decision } from './governance.js';
+import { grantSettings, loadGrants } from './grants.js';
 import { findTool } from './registry.js';
 import type { CallOptions } from './types.js';
 import { toJson, validateJson, type Diagnostic } from './validation.js';
 
 /** One step of a dry run. */
 export type ExplainStep =
-  | { step: 'select'; tool: string; found: boolean }
+  | { step: 'select'; tool: string; found: boolean; filterFunction?: string }
   | { step: 'hooks'; before: string[]; after: string[]; error: string[]; denied: string[]; note: string }
   | { step: 'validation'; ok: boolean; skipped?: string; diagnostics?: Diagnostic[] }
   | { step: 'policy'; decision: Decision; functionPredicatesNotCalled?: number }
@@ -25,8 +25,11 @@ export type Explanation = Decision & { steps: ExplainStep[]; argsDigest?: string
  */
 export async function explain(name: string, input?: unknown, options: Pick<CallOptions, 'principal' | 'taint'> = {}): Promise<Explanation> {
   const steps: ExplainStep[] = [];
-  const tool = findTool(name);
-  steps.push({ step: 'select', tool: String(name), found: tool !== undefined });
+  // A filter function is user code: not called here, so a tool it would hide is explained.
+  const tool = findTool(name, false);
+  const select: ExplainStep = { step: 'select', tool: String(name), found: tool !== undefined };
+  if (tool !== undefined && governance.filter !== undefined) select.filterFunction = 'not called in a dry run; it could still hide this tool';
+  steps.push(select);
   if (tool === undefined) {
     return { effect: 'deny', reason: 'unknown_tool', explanation: `No visible tool is named "${String(name)}"; a call would fail as unknown.`, steps };
   }
@@ -49,10 +52,10 @@ export async function explain(name: string, input?: unknown, options: Pick<CallO
   const facts = {
     arguments: json.ok ? JSON.parse(json.text) : null,
     principal: options.principal,
-    taint: [...(options.taint ?? [])],
-    grants: await grantSettings.store.load(),
+    taint: [...taintSet(options.taint)],
+    grants: await loadGrants(),
     nowMs: grantSettings.clock(),
-    hasApprover: governance.approver !== undefined,
+    hasApprover: approverFor(tool.scope) !== undefined,
   };
   const answer = JSON.parse(core.explain(tool.coreTool, JSON.stringify(facts))) as {
     ok: boolean;
@@ -68,7 +71,7 @@ export async function explain(name: string, input?: unknown, options: Pick<CallO
   };
   const notCalled = answer.functionPredicates?.length ?? 0;
   steps.push(notCalled ? { step: 'policy', decision, functionPredicatesNotCalled: notCalled } : { step: 'policy', decision });
-  if (decision.effect === 'ask') steps.push({ step: 'approval', wouldAsk: true, approver: governance.approver !== undefined });
+  if (decision.effect === 'ask') steps.push({ step: 'approval', wouldAsk: true, approver: approverFor(tool.scope) !== undefined });
   const explanation = validationFailed
     ? `Validation would fail first (the tool would not run). Policy would then say: ${decision.explanation}`
     : decision.explanation;

@@ -47,6 +47,38 @@ export type PolicyPredicate = (call: PolicyCall, ctx: { taint: Set<string>; prin
 /** A tool filter written in JS. */
 export type ToolFilterFn = (tool: ToolContract, ctx: { serverId: string }) => boolean;
 
+/** A policy predicate given as data, or a JS function (SPEC §5). */
+export type PolicyWhen =
+  | 'tainted'
+  | { tainted: { ignore?: string[] } }
+  | { annotation: Record<string, unknown> }
+  | { principal: string | string[] }
+  | { arg: string; equals?: unknown; in?: unknown[]; matches?: string | RegExp; max?: number; min?: number; exists?: boolean }
+  | PolicyPredicate;
+
+/** A policy rule: a matcher, or a matcher with conditions, an id and a reason the agent reads. */
+export type PolicyRule =
+  | string
+  | RegExp
+  | { server: string; name: RegExp }
+  | { match?: string | RegExp | { server: string; name: RegExp }; when?: PolicyWhen | PolicyWhen[]; id?: string; reason?: string };
+
+/** A policy (SPEC §5): deny > pin > ask > allow > default, first match within a list. */
+export interface Policy {
+  /** Calls that are refused. */
+  deny?: PolicyRule[];
+  /** Calls that need an approval (a live grant or the approver). */
+  ask?: PolicyRule[];
+  /** Calls that run without asking. */
+  allow?: PolicyRule[];
+  /** What a call no rule matches gets (default `'ask'`). */
+  default?: 'deny' | 'ask' | 'allow';
+  /** What a changed tool definition gets (default `'ask'`; `false`: no pin). */
+  pin?: 'ask' | 'deny' | false;
+  /** A tool first seen after the baseline (default `true`). */
+  allowNewTools?: true | 'ask' | 'deny';
+}
+
 /** A diagnostic of `lintPolicy` (SPEC §5). */
 export interface PolicyDiagnostic {
   code: string;
@@ -61,30 +93,80 @@ export const governance = {
   approver: undefined as Approver | undefined,
   askTimeout: 60_000,
   filter: undefined as ToolFilterFn | undefined,
+  /**
+   * The approver of a provider scope (`webmcp-warden/react`): the nearest `<WebMCPProvider
+   * approver>` of the scope, or `undefined` to use the global `approver`.
+   */
+  scopeApprover: undefined as ((scope: number) => Approver | undefined) | undefined,
 };
+
+/** The approver of a call under provider `scope`: the nearest provider's, else the global one. */
+export function approverFor(scope: number): Approver | undefined {
+  return (scope !== 0 ? governance.scopeApprover?.(scope) : undefined) ?? governance.approver;
+}
+
+/**
+ * The call's taint (SPEC §5) as a Set of server ids. A single string is one server id
+ * (`taint: 'web'` is `['web']`, never the letters of "web", which TypeScript's
+ * `Iterable<string>` would allow); other entries become strings, so each one still counts.
+ */
+export function taintSet(taint: Iterable<unknown> | string | null | undefined): Set<string> {
+  if (taint === undefined || taint === null) return new Set();
+  if (typeof taint === 'string') return new Set([taint]);
+  return new Set(Array.from(taint, String));
+}
 
 /** Policy function predicates by the handle the core asks for. */
 export const predicateTable: PolicyPredicate[] = [];
+/** The handle of each function in `predicateTable`: one function, one handle. */
+const predicateHandles = new Map<PolicyPredicate, number>();
+
+/** The keys of the markers below; a user's object holding one would be read as a marker. */
+const RESERVED_KEYS = ['$fn', '$regex', '$invalid'];
 
 /**
  * The JSON the core compiles from a policy (or any configuration holding matchers and
- * predicates): functions become `{ $fn: handle }` (stored in `predicateTable` when `keep`),
- * RegExps `{ $regex: { source, flags } }`, and values JSON cannot say `{ $invalid: type }`.
+ * predicates): functions become `{ $fn: handle }`, RegExps `{ $regex: { source, flags } }`, and
+ * values JSON cannot say `{ $invalid: type }`.
+ *
+ * The same function always gets the same handle, so a predicate named in several rules is one
+ * predicate: the core asks it at most once per call, and lint can tell it from another function.
+ * With `keep`, handles index `predicateTable`; without (lint, filters), they are numbered for
+ * this description only. A plain object that itself holds a marker key (`$fn`, …: say, a policy
+ * loaded from JSON) becomes `$invalid`, so data can never name one of the page's functions.
  */
-export function describeForCore(value: unknown, keep: boolean): unknown {
+export function describeForCore(value: unknown, keep: boolean, local = new Map<unknown, number>(), ancestors = new Set<object>()): unknown {
   if (typeof value === 'function') {
-    if (!keep) return { $fn: 0 };
-    predicateTable.push(value as PolicyPredicate);
-    return { $fn: predicateTable.length - 1 };
+    if (!keep) {
+      let handle = local.get(value);
+      if (handle === undefined) local.set(value, (handle = local.size));
+      return { $fn: handle };
+    }
+    let handle = predicateHandles.get(value as PolicyPredicate);
+    if (handle === undefined) {
+      handle = predicateTable.push(value as PolicyPredicate) - 1;
+      predicateHandles.set(value as PolicyPredicate, handle);
+    }
+    return { $fn: handle };
   }
   if (value instanceof RegExp) return { $regex: { source: value.source, flags: value.flags } };
-  if (Array.isArray(value)) return value.map((item) => describeForCore(item, keep));
-  if (isPlainObject(value)) {
-    const out: Record<string, unknown> = {};
-    for (const key of Object.keys(value)) {
-      if (value[key] !== undefined) out[key] = describeForCore(value[key], keep);
+  if (Array.isArray(value) || isPlainObject(value)) {
+    // A cycle would recurse forever: it is a value JSON cannot say, reported like one.
+    if (ancestors.has(value)) return { $invalid: 'a cyclic object' };
+    ancestors.add(value);
+    try {
+      if (Array.isArray(value)) return value.map((item) => describeForCore(item, keep, local, ancestors));
+      const object = value as Record<string, unknown>;
+      const reserved = RESERVED_KEYS.find((key) => Object.hasOwn(object, key));
+      if (reserved !== undefined) return { $invalid: `an object with the reserved key "${reserved}"` };
+      const out: Record<string, unknown> = {};
+      for (const key of Object.keys(object)) {
+        if (object[key] !== undefined) out[key] = describeForCore(object[key], keep, local, ancestors);
+      }
+      return out;
+    } finally {
+      ancestors.delete(value);
     }
-    return out;
   }
   if (value === null || typeof value === 'string' || typeof value === 'boolean') return value;
   if (typeof value === 'number') return Number.isFinite(value) ? value : { $invalid: String(value) };

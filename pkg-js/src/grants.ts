@@ -2,6 +2,7 @@
 // The core decides which grant is live and which a revoke removes; stores only keep them.
 import { Core } from '../wasm/warden_core.js';
 import { getCore } from './core.js';
+import { ConfigurationError } from './errors.js';
 
 /** A standing approval for one principal, one tool and one exact definition. */
 export interface Grant {
@@ -66,20 +67,39 @@ export const grantSettings = {
   clock: (): number => Date.now(),
 };
 
+/**
+ * What the store holds, for deciding a call: a store that throws, rejects or answers something
+ * other than an array holds no grants (an ask then goes to the approver; nothing is approved by
+ * a broken store). Entries that are not grants are skipped by the core.
+ */
+export async function loadGrants(): Promise<unknown[]> {
+  try {
+    const grants: unknown = await grantSettings.store.load();
+    return Array.isArray(grants) ? grants : [];
+  } catch {
+    return [];
+  }
+}
+
 /** The live grants, as the core judges them at the current time. */
 export async function listGrants(): Promise<Grant[]> {
   const now = grantSettings.clock();
   getCore();
-  const grants = await grantSettings.store.load();
-  return grants.filter((grant) => Core.isGrantLive(JSON.stringify(grant), now));
+  const grants = await loadGrants();
+  return grants.filter((grant): grant is Grant => Core.isGrantLive(JSON.stringify(grant) ?? 'null', now));
 }
 
 /** Revokes every grant matching all the given fields (`principal: null` selects grants without one). */
 export async function revokeGrant(filter: { principal?: string | null; server?: string; tool?: string } = {}): Promise<number> {
+  // A mistyped filter (`revokeGrant('alice')`) must not read as "no filter" and revoke everything.
+  if (filter === null || typeof filter !== 'object' || Array.isArray(filter)) {
+    throw new ConfigurationError('invalid_filter', 'revokeGrant expects { principal?, server?, tool? }');
+  }
   getCore();
-  const grants = await grantSettings.store.load();
+  const loaded: unknown = await grantSettings.store.load();
+  const grants: unknown[] = Array.isArray(loaded) ? loaded : [];
   const matches = JSON.parse(Core.revokeMatches(JSON.stringify(grants), JSON.stringify(filter))) as boolean[];
-  const kept = grants.filter((_, i) => !matches[i]);
+  const kept = grants.filter((_, i) => !matches[i]) as Grant[];
   await grantSettings.store.save(kept);
   return grants.length - kept.length;
 }
@@ -91,6 +111,12 @@ export async function clearGrants(): Promise<void> {
 
 /** Records a grant the core made for an `{ allow: 'always' }` answer. */
 export async function recordGrant(grant: Grant): Promise<void> {
-  const grants = await grantSettings.store.load();
-  await grantSettings.store.save([...grants, grant]);
+  const stored: unknown = await grantSettings.store.load();
+  // Expired grants and the one this grant replaces are dropped, so a store does not grow forever.
+  const kept = (Array.isArray(stored) ? (stored as Grant[]) : []).filter(
+    (old) =>
+      Core.isGrantLive(JSON.stringify(old) ?? 'null', grant.grantedAt) &&
+      !(old.principal === grant.principal && old.server === grant.server && old.tool === grant.tool && old.fingerprint === grant.fingerprint),
+  );
+  await grantSettings.store.save([...kept, grant]);
 }

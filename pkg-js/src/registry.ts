@@ -7,7 +7,7 @@ import { WardenError } from './errors.js';
 import { hookTable } from './hookset.js';
 import { errorResult } from './normalize.js';
 import { governance } from './governance.js';
-import { genInvocationId, runCall, type PipelineTool } from './pipeline.js';
+import { genInvocationId, runCall, snapshotOf, type PipelineTool } from './pipeline.js';
 import { stripText } from './shape.js';
 import type { CallOptions, CallOutcome, ToolContract } from './types.js';
 
@@ -35,12 +35,13 @@ export function removeFromRegistry(tool: Registered): void {
  * Whether agents may see the tool: the static filter (decided by the core) and, when one is
  * configured, the filter function (a throw or a non-`true` answer hides the tool: fail closed).
  */
-export function isVisible(tool: PipelineTool): boolean {
+export function isVisible(tool: PipelineTool, callFilter = true): boolean {
   if (!getCore().isVisible(tool.coreTool)) return false;
   const filter = governance.filter;
-  if (filter === undefined) return true;
+  if (filter === undefined || !callFilter) return true;
   try {
-    return filter({ ...tool.contract }, { serverId: tool.server ?? settings.serverId }) === true;
+    // The deeply frozen contract hooks see: a filter cannot change what the browser is sent.
+    return filter(snapshotOf(tool.contract), { serverId: tool.server ?? settings.serverId }) === true;
   } catch {
     return false;
   }
@@ -55,10 +56,13 @@ export function unknownToolOutcome(name: unknown): CallOutcome {
   return { ok: false, error: { kind: 'not_found', reason: 'unknown_tool', message }, result: errorResult('Error: ' + message) };
 }
 
-/** The registered, visible tool named `name`. */
-export function findTool(name: unknown): Registered | undefined {
+/**
+ * The registered, visible tool named `name`. `callFilter: false` (dry runs) applies the static
+ * filter only and leaves a filter function uncalled.
+ */
+export function findTool(name: unknown, callFilter = true): Registered | undefined {
   const tool = typeof name === 'string' ? registered.get(name) : undefined;
-  return tool !== undefined && isVisible(tool) ? tool : undefined;
+  return tool !== undefined && isVisible(tool, callFilter) ? tool : undefined;
 }
 
 /**
@@ -77,7 +81,7 @@ export async function invokeTool(name: string, input?: unknown, options?: CallOp
  * `hook_failed`) rather than answering an empty list.
  */
 export async function listTools(options: Pick<CallOptions, 'principal' | 'assigns' | 'signal' | 'shape'> = {}): Promise<ToolContract[]> {
-  const tools = [...registered.values()].filter(isVisible);
+  const tools = [...registered.values()].filter((tool) => isVisible(tool));
   let listed: ToolContract[] = tools.map((tool) => ({ ...tool.contract }));
   const core = getCore();
   // The first listing is a first sight: it records each tool's baseline definition.

@@ -4,6 +4,7 @@
 //! takes `now_ms`, so tests move time without sleeping.
 
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 /// A standing approval for one principal, one tool and one exact definition (fingerprint).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -85,4 +86,51 @@ pub fn grant_matches_revoke(
     principal.is_none_or(|principal| grant.principal.as_deref() == principal)
         && server.is_none_or(|server| grant.server == server)
         && tool.is_none_or(|tool| grant.tool == tool)
+}
+
+/// Reads the grants a store holds (a JSON array). An entry that is not a grant (a corrupted or
+/// tampered store) is skipped: it never counts as an approval, and it never fails the call or
+/// hides the good grants beside it.
+pub fn read_grants(stored: &Value) -> Vec<Grant> {
+    match stored {
+        Value::Array(items) => items.iter().filter_map(|item| Grant::deserialize(item).ok()).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Which entries of a store (a JSON array) `revokeGrant(filter)` removes, one boolean per entry.
+/// `filter` is `{ principal?, server?, tool? }`, where `principal: null` selects grants recorded
+/// without one. An entry that is not a grant matches only the empty filter (`revokeGrant()`
+/// clears the store); a field of the wrong type (say `principal: 5`) matches nothing, rather
+/// than being read as "not given" or "no principal", and so does a filter that is not an object;
+/// anything but an array has no entries.
+pub fn revoke_matches(stored: &Value, filter: &Value) -> Vec<bool> {
+    let Value::Array(items) = stored else { return Vec::new() };
+    if !(filter.is_object() || filter.is_null()) {
+        return vec![false; items.len()];
+    }
+    let text = |key: &str| -> Result<Option<&str>, ()> {
+        match filter.get(key) {
+            None => Ok(None),
+            Some(Value::String(value)) => Ok(Some(value)),
+            Some(_) => Err(()),
+        }
+    };
+    let principal = match filter.get("principal") {
+        None => Ok(None),
+        Some(Value::Null) => Ok(Some(None)),
+        Some(Value::String(value)) => Ok(Some(Some(value.as_str()))),
+        Some(_) => Err(()),
+    };
+    let (Ok(principal), Ok(server), Ok(tool)) = (principal, text("server"), text("tool")) else {
+        return vec![false; items.len()];
+    };
+    let empty = principal.is_none() && server.is_none() && tool.is_none();
+    items
+        .iter()
+        .map(|item| match Grant::deserialize(item) {
+            Ok(grant) => grant_matches_revoke(&grant, principal, server, tool),
+            Err(_) => empty,
+        })
+        .collect()
 }

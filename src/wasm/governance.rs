@@ -5,7 +5,7 @@ use wasm_bindgen::prelude::*;
 
 use super::core::{answer, parse, to_json, Core};
 use crate::engine::PolicyInput;
-use crate::policy::{grant_matches_revoke, lint, Grant};
+use crate::policy::{lint, read_grants, revoke_matches, Grant};
 
 /// The facts the TS layer sends with a policy step, as JSON.
 #[derive(serde::Deserialize)]
@@ -16,11 +16,17 @@ struct Facts {
     principal: Option<String>,
     #[serde(default)]
     taint: Vec<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient_grants")]
     grants: Vec<Grant>,
     now_ms: f64,
     #[serde(default)]
     has_approver: bool,
+}
+
+/// The store's grants, skipping entries that are not grants (see `read_grants`).
+fn lenient_grants<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Vec<Grant>, D::Error> {
+    use serde::Deserialize;
+    Value::deserialize(deserializer).map(|stored| read_grants(&stored))
 }
 
 impl Facts {
@@ -126,12 +132,9 @@ impl Core {
     /// `principal: null` selects grants without one) removes: a JSON array of booleans.
     #[wasm_bindgen(js_name = revokeMatches)]
     pub fn revoke_matches(grants: &str, filter: &str) -> String {
-        let grants: Vec<Grant> = serde_json::from_str(grants).unwrap_or_default();
+        let grants: Value = serde_json::from_str(grants).unwrap_or(Value::Null);
         let filter: Value = serde_json::from_str(filter).unwrap_or(Value::Null);
-        let principal = filter.get("principal").map(Value::as_str);
-        let server = filter.get("server").and_then(Value::as_str);
-        let tool = filter.get("tool").and_then(Value::as_str);
-        to_json(&grants.iter().map(|grant| grant_matches_revoke(grant, principal, server, tool)).collect::<Vec<bool>>())
+        to_json(&revoke_matches(&grants, &filter))
     }
 
     /// Whether a grant (JSON) is live at `now_ms`.
