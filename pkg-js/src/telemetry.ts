@@ -40,8 +40,20 @@ export interface PolicyDecisionEvent extends TelemetryBase {
 
 /** One step of a call's decision record. */
 export type DecisionStep =
-  | { step: 'hook'; event: string; hookId: string; outcome: HookStopEvent['status'] | HookExceptionEvent['cause'] | 'skipped'; durationMs: number }
-  | { step: 'validation'; target: 'input' | 'output'; ok: boolean; diagnostics?: unknown[] }
+  | {
+      step: 'hook';
+      event: string;
+      hookId: string;
+      outcome: HookStopEvent['status'] | HookExceptionEvent['cause'];
+      durationMs: number;
+      /** The hook failed and the call went on without it (`onError: 'ignore'`, an error or denied hook). */
+      skipped?: true;
+    }
+  /**
+   * Diagnostics carry `path` and `keyword`; `message` too, except for a Standard Schema's own
+   * messages (which may quote the arguments) unless `capturePayloads` is on.
+   */
+  | { step: 'validation'; target: 'input' | 'output'; ok: boolean; diagnostics?: { path: string; keyword: string; message?: string }[] }
   | { step: 'policy'; decision: unknown }
   | { step: 'approval'; outcome: string; durationMs?: number }
   | { step: 'tool'; outcome: 'returned' | 'threw' | 'aborted'; durationMs: number }
@@ -98,17 +110,61 @@ export function resetTelemetry(): void {
   configured = undefined;
 }
 
-/** Sends an event to every subscriber; a subscriber that throws is skipped, never the call. */
+/**
+ * Sends an event to every subscriber; a subscriber that throws (or whose promise rejects) is
+ * skipped, never the call. Subscribers get one deeply frozen copy, so none can change what the
+ * caller received (a captured `result`, a `decision`) or what the next subscriber sees.
+ */
 export function emit(event: TelemetryEvent): void {
-  if (configured !== undefined) deliver(configured, event);
-  for (const handler of handlers) deliver(handler, event);
+  if (!telemetryActive()) return;
+  const frozen = frozenCopy(event, new Map()) as TelemetryEvent;
+  if (configured !== undefined) deliver(configured, frozen);
+  for (const handler of handlers) deliver(handler, frozen);
 }
 
 function deliver(handler: TelemetryHandler, event: TelemetryEvent): void {
   try {
-    handler(event);
+    const returned: unknown = handler(event);
+    // An async subscriber's rejection would otherwise be an unhandled rejection.
+    if (returned !== null && typeof returned === 'object' && typeof (returned as { then?: unknown }).then === 'function') {
+      Promise.resolve(returned).catch(ignore);
+    }
   } catch {
     // Isolated on purpose: telemetry must never change a call's outcome, and what the
     // handler threw may quote the event (payloads), so it is not logged either.
   }
+}
+
+function ignore(): void {}
+
+/**
+ * A deeply frozen copy of plain objects and arrays; other values are kept as they are. A
+ * payload whose keys or getters throw is kept as it is there rather than failing the call.
+ */
+function frozenCopy(value: unknown, seen: Map<object, unknown>): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  const done = seen.get(value);
+  if (done !== undefined) return done;
+  let keys: string[];
+  try {
+    const proto = Object.getPrototypeOf(value) as unknown;
+    if (!Array.isArray(value) && proto !== Object.prototype && proto !== null) return value;
+    keys = Object.keys(value);
+  } catch {
+    return value;
+  }
+  const copy: Record<string, unknown> | unknown[] = Array.isArray(value) ? [] : {};
+  seen.set(value, copy);
+  for (const key of keys) {
+    let item: unknown;
+    try {
+      item = (value as Record<string, unknown>)[key];
+    } catch {
+      continue;
+    }
+    // A `__proto__` key (JSON.parse makes one) stays an own property instead of becoming the copy's prototype.
+    if (key === '__proto__') Object.defineProperty(copy, key, { value: frozenCopy(item, seen), enumerable: true, writable: true, configurable: true });
+    else (copy as Record<string, unknown>)[key] = frozenCopy(item, seen);
+  }
+  return Object.freeze(copy);
 }

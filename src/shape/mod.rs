@@ -29,11 +29,14 @@
 //!   is media or would be left empty. Everything after it, `structuredContent` included, is
 //!   dropped.
 //! - **The truncation notice does not count** toward the cap (it adds at most 86 bytes,
-//!   about 60 in practice). A final text block that is exactly a notice this function would
-//!   write, and whose "kept" equals the size of everything before it, is read as an earlier
-//!   shaping's notice: it is replaced (keeping its original total) rather than counted as
-//!   text. That makes `shape(shape(x)) == shape(x)` and keeps a re-shaped result from being
-//!   cut again.
+//!   about 60 in practice). In a result whose `provenance.truncated` is `true` (one this
+//!   function shaped and cut before), a final text block that is exactly a notice this
+//!   function would write, and whose "kept" equals the size of everything before it, is read
+//!   as that shaping's notice: it is replaced (keeping its original total) rather than
+//!   counted as text. That makes `shape(shape(x)) == shape(x)` and keeps a re-shaped result
+//!   from being cut again. Without that provenance a notice-like block is a tool's text like
+//!   any other, so whether it is recognised never depends on the cap (or on which JS path
+//!   shaped the result).
 //! - **Provenance**: an input `provenance` key is dropped and rebuilt; `serverId` always
 //!   comes from [`ShapeOptions`], `truncated` from the content. Only the known names in its
 //!   `flags` are carried over, since a second shaping cannot see what the first removed;
@@ -561,7 +564,7 @@ pub fn shape_result(result: &Value, opts: &ShapeOptions) -> Shaped {
             ..Flags::default()
         };
         let pieces = vec![Piece::Text(INVALID_RESULT_TEXT.to_owned())];
-        return finish(pieces, None, flags, is_error, opts);
+        return finish(pieces, None, flags, is_error, false, opts);
     };
 
     let mut flags = carried_flags(obj);
@@ -576,7 +579,22 @@ pub fn shape_result(result: &Value, opts: &ShapeOptions) -> Shaped {
             shaped
         }
     };
-    finish(pieces, structured, flags, is_error, opts)
+    finish(
+        pieces,
+        structured,
+        flags,
+        is_error,
+        was_truncated(obj),
+        opts,
+    )
+}
+
+/// `true` when the input says an earlier shaping cut it (`provenance.truncated: true`).
+fn was_truncated(obj: &Map<String, Value>) -> bool {
+    obj.get("provenance")
+        .and_then(|p| p.get("truncated"))
+        .and_then(Value::as_bool)
+        .unwrap_or(false)
 }
 
 /// Applies the cap to shaped pieces and builds the result with its provenance.
@@ -585,6 +603,7 @@ fn finish(
     structured: Option<Value>,
     mut flags: Flags,
     is_error: Option<bool>,
+    cut_before: bool,
     opts: &ShapeOptions,
 ) -> Shaped {
     let structured_len = structured.as_ref().map_or(0, json_len);
@@ -593,10 +612,11 @@ fn finish(
             .iter()
             .fold(structured_len, |sum, p| sum.saturating_add(p.size()))
     };
-    // An earlier shaping's notice: recognised only when its "kept" is exactly what precedes
-    // it, so a tool's text that merely resembles one stays text.
+    // An earlier shaping's notice: recognised only in a result that says it was cut, and only
+    // when its "kept" is exactly what precedes it, so a tool's text that merely resembles one
+    // stays text.
     let mut earlier_total = None;
-    if let Some((Piece::Text(last), rest)) = pieces.split_last() {
+    if let Some((Piece::Text(last), rest)) = pieces.split_last().filter(|_| cut_before) {
         if let Some((kept, total)) = parse_truncation_notice(last) {
             if kept < total && kept == sizes_before(rest) {
                 earlier_total = Some(total);
