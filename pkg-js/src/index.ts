@@ -14,7 +14,7 @@ export { normalizeResult, normalizeError } from './normalize.js';
 export { genInvocationId } from './pipeline.js';
 export { invokeTool, listTools } from './registry.js';
 export { explain, type Explanation, type ExplainStep } from './explain.js';
-export { lintPolicy, type Decision, type PolicyCall, type AskAnswer, type Approver, type PolicyPredicate, type PolicyDiagnostic, type ToolFilterFn } from './governance.js';
+export { lintPolicy, type Policy, type PolicyRule, type PolicyWhen, type Decision, type PolicyCall, type AskAnswer, type Approver, type PolicyPredicate, type PolicyDiagnostic, type ToolFilterFn } from './governance.js';
 export { listGrants, revokeGrant, clearGrants, memoryGrantStore, localStorageGrantStore, type Grant, type GrantStore } from './grants.js';
 export { onTelemetry, type TelemetryEvent, type TelemetryHandler, type DecisionStep, type HookStopEvent, type HookExceptionEvent, type PolicyDecisionEvent, type ToolCallStopEvent } from './telemetry.js';
 export { type Diagnostic } from './validation.js';

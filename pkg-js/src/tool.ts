@@ -24,13 +24,27 @@ export interface ToolRecord extends PipelineTool {
   error: Error | null;
   /** The registration in progress or live; a newer one makes older ones stale. */
   attempt: Attempt | undefined;
-  /** The provider scope the tool is mounted under (0: none). */
-  scope: number;
+  /** The provider scope calls run under (0: none): `scopeOf()` when set (React mounts), else 0. */
+  readonly scope: number;
+  /** Where `scope` comes from, set by `webmcp-warden/react` while the tool is mounted. */
+  scopeOf: (() => number) | undefined;
+  /** Called after every change of `status` (see {@link onStatusChange}). */
+  readonly statusListeners: Set<() => void>;
 }
 
 interface Attempt {
   controller: AbortController | undefined;
   unregister: () => void;
+}
+
+/**
+ * Calls `listener` after each change of the tool's `status`; answers the unsubscribe function
+ * (the React layer mirrors `status` through this).
+ */
+export function onStatusChange(record: ToolRecord, listener: () => void): () => void {
+  const own = () => listener();
+  record.statusListeners.add(own);
+  return () => void record.statusListeners.delete(own);
 }
 
 /** snake_case of a function name, as simple-webmcp derives tool names. */
@@ -85,12 +99,19 @@ function checkOptions(options: WebMCPOptions): void {
     if (value !== undefined && typeof value !== 'string') throw new ConfigurationError('invalid_options', `webmcp: ${key} must be a string`);
   }
   for (const [key, value] of [['inputSchema', inputSchema], ['outputSchema', outputSchema], ['annotations', annotations]] as const) {
-    if (value !== undefined && !isPlainObject(value)) throw new ConfigurationError('invalid_options', `webmcp: ${key} must be a plain object, not ${typeName(value)}`);
+    if (value !== undefined && !isPlainObject(value)) {
+      const tool = typeof name === 'string' ? ` tool "${name}":` : '';
+      throw new ConfigurationError('invalid_options', `webmcp:${tool} ${key} must be a plain object, not ${typeName(value)}`);
+    }
   }
   if (schema !== undefined && !isStandardSchema(schema) && !isPlainObject(schema)) {
     throw new ConfigurationError('invalid_options', `webmcp: schema must be a Standard Schema (zod, valibot, …) or a JSON Schema object, not ${typeName(schema)}`);
   }
-  if (schema !== undefined && inputSchema !== undefined) throw new ConfigurationError('invalid_options', 'webmcp: give either schema or inputSchema, not both');
+  // With a Standard Schema, `inputSchema` may say what the browser shows (for a library with no
+  // JSON Schema export); two JSON Schemas for one input are a mistake.
+  if (schema !== undefined && inputSchema !== undefined && !isStandardSchema(schema)) {
+    throw new ConfigurationError('invalid_options', 'webmcp: give either schema or inputSchema as the JSON Schema, not both');
+  }
   if (server !== undefined && !(typeof server === 'string' && server.length > 0)) throw new ConfigurationError('invalid_options', 'webmcp: server must be a non-empty string');
   if (shape !== undefined && shape !== 'llm' && shape !== false) throw new ConfigurationError('invalid_options', "webmcp: shape must be 'llm' or false");
   if (scope !== undefined && scope !== 'global' && scope !== 'scoped' && scope !== 'manual') {
@@ -114,7 +135,7 @@ function createTool<F extends (...args: any[]) => any>(fn: F, options: WebMCPOpt
   const contract: ToolContract = {
     name,
     description: options.description ?? '',
-    inputSchema: jsonInput ?? (standard ? jsonSchemaOf(standard) : undefined) ?? { type: 'object', properties: {} },
+    inputSchema: jsonInput ?? (standard ? (options.inputSchema ?? jsonSchemaOf(standard)) : undefined) ?? { type: 'object', properties: {} },
   };
   if (options.title !== undefined) contract.title = options.title;
   if (options.outputSchema !== undefined) contract.outputSchema = options.outputSchema;
@@ -130,6 +151,7 @@ function createTool<F extends (...args: any[]) => any>(fn: F, options: WebMCPOpt
   const tool = function (this: unknown, ...args: Parameters<F>): ReturnType<F> {
     return fn.apply(this, args);
   } as unknown as WebMCPTool<F>;
+  let status: RegistrationStatus = 'unregistered';
   const record: ToolRecord = {
     coreTool: defined.tool,
     fn: fn as unknown as ToolRecord['fn'],
@@ -141,10 +163,21 @@ function createTool<F extends (...args: any[]) => any>(fn: F, options: WebMCPOpt
     fingerprint: defined.fingerprint,
     options,
     hookSets,
-    status: 'unregistered',
+    get status() {
+      return status;
+    },
+    set status(next: RegistrationStatus) {
+      if (next === status) return;
+      status = next;
+      for (const listener of [...record.statusListeners]) listener();
+    },
     error: null,
     attempt: undefined,
-    scope: 0,
+    get scope() {
+      return record.scopeOf?.() ?? 0;
+    },
+    scopeOf: undefined,
+    statusListeners: new Set(),
   };
   Object.defineProperties(tool, {
     [BRAND]: { value: record },
@@ -221,7 +254,10 @@ async function register(record: ToolRecord, opts?: { signal?: AbortSignal }): Pr
     record.error = error;
     throw error;
   }
-  const runtime = getModelContext();
+  // A tool the filter hides is never listed (SPEC §5), so the browser must not have it either:
+  // it stays in the in-page registry, where every path answers as for an unknown tool.
+  const hidden = !isVisible(record);
+  const runtime = hidden ? undefined : getModelContext();
   const controller = runtime ? new AbortController() : undefined;
   const attempt: Attempt = {
     controller,
@@ -233,7 +269,8 @@ async function register(record: ToolRecord, opts?: { signal?: AbortSignal }): Pr
   record.error = null;
   opts?.signal?.addEventListener('abort', attempt.unregister, { once: true });
   if (!runtime || !controller) {
-    record.status = 'unsupported';
+    // Hidden on a page that has a runtime: truthfully not registered with the browser.
+    record.status = hidden && getModelContext() ? 'unregistered' : 'unsupported';
     return attempt.unregister;
   }
   record.status = 'registering';

@@ -182,7 +182,10 @@ export interface WebMCPOptions {
   title?: string;
   /** What the tool does; required before `register()`. */
   description?: string;
-  /** The input's JSON Schema (default `{ type: 'object', properties: {} }`). */
+  /**
+   * The input's JSON Schema (default `{ type: 'object', properties: {} }`). Beside a Standard
+   * Schema `schema`, only what the browser is shown (for a library with no JSON Schema export).
+   */
   inputSchema?: JsonSchema;
   /**
    * The input contract as a Standard Schema (zod, valibot, …), validated in JS (async validators

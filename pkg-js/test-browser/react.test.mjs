@@ -1,0 +1,195 @@
+// Browser test of webmcp-warden/react (SPEC §11, §12) in Chromium, against both the native
+// `document.modelContext` (--enable-features=WebMCP) and the fake of webmcp-warden/testing.
+// The page (react-page.jsx) is bundled with esbuild into a temp dir, with React's development
+// build so StrictMode double-invokes effects, and served under the same strict CSP as
+// native-webmcp.test.mjs.
+//
+// Needs the built package (pkg-js/dist), Debian's chromium (/usr/bin/chromium, or $CHROMIUM) and
+// playwright-core + esbuild (root devDependencies). Without chromium the test is skipped, except
+// under CI (env CI set), where that is a failure.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const pkgRoot = path.resolve(here, '..');
+const chromiumPath = process.env.CHROMIUM || '/usr/bin/chromium';
+const CSP = "script-src 'self' 'wasm-unsafe-eval'";
+const MIME = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8' };
+
+const haveChromium = existsSync(chromiumPath);
+const skipReason = !haveChromium && !process.env.CI
+  ? `chromium not found at ${chromiumPath}: install it (apt-get install -y chromium) to run the browser test`
+  : false;
+
+let outDir;
+let server;
+let browser;
+let page;
+const pageErrors = [];
+const consoleErrors = [];
+
+async function bundlePage() {
+  const { build } = await import('esbuild');
+  outDir = mkdtempSync(path.join(os.tmpdir(), 'warden-react-'));
+  await build({
+    entryPoints: [path.join(here, 'react-page.jsx')],
+    bundle: true,
+    format: 'esm',
+    splitting: true,
+    outdir: outDir,
+    jsx: 'automatic',
+    define: { 'process.env.NODE_ENV': '"development"' },
+    logLevel: 'error',
+    // WARDEN_REACT_DIR=<a node_modules holding react and react-dom>: run against another React
+    // (for example 18.3.1, to check the layer uses only APIs React 18 has).
+    ...(process.env.WARDEN_REACT_DIR
+      ? { alias: { react: path.join(process.env.WARDEN_REACT_DIR, 'react'), 'react-dom': path.join(process.env.WARDEN_REACT_DIR, 'react-dom') } }
+      : {}),
+  });
+  writeFileSync(
+    path.join(outDir, 'index.html'),
+    '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>webmcp-warden/react test</title></head>' +
+      '<body><script type="module" src="./react-page.js"></script></body></html>',
+  );
+}
+
+function startServer() {
+  const srv = http.createServer((req, res) => {
+    const rel = new URL(req.url, 'http://127.0.0.1').pathname;
+    if (rel === '/favicon.ico') {
+      res.writeHead(204, { 'Content-Security-Policy': CSP }).end();
+      return;
+    }
+    const file = path.resolve(outDir, '.' + (rel === '/' ? '/index.html' : rel));
+    if (!file.startsWith(outDir + path.sep) || !existsSync(file) || !statSync(file).isFile()) {
+      res.writeHead(404, { 'Content-Security-Policy': CSP }).end();
+      return;
+    }
+    res.writeHead(200, { 'Content-Type': MIME[path.extname(file)] ?? 'application/octet-stream', 'Content-Security-Policy': CSP, 'Cache-Control': 'no-store' });
+    res.end(readFileSync(file));
+  });
+  return new Promise((resolve, reject) => {
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => resolve(srv));
+  });
+}
+
+before(async () => {
+  if (skipReason) return;
+  assert.ok(haveChromium, `chromium is required under CI but was not found at ${chromiumPath}`);
+  assert.ok(existsSync(path.join(pkgRoot, 'dist', 'react.js')), 'pkg-js/dist/react.js is missing: build the package first');
+  await bundlePage();
+  server = await startServer();
+  const { chromium } = await import('playwright-core');
+  browser = await chromium.launch({
+    executablePath: chromiumPath,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--enable-features=WebMCP'],
+  });
+  page = await browser.newPage();
+  page.on('pageerror', (err) => pageErrors.push(String(err)));
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') consoleErrors.push(msg.text());
+  });
+  await page.goto(`http://127.0.0.1:${server.address().port}/`);
+  await page.waitForFunction(() => window.__ready === true, null, { timeout: 15_000 });
+});
+
+after(async () => {
+  await browser?.close();
+  await new Promise((resolve) => (server ? server.close(resolve) : resolve()));
+  if (outDir) rmSync(outDir, { recursive: true, force: true });
+});
+
+const run = (scenario, runtime) => page.evaluate(([s, r]) => window.__react[s](r), [scenario, runtime]);
+
+for (const runtime of ['native', 'fake']) {
+  test(`[${runtime}] StrictMode mount → unmount → mount leaves exactly one registration and a true status`, { skip: skipReason }, async () => {
+    if (runtime === 'native') assert.equal(await page.evaluate(() => 'modelContext' in document), true, 'Chromium should expose document.modelContext');
+    const { after: mounted, unmounted } = await run('strict', runtime);
+    assert.deepEqual(mounted.errors, [null, null, null]);
+    assert.deepEqual(mounted.statuses, ['registered', 'registered', 'registered']);
+    assert.deepEqual(mounted.toolStatuses, ['registered', 'registered', 'registered']);
+    assert.deepEqual(mounted.registered, [true, true, true]);
+    assert.equal(mounted.supported, true);
+    assert.deepEqual(mounted.live, [1, 1, 1], 'getTools() lists each tool exactly once');
+    assert.ok(mounted.registerCalls.every((n) => n >= 1 && n <= 2), `registerTool calls: ${mounted.registerCalls}`);
+    assert.equal(mounted.text, 'registered registered registered', 'the rendered status is the committed one');
+    assert.equal(mounted.executed, '5', 'an agent call through the browser runs the tool');
+    assert.deepEqual(mounted.hookRuns, [`strict_schema_${runtime}`], 'the provider hook ran once, for that call');
+    assert.deepEqual(unmounted.live, [0, 0, 0], 'unmount unregisters');
+    assert.deepEqual(unmounted.toolStatuses, ['unregistered', 'unregistered', 'unregistered']);
+  });
+
+  test(`[${runtime}] re-renders with inline options cause no re-registration; calls use the latest function and hooks`, { skip: skipReason }, async () => {
+    const r = await run('rerender', runtime);
+    assert.equal(r.first.calls, 1);
+    assert.equal(r.first.text, 'count=0');
+    assert.equal(r.afterRenders.calls, 1, 'five re-renders, no registerTool call');
+    assert.equal(r.afterRenders.tools, 1, 'the same tool on every render');
+    assert.equal(r.afterRenders.status, 'registered');
+    assert.equal(r.afterRenders.live, 1);
+    assert.equal(r.afterRenders.text, 'count=5', 'the browser calls the latest committed function');
+    assert.equal(r.afterRenders.invoked, 'count=5');
+    assert.deepEqual(r.hookSaw.slice(0, 3), [0, 5, 5], 'the inline hook is the latest one too');
+    assert.equal(r.changed.calls, 2, 'a changed description registers once more');
+    assert.equal(r.changed.live, 1);
+    assert.equal(r.changed.description, 'Tallies clicks');
+    assert.equal(r.changed.text, 'count=5');
+    assert.equal(r.changed.oldStatus, 'unregistered');
+  });
+
+  test(`[${runtime}] a provider re-rendered with inline hooks: latest functions, new structure at commit, no re-registration`, { skip: skipReason }, async () => {
+    const r = await run('providerUpdate', runtime);
+    assert.deepEqual(r.log, ['first:v0', 'first:v1', 'first:v2', 'second:v2', 'first:v3']);
+    assert.equal(r.calls, r.callsBefore, 'the provider\'s changes never re-register the tool');
+    assert.equal(r.status, 'registered');
+    assert.equal(r.live, 1);
+  });
+
+  test(`[${runtime}] one tool under two providers keeps each provider's hooks apart`, { skip: skipReason }, async () => {
+    const { both, onlyB, end } = await run('twoProviders', runtime);
+    assert.equal(both.live, 1, 'one browser registration for two mounts');
+    assert.deepEqual(both.log, ['A:via-a', 'B:via-b', 'A:agent1'], 'each mount its own hooks; the browser uses the first live mount');
+    assert.equal(both.browserFirst, 'hello agent1');
+    assert.equal(onlyB.live, 1, 'still registered while another mount is live');
+    assert.equal(onlyB.status, 'registered');
+    assert.deepEqual(onlyB.log.slice(3), ['B:agent2'], 'the next live mount\'s hooks take over');
+    assert.deepEqual(end, { live: 0, status: 'unregistered' });
+  });
+
+  test(`[${runtime}] enabled: false registers nothing; toggling registers and unregisters`, { skip: skipReason }, async () => {
+    const r = await run('toggle', runtime);
+    assert.deepEqual(r.off, { status: 'unregistered', live: 0, calls: 0 });
+    assert.deepEqual(r.on, { status: 'registered', live: 1 });
+    assert.deepEqual(r.offAgain, { status: 'unregistered', live: 0 });
+  });
+}
+
+test('useApprovals: approve once / always, deny, deny with halt, abort, and unmount', { skip: skipReason }, async () => {
+  const r = await run('approvals', 'native');
+  assert.equal(r.ask.name, 'appr_pay_native');
+  assert.deepEqual(r.ask.arguments, { amount: 5 });
+  assert.equal(r.ask.effect, 'ask');
+  assert.equal(r.ask.frozen, true);
+  assert.equal(r.ask.idIsInvocation, true);
+  assert.match(r.ask.rendered, /appr_pay_native \{"amount":5\}/, 'the panel renders the pending ask');
+  assert.deepEqual(r.once, { ok: true, text: 'paid 5', pendingAfter: 0 });
+  assert.deepEqual(r.deny, { ok: false, reason: 'ask_denied', text: 'Denied: not today' });
+  assert.deepEqual(r.halt, { ok: false, reason: 'ask_halt' });
+  assert.equal(r.agent, 'paid 8', 'an agent call through the browser settles through the same UI');
+  assert.deepEqual(r.granted, { ok: true, pending: 0 }, 'approve("always") recorded a grant');
+  assert.deepEqual(r.aborted, { kind: 'aborted', pending: 0 });
+  assert.equal(r.ran, 3, 'the tool ran only for approved calls');
+  assert.equal(r.unmounted.reason, 'ask_denied');
+  assert.match(r.unmounted.text, /^Denied: /);
+});
+
+test('no uncaught page errors or console errors', { skip: skipReason }, () => {
+  assert.deepEqual(pageErrors, []);
+  assert.deepEqual(consoleErrors, []);
+});
