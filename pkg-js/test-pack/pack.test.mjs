@@ -1,18 +1,36 @@
-// Packaging test: `npm pack` the built package, install the tarball into an empty project
-// outside the repository, and use it the way a user would (core entry, testing entry, react
-// entry). Catches a wrong "files" list, a broken exports map, or a core that only works
-// inside the repository.
+// Packaging tests: `npm pack` the built package ONCE, install the tarball into projects outside
+// the repository (temp dirs, removed afterwards), and use it the way users do:
+//   (a) a Node ESM project: core entry, testing entry, react entry;
+//   (d) a page without a bundler, served with `Content-Security-Policy: script-src 'self'
+//       'wasm-unsafe-eval'`: tools register with Chromium's WebMCP and run, including one with a
+//       JSON Schema (the lazily loaded validator module);
+//   (b) a Vite + React app built with `vite build` and loaded in Chromium (StrictMode, same CSP);
+//   (c) a TypeScript project that type-checks its use of the public API with `tsc --noEmit`
+//       (strict; bundler and nodenext resolution), a file of deliberate misuse that tsc must
+//       reject, and the package's own .d.ts files compiled with skipLibCheck: false.
+// Catches a wrong "files" list, a broken exports map, missing or wrong type declarations, a core
+// that only works inside the repository, and code a bundler or a strict CSP cannot take.
+//
+// The consumer projects install exactly the versions the repository's own node_modules hold
+// (react, react-dom, vite, @vitejs/plugin-react, typescript, @types/react) with --prefer-offline,
+// so npm's cache (filled by the repository's `npm ci`) serves them.
+// Browser parts need Debian's chromium: skipped without it, except under CI (a failure there).
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { execFile, execFileSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { browserSkipReason, launchChromium, startStaticServer, stopServer, watchErrors } from '../test-browser/demo-serve.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const pkgRoot = path.resolve(here, '..');
 const repoRoot = path.resolve(pkgRoot, '..');
+const fixtures = path.join(here, 'fixtures');
+const resultsDir = path.join(repoRoot, 'test-results');
+const CSP = "script-src 'self' 'wasm-unsafe-eval'";
+const browserSkip = browserSkipReason();
 
 const temps = [];
 function tempDir(prefix) {
@@ -20,20 +38,42 @@ function tempDir(prefix) {
   temps.push(dir);
   return dir;
 }
-after(() => {
+
+let browser;
+async function getBrowser() {
+  browser ??= await launchChromium();
+  return browser;
+}
+
+after(async () => {
+  await browser?.close();
   for (const dir of temps) rmSync(dir, { recursive: true, force: true });
 });
 
+const env = { ...process.env, npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' };
+
 function run(cmd, args, cwd) {
-  return execFileSync(cmd, args, {
-    cwd,
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, npm_config_update_notifier: 'false' },
+  return execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env });
+}
+
+/** Runs a command and answers { code, stdout, stderr } without throwing. */
+function runAllowingFailure(cmd, args, cwd) {
+  return new Promise((resolve) => {
+    execFile(cmd, args, { cwd, encoding: 'utf8', env, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
+      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
+    });
   });
 }
 
-let project; // the consumer project with the tarball installed
+/** The version of `name` in the repository's node_modules: consumer projects pin exactly it. */
+function repoVersion(name) {
+  const file = path.join(repoRoot, 'node_modules', name, 'package.json');
+  assert.ok(existsSync(file), `${name} is missing from the repository's node_modules (run npm ci / scripts/setup.sh)`);
+  return JSON.parse(readFileSync(file, 'utf8')).version;
+}
+
+let tarball; // the one tarball of this run
+let project; // (a): the tarball and react only
 
 test('npm pack produces a tarball that installs into an empty project', { timeout: 180_000 }, (t) => {
   assert.ok(
@@ -46,12 +86,14 @@ test('npm pack produces a tarball that installs into an empty project', { timeou
   assert.equal(packed.length, 1);
   const info = packed[0];
   assert.equal(info.name, 'webmcp-warden');
-  const tarball = path.join(packDir, info.filename);
+  tarball = path.join(packDir, info.filename);
   const size = statSync(tarball).size;
   const files = info.files.map((f) => f.path);
   t.diagnostic(`tarball ${info.filename}: ${size} bytes packed, ${info.unpackedSize} bytes unpacked, ${files.length} files`);
-  console.log(`tarball ${info.filename}: ${size} bytes (${info.unpackedSize} unpacked, ${files.length} files)`);
   assert.ok(files.includes('package.json'));
+  for (const entry of ['dist/index.js', 'dist/index.d.ts', 'dist/react.js', 'dist/react.d.ts', 'dist/testing.js', 'dist/testing.d.ts']) {
+    assert.ok(files.includes(entry), `the tarball ships ${entry}`);
+  }
   assert.ok(!files.some((f) => f.startsWith('test') || f.startsWith('src/') || f.includes('node_modules')),
     `only built files are shipped, got: ${files.join(', ')}`);
 
@@ -67,7 +109,7 @@ test('npm pack produces a tarball that installs into an empty project', { timeou
   assert.ok(existsSync(path.join(project, 'node_modules', 'webmcp-warden', 'package.json')));
 });
 
-test('the installed package governs a call through the fake modelContext', { timeout: 60_000 }, () => {
+test('(a) Node ESM: the installed package governs a call through the fake modelContext', { timeout: 60_000 }, () => {
   assert.ok(project, 'the install step must have succeeded');
   writeFileSync(path.join(project, 'main.mjs'), `
 import { webmcp } from 'webmcp-warden';
@@ -84,10 +126,34 @@ const r = await modelContext.executeTool(tool, { x: 4 });
 console.log(r);
 `);
   const stdout = run(process.execPath, ['main.mjs'], project);
-  assert.equal(stdout.trim(), JSON.stringify({ content: [{ type: 'text', text: '10' }] }));
+  // Agent-path results are shaped for a model (SPEC §7): `provenance` says where they came from.
+  assert.deepEqual(JSON.parse(stdout.trim()), {
+    content: [{ type: 'text', text: '10' }],
+    provenance: { serverId: 'page', truncated: false, flags: [] },
+  });
 });
 
-test('the react entry resolves (and loads in Node where react is installed)', { timeout: 60_000 }, async () => {
+test('(a) Node ESM: a JSON Schema tool validates (the validator module loads from the installed package)', { timeout: 60_000 }, () => {
+  assert.ok(project, 'the install step must have succeeded');
+  writeFileSync(path.join(project, 'validate.mjs'), `
+import { webmcp, configureWebMCP, invokeTool } from 'webmcp-warden';
+configureWebMCP({ policy: { deny: [{ match: 'page/divide', when: { arg: '/by', equals: 0 }, reason: 'Division by zero.' }], default: 'allow' } });
+const divide = webmcp(({ a, by }) => a / by, {
+  name: 'divide',
+  description: 'Divides',
+  inputSchema: { type: 'object', properties: { a: { type: 'number' }, by: { type: 'number' } }, required: ['a', 'by'] },
+});
+await divide.register();
+const ok = await invokeTool('divide', { a: 6, by: 3 });
+const invalid = await invokeTool('divide', { a: 'six', by: 3 });
+const denied = await invokeTool('divide', { a: 6, by: 0 });
+console.log(JSON.stringify({ ok: ok.result.content[0].text, invalid: invalid.ok ? null : invalid.error.reason, denied: denied.result.content[0].text }));
+`);
+  const out = JSON.parse(run(process.execPath, ['validate.mjs'], project).trim());
+  assert.deepEqual(out, { ok: '2', invalid: 'invalid_arguments', denied: 'Denied: Division by zero.' });
+});
+
+test('(a) the react entry resolves, and loads in Node (no document: the SSR case)', { timeout: 60_000 }, () => {
   assert.ok(project, 'the install step must have succeeded');
   writeFileSync(path.join(project, 'react-check.mjs'), `
 const url = import.meta.resolve('webmcp-warden/react');
@@ -95,7 +161,7 @@ let loaded = 'react not installed';
 try { import.meta.resolve('react'); loaded = null; } catch {}
 if (loaded === null) {
   const mod = await import('webmcp-warden/react');
-  loaded = Object.keys(mod).sort().join(',');
+  loaded = Object.keys(mod).sort();
 }
 console.log(JSON.stringify({ url, loaded }));
 `);
@@ -103,6 +169,186 @@ console.log(JSON.stringify({ url, loaded }));
   assert.ok(out.url.startsWith('file:'), out.url);
   assert.ok(out.url.includes('/node_modules/webmcp-warden/'), out.url);
   assert.ok(existsSync(fileURLToPath(out.url)), `${out.url} exists`);
-  // Loading it in Node (no document: the SSR case) must not throw; it exports something.
-  assert.notEqual(out.loaded, '', 'webmcp-warden/react has exports');
+  assert.ok(Array.isArray(out.loaded), `react is linked, so the entry loads: ${JSON.stringify(out.loaded)}`);
+  for (const name of ['WebMCPProvider', 'useWebMCP', 'useApprovals']) {
+    assert.ok(out.loaded.includes(name), `webmcp-warden/react exports ${name} (exports: ${out.loaded.join(', ')})`);
+  }
+});
+
+/** Loads `url` in a fresh page of the shared browser; answers the page and its error lists. */
+async function openPage(url, readyExpr) {
+  const page = await (await getBrowser()).newPage({ viewport: { width: 1000, height: 700 } });
+  const errors = watchErrors(page);
+  await page.goto(url);
+  await page.waitForFunction(readyExpr, null, { timeout: 20_000 });
+  return { page, errors };
+}
+
+/** The agent: getTools() → executeTool(); answers the parsed result. */
+async function agentCall(page, name, args) {
+  const raw = await page.evaluate(
+    async ([n, a]) => {
+      const tool = (await document.modelContext.getTools()).find((t) => t.name === n);
+      if (!tool) throw new Error(`getTools() has no ${n}`);
+      return document.modelContext.executeTool(tool, a);
+    },
+    [name, args],
+  );
+  assert.equal(typeof raw, 'string', `executeTool resolves with a JSON string, got ${raw}`);
+  return JSON.parse(raw);
+}
+
+const toolNames = (page) => page.evaluate(async () => (await document.modelContext.getTools()).map((t) => t.name).sort());
+const textOf = (result) => result.content.map((b) => b.text).join('\n');
+
+/** The CSP probe's findings: eval must be blocked, and nothing else may be. */
+async function assertCspHeld(page) {
+  const csp = await page.evaluate(() => ({ evalBlocked: window.__evalBlocked, violations: window.__cspViolations }));
+  assert.equal(csp.evalBlocked, true, 'the CSP is in force (no unsafe-eval)');
+  assert.deepEqual(csp.violations.filter((v) => !v.endsWith(' eval')), [], 'no CSP violations');
+}
+
+test("(d) strict CSP (script-src 'self' 'wasm-unsafe-eval'), no bundler: tools register and run, JSON Schema included", { timeout: 60_000, skip: browserSkip }, async () => {
+  assert.ok(project, 'the install step must have succeeded');
+  cpSync(path.join(fixtures, 'csp-page'), path.join(project, 'csp-page'), { recursive: true });
+  const served = await startStaticServer(project, { headers: { 'Content-Security-Policy': CSP } });
+  try {
+    const { page, errors } = await openPage(`${served.url}/csp-page/`, () => window.__ready === true);
+    assert.equal(await page.evaluate(() => window.__error ?? null), null, 'the page loaded the package');
+    assert.deepEqual(await page.evaluate(() => window.__status), { ping: 'registered', divide: 'registered' });
+    assert.deepEqual(await toolNames(page), ['divide', 'ping']);
+    assert.equal(await page.evaluate(() => window.__validatorAfterPing), false, 'a tool without a JSON Schema does not fetch the validator');
+    assert.ok(served.requests.some((r) => r.includes('warden_validate')), 'the validator module was fetched (under the CSP) for the tool with a schema');
+
+    assert.equal(textOf(await agentCall(page, 'ping', {})), 'pong');
+    assert.deepEqual(JSON.parse(textOf(await agentCall(page, 'divide', { a: 6, by: 3 }))), { quotient: 2 });
+    const invalid = await agentCall(page, 'divide', { a: 6, by: 3, extra: true });
+    assert.equal(invalid.isError, true);
+    assert.match(textOf(invalid), /^Error: Validation failed: /);
+    assert.equal(textOf(await agentCall(page, 'divide', { a: 6, by: 0 })), 'Denied: Division by zero.');
+
+    await assertCspHeld(page);
+    assert.deepEqual(errors.page, [], 'no uncaught page errors');
+    assert.deepEqual(errors.console, [], 'no console errors');
+    await page.close();
+  } finally {
+    await stopServer(served.server);
+  }
+});
+
+let app; // (b) and (c): a project with the tarball, react, vite and typescript installed
+
+test('(b) a Vite + React app: npm install, vite build, and in Chromium (StrictMode, strict CSP) its tools register once and run', { timeout: 240_000 }, async (t) => {
+  assert.ok(tarball, 'the pack step must have succeeded');
+  app = tempDir('warden-vite-app-');
+  cpSync(path.join(fixtures, 'vite-app'), app, { recursive: true });
+  writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'vite-consumer', private: true, type: 'module' }, null, 2));
+  const pins = ['react', 'react-dom', 'vite', '@vitejs/plugin-react', 'typescript', '@types/react'].map((name) => `${name}@${repoVersion(name)}`);
+  let started = Date.now();
+  run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball, ...pins], app);
+  t.diagnostic(`npm install (${pins.join(' ')}): ${Date.now() - started} ms`);
+
+  started = Date.now();
+  const built = await runAllowingFailure(process.execPath, [path.join(app, 'node_modules', 'vite', 'bin', 'vite.js'), 'build'], app);
+  t.diagnostic(`vite build: ${Date.now() - started} ms`);
+  assert.equal(built.code, 0, `vite build failed:\n${built.stdout}\n${built.stderr}`);
+  const assets = readdirSync(path.join(app, 'dist', 'assets'));
+  assert.ok(assets.some((f) => f.startsWith('warden_validate')), `the validator is a chunk of its own: ${assets.join(', ')}`);
+
+  if (browserSkip) {
+    t.diagnostic(`browser part skipped: ${browserSkip}`);
+    return;
+  }
+  const served = await startStaticServer(path.join(app, 'dist'), { headers: { 'Content-Security-Policy': CSP } });
+  try {
+    const { page, errors } = await openPage(served.url, () =>
+      document.getElementById('greet-status')?.textContent === 'registered' && document.getElementById('shout-status')?.textContent === 'registered');
+    assert.deepEqual(await toolNames(page), ['greet', 'shout'], 'each tool registered exactly once under StrictMode');
+
+    assert.equal(textOf(await agentCall(page, 'greet', { name: 'Ada' })), 'Hello, Ada!');
+    const invalid = await agentCall(page, 'greet', { name: '' });
+    assert.equal(invalid.isError, true);
+    assert.match(textOf(invalid), /^Error: Validation failed: \/name /);
+    assert.deepEqual(await page.evaluate(() => window.__calls), { greet: 1, shout: 0, hook: 2 }, 'the invalid call never reached the tool; the global hook ran twice');
+
+    // Re-rendering with inline options must not re-register (no churn), and the tool still runs.
+    await page.click('#rerender');
+    await page.click('#rerender');
+    assert.deepEqual(await toolNames(page), ['greet', 'shout']);
+    assert.equal(textOf(await agentCall(page, 'shout', { text: 'hi' })), 'HI');
+    assert.equal(textOf(await agentCall(page, 'shout', { text: 'my secret' })), 'Denied: No secrets.');
+    assert.equal(await page.evaluate(() => window.__calls.shout), 1);
+
+    await assertCspHeld(page);
+    assert.deepEqual(errors.page, [], 'no uncaught page errors');
+    assert.deepEqual(errors.console, [], 'no console errors');
+    mkdirSync(resultsDir, { recursive: true });
+    await page.screenshot({ path: path.join(resultsDir, 'pack-vite-app.png') });
+    await page.close();
+  } finally {
+    await stopServer(served.server);
+  }
+});
+
+/** Parses tsc's `file(line,col): error TSnnnn: message` lines. */
+function tscErrors(output) {
+  return [...output.matchAll(/^(.+?)\((\d+),(\d+)\): error (TS\d+): (.*)$/gm)].map((m) => ({
+    file: m[1].replaceAll('\\', '/'),
+    line: Number(m[2]),
+    code: m[4],
+    message: m[5],
+  }));
+}
+
+let tsDir; // the TypeScript project, inside the Vite app's install
+
+function tscProject() {
+  assert.ok(app && existsSync(path.join(app, 'node_modules', 'typescript')), 'the Vite app install (with typescript) must have succeeded');
+  if (tsDir === undefined) {
+    tsDir = path.join(app, 'ts-app');
+    cpSync(path.join(fixtures, 'ts-app'), tsDir, { recursive: true });
+  }
+  return { dir: tsDir, tsc: path.join(app, 'node_modules', 'typescript', 'bin', 'tsc') };
+}
+
+test('(c) TypeScript: tsc --noEmit --strict accepts the public API as documented, and rejects misuse', { timeout: 120_000 }, async (t) => {
+  const { dir, tsc } = tscProject();
+  t.diagnostic(run(process.execPath, [tsc, '--version'], dir).trim());
+
+  // The good files, under bundler resolution and under Node's (nodenext) resolution.
+  for (const config of ['tsconfig.json', 'tsconfig.node.json']) {
+    const started = Date.now();
+    const good = await runAllowingFailure(process.execPath, [tsc, '-p', config, '--noEmit', '--strict', '--pretty', 'false'], dir);
+    t.diagnostic(`tsc -p ${config}: exit ${good.code} in ${Date.now() - started} ms`);
+    assert.equal(good.code, 0, `tsc -p ${config} reported errors:\n${good.stdout}${good.stderr}`);
+  }
+
+  // The deliberate misuse: every marked line is reported with its code, and nothing else.
+  const wrongFile = path.join(dir, 'wrong', 'misuse.ts');
+  const expected = readFileSync(wrongFile, 'utf8').split('\n').flatMap((text, i) => {
+    const m = text.match(/\/\/ expect (TS\d+)/);
+    return m ? [{ line: i + 1, code: m[1] }] : [];
+  });
+  assert.ok(expected.length >= 3);
+  const wrong = await runAllowingFailure(process.execPath, [tsc, '-p', 'tsconfig.wrong.json', '--noEmit', '--strict', '--pretty', 'false'], dir);
+  assert.notEqual(wrong.code, 0, 'tsc must fail on wrong/misuse.ts');
+  const reported = tscErrors(wrong.stdout + wrong.stderr);
+  assert.ok(reported.every((e) => e.file.endsWith('wrong/misuse.ts')), `errors only in misuse.ts:\n${wrong.stdout}`);
+  assert.deepEqual(
+    [...new Set(reported.map((e) => `${e.line}:${e.code}`))].sort(),
+    expected.map((e) => `${e.line}:${e.code}`).sort(),
+    `tsc reported exactly the marked errors:\n${wrong.stdout}`,
+  );
+});
+
+test('(c) TypeScript: the package\'s own declaration files compile (skipLibCheck: false, lib es2022 + dom)', { timeout: 120_000 }, async () => {
+  const { dir, tsc } = tscProject();
+  const checked = await runAllowingFailure(process.execPath, [tsc, '-p', 'tsconfig.libcheck.json', '--noEmit', '--strict', '--pretty', 'false'], dir);
+  const inPackage = tscErrors(checked.stdout + checked.stderr).filter((e) => e.file.includes('webmcp-warden/'));
+  assert.deepEqual(
+    inPackage.map((e) => `${e.file.slice(e.file.indexOf('webmcp-warden/'))}(${e.line}): ${e.code} ${e.message}`),
+    [],
+    'declaration files shipped in the package must compile for a project that checks libraries',
+  );
+  assert.equal(checked.code, 0, `tsc -p tsconfig.libcheck.json reported errors:\n${checked.stdout}${checked.stderr}`);
 });
