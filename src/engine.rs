@@ -13,7 +13,8 @@ use serde_json::Value;
 use crate::call::{Action, Call, CallError, Governance, Outcome};
 use crate::governor::{Definition, Governor};
 use crate::policy::{
-    live_grant, new_grant, settle_with_grant, settle_without_approver, CallFacts, Decision, Effect, Evaluation, Grant, PredicateResult,
+    live_grant, new_grant, settle_with_grant, settle_without_approver, CallFacts, Decision, Effect, Evaluation, FingerprintState, Grant,
+    MatchedRules, PredicateResult,
 };
 use crate::error::ConfigError;
 use crate::hooks::{Event, Hook, HookSet};
@@ -54,6 +55,22 @@ pub struct PolicyInput<'a> {
     pub now_ms: f64,
     /// Whether an approver would settle an ask (for dry runs).
     pub has_approver: bool,
+}
+
+impl<'a> PolicyInput<'a> {
+    /// The facts policy decides on for a call of the tool `name` on `server`.
+    fn call_facts(&self, server: &'a str, name: &'a str, definition: &'a Definition, fingerprint: FingerprintState, live_grant: bool) -> CallFacts<'a> {
+        CallFacts {
+            server,
+            name,
+            annotations: definition.annotations(),
+            principal: self.principal,
+            taint: self.taint,
+            arguments: self.arguments,
+            fingerprint,
+            live_grant,
+        }
+    }
 }
 
 /// What the approver is shown of a call besides its arguments.
@@ -176,6 +193,8 @@ pub struct Engine {
     calls: Slots<Call>,
     governor: Governor,
     generation: u32,
+    /// Per (tool, policy): which rules' matchers select the tool. Cleared with the plans.
+    matched_rules: HashMap<(u32, usize), Rc<MatchedRules>>,
 }
 
 impl Default for Engine {
@@ -202,6 +221,7 @@ impl Engine {
             calls: Slots::default(),
             governor: Governor::default(),
             generation: 0,
+            matched_rules: HashMap::new(),
         }
     }
 
@@ -438,45 +458,29 @@ impl Engine {
     /// the taint set, the grants the TS layer's store holds, and the time. Returns the next
     /// action; `None` for an unknown call.
     pub fn policy_start(&mut self, call: u32, facts: PolicyInput<'_>) -> Option<Action> {
-        let entry = self.calls.get(call)?;
-        let tool_id = entry.tool();
-        let Some(policy) = entry.policy_due() else {
-            return self.calls.get_mut(call).map(|call| call.step(Outcome::Invalid));
+        let entry = self.calls.get_mut(call)?;
+        let (Some(policy), Some(tool)) = (entry.policy_due(), self.tools.get(entry.tool())) else {
+            return Some(entry.step(Outcome::Invalid));
         };
-        let Some(tool) = self.tools.get(tool_id) else {
-            return self.calls.get_mut(call).map(|call| call.step(Outcome::Invalid));
+        let Some(definition) = tool.definition.as_ref() else {
+            return Some(entry.step(Outcome::Invalid));
         };
-        let server = tool.server.clone().unwrap_or_else(|| self.server_id.clone());
-        let name = tool.name.clone();
-        let definition = tool.definition.clone();
-        let (Some(definition), Ok(digest)) = (definition, crate::digest::digest(facts.arguments)) else {
-            return self.calls.get_mut(call).map(|call| call.step(Outcome::Invalid));
-        };
-        let fingerprint = self.governor.fingerprint_state(&definition);
-        let live = live_grant(facts.grants, facts.principal, &server, &name, &definition.fingerprint, facts.now_ms).is_some();
-        let evaluation = Evaluation::new(
-            &policy,
-            CallFacts {
-                server: &server,
-                name: &name,
-                annotations: definition.annotations(),
-                principal: facts.principal,
-                taint: facts.taint,
-                arguments: facts.arguments,
-                fingerprint,
-                live_grant: live,
-            },
-        );
-        self.calls.get_mut(call).map(|call| call.start_policy(evaluation, digest, live))
+        // Disjoint fields: the tool is borrowed while the governor records a baseline.
+        let server = tool.server.as_deref().unwrap_or(&self.server_id);
+        let fingerprint = self.governor.fingerprint_state(definition);
+        let live = live_grant(facts.grants, facts.principal, server, &tool.name, &definition.fingerprint, facts.now_ms).is_some();
+        let key = (entry.tool(), Rc::as_ptr(&policy) as usize);
+        let matched = self.matched_rules.entry(key).or_insert_with(|| Rc::new(MatchedRules::of(&policy, server, &tool.name))).clone();
+        let evaluation = Evaluation::with_matched(&policy, facts.call_facts(server, &tool.name, definition, fingerprint, live), &matched);
+        Some(entry.start_policy(evaluation, facts.arguments.clone(), live))
     }
 
-    /// Compares the arguments about to reach the tool with the digest policy saw; returns the
+    /// Compares the arguments about to reach the tool with the ones policy saw; returns the
     /// next action.
     pub fn check_args(&mut self, call: u32, arguments: Option<&Value>) -> Option<Action> {
         let entry = self.calls.get_mut(call)?;
-        let same = arguments.and_then(|args| crate::digest::digest(args).ok());
-        let outcome = if same.is_some() && same.as_deref() == entry.args_digest() { Outcome::ArgsSame } else { Outcome::ArgsChanged };
-        Some(entry.step(outcome))
+        let same = arguments.is_some_and(|arguments| entry.same_arguments(arguments));
+        Some(entry.step(if same { Outcome::ArgsSame } else { Outcome::ArgsChanged }))
     }
 
     /// The grant `{ allow: 'always' }` records for `call`, at `now_ms`, for `ttl_ms`.
@@ -488,8 +492,8 @@ impl Engine {
     }
 
     /// What the approver is shown of a call: its tool, server, fingerprint and args digest.
-    pub fn ask_facts(&self, call: u32) -> Option<AskFacts> {
-        let entry = self.calls.get(call)?;
+    pub fn ask_facts(&mut self, call: u32) -> Option<AskFacts> {
+        let entry = self.calls.get_mut(call)?;
         let tool = self.tools.get(entry.tool())?;
         Some(AskFacts {
             server_id: tool.server.clone().unwrap_or_else(|| self.server_id.clone()),
@@ -517,8 +521,10 @@ impl Engine {
         self.tools.get(tool).is_some_and(|t| self.governor.is_visible(t.server.as_deref().unwrap_or(&self.server_id), &t.name))
     }
 
-    /// The page's governance settings.
+    /// The page's governance settings. Taking them for a change forgets what was cached from
+    /// the old ones.
     pub fn governor_mut(&mut self) -> &mut Governor {
+        self.matched_rules.clear();
         &mut self.governor
     }
 
@@ -535,16 +541,7 @@ impl Engine {
         let mut functions = Vec::new();
         let decision = policy.map(|policy| {
             let decided = policy.decide(
-                CallFacts {
-                    server: &server,
-                    name: &tool.name,
-                    annotations: definition.annotations(),
-                    principal: facts.principal,
-                    taint: facts.taint,
-                    arguments: facts.arguments,
-                    fingerprint,
-                    live_grant: live,
-                },
+                facts.call_facts(&server, &tool.name, definition, fingerprint, live),
                 |handle, _| {
                     functions.push(handle);
                     PredicateResult::Failed
@@ -604,5 +601,6 @@ impl Engine {
     fn changed(&mut self) {
         self.plans.clear();
         self.plan_index.clear();
+        self.matched_rules.clear();
     }
 }

@@ -130,15 +130,36 @@ impl Matcher {
 
     /// Whether the matcher selects the tool `name` on server `server`.
     pub fn matches(&self, server: &str, name: &str) -> bool {
+        self.matches_target(&Target::new(server, name))
+    }
+
+    /// [`Matcher::matches`] for names already in loose form, so a policy of many rules folds
+    /// the tool's names once per decision instead of once per rule.
+    pub fn matches_target(&self, target: &Target<'_>) -> bool {
         match &self.kind {
             Kind::All => true,
             Kind::Glob { server: server_glob, tool } => {
-                server_glob.as_ref().is_none_or(|glob| glob.matches(server)) && tool.matches(name)
+                server_glob.as_ref().is_none_or(|glob| glob.matches_loose(&target.server)) && tool.matches_loose(&target.name)
             }
             Kind::Pattern { server: server_glob, name: regex } => {
-                server_glob.as_ref().is_none_or(|glob| glob.matches(server)) && regex.is_match(name)
+                server_glob.as_ref().is_none_or(|glob| glob.matches_loose(&target.server)) && regex.is_match(target.raw_name)
             }
         }
+    }
+}
+
+/// A tool's server and name in the form matchers compare.
+#[derive(Debug, Clone)]
+pub struct Target<'a> {
+    server: String,
+    name: String,
+    raw_name: &'a str,
+}
+
+impl<'a> Target<'a> {
+    /// Folds `server` and `name` once.
+    pub fn new(server: &str, name: &'a str) -> Target<'a> {
+        Target { server: loose(server), name: loose(name), raw_name: name }
     }
 }
 
@@ -158,8 +179,8 @@ impl Glob {
         self.parts.iter().all(String::is_empty)
     }
 
-    fn matches(&self, candidate: &str) -> bool {
-        glob_match(&self.parts, &loose(candidate))
+    fn matches_loose(&self, candidate: &str) -> bool {
+        glob_match(&self.parts, candidate)
     }
 }
 

@@ -402,7 +402,7 @@ impl SchemaCache {
             other => {
                 return Err(SchemaProblem::invalid(format!(
                     "a schema must be a JSON object or a boolean, not {}",
-                    json_type_name(other)
+                    crate::matcher::json_type(other)
                 )))
             }
         };
@@ -852,16 +852,6 @@ fn clip(s: &str, max: usize) -> String {
     out
 }
 
-fn json_type_name(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
 
 /// `parent` + `/name`, escaping `~` and `/` as JSON Pointer requires.
 fn pointer_child(parent: &str, name: &str) -> String {

@@ -233,6 +233,61 @@ const LONE_SURROGATE = 'holds a lone UTF-16 surrogate, which JSON text cannot ca
  * it writes them.
  */
 export function toJson(value: unknown): { ok: true; text: string } | { ok: false; diagnostic: Diagnostic } {
+  // Most arguments are plain and small: a recursive check without paths or allocations proves
+  // that, and only a value it cannot vouch for takes the precise walk below, which names where
+  // the problem is.
+  const budget = { left: limits.maxBytes };
+  let clean = false;
+  try {
+    clean = isPlainJson(value, 0, budget);
+  } catch {
+    clean = false;
+  }
+  if (clean) {
+    const text = JSON.stringify(value);
+    if (text !== undefined) {
+      const bytes = text.length * 3 <= limits.maxBytes ? text.length : utf8Length(text);
+      if (bytes <= limits.maxBytes) return { ok: true, text };
+    }
+  }
+  return toJsonWithDiagnostics(value);
+}
+
+/**
+ * Whether `value` is JSON as it stands: well-formed strings, finite numbers, plain nesting
+ * within `maxDepth` (so a cycle fails too), no `toJSON`, and no more string data than the byte
+ * budget. `false` means "look closer", not "invalid".
+ */
+function isPlainJson(value: unknown, depth: number, budget: { left: number }): boolean {
+  switch (typeof value) {
+    case 'string':
+      budget.left -= value.length;
+      return budget.left >= 0 && !hasLoneSurrogate(value);
+    case 'number':
+      return Number.isFinite(value);
+    case 'boolean':
+    case 'undefined':
+      return true;
+    case 'object': {
+      if (value === null) return true;
+      if (depth >= limits.maxDepth || typeof (value as { toJSON?: unknown }).toJSON === 'function') return false;
+      if (Array.isArray(value)) {
+        for (let i = 0; i < value.length; i++) if (!isPlainJson(value[i], depth + 1, budget)) return false;
+        return true;
+      }
+      for (const key in value) {
+        if (!Object.prototype.hasOwnProperty.call(value, key)) continue;
+        if (hasLoneSurrogate(key) || !isPlainJson((value as Record<string, unknown>)[key], depth + 1, budget)) return false;
+      }
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+/** The precise walk: the first thing JSON cannot carry, with its path. */
+function toJsonWithDiagnostics(value: unknown): { ok: true; text: string } | { ok: false; diagnostic: Diagnostic } {
   const { maxBytes, maxDepth } = limits;
   const stack: { value: unknown; path: string; depth: number }[] = [{ value, path: '', depth: 0 }];
   const ancestors = new Set<object>();

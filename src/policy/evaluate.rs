@@ -9,8 +9,9 @@
 
 use serde_json::Value;
 
+use crate::matcher::Target;
+
 use super::decision::{Decision, List, Pin, RuleRef};
-use super::rule::Rule;
 use super::Policy;
 
 /// Whether the called tool's definition is the approved one (SPEC §5, fingerprints).
@@ -125,8 +126,15 @@ impl Evaluation {
     /// matching rule of a list deciding. Data predicates are all decided here, so a function
     /// is only asked for when its rule would otherwise decide.
     pub fn new(policy: &Policy, facts: CallFacts<'_>) -> Evaluation {
+        let matched = MatchedRules::of(policy, facts.server, facts.name);
+        Evaluation::with_matched(policy, facts, &matched)
+    }
+
+    /// [`Evaluation::new`] with the rules whose matchers select the tool already known (see
+    /// [`MatchedRules`]), so a call only evaluates the predicates of those rules.
+    pub fn with_matched(policy: &Policy, facts: CallFacts<'_>, matched: &MatchedRules) -> Evaluation {
         let mut candidates = Vec::new();
-        let otherwise = plan(policy, &facts, &mut candidates);
+        let otherwise = plan(policy, &facts, matched, &mut candidates);
         Evaluation {
             candidates,
             current: 0,
@@ -192,17 +200,17 @@ impl Evaluation {
 
 /// Decides everything that needs no JS. Pushes the candidates that wait on functions and
 /// returns the decision that applies when none of them matches.
-fn plan(policy: &Policy, facts: &CallFacts<'_>, candidates: &mut Vec<Candidate>) -> Decision {
-    if let Some(decision) = scan(policy, List::Deny, facts, candidates) {
+fn plan(policy: &Policy, facts: &CallFacts<'_>, matched: &MatchedRules, candidates: &mut Vec<Candidate>) -> Decision {
+    if let Some(decision) = scan(policy, List::Deny, facts, matched, candidates) {
         return decision;
     }
     if let Some(decision) = gate(policy, facts) {
         return decision;
     }
-    if let Some(decision) = scan(policy, List::Ask, facts, candidates) {
+    if let Some(decision) = scan(policy, List::Ask, facts, matched, candidates) {
         return decision;
     }
-    if let Some(decision) = scan(policy, List::Allow, facts, candidates) {
+    if let Some(decision) = scan(policy, List::Allow, facts, matched, candidates) {
         return decision;
     }
     Decision::by_default(policy.default)
@@ -214,10 +222,13 @@ fn scan(
     policy: &Policy,
     list: List,
     facts: &CallFacts<'_>,
+    matched: &MatchedRules,
     candidates: &mut Vec<Candidate>,
 ) -> Option<Decision> {
-    for (index, rule) in policy.rules(list).iter().enumerate() {
-        if !applies(rule, facts) {
+    let rules = policy.rules(list);
+    for &index in matched.list(list) {
+        let Some(rule) = rules.get(index) else { continue };
+        if !rule.data.iter().all(|predicate| predicate.holds(facts)) {
             continue;
         }
         let rule_ref = RuleRef {
@@ -239,10 +250,33 @@ fn scan(
     None
 }
 
-/// Whether the rule's matcher selects the tool and all its data predicates hold.
-fn applies(rule: &Rule, facts: &CallFacts<'_>) -> bool {
-    rule.matcher.matches(facts.server, facts.name)
-        && rule.data.iter().all(|predicate| predicate.holds(facts))
+/// Which rules' matchers select one tool, per list, in list order. A matcher depends only on
+/// the tool's server and name, so this is fixed for a tool until the policy changes: the engine
+/// computes it once per tool (a 1,000-rule policy then costs a call only the rules that
+/// concern its tool) and the per-call work is the data predicates of those rules.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MatchedRules {
+    lists: [Vec<usize>; 3],
+}
+
+impl MatchedRules {
+    /// The rules of `policy` whose matchers select the tool `name` on `server`.
+    pub fn of(policy: &Policy, server: &str, name: &str) -> MatchedRules {
+        let target = Target::new(server, name);
+        let pick = |list: List| -> Vec<usize> {
+            policy.rules(list).iter().enumerate().filter(|(_, rule)| rule.matcher.matches_target(&target)).map(|(index, _)| index).collect()
+        };
+        MatchedRules { lists: [pick(List::Deny), pick(List::Ask), pick(List::Allow)] }
+    }
+
+    fn list(&self, list: List) -> &[usize] {
+        let slot = match list {
+            List::Deny => 0,
+            List::Ask => 1,
+            List::Allow => 2,
+        };
+        self.lists.get(slot).map_or(&[], Vec::as_slice)
+    }
 }
 
 /// The pin and the new-tool gate, between deny and ask. A live grant for the current

@@ -24,7 +24,7 @@ use serde_json::{Map, Value};
 pub use decision::{
     settle_with_grant, settle_without_approver, Decision, Effect, List, Pin, Reason, RuleRef,
 };
-pub use evaluate::{CallFacts, EvalStep, Evaluation, FingerprintState, PredicateResult};
+pub use evaluate::{CallFacts, EvalStep, Evaluation, FingerprintState, MatchedRules, PredicateResult};
 pub use grants::{grant_matches_revoke, live_grant, new_grant, read_grants, revoke_matches, Grant};
 pub use lint::{lint, Diagnostic};
 

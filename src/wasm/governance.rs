@@ -96,7 +96,7 @@ impl Core {
     /// What the approver is shown of a call, as JSON `{ serverId, name, fingerprint,
     /// argsDigest, decision }`.
     #[wasm_bindgen(js_name = askFacts)]
-    pub fn ask_facts(&self, call: u32) -> Option<String> {
+    pub fn ask_facts(&mut self, call: u32) -> Option<String> {
         self.engine.ask_facts(call).map(|facts| to_json(&facts))
     }
 
