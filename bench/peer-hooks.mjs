@@ -3,7 +3,7 @@
 // Written here so both sides do the same work in the same process.
 
 /** simple-webmcp's mergeHooksOrdered: before global → tool, after tool → global. */
-function mergeHooksOrdered(globalHooks, toolHooks) {
+export function mergeHooksOrdered(globalHooks, toolHooks) {
   return {
     before: [...(globalHooks.before ?? []), ...(toolHooks.before ?? [])],
     after: [...(toolHooks.after ?? []), ...(globalHooks.after ?? [])],
@@ -11,7 +11,7 @@ function mergeHooksOrdered(globalHooks, toolHooks) {
   };
 }
 
-function normalizeResult(value) {
+export function normalizeResult(value) {
   if (value === null || value === undefined) return { content: [{ type: 'text', text: '' }] };
   if (typeof value === 'string') return { content: [{ type: 'text', text: value }] };
   if (typeof value === 'number' || typeof value === 'boolean') return { content: [{ type: 'text', text: String(value) }] };

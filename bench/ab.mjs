@@ -1,0 +1,55 @@
+// A/B of two builds of the package in one process (each its own modules and wasm instance),
+// measured side by side like run.mjs: used to report what a change to the TS layer did.
+//   node bench/ab.mjs /path/to/pkg-js-before /path/to/pkg-js-after
+import { pathToFileURL } from 'node:url';
+import { compare, fmt } from './harness.mjs';
+import { CALLED, asciiText, makePolicy, sprinkle, toolSchema, validInstance } from './fixtures.mjs';
+
+const [beforeDir, afterDir] = process.argv.slice(2);
+if (!afterDir) throw new Error('usage: node bench/ab.mjs <pkg-js before> <pkg-js after>');
+const load = async (dir) => {
+  const url = (path) => pathToFileURL(`${dir.replace(/\/$/, '')}/${path}`).href;
+  return { ...(await import(url('dist/index.js'))), ...(await import(url('dist/shape.js'))) };
+};
+const pkgs = { before: await load(beforeDir), after: await load(afterDir) };
+
+const before = [(ctx) => { ctx.metadata.seen = true; }];
+const after = [() => {}];
+const text1k = asciiText(1024);
+const { policy } = makePolicy(200);
+const tools = {};
+for (const [side, w] of Object.entries(pkgs)) {
+  w.configureWebMCP({ hooks: { before, after } });
+  tools[side] = {
+    hooks: w.webmcp(({ a, b }) => ({ sum: a + b }), { name: 'add', description: 'Adds', shape: false, hooks: { before: [(ctx) => ({ input: { ...ctx.input, b: ctx.input.b + 1 } })] } }),
+    full: w.webmcp(() => text1k, { name: CALLED.name, description: 'Searches', inputSchema: toolSchema, hooks: { before: [(ctx) => ({ input: { ...ctx.input, limit: 20 } })] } }),
+  };
+}
+const clean = asciiText(1 << 20);
+const dirty = sprinkle(clean, 4096);
+// Cases run in order; the 200-rule policy is set (on both sides) before the full-pipeline case.
+const withPolicy = () => {
+  for (const w of Object.values(pkgs)) w.configureWebMCP({ policy });
+};
+const cases = [
+  ['3 hooks, `shape: false`', (s) => () => tools[s].hooks.invoke({ a: 1, b: 1 })],
+  ['shapeForModel, 1 MiB clean ASCII, cap 2 MiB', (s) => () => pkgs[s].shapeForModel({ content: [{ type: 'text', text: clean }] }, 'page', 2 * 1048576 + 4096)],
+  ['shapeForModel, 1 MiB with 307 hidden units, cap 2 MiB', (s) => () => pkgs[s].shapeForModel({ content: [{ type: 'text', text: dirty }] }, 'page', 2 * 1048576 + 4096)],
+  [() => { for (const w of Object.values(pkgs)) w.configureWebMCP({ policy: { allow: ['page/search_*'], default: 'deny', pin: false } }); }],
+  ['3 hooks + 1-rule policy + schema + shaping 1 KiB (403-byte arguments)', (s) => () => tools[s].full.invoke(validInstance)],
+  [withPolicy],
+  ['case 2: 3 hooks + 200-rule policy + schema + shaping 1 KiB', (s) => () => tools[s].full.invoke(validInstance)],
+];
+console.log('| case | before | after | after / before |\n|---|---:|---:|---:|');
+for (const [label, make] of cases) {
+  if (make === undefined) {
+    label();
+    continue;
+  }
+  for (const s of ['before', 'after']) {
+    const out = await make(s)();
+    if (out && out.ok === false) throw new Error(`${label} (${s}): ${JSON.stringify(out.error)}`);
+  }
+  const r = await compare({ before: make('before'), after: make('after') });
+  console.log(`| ${label} | ${fmt(r.before)} | ${fmt(r.after)} | ${r.ratio('after', 'before').toFixed(2)}× |`);
+}
