@@ -684,3 +684,44 @@ proptest::proptest! {
         proptest::prop_assert_eq!(webmcp_warden::shape::scan_str(&text), webmcp_warden::shape::scan_utf16(&units));
     }
 }
+
+/// The JS candidate pattern names exactly the characters `classify` removes: checked here by
+/// expanding its ranges (the pattern is JS syntax, so it is read, not run).
+#[test]
+fn candidate_pattern_covers_exactly_the_removed_characters() {
+    use webmcp_warden::shape::{classify, CANDIDATE_PATTERN_JS};
+    let units = |text: &str| -> Vec<(u32, u32)> {
+        // Pull every `\uXXXX` or `\uXXXX-\uXXXX` out of the pattern, in order.
+        let mut ranges = Vec::new();
+        let mut rest = text;
+        while let Some(at) = rest.find("\\u") {
+            let hex = &rest[at + 2..at + 6];
+            let start = u32::from_str_radix(hex, 16).unwrap();
+            rest = &rest[at + 6..];
+            let end = if let Some(tail) = rest.strip_prefix("-\\u") {
+                let end = u32::from_str_radix(&tail[..4], 16).unwrap();
+                rest = &tail[4..];
+                end
+            } else {
+                start
+            };
+            ranges.push((start, end));
+        }
+        ranges
+    };
+    let (bmp, astral) = CANDIDATE_PATTERN_JS.split_once('|').unwrap();
+    let bmp_ranges = units(bmp);
+    let in_bmp = |c: u32| bmp_ranges.iter().any(|&(s, e)| (s..=e).contains(&c));
+    for code in 0..=0xFFFFu32 {
+        let Some(c) = char::from_u32(code) else { continue };
+        assert_eq!(in_bmp(code), classify(c).is_some(), "U+{code:04X}");
+    }
+    let astral_ranges = units(astral);
+    assert_eq!(astral_ranges[0], (0xDB40, 0xDB40));
+    let lows = &astral_ranges[1..];
+    for code in 0xE0000..=0xE03FFu32 {
+        let low = 0xDC00 + (code - 0x10000) % 0x400;
+        let matched = lows.iter().any(|&(s, e)| (s..=e).contains(&low));
+        assert_eq!(matched, classify(char::from_u32(code).unwrap()).is_some(), "U+{code:05X}");
+    }
+}

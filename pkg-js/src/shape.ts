@@ -64,8 +64,7 @@ export function stripText(text: string): [string, number] {
  * (never removed; the core classifies each character on its own), and the removal ranges come
  * back mapped to positions in `text`. A 1 MiB text with a few hidden characters then costs a
  * regex pass instead of a 1 MiB UTF-8 copy into the core. `undefined` when candidates are more
- * than one unit in 16 (typographic punctuation lies in the candidate range U+2000–U+207F): then
- * the whole text crossing is cheaper.
+ * than one unit in 16: then the whole text crossing is cheaper.
  */
 function scanCandidates(text: string): Uint32Array | undefined {
   const finder = candidateFinder;
@@ -79,7 +78,9 @@ function scanCandidates(text: string): Uint32Array | undefined {
       finder.lastIndex = 0;
       return undefined;
     }
-    const at = finder.lastIndex - 1;
+    // A match is one BMP unit or a whole surrogate pair (the pattern is exact): find its start.
+    let at = finder.lastIndex - 1;
+    if ((text.charCodeAt(at) & 0xfc00) === 0xdc00) at -= 1;
     // U+DB40 opens the pair of a tag character or variation selector: the pair crosses whole.
     windows += (text.charCodeAt(at) === 0xdb40 ? text.slice(at, at + 2) : text[at]) + ' ';
     starts.push(at);

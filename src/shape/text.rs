@@ -465,11 +465,14 @@ pub fn has_removable(s: &str) -> bool {
     s.chars().any(|c| classify(c).is_some())
 }
 
-/// A JS regex source (no flags, so it matches code units) that matches every unit which may
-/// start a removable character: a superset of the four classes, mirroring `is_candidate`.
-/// The TS layer tests text with it before asking the core anything, so clean text never
-/// crosses the boundary; the classes themselves stay defined here.
-pub const CANDIDATE_PATTERN_JS: &str = r"[\u061C\u180E\u2000-\u207F\uFEFF\uDB40]";
+/// A JS regex source (no flags, so it matches code units) that matches exactly the removable
+/// characters of the four classes (astral ones as their surrogate pairs). The TS layer tests
+/// text with it before asking the core anything, so clean text never crosses the boundary —
+/// including prose full of typographic punctuation (U+2013, U+201C, U+2026), which a broader
+/// range would send across; the classes themselves stay defined here (a test checks the
+/// pattern against [`classify`] for every BMP character and every astral class member).
+pub const CANDIDATE_PATTERN_JS: &str =
+    r"[\u061C\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]|\uDB40[\uDC00-\uDC7F\uDD00-\uDDEF]";
 
 /// [`scan_utf16`] for text that arrives as UTF-8 (a JS string passed as `&str`), with the
 /// removal ranges still in UTF-16 code units of the original string.
