@@ -17,6 +17,10 @@ cargo test
 step "cargo clippy --all-targets -- -D warnings"
 cargo clippy --all-targets -- -D warnings
 
+step "cargo clippy for wasm32 (the boundary modules only compile there)"
+cargo clippy --target wasm32-unknown-unknown --lib --no-default-features -- -D warnings
+cargo clippy --target wasm32-unknown-unknown --lib --no-default-features --features validator-module -- -D warnings
+
 step "build"
 bash scripts/build.sh
 

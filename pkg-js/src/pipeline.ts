@@ -9,7 +9,7 @@ import { settings } from './config.js';
 import { CallFailure, WardenError } from './errors.js';
 import { approverFor, governance, predicateTable, taintSet, type Decision, type PolicyCall } from './governance.js';
 import { grantSettings, loadGrants, recordGrant, type Grant } from './grants.js';
-import { hookTable, isPlainObject, type AnyHook } from './hookset.js';
+import { hookTable, isPlainObject, typeName, type AnyHook } from './hookset.js';
 import { errorMessage, errorResult, normalizeError, normalizeResult } from './normalize.js';
 import { Ended, endedOutcome, NEVER_ABORTED, perform, shapeOf } from './perform.js';
 import { shapeForModel } from './shape.js';
@@ -123,7 +123,12 @@ interface CoreCallError {
 }
 
 /** Runs one governed call of `tool` under provider `scope` (0: none). Never throws for a failed call. */
-export async function runCall(tool: PipelineTool, rawInput: unknown, options: CallOptions = {}, scope = 0): Promise<CallOutcome> {
+export async function runCall(tool: PipelineTool, rawInput: unknown, givenOptions?: CallOptions | null, scope = 0): Promise<CallOutcome> {
+  const problem = optionsProblem(givenOptions);
+  if (problem !== undefined) {
+    return { ok: false, error: { kind: 'validation', reason: 'invalid_options', message: problem }, result: errorResult('Error: ' + problem) };
+  }
+  const options: CallOptions = givenOptions ?? {};
   const core = getCore();
   // Clock reads only when telemetry will report a duration (each costs ~0.1 µs in Node).
   const started = telemetryActive() ? performance.now() : 0;
@@ -492,6 +497,18 @@ export async function runCall(tool: PipelineTool, rawInput: unknown, options: Ca
     const message = answer.error?.message ?? 'the hooks of this tool cannot be planned';
     return finish({ ok: false, error: { kind: 'hook', reason: answer.error?.code ?? 'invalid_configuration', message }, result: errorResult('Error: ' + message) });
   }
+}
+
+/** What is wrong with a caller's call options, if anything (misuse still ends as data). */
+function optionsProblem(options: unknown): string | undefined {
+  if (options === undefined || options === null) return undefined;
+  if (typeof options !== 'object') return `call options must be an object, not ${typeName(options)}`;
+  const { principal, signal, shape, assigns } = options as CallOptions;
+  if (principal !== undefined && typeof principal !== 'string') return `call option principal must be a string, not ${typeName(principal)}`;
+  if (signal !== undefined && !(signal instanceof AbortSignal)) return 'call option signal must be an AbortSignal';
+  if (shape !== undefined && shape !== 'llm' && shape !== false) return "call option shape must be 'llm' or false";
+  if (assigns !== undefined && (assigns === null || typeof assigns !== 'object')) return 'call option assigns must be an object';
+  return undefined;
 }
 
 function validationOutcome(result: Validated): number {
