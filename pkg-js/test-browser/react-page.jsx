@@ -3,7 +3,10 @@
 // `runtime` is 'native' (Chromium's document.modelContext) or 'fake' (webmcp-warden/testing,
 // which honours abort signals like Chrome). Each scenario cleans up after itself and answers
 // plain JSON for the test to check.
-import { StrictMode, useState } from 'react';
+import { StrictMode, useState, version as reactVersion } from 'react';
+
+// Which React the page was bundled with (react18.test.mjs runs this suite against React 18).
+window.__reactVersion = reactVersion;
 import { flushSync } from 'react-dom';
 import { createRoot } from 'react-dom/client';
 import { webmcp, configureWebMCP, resetWebMCP } from 'webmcp-warden';

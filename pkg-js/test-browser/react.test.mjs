@@ -97,6 +97,9 @@ before(async () => {
   });
   await page.goto(`http://127.0.0.1:${server.address().port}/`);
   await page.waitForFunction(() => window.__ready === true, null, { timeout: 15_000 });
+  if (process.env.WARDEN_REACT_EXPECT) {
+    assert.equal(await page.evaluate(() => window.__reactVersion), process.env.WARDEN_REACT_EXPECT, 'the page runs the React under test');
+  }
 });
 
 after(async () => {
