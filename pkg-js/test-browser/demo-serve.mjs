@@ -30,6 +30,7 @@ const MIME = {
   '.svg': 'image/svg+xml',
   '.png': 'image/png',
   '.ico': 'image/x-icon',
+  '.ts': 'text/plain; charset=utf-8',
 };
 
 /**

@@ -6,119 +6,42 @@
 // Without chromium the test is skipped, except under CI (env CI set), where that is a failure.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
-import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { browserSkipReason, launchChromium, startStaticServer, stopServer, watchErrors } from './demo-serve.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const pkgRoot = path.resolve(here, '..');
 const repoRoot = path.resolve(pkgRoot, '..');
 const resultsDir = path.join(repoRoot, 'test-results');
-const chromiumPath = process.env.CHROMIUM || '/usr/bin/chromium';
 const CSP = "script-src 'self' 'wasm-unsafe-eval'";
+const skipReason = browserSkipReason();
 
-const MIME = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.wasm': 'application/wasm',
-  '.json': 'application/json; charset=utf-8',
-  '.map': 'application/json; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.png': 'image/png',
-  '.ts': 'text/plain; charset=utf-8',
-};
-
-const haveChromium = existsSync(chromiumPath);
-const skipReason = !haveChromium && !process.env.CI
-  ? `chromium not found at ${chromiumPath}: install it (apt-get install -y chromium, or WITH_BROWSER=1 scripts/setup.sh) to run the browser test`
-  : false;
-
-/** Serves pkg-js/ on 127.0.0.1 with correct MIME types and the strict CSP header. */
-function startServer() {
-  const server = http.createServer((req, res) => {
-    const url = new URL(req.url, 'http://127.0.0.1');
-    let rel;
-    try {
-      rel = decodeURIComponent(url.pathname);
-    } catch {
-      res.writeHead(400).end();
-      return;
-    }
-    if (rel === '/favicon.ico') {
-      res.writeHead(204, { 'Content-Security-Policy': CSP }).end();
-      return;
-    }
-    const file = path.resolve(pkgRoot, '.' + rel);
-    if (file !== pkgRoot && !file.startsWith(pkgRoot + path.sep)) {
-      res.writeHead(403).end();
-      return;
-    }
-    let body;
-    try {
-      if (!statSync(file).isFile()) throw new Error('not a file');
-      body = readFileSync(file);
-    } catch {
-      res.writeHead(404, { 'Content-Type': 'text/plain', 'Content-Security-Policy': CSP }).end('not found');
-      return;
-    }
-    res.writeHead(200, {
-      'Content-Type': MIME[path.extname(file)] ?? 'application/octet-stream',
-      'Content-Security-Policy': CSP,
-      'Cache-Control': 'no-store',
-    });
-    res.end(body);
-  });
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve(server));
-  });
-}
-
-let server;
+let served;
 let browser;
 let page;
-let baseUrl;
-const pageErrors = [];
-const consoleErrors = [];
+let pageErrors = [];
+let consoleErrors = [];
 
 before(async () => {
   if (skipReason) return;
-  assert.ok(haveChromium, `chromium is required under CI but was not found at ${chromiumPath}`);
   assert.ok(
     existsSync(path.join(pkgRoot, 'dist', 'index.js')),
     'pkg-js/dist/index.js is missing: build the package first (npm run build / scripts/build.sh)',
   );
-  const { chromium } = await import('playwright-core');
-  server = await startServer();
-  baseUrl = `http://127.0.0.1:${server.address().port}`;
-  browser = await chromium.launch({
-    executablePath: chromiumPath,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--enable-features=WebMCP',
-    ],
-  });
+  // pkg-js/ served with the strict CSP header: the page loads ../dist/index.js as it is built.
+  served = await startStaticServer(pkgRoot, { headers: { 'Content-Security-Policy': CSP } });
+  browser = await launchChromium();
   page = await browser.newPage();
-  page.on('pageerror', (err) => pageErrors.push(String(err)));
-  page.on('console', (msg) => {
-    if (msg.type() === 'error') consoleErrors.push(msg.text());
-  });
-  await page.goto(`${baseUrl}/test-browser/page.html`);
+  ({ page: pageErrors, console: consoleErrors } = watchErrors(page));
+  await page.goto(`${served.url}/test-browser/page.html`);
   await page.waitForFunction(() => window.__ready === true, null, { timeout: 30_000 });
 });
 
 after(async () => {
   await browser?.close();
-  await new Promise((resolve) => (server ? server.close(resolve) : resolve()));
+  await stopServer(served?.server);
 });
 
 /** The agent's view: tools named `name` from document.modelContext.getTools(). */

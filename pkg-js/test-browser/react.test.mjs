@@ -9,29 +9,23 @@
 // under CI (env CI set), where that is a failure.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { browserSkipReason, launchChromium, startStaticServer, stopServer, watchErrors } from './demo-serve.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const pkgRoot = path.resolve(here, '..');
-const chromiumPath = process.env.CHROMIUM || '/usr/bin/chromium';
 const CSP = "script-src 'self' 'wasm-unsafe-eval'";
-const MIME = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8' };
-
-const haveChromium = existsSync(chromiumPath);
-const skipReason = !haveChromium && !process.env.CI
-  ? `chromium not found at ${chromiumPath}: install it (apt-get install -y chromium) to run the browser test`
-  : false;
+const skipReason = browserSkipReason();
 
 let outDir;
-let server;
+let served;
 let browser;
 let page;
-const pageErrors = [];
-const consoleErrors = [];
+let pageErrors = [];
+let consoleErrors = [];
 
 async function bundlePage() {
   const { build } = await import('esbuild');
@@ -58,44 +52,15 @@ async function bundlePage() {
   );
 }
 
-function startServer() {
-  const srv = http.createServer((req, res) => {
-    const rel = new URL(req.url, 'http://127.0.0.1').pathname;
-    if (rel === '/favicon.ico') {
-      res.writeHead(204, { 'Content-Security-Policy': CSP }).end();
-      return;
-    }
-    const file = path.resolve(outDir, '.' + (rel === '/' ? '/index.html' : rel));
-    if (!file.startsWith(outDir + path.sep) || !existsSync(file) || !statSync(file).isFile()) {
-      res.writeHead(404, { 'Content-Security-Policy': CSP }).end();
-      return;
-    }
-    res.writeHead(200, { 'Content-Type': MIME[path.extname(file)] ?? 'application/octet-stream', 'Content-Security-Policy': CSP, 'Cache-Control': 'no-store' });
-    res.end(readFileSync(file));
-  });
-  return new Promise((resolve, reject) => {
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => resolve(srv));
-  });
-}
-
 before(async () => {
   if (skipReason) return;
-  assert.ok(haveChromium, `chromium is required under CI but was not found at ${chromiumPath}`);
   assert.ok(existsSync(path.join(pkgRoot, 'dist', 'react.js')), 'pkg-js/dist/react.js is missing: build the package first');
   await bundlePage();
-  server = await startServer();
-  const { chromium } = await import('playwright-core');
-  browser = await chromium.launch({
-    executablePath: chromiumPath,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--enable-features=WebMCP'],
-  });
+  served = await startStaticServer(outDir, { headers: { 'Content-Security-Policy': CSP } });
+  browser = await launchChromium();
   page = await browser.newPage();
-  page.on('pageerror', (err) => pageErrors.push(String(err)));
-  page.on('console', (msg) => {
-    if (msg.type() === 'error') consoleErrors.push(msg.text());
-  });
-  await page.goto(`http://127.0.0.1:${server.address().port}/`);
+  ({ page: pageErrors, console: consoleErrors } = watchErrors(page));
+  await page.goto(`${served.url}/`);
   await page.waitForFunction(() => window.__ready === true, null, { timeout: 15_000 });
   if (process.env.WARDEN_REACT_EXPECT) {
     assert.equal(await page.evaluate(() => window.__reactVersion), process.env.WARDEN_REACT_EXPECT, 'the page runs the React under test');
@@ -104,7 +69,7 @@ before(async () => {
 
 after(async () => {
   await browser?.close();
-  await new Promise((resolve) => (server ? server.close(resolve) : resolve()));
+  await stopServer(served?.server);
   if (outDir) rmSync(outDir, { recursive: true, force: true });
 });
 

@@ -28,6 +28,9 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const pkgRoot = path.resolve(here, '..');
 const repoRoot = path.resolve(pkgRoot, '..');
 const fixtures = path.join(here, 'fixtures');
+// The CSP probe the csp-page and vite-app pages load as ./probe.js is the browser test's, copied
+// into each project next to the fixture (a page, or vite's public/).
+const cspProbe = path.join(pkgRoot, 'test-browser', 'csp-probe.js');
 const resultsDir = path.join(repoRoot, 'test-results');
 const CSP = "script-src 'self' 'wasm-unsafe-eval'";
 const browserSkip = browserSkipReason();
@@ -211,6 +214,7 @@ async function assertCspHeld(page) {
 test("(d) strict CSP (script-src 'self' 'wasm-unsafe-eval'), no bundler: tools register and run, JSON Schema included", { timeout: 60_000, skip: browserSkip }, async () => {
   assert.ok(project, 'the install step must have succeeded');
   cpSync(path.join(fixtures, 'csp-page'), path.join(project, 'csp-page'), { recursive: true });
+  cpSync(cspProbe, path.join(project, 'csp-page', 'probe.js'));
   const served = await startStaticServer(project, { headers: { 'Content-Security-Policy': CSP } });
   try {
     const { page, errors } = await openPage(`${served.url}/csp-page/`, () => window.__ready === true);
@@ -242,6 +246,7 @@ test('(b) a Vite + React app: npm install, vite build, and in Chromium (StrictMo
   assert.ok(tarball, 'the pack step must have succeeded');
   app = tempDir('warden-vite-app-');
   cpSync(path.join(fixtures, 'vite-app'), app, { recursive: true });
+  cpSync(cspProbe, path.join(app, 'public', 'probe.js'));
   writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'vite-consumer', private: true, type: 'module' }, null, 2));
   const pins = ['react', 'react-dom', 'vite', '@vitejs/plugin-react', 'typescript', '@types/react'].map((name) => `${name}@${repoVersion(name)}`);
   let started = Date.now();

@@ -18,25 +18,13 @@ import {
   memoryGrantStore,
   localStorageGrantStore,
   onTelemetry,
-  resetWebMCP,
   ConfigurationError,
 } from 'webmcp-warden';
+import { never, settled, sleep, textOf, trackTools } from '../test-support/helpers.mjs';
 
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-const never = () => new Promise(() => {});
-const textOf = (outcome) => outcome.result.content[0].text;
 const sha256 = (text) => createHash('sha256').update(text, 'utf8').digest('hex');
-/** Fails instead of hanging the whole file when a call never settles. */
-async function settled(promise, ms = 3000) {
-  let timer;
-  try {
-    return await Promise.race([promise, new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`did not settle within ${ms} ms`)), ms); })]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
-let made = [];
+const made = trackTools();
 let counter = 0;
 const unique = (base) => `${base}_${++counter}`;
 /** A registered tool whose calls are counted; `runs` holds the inputs it received. */
@@ -65,16 +53,10 @@ function approver(answer) {
 let events = [];
 let unsubscribe = () => {};
 beforeEach(() => {
-  resetWebMCP();
-  made = [];
   events = [];
   unsubscribe = onTelemetry((event) => events.push(event));
 });
-afterEach(() => {
-  unsubscribe();
-  for (const t of made) t.unregister();
-  resetWebMCP();
-});
+afterEach(() => unsubscribe());
 const decisions = () => events.filter((e) => e.name === 'policy.decision');
 
 // ------------------------------------------------------------------ approver outcomes

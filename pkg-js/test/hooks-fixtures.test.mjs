@@ -7,7 +7,6 @@
 // Build first: `npm run build -w pkg-js` (or `WASM_OPT=0 node pkg-js/build.mjs`).
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import {
   webmcp,
   configureWebMCP,
@@ -19,46 +18,27 @@ import {
   ConfigurationError,
   WardenError,
 } from 'webmcp-warden';
+import { captureConsole, clone, loadFixture, never, settled } from '../test-support/helpers.mjs';
 
-const FIXTURES = new URL('../../tests/fixtures/hooks/', import.meta.url);
 const load = (file) => {
-  const cases = JSON.parse(readFileSync(new URL(file, FIXTURES), 'utf8')).cases;
+  const cases = loadFixture(`hooks/${file}`).cases;
   assert.ok(cases.length > 0, `${file} has no cases`);
   return cases;
 };
 
 const OPTION_KEYS = ['match', 'id', 'timeout', 'onError'];
 const EVENTS = ['before', 'after', 'error', 'denied', 'toolsListed'];
-const clone = (value) => (value === undefined ? undefined : JSON.parse(JSON.stringify(value)));
 const later = (fn) => new Promise((resolve, reject) => setTimeout(() => { try { resolve(fn()); } catch (err) { reject(err); } }, 0));
-const never = () => new Promise(() => {});
-/** Fails instead of hanging the whole file when a call never settles. */
-async function settled(promise, ms = 3000) {
-  let timer;
-  try {
-    return await Promise.race([promise, new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`did not settle within ${ms} ms`)), ms); })]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 // ------------------------------------------------------------------ console and warnings
 
 /** Everything written to the console or emitted as a process warning while the file runs. */
 const written = [];
-const originalConsole = {};
-const onWarning = (warning) => written.push(`warning: ${warning.name}: ${warning.message}`);
+let restoreConsole;
 before(() => {
-  for (const method of ['log', 'info', 'warn', 'error', 'debug', 'trace']) {
-    originalConsole[method] = console[method];
-    console[method] = (...args) => written.push(args.map(String).join(' '));
-  }
-  process.on('warning', onWarning);
+  restoreConsole = captureConsole(written);
 });
-after(() => {
-  Object.assign(console, originalConsole);
-  process.off('warning', onWarning);
-});
+after(() => restoreConsole());
 
 // ------------------------------------------------------------------ making hooks from fixtures
 

@@ -5,25 +5,15 @@
 // after each still succeeds); no prototype is polluted; the limits are configuration.
 //
 // Build first: `WASM_OPT=0 node pkg-js/build.mjs`.
-import { test, describe, beforeEach, afterEach } from 'node:test';
+import { test, describe, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { z } from 'zod';
 import { webmcp, configureWebMCP, resetWebMCP, ConfigurationError } from 'webmcp-warden';
 import { installFakeModelContext } from 'webmcp-warden/testing';
+import { recordingTools, textOf } from '../test-support/helpers.mjs';
 
 const MiB = 1024 * 1024;
-const made = [];
-let counter = 0;
-function recordingTool(options) {
-  const calls = [];
-  const tool = webmcp((input) => {
-    calls.push(input);
-    return 'called';
-  }, { name: `hostile_${++counter}`, description: 'a tool under attack', shape: false, ...options });
-  made.push(tool);
-  return { tool, calls };
-}
-const textOf = (outcome) => outcome.result.content[0].text;
+const { recordingTool, made } = recordingTools('hostile', 'a tool under attack');
 
 const schema = { type: 'object', properties: { q: {} } };
 const cyclic = () => {
@@ -89,10 +79,7 @@ const HOSTILE = [
   },
 ];
 
-beforeEach(() => resetWebMCP());
 afterEach(() => {
-  for (const t of made.splice(0)) t.unregister();
-  resetWebMCP();
   assert.equal({}.polluted, undefined, 'Object.prototype was polluted');
 });
 

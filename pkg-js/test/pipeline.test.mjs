@@ -3,7 +3,7 @@
 // `cargo test` live in hooks-fixtures.test.mjs.
 //
 // Build first: `npm run build -w pkg-js` (or `WASM_OPT=0 node pkg-js/build.mjs`).
-import { test, describe, beforeEach, afterEach } from 'node:test';
+import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   webmcp,
@@ -22,58 +22,32 @@ import {
   ConfigurationError,
   WardenError,
 } from 'webmcp-warden';
+import { captureConsole, settled as settledWithin, sleep, textOf, toolMaker, trackTools } from '../test-support/helpers.mjs';
 
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const jitter = () => sleep(Math.floor(Math.random() * 3));
-const textOf = (outcome) => outcome.result.content[0].text;
-/** Fails instead of hanging the whole file when a call never settles. */
-async function settled(promise, ms = 2000) {
-  let timer;
-  try {
-    return await Promise.race([promise, new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`the call did not settle within ${ms} ms`)), ms); })]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
+const settled = (promise, ms = 2000) => settledWithin(promise, ms, 'the call did not settle');
 
 /**
  * Tools made by a test, unregistered after it so names can be reused. These tests are about
  * hooks, so results are compared unshaped (`shape: false`); shaping has its own tests.
  */
-let made = [];
-function tool(fn, options) {
-  const t = webmcp(fn, { shape: false, ...options });
-  made.push(t);
-  return t;
-}
+const made = trackTools();
+const tool = toolMaker(() => ({ shape: false }), made);
 let nameCounter = 0;
 const uniqueName = (base) => `${base}_${++nameCounter}`;
-
-beforeEach(() => {
-  resetWebMCP();
-  made = [];
-});
-afterEach(() => {
-  for (const t of made) t.unregister();
-  resetWebMCP();
-});
 
 /** Runs `body` with console.* and process warnings captured; returns what was written. */
 async function captureOutput(body) {
   const written = [];
-  const saved = {};
-  for (const method of ['log', 'info', 'warn', 'error', 'debug', 'trace', 'dir', 'table']) {
-    saved[method] = console[method];
-    console[method] = (...args) => written.push(args.map((a) => (typeof a === 'string' ? a : safeJson(a))).join(' '));
-  }
-  const onWarning = (w) => written.push(`warning ${w.name}: ${w.message}`);
-  process.on('warning', onWarning);
+  const restore = captureConsole(written, {
+    methods: ['log', 'info', 'warn', 'error', 'debug', 'trace', 'dir', 'table'],
+    format: (a) => (typeof a === 'string' ? a : safeJson(a)),
+  });
   try {
     await body();
     await sleep(5); // warnings are emitted on a later tick
   } finally {
-    Object.assign(console, saved);
-    process.off('warning', onWarning);
+    restore();
   }
   return written;
 }

@@ -15,38 +15,21 @@
 // `approvedFingerprints` entry that differs from the tool's real fingerprint.
 //
 // Build first: `WASM_OPT=0 node pkg-js/build.mjs`.
-import { test, describe, beforeEach, afterEach } from 'node:test';
+import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import {
-  webmcp,
   configureWebMCP,
   invokeTool,
   explain,
   lintPolicy,
   memoryGrantStore,
-  resetWebMCP,
   ConfigurationError,
 } from 'webmcp-warden';
+import { loadFixture as load, toolMaker } from '../test-support/helpers.mjs';
 
-const FIXTURES = new URL('../../tests/fixtures/', import.meta.url);
-const load = (file) => JSON.parse(readFileSync(new URL(file, FIXTURES), 'utf8'));
 const NOW = 1_700_000_000_000;
 
-let made = [];
-function define(fn, options) {
-  const t = webmcp(fn, { shape: false, ...options });
-  made.push(t);
-  return t;
-}
-beforeEach(() => {
-  resetWebMCP();
-  made = [];
-});
-afterEach(() => {
-  for (const t of made) t.unregister();
-  resetWebMCP();
-});
+const define = toolMaker(() => ({ shape: false }));
 
 /**
  * The fixture's policy as a user writes it: `{ $regex }` → RegExp, `{ $fn: n }` → the JS

@@ -9,15 +9,14 @@
 // Build first: `npm run build -w pkg-js` (or `WASM_OPT=0 node pkg-js/build.mjs`).
 import { test, describe, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { webmcp, configureWebMCP, resetWebMCP, normalizeResult, listTools, ConfigurationError } from 'webmcp-warden';
+import { configureWebMCP, normalizeResult, listTools, ConfigurationError } from 'webmcp-warden';
 import { installFakeModelContext } from 'webmcp-warden/testing';
 // The two internal routes, to check they agree (the same module instance the package uses).
 import { shapeForModel, shapeInCore } from '../dist/shape.js';
+import { clone, loadFixture, toolMaker } from '../test-support/helpers.mjs';
 
-const CASES = JSON.parse(readFileSync(new URL('../../tests/fixtures/shape.json', import.meta.url), 'utf8'));
+const CASES = loadFixture('shape.json');
 const DEFAULT_CAP = 102_400;
-const clone = (value) => (value === undefined ? undefined : JSON.parse(JSON.stringify(value)));
 const capOf = (c) => c.options?.maxBytes ?? DEFAULT_CAP;
 const serverOf = (c) => c.options?.serverId ?? 'page';
 /** What `normalizeResult` passes on unchanged: an object with a `content` array. */
@@ -26,22 +25,7 @@ const isResult = (value) => value !== null && typeof value === 'object' && Array
  * the order of SPEC §7 (`serverId` first), so the provenance's first key tells them apart. */
 const route = (result) => (Object.keys(result.provenance)[0] === 'serverId' ? 'fast' : 'core');
 
-let made = [];
-let counter = 0;
-function tool(fn, options = {}) {
-  const t = webmcp(fn, { name: `shape_${++counter}`, description: 'returns a fixture result', ...options });
-  made.push(t);
-  return t;
-}
-
-beforeEach(() => {
-  resetWebMCP();
-  made = [];
-});
-afterEach(() => {
-  for (const t of made) t.unregister();
-  resetWebMCP();
-});
+const tool = toolMaker((n) => ({ name: `shape_${n}`, description: 'returns a fixture result' }));
 
 test('the shared fixture file is the full set', () => {
   assert.ok(CASES.length >= 45, `expected every shared case, got ${CASES.length}`);

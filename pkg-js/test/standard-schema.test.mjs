@@ -6,28 +6,18 @@
 // Also: zod 4's look-ahead patterns work when its JSON Schema export is used as a JSON Schema.
 //
 // Build first: `WASM_OPT=0 node pkg-js/build.mjs`.
-import { test, describe, beforeEach, afterEach } from 'node:test';
+import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import * as v from 'valibot';
-import { webmcp, configureWebMCP, resetWebMCP, explain } from 'webmcp-warden';
+import { webmcp, configureWebMCP, explain } from 'webmcp-warden';
 import { installFakeModelContext } from 'webmcp-warden/testing';
+import { recordingTools, textOf } from '../test-support/helpers.mjs';
 
-const made = [];
-let counter = 0;
 /** A tool that records what it receives (unshaped, so results compare as the pipeline made them). */
-function recordingTool(options) {
-  const calls = [];
-  const tool = webmcp((input) => {
-    calls.push(input);
-    return { content: [{ type: 'text', text: 'called' }] };
-  }, { name: `standard_${++counter}`, description: 'a tool with a Standard Schema', shape: false, ...options });
-  made.push(tool);
-  return { tool, calls };
-}
-const textOf = (outcome) => outcome.result.content[0].text;
+const { recordingTool } = recordingTools('standard', 'a tool with a Standard Schema', () => ({ content: [{ type: 'text', text: 'called' }] }));
 
 function assertValidationFailure(outcome, calls) {
   assert.equal(outcome.ok, false, JSON.stringify(outcome));
@@ -49,12 +39,6 @@ function assertValidationFailure(outcome, calls) {
 function handWritten(check, vendor = 'hand') {
   return { '~standard': { version: 1, vendor, validate: check } };
 }
-
-beforeEach(() => resetWebMCP());
-afterEach(() => {
-  for (const t of made.splice(0)) t.unregister();
-  resetWebMCP();
-});
 
 describe('zod 4', () => {
   const schema = z.object({

@@ -3,18 +3,12 @@
 // without `capturePayloads`), subscriber isolation, and the record `tool_call.stop` carries.
 //
 // Build first: `npm run build -w pkg-js` (or `WASM_OPT=0 node pkg-js/build.mjs`).
-import { test, describe, beforeEach, afterEach } from 'node:test';
+import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { webmcp, configureWebMCP, resetWebMCP, onTelemetry, invokeTool } from 'webmcp-warden';
+import { configureWebMCP, resetWebMCP, onTelemetry, invokeTool } from 'webmcp-warden';
+import { sleep, toolMaker } from '../test-support/helpers.mjs';
 
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-let made = [];
-let counter = 0;
-function tool(fn, options = {}) {
-  const t = webmcp(fn, { name: `tele_${++counter}`, description: 'a telemetry test tool', ...options });
-  made.push(t);
-  return t;
-}
+const tool = toolMaker((n) => ({ name: `tele_${n}`, description: 'a telemetry test tool' }));
 /** Collects every event; returns the list and the unsubscribe function. */
 function collect() {
   const events = [];
@@ -38,15 +32,6 @@ const shapeOfRecord = (record) =>
     }
     return copy;
   });
-
-beforeEach(() => {
-  resetWebMCP();
-  made = [];
-});
-afterEach(() => {
-  for (const t of made) t.unregister();
-  resetWebMCP();
-});
 
 describe('events and their fields', () => {
   test('every event carries tool, serverId and invocationId; one id per call, the one hooks see', async () => {

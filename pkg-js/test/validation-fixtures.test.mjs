@@ -18,15 +18,15 @@
 // refuses it before any text is written (hostile-input.test.mjs checks its precise path).
 //
 // Build first: `WASM_OPT=0 node pkg-js/build.mjs`.
-import { test, describe, beforeEach, afterEach } from 'node:test';
+import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { webmcp, configureWebMCP, resetWebMCP, invokeTool, ConfigurationError } from 'webmcp-warden';
+import { webmcp, configureWebMCP, invokeTool, ConfigurationError } from 'webmcp-warden';
 import { installFakeModelContext } from 'webmcp-warden/testing';
 import * as validatorGlue from '../wasm/warden_validate.js';
 import { WASM_BASE64 } from '../wasm/warden_validate_base64.js';
+import { loadFixture, recordingTools } from '../test-support/helpers.mjs';
 
-const cases = JSON.parse(readFileSync(new URL('../../tests/fixtures/validation.json', import.meta.url), 'utf8'));
+const cases = loadFixture('validation.json');
 const DEFAULT_LIMITS = { maxBytes: 1024 * 1024, maxDepth: 64 };
 
 /** The validator module, instantiated here on its own (its own copy, not the package's). */
@@ -69,25 +69,8 @@ function assertDiagnosticShape(diagnostics) {
   }
 }
 
-let counter = 0;
-const made = [];
 /** A tool whose calls are recorded; unshaped so results compare as the pipeline made them. */
-function recordingTool(options) {
-  const calls = [];
-  const name = `fixture_${++counter}`;
-  const tool = webmcp((input) => {
-    calls.push(input);
-    return 'called';
-  }, { name, description: 'a fixture tool', shape: false, ...options });
-  made.push(tool);
-  return { tool, calls, name };
-}
-
-beforeEach(() => resetWebMCP());
-afterEach(() => {
-  for (const t of made.splice(0)) t.unregister();
-  resetWebMCP();
-});
+const { recordingTool, made } = recordingTools('fixture', 'a fixture tool');
 
 test('the shared fixtures are there and cover valid, invalid and schema-error cases', () => {
   assert.ok(cases.length >= 25, `only ${cases.length} cases`);
