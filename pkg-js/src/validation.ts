@@ -44,9 +44,19 @@ let loading: Promise<ValidatorInstance> | undefined;
 export function loadValidator(): Promise<ValidatorInstance> {
   if (loading === undefined) {
     loading = (async () => {
-      const [glue, bytes] = await Promise.all([import('../wasm/warden_validate.js'), import('../wasm/warden_validate_base64.js')]);
-      const module = await WebAssembly.compile(decodeBase64(bytes.WASM_BASE64) as BufferSource);
-      glue.initSync({ module });
+      const glue = await import('../wasm/warden_validate.js');
+      // The module is fetched as a .wasm file, not embedded like the core: nothing needs it
+      // synchronously, so it can stream-compile, and brotli shrinks a .wasm 30 % more than its
+      // base64. Vite and webpack see this `new URL(…, import.meta.url)` and emit the file;
+      // bundlers that do not (esbuild, plain Rollup) leave a URL that answers 404, and then the
+      // embedded copy (a lazily imported chunk) is used instead.
+      const url = new URL('../wasm/warden_validate_bg.wasm', import.meta.url);
+      try {
+        await glue.default({ module_or_path: url.protocol === 'file:' ? await readLocalFile(url) : url });
+      } catch {
+        const { WASM_BASE64 } = await import('../wasm/warden_validate_base64.js');
+        glue.initSync({ module: await WebAssembly.compile(decodeBase64(WASM_BASE64) as BufferSource) });
+      }
       return new glue.Validator() as ValidatorInstance;
     })();
     // A failed load (offline chunk, CSP) may be retried by a later call.
@@ -55,6 +65,18 @@ export function loadValidator(): Promise<ValidatorInstance> {
     });
   }
   return loading;
+}
+
+/** The bytes of a `file:` URL, in Node (whose `fetch` does not read files). */
+async function readLocalFile(url: URL): Promise<Uint8Array> {
+  type Fs = { readFileSync(path: URL): Uint8Array };
+  const node = (globalThis as { process?: { getBuiltinModule?: (name: string) => unknown } }).process;
+  // Node ≥ 20.16 hands out built-ins without an import a bundler would try to resolve.
+  const builtin = node?.getBuiltinModule?.('node:fs') as Fs | undefined;
+  if (builtin) return builtin.readFileSync(url);
+  const name = 'node:fs';
+  const fs = (await import(/* @vite-ignore */ /* webpackIgnore: true */ name)) as Fs;
+  return fs.readFileSync(url);
 }
 
 type Compiled = { handle: number } | { error: string };
