@@ -25,6 +25,8 @@
 //! lints below, and problems returned as data ([`error::ConfigError`], [`call::CallError`]).
 
 #![forbid(unsafe_code)]
+// Every public item says what it is for: the crate is read as much as it is called.
+#![warn(missing_docs)]
 #![cfg_attr(
     not(test),
     deny(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)
