@@ -4,6 +4,7 @@ import { ConfigurationError, configurationError } from './errors.js';
 import { describeForCore, governance, type Approver, type Policy, type ToolFilterFn } from './governance.js';
 import { grantSettings, memoryGrantStore, type GrantStore } from './grants.js';
 import { compileHookSet, isPlainObject, typeName } from './hookset.js';
+import { toolFilterChanged } from './registry.js';
 import { resetTelemetry, setConfiguredTelemetry, type TelemetryHandler } from './telemetry.js';
 import type { WebMCPHooks } from './types.js';
 import { limits, MAX_ARGUMENT_DEPTH } from './validation.js';
@@ -204,6 +205,8 @@ export function configureWebMCP(options: WebMCPConfig): void {
     core.setServerId(serverId);
   }
   configurationChanged();
+  // Which tools the filter hides depends on it and on server ids: the browser must follow.
+  if (options.tools !== undefined || serverId !== undefined) toolFilterChanged();
 }
 
 /** The current global hooks (a copy). */
@@ -242,6 +245,7 @@ export function resetWebMCP(): void {
   limits.maxDepth = 64;
   resetTelemetry();
   configurationChanged();
+  toolFilterChanged();
 }
 
 /** Concatenates two hook sets per event (simple-webmcp's `mergeHooks`). */

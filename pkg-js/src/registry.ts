@@ -140,6 +140,23 @@ async function withTimeout(value: unknown, timeoutMs: number | undefined): Promi
   }
 }
 
+/** Every tool registered in the page, visible or not. */
+export function registeredRecords(): PipelineTool[] {
+  return [...registered.values()];
+}
+
+let filterListener: (() => void) | undefined;
+
+/** Set by tool.ts: what to do when the tool filter changes (re-sync browser registrations). */
+export function setFilterListener(listener: () => void): void {
+  filterListener = listener;
+}
+
+/** The tool filter changed: visibility of registered tools may have changed with it. */
+export function toolFilterChanged(): void {
+  filterListener?.();
+}
+
 /** Forgets every registered tool (for tests). */
 export function clearRegistry(): void {
   registered.clear();

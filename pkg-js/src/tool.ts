@@ -5,7 +5,7 @@ import { ConfigurationError, RegistrationError, configurationError } from './err
 import { compileHookSet, isPlainObject, typeName } from './hookset.js';
 import { runCall, type PipelineTool } from './pipeline.js';
 import { compileSchema, isStandardSchema, jsonSchemaOf, type StandardSchemaLike } from './validation.js';
-import { addToRegistry, isVisible, removeFromRegistry, unknownToolOutcome } from './registry.js';
+import { addToRegistry, isVisible, registeredRecords, removeFromRegistry, setFilterListener, unknownToolOutcome } from './registry.js';
 import { getModelContext } from './runtime.js';
 import type { CallOptions, CallOutcome, JsonSchema, RegistrationStatus, ToolContract, WebMCPOptions, WebMCPTool } from './types.js';
 
@@ -216,6 +216,8 @@ function structuredCloneSafe(contract: ToolContract): ToolContract {
 
 const noop = () => {};
 
+setFilterListener(syncWithToolFilter);
+
 /**
  * Registers with the browser and the in-page registry. Safe under React StrictMode's
  * mount → unmount → mount: each attempt has its own AbortController, and an attempt that a
@@ -256,11 +258,8 @@ async function register(record: ToolRecord, opts?: { signal?: AbortSignal }): Pr
   }
   // A tool the filter hides is never listed (SPEC §5), so the browser must not have it either:
   // it stays in the in-page registry, where every path answers as for an unknown tool.
-  const hidden = !isVisible(record);
-  const runtime = hidden ? undefined : getModelContext();
-  const controller = runtime ? new AbortController() : undefined;
   const attempt: Attempt = {
-    controller,
+    controller: undefined,
     unregister: () => {
       if (record.attempt === attempt) unregister(record);
     },
@@ -268,16 +267,30 @@ async function register(record: ToolRecord, opts?: { signal?: AbortSignal }): Pr
   record.attempt = attempt;
   record.error = null;
   opts?.signal?.addEventListener('abort', attempt.unregister, { once: true });
-  if (!runtime || !controller) {
+  return withBrowser(record, attempt);
+}
+
+/**
+ * Registers `attempt` of a tool with the browser's runtime, or records why it is not: no
+ * runtime (`'unsupported'`), or hidden by the tool filter (`'unregistered'`). A registration
+ * that a later `unregister()`, `register()` or filter change superseded never touches `status`.
+ */
+async function withBrowser(record: ToolRecord, attempt: Attempt): Promise<() => void> {
+  const hidden = !isVisible(record);
+  const runtime = hidden ? undefined : getModelContext();
+  if (!runtime) {
     // Hidden on a page that has a runtime: truthfully not registered with the browser.
     record.status = hidden && getModelContext() ? 'unregistered' : 'unsupported';
     return attempt.unregister;
   }
+  const controller = new AbortController();
+  attempt.controller = controller;
+  const current = () => record.attempt === attempt && attempt.controller === controller;
   record.status = 'registering';
   try {
     await runtime.registerTool({ ...record.contract, execute: (input: unknown, extra?: { signal?: AbortSignal }) => executeForBrowser(record, input, extra) }, { signal: controller.signal });
   } catch (cause) {
-    if (record.attempt !== attempt) return noop;
+    if (!current()) return attempt.unregister;
     const message = cause instanceof Error ? cause.message : String(cause);
     const error = new RegistrationError('registration_failed', `Failed to register tool "${record.contract.name}": ${message}`, { cause });
     record.attempt = undefined;
@@ -286,9 +299,29 @@ async function register(record: ToolRecord, opts?: { signal?: AbortSignal }): Pr
     record.error = error;
     throw error;
   }
-  if (record.attempt !== attempt) return noop;
-  record.status = 'registered';
+  if (current()) record.status = 'registered';
   return attempt.unregister;
+}
+
+/**
+ * Brings browser registrations in line with the tool filter after `configureWebMCP({ tools })`
+ * changed it: a registered tool that is now hidden leaves the browser (it stays registered in
+ * the page, answering as unknown), and one that is visible again goes back to the browser.
+ */
+export function syncWithToolFilter(): void {
+  for (const record of registeredRecords() as ToolRecord[]) {
+    const attempt = record.attempt;
+    if (attempt === undefined) continue;
+    const visible = isVisible(record);
+    if (!visible && attempt.controller !== undefined) {
+      const controller = attempt.controller;
+      attempt.controller = undefined;
+      record.status = 'unregistered';
+      controller.abort();
+    } else if (visible && attempt.controller === undefined && record.status === 'unregistered') {
+      withBrowser(record, attempt).catch(() => undefined);
+    }
+  }
 }
 
 /** The `execute` registered with the browser: the whole pipeline, answering the result object. */

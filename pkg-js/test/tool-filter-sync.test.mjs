@@ -1,0 +1,63 @@
+// A hidden tool is never listed (SPEC §5), also when the filter changes after registration:
+// the browser's registrations follow configureWebMCP({ tools }).
+import { test, beforeEach, afterEach } from 'node:test';
+import assert from 'node:assert/strict';
+import { webmcp, configureWebMCP, resetWebMCP, invokeTool, listTools } from 'webmcp-warden';
+import { installFakeModelContext } from 'webmcp-warden/testing';
+
+let fake;
+let tools = [];
+beforeEach(() => {
+  resetWebMCP();
+  fake = installFakeModelContext();
+});
+afterEach(() => {
+  for (const t of tools) t.unregister();
+  tools = [];
+  fake.uninstall();
+  resetWebMCP();
+});
+
+const names = async () => (await fake.modelContext.getTools()).map((t) => t.name);
+const settle = () => new Promise((resolve) => setTimeout(resolve, 5));
+
+test('hiding a registered tool removes it from the browser; showing it again registers it again', async () => {
+  const search = webmcp(() => 'found', { name: 'search', description: 'Search' });
+  const remove = webmcp(() => 'gone', { name: 'delete_cart', description: 'Delete the cart' });
+  tools.push(search, remove);
+  const unregisterRemove = await remove.register();
+  await search.register();
+  assert.deepEqual(await names(), ['delete_cart', 'search']);
+
+  configureWebMCP({ tools: { exclude: ['delete_*'] } });
+  await settle();
+  assert.deepEqual(await names(), ['search'], 'the browser no longer lists the hidden tool');
+  assert.equal(remove.status, 'unregistered');
+  assert.equal((await invokeTool('delete_cart', {})).error.reason, 'unknown_tool');
+  assert.deepEqual((await listTools()).map((t) => t.name), ['search']);
+
+  configureWebMCP({ tools: null });
+  await settle();
+  assert.deepEqual(await names(), ['delete_cart', 'search'], 'visible again: registered again');
+  assert.equal(remove.status, 'registered');
+  assert.equal((await invokeTool('delete_cart', {})).ok, true);
+
+  // The function the first register() returned still unregisters the tool.
+  unregisterRemove();
+  await settle();
+  assert.deepEqual(await names(), ['search']);
+  assert.equal(remove.status, 'unregistered');
+});
+
+test('a tool registered while hidden reaches the browser when the filter lets it through', async () => {
+  configureWebMCP({ tools: (tool) => tool.name !== 'secret' });
+  const secret = webmcp(() => 's', { name: 'secret', description: 'Secret' });
+  tools.push(secret);
+  await secret.register();
+  assert.deepEqual(await names(), []);
+  assert.equal(secret.status, 'unregistered');
+  configureWebMCP({ tools: () => true });
+  await settle();
+  assert.deepEqual(await names(), ['secret']);
+  assert.equal(secret.status, 'registered');
+});
