@@ -23,7 +23,7 @@ import assert from 'node:assert/strict';
 import { webmcp, configureWebMCP, invokeTool, ConfigurationError } from 'webmcp-warden';
 import { installFakeModelContext } from 'webmcp-warden/testing';
 import * as validatorGlue from '../wasm/warden_validate.js';
-import { WASM_BASE64 } from '../wasm/warden_validate_base64.js';
+import { readFileSync } from 'node:fs';
 import { loadFixture, recordingTools } from '../test-support/helpers.mjs';
 
 const cases = loadFixture('validation.json');
@@ -33,7 +33,7 @@ const DEFAULT_LIMITS = { maxBytes: 1024 * 1024, maxDepth: 64 };
 let moduleValidator;
 function validatorModule() {
   if (!moduleValidator) {
-    validatorGlue.initSync({ module: Buffer.from(WASM_BASE64, 'base64') });
+    validatorGlue.initSync({ module: readFileSync(new URL('../wasm/warden_validate_bg.wasm', import.meta.url)) });
     moduleValidator = new validatorGlue.Validator();
   }
   return moduleValidator;
