@@ -254,29 +254,28 @@ fn is_candidate(unit: u16) -> bool {
 /// cost of scanning clean text. Low surrogates are never candidates, so the run never ends
 /// between the halves of a pair.
 fn clean_prefix(units: &[u16]) -> usize {
+    first_candidate(units, FIRST_MEMBER, is_candidate).unwrap_or(units.len())
+}
+
+/// The position of the first item that `is_candidate` selects; no item below `floor` is one.
+///
+/// Branch-free over fixed-size chunks, so both tests compile to SIMD compares where the target
+/// has them, and the exit test runs once per chunk instead of once per item. The maximum
+/// settles ASCII/Latin chunks more cheaply than the exact test, which then only runs on other
+/// scripts.
+fn first_candidate<T: Copy + Ord + Default>(items: &[T], floor: T, is_candidate: fn(T) -> bool) -> Option<usize> {
     const LANES: usize = 16;
     let mut skipped = 0usize;
-    for chunk in units.chunks_exact(LANES) {
-        // Branch-free over a fixed-size chunk, so both tests compile to SIMD compares where
-        // the target has them, and the exit test runs once per chunk instead of once per
-        // unit. The maximum settles ASCII/Latin chunks (every member is at least U+061C)
-        // more cheaply than the exact test, which then only runs on other scripts.
-        if chunk.iter().fold(0u16, |m, &u| m.max(u)) >= FIRST_MEMBER
-            && chunk
-                .iter()
-                .fold(0u8, |any, &u| any | u8::from(is_candidate(u)))
-                != 0
+    for chunk in items.chunks_exact(LANES) {
+        if chunk.iter().fold(T::default(), |m, &u| m.max(u)) >= floor
+            && chunk.iter().fold(0u8, |any, &u| any | u8::from(is_candidate(u))) != 0
         {
             break;
         }
         skipped = skipped.saturating_add(LANES);
     }
-    let rest = units.get(skipped..).unwrap_or_default();
-    skipped.saturating_add(
-        rest.iter()
-            .position(|&u| is_candidate(u))
-            .unwrap_or(rest.len()),
-    )
+    let at = items.get(skipped..)?.iter().position(|&u| is_candidate(u))?;
+    Some(skipped.saturating_add(at))
 }
 
 /// Appends `[start, end)` to sorted `removals`, merging with the last range when they touch.
@@ -401,26 +400,9 @@ fn is_lead_candidate(byte: u8) -> bool {
 }
 
 /// The position of the first [`is_lead_candidate`] byte; a lead byte is a char boundary, so
-/// the slow scan can start there. Chunked like `clean_prefix`, for the same reason.
+/// the slow scan can start there.
 fn first_lead_byte(bytes: &[u8]) -> Option<usize> {
-    const LANES: usize = 16;
-    let mut skipped = 0usize;
-    for chunk in bytes.chunks_exact(LANES) {
-        if chunk.iter().fold(0u8, |m, &b| m.max(b)) >= 0xD8
-            && chunk
-                .iter()
-                .fold(0u8, |any, &b| any | u8::from(is_lead_candidate(b)))
-                != 0
-        {
-            break;
-        }
-        skipped = skipped.saturating_add(LANES);
-    }
-    let at = bytes
-        .get(skipped..)?
-        .iter()
-        .position(|&b| is_lead_candidate(b))?;
-    Some(skipped.saturating_add(at))
+    first_candidate(bytes, 0xD8, is_lead_candidate)
 }
 
 /// Removes the four classes from `s`, borrowing it when it holds none of them.
