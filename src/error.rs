@@ -47,3 +47,16 @@ impl std::fmt::Display for ConfigError {
 }
 
 impl std::error::Error for ConfigError {}
+
+impl ConfigError {
+    /// The error as the boundary sends it: `{ code, message, path? }`.
+    pub fn to_value(&self) -> crate::value::Value {
+        let mut map = crate::value::Map::new();
+        map.insert("code", self.code.into());
+        map.insert("message", self.message.as_str().into());
+        if !self.path.is_empty() {
+            map.insert("path", self.path.as_str().into());
+        }
+        crate::value::Value::Object(map)
+    }
+}

@@ -40,9 +40,12 @@ pub mod governor;
 pub mod hooks;
 pub mod js_regex;
 pub mod matcher;
+pub mod pattern;
 pub mod plan;
 pub mod shape;
 pub mod policy;
+pub mod value;
+pub mod wire;
 #[cfg(feature = "validate")]
 pub mod validate;
 

@@ -1,0 +1,171 @@
+//! Patterns: the page's regular expressions, compiled and run by the host's own engine.
+//!
+//! Matchers take a JS `RegExp` (`/^get_/i`) and policy predicates a pattern source
+//! (`matches: '^[a-z]+$'`). Both mean ECMAScript regular expressions, and the page already has
+//! that engine; a second one in the core would cost more bytes than the rest of it and would
+//! still differ from the page in corner cases. So the core keeps patterns as handles: in the
+//! browser and Node the boundary installs a [`Host`] that compiles each pattern once with
+//! `new RegExp(source, flags)` and tests strings against it (`src/wasm/host.js`); natively
+//! (`cargo test`, fuzzing) a small linear-time engine stands in.
+//!
+//! This is the one place where the core calls into JavaScript during a decision. It calls only
+//! a `RegExp` the package built itself from a source string: never a user's function, and the
+//! host never calls back into the core.
+//!
+//! The page's engine backtracks: a pathological pattern can take exponential time on a crafted
+//! string. Strings longer than [`INPUT_LIMIT`] UTF-16 units are not tested at all; the result
+//! is "could not test", which every caller treats as failing closed (a deny rule applies, an
+//! allow rule does not).
+
+use std::rc::Rc;
+
+/// The longest string, in UTF-16 code units, a pattern is tested against.
+pub const INPUT_LIMIT: usize = 65_536;
+
+/// The functions the host offers for patterns. The boundary installs one at start-up.
+#[derive(Debug)]
+pub struct Host {
+    /// Compiles `source` with `flags` (JS flag letters); answers a handle, or why the engine
+    /// refused the pattern.
+    pub compile: fn(&str, &str) -> Result<u32, String>,
+    /// Tests `text` against the pattern; `None` when it could not be tested.
+    pub test: fn(u32, &str) -> Option<bool>,
+    /// Forgets a compiled pattern.
+    pub release: fn(u32),
+}
+
+thread_local! {
+    static HOST: std::cell::Cell<Option<&'static Host>> = const { std::cell::Cell::new(None) };
+}
+
+/// Installs the host's pattern engine (the boundary does this once).
+pub fn install(host: &'static Host) {
+    HOST.with(|cell| cell.set(Some(host)));
+}
+
+fn host() -> Option<&'static Host> {
+    HOST.with(std::cell::Cell::get).or(native::HOST)
+}
+
+/// A compiled pattern. Clones share one compiled pattern; the last one dropped releases it.
+#[derive(Debug, Clone)]
+pub struct Pattern {
+    inner: Rc<Compiled>,
+}
+
+#[derive(Debug)]
+struct Compiled {
+    handle: u32,
+    source: String,
+    flags: String,
+}
+
+impl Drop for Compiled {
+    fn drop(&mut self) {
+        if let Some(host) = host() {
+            (host.release)(self.handle);
+        }
+    }
+}
+
+impl Pattern {
+    /// Compiles a pattern with JS `flags` (`g` and `y` carry state between tests, so they are
+    /// dropped: a pattern here answers the same for the same text every time).
+    ///
+    /// # Errors
+    /// The engine's reason, such as `Invalid regular expression: /(/: Unterminated group`.
+    pub fn compile(source: &str, flags: &str) -> Result<Pattern, String> {
+        let flags: String = flags.chars().filter(|flag| *flag != 'g' && *flag != 'y').collect();
+        let host = host().ok_or_else(|| "no pattern engine is installed".to_owned())?;
+        let handle = (host.compile)(source, &flags)?;
+        Ok(Pattern { inner: Rc::new(Compiled { handle, source: source.to_owned(), flags }) })
+    }
+
+    /// Whether `text` matches; `None` when it could not be tested (longer than
+    /// [`INPUT_LIMIT`], or the engine failed), which callers treat as failing closed.
+    pub fn test(&self, text: &str) -> Option<bool> {
+        // A UTF-16 unit is at least one byte of UTF-8, so a short UTF-8 text is short enough.
+        if text.len() > INPUT_LIMIT && text.encode_utf16().count() > INPUT_LIMIT {
+            return None;
+        }
+        (host()?.test)(self.inner.handle, text)
+    }
+
+    /// The pattern's source, as given.
+    pub fn source(&self) -> &str {
+        &self.inner.source
+    }
+
+    /// Its flags, without `g` and `y`.
+    pub fn flags(&self) -> &str {
+        &self.inner.flags
+    }
+}
+
+impl PartialEq for Pattern {
+    fn eq(&self, other: &Pattern) -> bool {
+        self.inner.source == other.inner.source && self.inner.flags == other.inner.flags
+    }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+mod native {
+    //! The stand-in engine off wasm: `regex-lite`, with JS's `i`, `m` and `s` flags mapped to
+    //! inline flags. Enough for the shared fixtures and fuzzing; the package's tests exercise
+    //! the real engine.
+
+    use std::cell::RefCell;
+
+    use super::Host;
+
+    thread_local! {
+        static TABLE: RefCell<Vec<Option<regex_lite::Regex>>> = const { RefCell::new(Vec::new()) };
+    }
+
+    fn compile(source: &str, flags: &str) -> Result<u32, String> {
+        let inline: String = flags.chars().filter(|flag| matches!(flag, 'i' | 'm' | 's')).collect();
+        let pattern = if inline.is_empty() { source.to_owned() } else { format!("(?{inline}){source}") };
+        let regex = regex_lite::Regex::new(&pattern).map_err(|err| format!("Invalid regular expression: /{source}/: {err}"))?;
+        TABLE.with(|table| {
+            let mut table = table.borrow_mut();
+            let slot = table.iter().position(Option::is_none).unwrap_or(table.len());
+            if slot == table.len() {
+                table.push(Some(regex));
+            } else if let Some(entry) = table.get_mut(slot) {
+                *entry = Some(regex);
+            }
+            u32::try_from(slot).map_err(|_| "too many patterns".to_owned())
+        })
+    }
+
+    fn test(handle: u32, text: &str) -> Option<bool> {
+        TABLE.with(|table| table.borrow().get(handle as usize)?.as_ref().map(|regex| regex.is_match(text)))
+    }
+
+    fn release(handle: u32) {
+        TABLE.with(|table| {
+            if let Some(entry) = table.borrow_mut().get_mut(handle as usize) {
+                *entry = None;
+            }
+        });
+    }
+
+    pub(super) fn live() -> usize {
+        TABLE.with(|table| table.borrow().iter().filter(|entry| entry.is_some()).count())
+    }
+
+    static NATIVE: Host = Host { compile, test, release };
+    pub(super) static HOST: Option<&'static Host> = Some(&NATIVE);
+}
+
+#[cfg(target_arch = "wasm32")]
+mod native {
+    use super::Host;
+    pub(super) static HOST: Option<&'static Host> = None;
+}
+
+/// How many patterns are compiled right now by the native engine (for leak tests).
+#[cfg(not(target_arch = "wasm32"))]
+pub fn live_native_patterns() -> usize {
+    native::live()
+}

@@ -1,0 +1,312 @@
+//! Values as the core reads them: JSON, plus the few JS things configuration may hold.
+//!
+//! Everything the TS layer hands the core (hook-set descriptions, tool definitions, policies,
+//! call facts, results to shape) arrives as a [`Value`], decoded by [`crate::wire`] from one
+//! binary buffer. Numbers are `f64` because JS numbers are; text is UTF-8 (lone UTF-16
+//! surrogates became U+FFFD on the way in). Three variants are not JSON and have no encoding
+//! inside JSON, so no user data can forge them: a JS function the TS layer keeps
+//! ([`Value::Function`]), a JS `RegExp` ([`Value::Regex`]), and a value JSON cannot say
+//! ([`Value::Unsupported`], described for messages).
+//!
+//! The core has its own value type instead of `serde_json::Value` because bytes are a feature:
+//! a JSON parser, a serializer and float formatting are most of a small wasm module, and the
+//! page's own engine already parses and writes JSON.
+
+/// One value.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    /// `null`.
+    Null,
+    /// `true` or `false`.
+    Bool(bool),
+    /// A finite number.
+    Number(f64),
+    /// A string.
+    String(String),
+    /// An array.
+    Array(Vec<Value>),
+    /// An object, keys in the order JS gave them.
+    Object(Map),
+    /// A JS function kept by the TS layer under this handle.
+    Function(u32),
+    /// A JS `RegExp`: its source and flags.
+    Regex {
+        /// `RegExp.prototype.source`.
+        source: String,
+        /// `RegExp.prototype.flags`.
+        flags: String,
+    },
+    /// A JS value JSON cannot say, described for messages (`undefined`, `a BigInt`, `NaN`,
+    /// `a cyclic object`, …).
+    Unsupported(String),
+}
+
+/// The members of an object, in order. Keys are unique (JS objects cannot repeat a key).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Map {
+    entries: Vec<(String, Value)>,
+}
+
+impl Map {
+    /// An empty object.
+    pub fn new() -> Map {
+        Map::default()
+    }
+
+    /// The value of `key`.
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        self.entries.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+    }
+
+    /// Whether `key` is a member.
+    pub fn contains_key(&self, key: &str) -> bool {
+        self.entries.iter().any(|(k, _)| k == key)
+    }
+
+    /// Sets `key`, replacing an earlier value in place.
+    pub fn insert(&mut self, key: impl Into<String>, value: Value) {
+        let key = key.into();
+        match self.entries.iter_mut().find(|(k, _)| *k == key) {
+            Some(entry) => entry.1 = value,
+            None => self.entries.push((key, value)),
+        }
+    }
+
+    /// Sets `key` when `value` is `Some`; leaves the object as it is otherwise.
+    pub fn insert_some(&mut self, key: impl Into<String>, value: Option<impl Into<Value>>) {
+        if let Some(value) = value {
+            self.insert(key, value.into());
+        }
+    }
+
+    /// Removes `key`, returning its value.
+    pub fn remove(&mut self, key: &str) -> Option<Value> {
+        let index = self.entries.iter().position(|(k, _)| k == key)?;
+        Some(self.entries.remove(index).1)
+    }
+
+    /// The members, in order.
+    pub fn iter(&self) -> impl Iterator<Item = (&String, &Value)> {
+        self.entries.iter().map(|(k, v)| (k, v))
+    }
+
+    /// The keys, in order.
+    pub fn keys(&self) -> impl Iterator<Item = &String> {
+        self.entries.iter().map(|(k, _)| k)
+    }
+
+    /// How many members.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+}
+
+impl FromIterator<(String, Value)> for Map {
+    fn from_iter<I: IntoIterator<Item = (String, Value)>>(iter: I) -> Map {
+        let mut map = Map::new();
+        for (key, value) in iter {
+            map.insert(key, value);
+        }
+        map
+    }
+}
+
+impl IntoIterator for Map {
+    type Item = (String, Value);
+    type IntoIter = std::vec::IntoIter<(String, Value)>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.entries.into_iter()
+    }
+}
+
+/// The largest integer a JS number holds exactly (2^53 − 1).
+pub const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
+
+impl Value {
+    /// The member `key` of an object; `None` for anything else.
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        match self {
+            Value::Object(map) => map.get(key),
+            _ => None,
+        }
+    }
+
+    /// The text of a string.
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Value::String(text) => Some(text),
+            _ => None,
+        }
+    }
+
+    /// The number.
+    pub fn as_f64(&self) -> Option<f64> {
+        match self {
+            Value::Number(number) => Some(*number),
+            _ => None,
+        }
+    }
+
+    /// The number, when it is a whole number from 0 to 2^53 − 1.
+    pub fn as_u64(&self) -> Option<u64> {
+        match self {
+            // INVARIANT: checked to be whole and in 0..=2^53-1, so the cast is exact.
+            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+            Value::Number(n) if n.fract() == 0.0 && *n >= 0.0 && *n <= MAX_SAFE_INTEGER => Some(*n as u64),
+            _ => None,
+        }
+    }
+
+    /// The boolean.
+    pub fn as_bool(&self) -> Option<bool> {
+        match self {
+            Value::Bool(flag) => Some(*flag),
+            _ => None,
+        }
+    }
+
+    /// The items of an array.
+    pub fn as_array(&self) -> Option<&Vec<Value>> {
+        match self {
+            Value::Array(items) => Some(items),
+            _ => None,
+        }
+    }
+
+    /// The members of an object.
+    pub fn as_object(&self) -> Option<&Map> {
+        match self {
+            Value::Object(map) => Some(map),
+            _ => None,
+        }
+    }
+
+    /// Whether this is `null`.
+    pub fn is_null(&self) -> bool {
+        matches!(self, Value::Null)
+    }
+
+    /// How the value's type reads in a message: `a string`, `an array`, `null`, … For an
+    /// [`Value::Unsupported`] value, its description.
+    pub fn type_name(&self) -> &str {
+        match self {
+            Value::Null => "null",
+            Value::Bool(_) => "a boolean",
+            Value::Number(_) => "a number",
+            Value::String(_) => "a string",
+            Value::Array(_) => "an array",
+            Value::Object(_) => "an object",
+            Value::Function(_) => "a function",
+            Value::Regex { .. } => "a RegExp",
+            Value::Unsupported(kind) => kind,
+        }
+    }
+
+    /// Equality as JSON values: numbers by value (`1` equals `1.0`), objects regardless of key
+    /// order. Functions, RegExps and unsupported values equal nothing, not even themselves.
+    ///
+    /// Walks both values with an explicit stack, so arguments nested deeply by an agent cannot
+    /// exhaust the wasm stack.
+    pub fn json_eq(&self, other: &Value) -> bool {
+        let mut pending: Vec<(&Value, &Value)> = vec![(self, other)];
+        while let Some((a, b)) = pending.pop() {
+            match (a, b) {
+                (Value::Null, Value::Null) => {}
+                (Value::Bool(x), Value::Bool(y)) if x == y => {}
+                // Exact comparison is JSON number equality: both sides are f64 already.
+                #[allow(clippy::float_cmp)]
+                (Value::Number(x), Value::Number(y)) if x == y => {}
+                (Value::String(x), Value::String(y)) if x == y => {}
+                (Value::Array(x), Value::Array(y)) if x.len() == y.len() => pending.extend(x.iter().zip(y)),
+                (Value::Object(x), Value::Object(y)) if x.len() == y.len() => {
+                    for (key, value) in x.iter() {
+                        match y.get(key) {
+                            Some(theirs) => pending.push((value, theirs)),
+                            None => return false,
+                        }
+                    }
+                }
+                _ => return false,
+            }
+        }
+        true
+    }
+}
+
+impl From<&str> for Value {
+    fn from(text: &str) -> Value {
+        Value::String(text.to_owned())
+    }
+}
+
+impl From<String> for Value {
+    fn from(text: String) -> Value {
+        Value::String(text)
+    }
+}
+
+impl From<bool> for Value {
+    fn from(flag: bool) -> Value {
+        Value::Bool(flag)
+    }
+}
+
+impl From<f64> for Value {
+    fn from(number: f64) -> Value {
+        Value::Number(number)
+    }
+}
+
+impl From<u32> for Value {
+    fn from(number: u32) -> Value {
+        Value::Number(f64::from(number))
+    }
+}
+
+impl From<usize> for Value {
+    fn from(number: usize) -> Value {
+        // Counts and indexes in the core stay far below 2^53.
+        #[allow(clippy::cast_precision_loss)]
+        Value::Number(number as f64)
+    }
+}
+
+impl<T: Into<Value>> From<Option<T>> for Value {
+    fn from(option: Option<T>) -> Value {
+        option.map_or(Value::Null, Into::into)
+    }
+}
+
+impl<T: Into<Value>> From<Vec<T>> for Value {
+    fn from(items: Vec<T>) -> Value {
+        Value::Array(items.into_iter().map(Into::into).collect())
+    }
+}
+
+/// Builds a [`Value::Object`] from `key => value` pairs (optional members: [`Map::insert_some`]).
+///
+/// ```
+/// use webmcp_warden::{object, value::Value};
+/// let v = object! { "ok" => true, "id" => "x" };
+/// assert_eq!(v.get("id").and_then(Value::as_str), Some("x"));
+/// ```
+#[macro_export]
+macro_rules! object {
+    ($($key:expr => $value:expr),* $(,)?) => {{
+        #[allow(unused_mut)]
+        let mut map = $crate::value::Map::new();
+        $( map.insert($key, $crate::value::Value::from($value)); )*
+        $crate::value::Value::Object(map)
+    }};
+}
+
+impl From<Map> for Value {
+    fn from(map: Map) -> Value {
+        Value::Object(map)
+    }
+}
