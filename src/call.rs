@@ -1,186 +1,291 @@
-//! The step machine of one governed call: the core says what to do next, the TS layer does it.
+//! The step machine of one governed call: the core says what to do next, the TS layer does it
+//! and reports what it saw.
 //!
-//! Order (SPEC §1): before-hooks → input validation → policy (function predicates one at a
-//! time) → approval → args digest check → the tool → output validation → after-hooks, or error
-//! hooks on a failure, denied hooks on a denial. Steps a call does not need (no schema, no
-//! policy) are skipped, so a hooks-only call never pays for them.
+//! Order: before-hooks → input validation → policy (function predicates one at a time) →
+//! approval → the tool → output validation → after-hooks; error hooks on a failure, denied
+//! hooks on a denial. Steps a call does not need (no schema, no policy) are skipped, so a
+//! hooks-only call never pays for them. The same machine runs a dry run ([`Mode::Explain`]):
+//! no hook, predicate, approver or tool is called, and the answer is an explanation.
 //!
-//! The TS layer starts a call, performs each [`Action`] (calls hook N, runs the tool), and
-//! reports what happened as an [`Outcome`]: only the *shape* of what a hook returned (nothing,
-//! `{ input }`, a deny, …), never the values, which stay in JS. The machine decides what that
-//! shape means for the event (a `halt` from an after-hook is a bad return; an allow is always a
-//! bad return, HK-5) and which step comes next. It never calls JS and never awaits, so it is
-//! testable with plain `cargo test` and cannot be re-entered.
+//! The TS layer reports facts, never judgements: the shape of what a hook returned
+//! ([`ReturnFacts`]), that a deadline passed, that the call's signal was aborted, the
+//! diagnostics a validator gave. The machine judges them (the return contracts of
+//! [`crate::returns`], where aborts stop a call, which failure the call ends with and what the
+//! agent reads) and keeps the call's decision record for telemetry. It never calls JS and
+//! never awaits, so it is tested with plain `cargo test` and cannot be re-entered.
 
 use std::rc::Rc;
 
-use serde::Serialize;
-
-use serde_json::Value;
-
-use crate::digest::digest;
 use crate::hooks::{Event, OnError};
 use crate::plan::Plan;
 use crate::policy::{settle_with_grant, settle_without_approver, Decision, Effect, EvalStep, Evaluation, Policy, PredicateResult};
+use crate::returns::{judge_approval, judge_hook, Approval, Contract, Judged, ReturnFacts};
+use crate::value::{Map, Value};
 
-/// What the TS layer saw when it performed the last action.
+/// What the TS layer reports after performing the last action (the numbers are the wire codes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Outcome {
-    /// The call is starting.
+    /// The call starts.
     Start = 0,
-    /// A hook returned `undefined` or `null`.
-    Nothing = 1,
-    /// A hook returned `{ input }`.
-    Input = 2,
-    /// A hook returned `{ output }`.
-    Output = 3,
-    /// A hook returned `{ action: 'deny', message?, code? }`.
-    Deny = 4,
-    /// A hook returned `{ action: 'halt', result }`.
-    Halt = 5,
-    /// A hook returned `{ action: 'recover', result }`.
-    Recover = 6,
-    /// A hook tried to allow (`{ allow }` or `{ action: 'allow' }`): never permitted (HK-5).
-    Allow = 7,
-    /// A hook returned anything else.
-    BadReturn = 8,
-    /// A hook threw or its promise rejected.
-    Raise = 9,
-    /// A hook outlived its deadline.
-    Timeout = 10,
-    /// The call's signal was aborted before or while performing the step.
-    Aborted = 11,
-    /// The tool returned a value.
-    ToolReturned = 12,
-    /// The tool threw or its promise rejected.
-    ToolThrew = 13,
-    /// The arguments (or the structured result) are valid.
-    Valid = 14,
-    /// The arguments (or the structured result) are invalid, or JSON cannot carry them.
-    Invalid = 15,
-    /// The tool's schema itself is not valid JSON Schema.
-    InvalidSchema = 16,
+    /// A hook or the approver returned a value; its [`ReturnFacts`] come with it.
+    Returned = 1,
+    /// A hook, the approver or a Standard Schema validator threw or rejected.
+    Raised = 2,
+    /// A hook or the approver outlived its deadline.
+    TimedOut = 3,
+    /// The call's signal aborted the step while it was pending.
+    Aborted = 4,
+    /// The tool returned.
+    ToolReturned = 5,
+    /// The tool threw or rejected; the payload's `message` says what it threw.
+    ToolThrew = 6,
+    /// The value is valid.
+    Valid = 7,
+    /// The value is invalid; the payload's `diagnostics` say why.
+    Invalid = 8,
+    /// The schema itself is not valid JSON Schema; the payload's `message` says why.
+    InvalidSchema = 9,
     /// A policy function predicate returned `true`.
-    PredicateTrue = 17,
+    PredicateTrue = 10,
     /// A policy function predicate returned `false`.
-    PredicateFalse = 18,
+    PredicateFalse = 11,
     /// A policy function predicate threw, timed out or returned a non-boolean.
-    PredicateFailed = 19,
-    /// The approver answered `{ allow: 'once' }`.
-    ApproveOnce = 20,
-    /// The approver answered `{ allow: 'always' }`.
-    ApproveAlways = 21,
-    /// The approver answered `{ deny: reason }`.
-    ApproveDeny = 22,
-    /// The approver answered `{ deny: reason, halt: true }`.
-    ApproveHalt = 23,
-    /// The arguments' digest right before the tool is the one policy saw.
-    ArgsSame = 24,
-    /// The arguments changed after policy and the approver saw them.
-    ArgsChanged = 25,
+    PredicateFailed = 12,
 }
 
 impl Outcome {
-    /// Decodes the number the TS layer sends.
+    /// Every outcome, by wire code.
+    pub const ALL: [Outcome; 13] = [
+        Outcome::Start,
+        Outcome::Returned,
+        Outcome::Raised,
+        Outcome::TimedOut,
+        Outcome::Aborted,
+        Outcome::ToolReturned,
+        Outcome::ToolThrew,
+        Outcome::Valid,
+        Outcome::Invalid,
+        Outcome::InvalidSchema,
+        Outcome::PredicateTrue,
+        Outcome::PredicateFalse,
+        Outcome::PredicateFailed,
+    ];
+
+    /// Decodes a wire code.
     pub fn from_code(code: u32) -> Option<Outcome> {
-        use Outcome::*;
-        [
-            Start, Nothing, Input, Output, Deny, Halt, Recover, Allow, BadReturn, Raise, Timeout, Aborted, ToolReturned, ToolThrew,
-            Valid, Invalid, InvalidSchema, PredicateTrue, PredicateFalse, PredicateFailed, ApproveOnce, ApproveAlways,
-            ApproveDeny, ApproveHalt, ArgsSame, ArgsChanged,
-        ]
-            .into_iter()
-            .find(|outcome| *outcome as u32 == code)
+        Outcome::ALL.into_iter().find(|outcome| *outcome as u32 == code)
     }
 }
 
-/// What the TS layer must do next.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Action {
-    /// Call the hook stored under `handle` for `event` and report its outcome.
-    CallHook {
-        /// The event, which decides the context and the return contract.
-        event: Event,
-        /// The hook's function handle.
-        handle: u32,
-    },
-    /// Call the tool with the current input and report whether it returned or threw.
-    RunTool,
-    /// The call is over; `ok` says whether the current output is the answer.
-    Finish {
-        /// `true`: normalize the current output. `false`: read the error with [`Call::error`].
-        ok: bool,
-    },
-    /// Validate the current input against the tool's input schema; report `Valid`, `Invalid`
-    /// or `InvalidSchema`.
-    ValidateInput,
-    /// Start the policy evaluation with the call's facts (`Engine::policy_start`).
-    EvaluatePolicy,
-    /// Call the policy function predicate stored under `handle`; report its result.
-    Predicate {
-        /// The predicate's function handle.
-        handle: u32,
-    },
-    /// Ask the approver (`onAsk`) and report the shape of its answer.
-    Approve,
-    /// Send the final arguments again (`Engine::check_args`): the digest must be unchanged.
-    CheckArgs,
-    /// Validate the result's `structuredContent` against the tool's output schema.
-    ValidateOutput,
+/// The state of the call's abort signal when the TS layer reports a step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Signal {
+    /// Not aborted.
+    #[default]
+    Live = 0,
+    /// Aborted by the caller.
+    Aborted = 1,
+    /// Aborted because the call ran past its `timeout` option.
+    TimedOut = 2,
 }
+
+impl Signal {
+    /// Decodes a wire code (anything unknown counts as aborted: fail closed).
+    pub fn from_code(code: u32) -> Signal {
+        match code {
+            0 => Signal::Live,
+            2 => Signal::TimedOut,
+            _ => Signal::Aborted,
+        }
+    }
+}
+
+/// What the TS layer must do next (the numbers are the wire codes of [`Action::op`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    /// Call the hook stored under the handle; report what it returned.
+    CallHook = 1,
+    /// Call the tool with the current input.
+    RunTool = 2,
+    /// The call is over and succeeded: normalize the current output.
+    FinishOk = 3,
+    /// The call is over and failed: read the failure with `end`.
+    FinishError = 4,
+    /// Validate: bit 0 of the handle field, the input; bit 1, check that the output schema
+    /// compiles first.
+    ValidateInput = 5,
+    /// Send the policy facts; bit 0 of the handle field says the arguments are needed.
+    EvaluatePolicy = 6,
+    /// Call the policy function predicate stored under the handle.
+    Predicate = 7,
+    /// Ask the approver; report its answer's facts (and the deny reason as payload).
+    Approve = 8,
+    /// Validate the result's `structuredContent` against the output schema.
+    ValidateOutput = 9,
+}
+
+impl Op {
+    /// Every op, by wire code.
+    pub const ALL: [Op; 9] =
+        [Op::CallHook, Op::RunTool, Op::FinishOk, Op::FinishError, Op::ValidateInput, Op::EvaluatePolicy, Op::Predicate, Op::Approve, Op::ValidateOutput];
+}
+
+/// How the last reported hook step was judged, for the TS layer's live telemetry events
+/// (`hook.stop` with a status, or `hook.exception`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Verdict {
+    /// The last step was not a hook.
+    #[default]
+    None = 0,
+    /// The hook's return had no effect.
+    Cont = 1,
+    /// It rewrote the input or the output.
+    Rewrite = 2,
+    /// It denied.
+    Deny = 3,
+    /// It halted with a result.
+    Halt = 4,
+    /// It recovered with a result.
+    Recover = 5,
+    /// It failed (threw, timed out, or returned outside its contract).
+    Failed = 6,
+}
+
+/// One packed answer: the next op, its handle, and what the last step came to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Action {
+    /// What to do.
+    pub op: Op,
+    /// The hook or predicate handle, or the op's flags.
+    pub handle: u32,
+    /// The value the last step returned takes effect (a rewrite, halt or recover result, the
+    /// Standard Schema's validated value, a grant to persist).
+    pub accepted: bool,
+    /// The last step failed the call: what it threw (if anything) is the call's error.
+    pub failed_now: bool,
+    /// How the last hook step was judged.
+    pub verdict: Verdict,
+    /// Policy decided at the last step (`policy.decision` is due).
+    pub decided: bool,
+}
+
+/// The largest handle an action can carry.
+pub const MAX_HANDLE: u32 = (1 << 22) - 1;
 
 impl Action {
-    /// Packs the action into one number, so a step crosses the boundary as a scalar: the
-    /// opcode in bits 0–3, bit 4 set when the value the last reported step returned takes
-    /// effect (see [`Call::accepted`]), the event (or, for `Finish`, `ok`) in bits 5–7, and a
-    /// function handle from bit 8.
-    pub fn encode(self, accepted: bool) -> u32 {
-        let accepted = u32::from(accepted) << 4;
-        let (op, field, handle) = match self {
-            Action::CallHook { event, handle } => (1, event as u32, handle),
-            Action::RunTool => (2, 0, 0),
-            Action::Finish { ok } => (3, u32::from(ok), 0),
-            Action::ValidateInput => (4, 0, 0),
-            Action::EvaluatePolicy => (5, 0, 0),
-            Action::Predicate { handle } => (6, 0, handle),
-            Action::Approve => (7, 0, 0),
-            Action::CheckArgs => (8, 0, 0),
-            Action::ValidateOutput => (9, 0, 0),
-        };
-        op | accepted | (field << 5) | (handle << 8)
+    fn new(op: Op, handle: u32) -> Action {
+        Action { op, handle, accepted: false, failed_now: false, verdict: Verdict::None, decided: false }
+    }
+
+    /// Packs the action into one `u32`: op in bits 0–3, `accepted` bit 4, `failed_now` bit 5,
+    /// the verdict in bits 6–8, `decided` bit 9, the handle from bit 10. Handles never exceed
+    /// [`MAX_HANDLE`] (the engine refuses larger ones), so packing never wraps.
+    pub fn encode(self) -> u32 {
+        (self.op as u32)
+            | u32::from(self.accepted) << 4
+            | u32::from(self.failed_now) << 5
+            | (self.verdict as u32) << 6
+            | u32::from(self.decided) << 9
+            | (self.handle & MAX_HANDLE) << 10
     }
 }
 
-/// What a call needs to know of the page's governance when it starts.
-#[derive(Debug, Clone, Default)]
-pub struct Governance {
-    /// The tool has an input schema to validate against.
-    pub validate_input: bool,
-    /// The tool has an output schema to validate `structuredContent` against.
-    pub validate_output: bool,
-    /// The page's policy, if it has one.
-    pub policy: Option<Rc<Policy>>,
-    /// An approver settles asks (`onAsk`, or a React provider's approver).
-    pub has_approver: bool,
+/// How the call validates its input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum InputCheck {
+    /// No schema.
+    #[default]
+    None,
+    /// A JSON Schema, checked by the validator module.
+    Json,
+    /// A Standard Schema, run in JS (its value is what the tool receives).
+    Standard,
 }
 
-/// Why a call failed, as `invokeTool` reports it (SPEC §10).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// Whether the machine governs a call or explains one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Mode {
+    /// A real call.
+    #[default]
+    Call,
+    /// A dry run: nothing the page wrote is called.
+    Explain,
+}
+
+/// What a call needs to know of the page when it starts.
+#[derive(Debug, Clone, Default)]
+pub struct CallSpec {
+    /// The tool's input contract.
+    pub input: InputCheck,
+    /// The tool has an output schema.
+    pub output_schema: bool,
+    /// The page's policy, if it has one.
+    pub policy: Option<Rc<Policy>>,
+    /// An approver settles asks.
+    pub has_approver: bool,
+    /// Which contract hook returns follow.
+    pub contract: Contract,
+    /// Keep the decision record (someone listens to telemetry).
+    pub observed: bool,
+    /// Payloads may appear in telemetry (a Standard Schema's own messages, for one).
+    pub capture_payloads: bool,
+    /// Call or dry run.
+    pub mode: Mode,
+}
+
+/// Why a call failed, as `invokeTool` reports it, and what the agent reads.
+#[derive(Debug, Clone, PartialEq)]
 pub struct CallError {
-    /// `not_found | hook | validation | denied | tool | aborted`.
+    /// `hook | validation | denied | tool | aborted`.
     pub kind: &'static str,
     /// The finer reason, such as `hook_failed` or `hook_denied`.
     pub reason: &'static str,
+    /// One sentence; never what a hook threw.
+    pub message: String,
+    /// The text the agent reads.
+    pub text: String,
     /// The hook that decided, when one did.
-    #[serde(rename = "hookId", skip_serializing_if = "Option::is_none")]
     pub hook_id: Option<String>,
-    /// How the hook failed: `raise`, `timeout` or `bad_return`.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// How a hook or the approver failed: `raise`, `timeout` or `bad_return`.
     pub cause: Option<&'static str>,
-    /// The text the agent reads, when the core can say it; `None` when it comes from a JS value
-    /// (the tool's error message, a deny's message).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub text: Option<String>,
+    /// A deny's code, when it gave one.
+    pub code: Option<String>,
+    /// Validation diagnostics.
+    pub diagnostics: Option<Value>,
+    /// The failure is a denial by policy or the approver: the decision goes with it.
+    pub with_decision: bool,
+}
+
+impl CallError {
+    fn new(kind: &'static str, reason: &'static str, message: String, text: String) -> CallError {
+        CallError { kind, reason, message, text, hook_id: None, cause: None, code: None, diagnostics: None, with_decision: false }
+    }
+
+    /// `Error: <message>`.
+    fn error(kind: &'static str, reason: &'static str, message: String) -> CallError {
+        let text = format!("Error: {message}");
+        CallError::new(kind, reason, message, text)
+    }
+
+    /// `Denied: <message>`.
+    fn denied(reason: &'static str, message: String) -> CallError {
+        let text = format!("Denied: {message}");
+        CallError::new("denied", reason, message, text)
+    }
+
+    /// The error as `invokeTool` reports it (`{ kind, reason, message, hookId?, cause?, code?,
+    /// diagnostics? }`; the decision is added by the caller).
+    pub fn to_value(&self) -> Value {
+        let mut map = Map::new();
+        map.insert("kind", self.kind.into());
+        map.insert("reason", self.reason.into());
+        map.insert("message", self.message.as_str().into());
+        map.insert_some("hookId", self.hook_id.as_deref());
+        map.insert_some("cause", self.cause);
+        map.insert_some("code", self.code.as_deref());
+        map.insert_some("diagnostics", self.diagnostics.clone());
+        Value::Object(map)
+    }
 }
 
 /// Where the call stands.
@@ -191,57 +296,76 @@ enum Phase {
     Policy,
     Predicate(u32),
     Approve,
-    CheckArgs,
     Tool,
     ValidateOutput,
     Done,
 }
 
-/// One call in progress.
+/// The policy facts a call sends, decoded by the engine.
 #[derive(Debug, Clone)]
+pub struct PolicyFacts {
+    /// The final arguments (`Null` when the policy did not ask for them).
+    pub arguments: Value,
+    /// Who the call is for.
+    pub principal: Option<String>,
+    /// Server ids whose output entered the turn.
+    pub taint: Vec<String>,
+    /// The time on the TS layer's clock.
+    pub now_ms: f64,
+    /// The arguments' digest, when the TS layer computed it (dry runs report it).
+    pub args_digest: Option<String>,
+}
+
+/// One call in progress.
+#[derive(Debug)]
 pub struct Call {
+    /// The engine's handle of the called tool.
+    pub(crate) tool: u32,
     plan: Rc<Plan>,
+    spec: CallSpec,
     phase: Phase,
     error: Option<CallError>,
-    /// Set once an after-hook withheld the result: the call is over whatever comes next.
-    withheld: bool,
-    /// Whether the value the last hook returned takes effect.
-    accepted: bool,
-    tool: u32,
-    governance: Governance,
+    halted: bool,
     evaluation: Option<Evaluation>,
     decision: Option<Decision>,
-    /// The digest of the arguments policy and the approver saw.
-    /// The final arguments policy saw; their digest is computed only when something needs it
-    /// (the approver, a predicate, or arguments that changed text before the tool).
-    arguments: Option<Value>,
-    args_digest: Option<String>,
-    /// A live grant settles an ask.
+    /// Whether the approver answered `allow: 'always'` (a grant to record).
+    grant_due: bool,
+    /// A live grant exists for this call's principal, tool and definition.
     live_grant: bool,
+    record: Vec<Value>,
+    /// What a dry run found, step by step.
+    explain: Vec<Value>,
+    /// Function predicates a dry run counted as failed.
+    skipped_predicates: usize,
+}
+
+/// What the engine must do for a call's policy step (the call cannot reach the governor).
+#[derive(Debug)]
+pub enum PolicyNeed {
+    /// Nothing: the call is not at its policy step.
+    None,
+    /// Build an evaluation from these facts and hand it to [`Call::start_policy`].
+    Evaluate,
 }
 
 impl Call {
-    /// A call of `tool` that will follow `plan`, governed as `governance` says.
-    pub fn new(plan: Rc<Plan>, tool: u32, governance: Governance) -> Call {
+    /// A call that follows `plan`, governed as `spec` says.
+    pub fn new(plan: Rc<Plan>, spec: CallSpec) -> Call {
         Call {
+            tool: 0,
             plan,
-            tool,
+            spec,
             phase: Phase::Hooks(Event::Before, 0),
             error: None,
-            withheld: false,
-            accepted: false,
-            governance,
+            halted: false,
             evaluation: None,
             decision: None,
-            arguments: None,
-            args_digest: None,
+            grant_due: false,
             live_grant: false,
+            record: Vec::new(),
+            explain: Vec::new(),
+            skipped_predicates: 0,
         }
-    }
-
-    /// The engine's handle of the called tool.
-    pub fn tool(&self) -> u32 {
-        self.tool
     }
 
     /// The policy decision, once there is one.
@@ -249,54 +373,37 @@ impl Call {
         self.decision.as_ref()
     }
 
-    /// The digest of the arguments policy saw.
-    pub fn args_digest(&mut self) -> Option<&str> {
-        if self.args_digest.is_none() {
-            self.args_digest = self.arguments.as_ref().and_then(|arguments| digest(arguments).ok());
-        }
-        self.args_digest.as_deref()
-    }
-
-    /// Whether `arguments` are the ones policy saw: equal as values, or failing that, equal in
-    /// their RFC 8785 digests (`1` and `1.0` differ as values but not as JSON numbers).
-    pub fn same_arguments(&mut self, arguments: &Value) -> bool {
-        if self.arguments.as_ref() == Some(arguments) {
-            return true;
-        }
-        let now = digest(arguments).ok();
-        now.is_some() && now.as_deref() == self.args_digest()
-    }
-
-    /// The page's policy, when the call is at its policy step.
-    pub fn policy_due(&self) -> Option<Rc<Policy>> {
-        match self.phase {
-            Phase::Policy => self.governance.policy.clone(),
-            _ => None,
-        }
-    }
-
-    /// Starts the policy evaluation built by the engine from the call's facts.
-    pub fn start_policy(&mut self, evaluation: Evaluation, arguments: Value, live_grant: bool) -> Action {
-        if self.phase != Phase::Policy {
-            return self.internal_error();
-        }
-        self.evaluation = Some(evaluation);
-        self.arguments = Some(arguments);
-        self.live_grant = live_grant;
-        self.drive_policy()
-    }
-
-    /// Whether the call waits for its arguments to be checked against the digest.
-    pub fn checking_args(&self) -> bool {
-        self.phase == Phase::CheckArgs
-    }
-
     /// Why the call failed, once it has.
     pub fn error(&self) -> Option<&CallError> {
         self.error.as_ref()
     }
 
-    /// The id of the hook the last [`Action::CallHook`] named.
+    /// Whether the call waits for its policy facts.
+    pub fn wants_policy_facts(&self) -> bool {
+        self.phase == Phase::Policy
+    }
+
+    /// The page's policy, for the engine to evaluate.
+    pub fn policy(&self) -> Option<&Rc<Policy>> {
+        self.spec.policy.as_ref()
+    }
+
+    /// Whether an approver settles asks.
+    pub fn has_approver(&self) -> bool {
+        self.spec.has_approver
+    }
+
+    /// The mode.
+    pub fn mode(&self) -> Mode {
+        self.spec.mode
+    }
+
+    /// Whether the approver answered `{ allow: 'always' }` (the engine records the grant).
+    pub fn take_grant_due(&mut self) -> bool {
+        std::mem::take(&mut self.grant_due)
+    }
+
+    /// The id of the hook the call is at, for telemetry.
     pub fn current_hook_id(&self) -> Option<&str> {
         match self.phase {
             Phase::Hooks(event, position) => self.plan.hook(event, position).map(|hook| hook.id.as_str()),
@@ -304,303 +411,663 @@ impl Call {
         }
     }
 
-    /// Whether the value the last reported hook returned takes effect: the rewritten input or
-    /// output, the deny's message, the halt or recover result. The TS layer holds those values
-    /// and applies one only when the core accepted its shape for that event.
-    pub fn accepted(&self) -> bool {
-        self.accepted
+    /// The decision record so far (empty unless the spec is observed).
+    pub fn record(&self) -> &[Value] {
+        &self.record
     }
 
-    /// Feeds the outcome of the last action and returns the next one.
-    pub fn step(&mut self, outcome: Outcome) -> Action {
-        self.accepted = matches!(
-            (self.phase, outcome),
-            (Phase::Hooks(Event::Before, _), Outcome::Input | Outcome::Deny | Outcome::Halt)
-                | (Phase::Hooks(Event::After, _), Outcome::Output)
-                | (Phase::Hooks(Event::Error, _), Outcome::Recover)
-                | (Phase::Approve, Outcome::ApproveAlways | Outcome::ApproveDeny | Outcome::ApproveHalt)
-        );
-        if outcome == Outcome::Start {
-            return self.enter(Event::Before, 0);
+    /// Starts the call.
+    pub fn start(&mut self, signal: Signal) -> Action {
+        if self.spec.mode == Mode::Explain {
+            self.explain_hooks();
+            return self.validate_input(signal);
         }
-        if outcome == Outcome::Aborted && matches!(self.phase, Phase::ValidateInput | Phase::Policy | Phase::Predicate(_) | Phase::Approve | Phase::CheckArgs | Phase::ValidateOutput) {
-            return self.fail_aborted();
+        self.enter(Event::Before, 0, signal)
+    }
+
+    /// Feeds the outcome of the last action and returns the next one. `facts` are the facts
+    /// of a returned value, `payload` what the outcome carries (see [`Outcome`]), `duration_ms`
+    /// how long the step took (for the decision record).
+    pub fn step(&mut self, outcome: Outcome, facts: ReturnFacts, payload: &Value, signal: Signal, duration_ms: f64) -> Action {
+        if outcome == Outcome::Start {
+            return self.start(signal);
         }
         match self.phase {
-            Phase::Hooks(event, position) => self.after_hook(event, position, outcome),
-            Phase::ValidateInput => self.after_validation(outcome, "invalid_arguments"),
-            // Only reported when the arguments cannot be sent to the core as JSON.
-            Phase::Policy => self.after_validation(outcome, "invalid_arguments"),
-            Phase::Predicate(handle) => self.after_predicate(handle, outcome),
-            Phase::Approve => self.after_approval(outcome),
-            Phase::CheckArgs => self.after_args_check(outcome),
-            Phase::Tool => self.after_tool(outcome),
-            Phase::ValidateOutput => self.after_validation(outcome, "invalid_structured_content"),
-            Phase::Done => Action::Finish { ok: self.error.is_none() },
+            Phase::Hooks(event, position) => self.after_hook(event, position, outcome, facts, payload, signal, duration_ms),
+            Phase::ValidateInput => self.after_input_validation(outcome, payload, signal),
+            Phase::Policy => self.internal_error(),
+            Phase::Predicate(handle) => self.after_predicate(handle, outcome, signal),
+            Phase::Approve => self.after_approval(outcome, facts, payload, signal, duration_ms),
+            Phase::Tool => self.after_tool(outcome, payload, signal, duration_ms),
+            Phase::ValidateOutput => self.after_output_validation(outcome, payload, signal),
+            Phase::Done => self.finish(),
         }
     }
 
-    /// Moves to hook `position` of `event`, or past the event when its list is exhausted.
-    fn enter(&mut self, event: Event, position: usize) -> Action {
+    // ---- hooks -------------------------------------------------------------------------------
+
+    /// Moves to hook `position` of `event`, or past the event when its list is done. Before and
+    /// after hooks are work: an aborted call stops there. Error and denied hooks still run, so
+    /// observers see the abort.
+    fn enter(&mut self, event: Event, position: usize, signal: Signal) -> Action {
+        let works = matches!(event, Event::Before | Event::After);
+        if works && signal != Signal::Live && self.error.is_none() {
+            return self.fail_aborted(signal);
+        }
         match self.plan.hook(event, position) {
             Some(hook) => {
                 self.phase = Phase::Hooks(event, position);
-                Action::CallHook { event, handle: hook.handle }
+                Action::new(Op::CallHook, hook.handle)
             }
-            None => self.event_done(event),
+            None => self.event_done(event, signal),
         }
     }
 
-    fn event_done(&mut self, event: Event) -> Action {
+    fn event_done(&mut self, event: Event, signal: Signal) -> Action {
         match event {
-            // Then input validation, policy, approval and the args digest check, in that
-            // order (SPEC §1), before the tool.
-            Event::Before => self.validate_input(),
+            Event::Before if self.halted => self.enter(Event::After, 0, signal),
+            Event::Before => self.validate_input(signal),
             Event::After | Event::Error | Event::Denied | Event::ToolsListed => self.finish(),
         }
     }
 
-    fn finish(&mut self) -> Action {
-        self.phase = Phase::Done;
-        Action::Finish { ok: self.error.is_none() }
-    }
-
-    fn after_hook(&mut self, event: Event, position: usize, outcome: Outcome) -> Action {
+    #[allow(clippy::too_many_arguments)]
+    fn after_hook(&mut self, event: Event, position: usize, outcome: Outcome, facts: ReturnFacts, payload: &Value, signal: Signal, duration_ms: f64) -> Action {
         let next = position.saturating_add(1);
-        let hook_id = || self.plan.hook(event, position).map(|hook| hook.id.clone());
-        let on_error = self.plan.hook(event, position).map_or(OnError::Fail, |hook| hook.on_error);
-        match event {
-            Event::Before => match outcome {
-                Outcome::Nothing | Outcome::Input => self.enter(Event::Before, next),
-                Outcome::Deny => {
-                    self.error = Some(CallError { kind: "denied", reason: "hook_denied", hook_id: hook_id(), cause: None, text: None });
-                    self.enter(Event::Denied, 0)
-                }
-                // Halt answers the call: no more before-hooks, no policy, no tool; after-hooks
-                // see the halt result as the output.
-                Outcome::Halt => self.enter(Event::After, 0),
-                Outcome::Aborted => self.fail_aborted(),
-                failure => {
-                    let cause = failure_cause(failure);
-                    let id = hook_id().unwrap_or_default();
-                    self.error = Some(CallError {
-                        kind: "hook",
-                        reason: "hook_failed",
-                        text: Some(format!("Error: before hook \"{id}\" failed ({cause})")),
-                        hook_id: Some(id),
-                        cause: Some(cause),
-                    });
-                    self.enter(Event::Error, 0)
-                }
-            },
-            Event::After => match outcome {
-                Outcome::Nothing | Outcome::Output => self.enter(Event::After, next),
-                Outcome::Aborted => self.fail_aborted(),
-                failure if on_error == OnError::Ignore => {
-                    let _ = failure;
-                    self.enter(Event::After, next)
-                }
-                failure => {
-                    // Fail closed: the raw result is dropped, and nothing after this runs on it.
-                    let id = hook_id().unwrap_or_default();
-                    self.withheld = true;
-                    self.error = Some(CallError {
-                        kind: "hook",
-                        reason: "hook_failed",
-                        text: Some(format!("Error: result withheld (after hook \"{id}\" failed)")),
-                        hook_id: Some(id),
-                        cause: Some(failure_cause(failure)),
-                    });
-                    self.finish()
-                }
-            },
-            Event::Error => match outcome {
-                // Recover turns the error into a result and ends the error chain.
-                Outcome::Recover => {
-                    self.error = None;
-                    self.finish()
-                }
-                // Anything else, including a failure, leaves the original error standing.
-                _ => self.enter(Event::Error, next),
-            },
-            Event::Denied | Event::ToolsListed => self.enter(event, next),
+        let (hook_id, on_error) = match self.plan.hook(event, position) {
+            Some(hook) => (hook.id.clone(), hook.on_error),
+            None => return self.internal_error(),
+        };
+        let judged = match outcome {
+            Outcome::Returned => judge_hook(event, self.spec.contract, facts),
+            Outcome::Raised | Outcome::TimedOut => Judged::Bad,
+            Outcome::Aborted => {
+                self.note(object_step("aborted"));
+                // An abort while an error or denied hook was pending ends that hook only.
+                return match event {
+                    Event::Error | Event::Denied => self.enter(event, next, signal),
+                    _ => self.fail_aborted(signal),
+                };
+            }
+            _ => return self.internal_error(),
+        };
+        let cause = match outcome {
+            Outcome::Raised => "raise",
+            Outcome::TimedOut => "timeout",
+            _ => "bad_return",
+        };
+        let failed_call = judged == Judged::Bad && (event == Event::Before || (event == Event::After && on_error == OnError::Fail));
+        self.note_hook(event, &hook_id, judged, cause, duration_ms, judged == Judged::Bad && !failed_call);
+        let verdict = verdict_of(judged);
+        let mut action = match (event, judged) {
+            (Event::Before, Judged::Nothing | Judged::Rewrite) => self.enter(event, next, signal),
+            (Event::Before, Judged::Deny) => {
+                let message = payload.get("message").and_then(Value::as_str).filter(|m| !m.is_empty()).unwrap_or("Tool execution denied");
+                let mut error = CallError::denied("hook_denied", message.to_owned());
+                error.hook_id = Some(hook_id);
+                error.code = payload.get("code").and_then(Value::as_str).map(str::to_owned);
+                self.error = Some(error);
+                let mut action = self.enter(Event::Denied, 0, signal);
+                action.failed_now = true;
+                action
+            }
+            // Halt answers the call: no more before-hooks, no validation, policy or tool;
+            // after-hooks see the halt result as the output.
+            (Event::Before, Judged::Halt) => {
+                self.halted = true;
+                self.enter(Event::After, 0, signal)
+            }
+            (Event::Before, _) => {
+                let mut error = CallError::error("hook", "hook_failed", format!("before hook \"{hook_id}\" failed ({cause})"));
+                error.hook_id = Some(hook_id);
+                error.cause = Some(cause);
+                self.error = Some(error);
+                let mut action = self.enter(Event::Error, 0, signal);
+                action.failed_now = true;
+                action
+            }
+            (Event::After, Judged::Nothing | Judged::Rewrite) => self.enter(event, next, signal),
+            (Event::After, _) if on_error == OnError::Ignore => self.enter(event, next, signal),
+            (Event::After, _) => {
+                // Fail closed: the raw result is dropped; error hooks run and may recover.
+                let message = format!("result withheld (after hook \"{hook_id}\" failed)");
+                let mut error = CallError::error("hook", "hook_failed", message);
+                error.hook_id = Some(hook_id);
+                error.cause = Some(cause);
+                self.error = Some(error);
+                let mut action = self.enter(Event::Error, 0, signal);
+                action.failed_now = true;
+                action
+            }
+            // Recover turns the error into a result and ends the error chain.
+            (Event::Error, Judged::Recover) => {
+                self.error = None;
+                self.finish()
+            }
+            // Anything else, a failure included, leaves the original error standing.
+            (Event::Error | Event::Denied | Event::ToolsListed, _) => self.enter(event, next, signal),
+        };
+        action.accepted = matches!(judged, Judged::Rewrite | Judged::Halt | Judged::Recover | Judged::Deny);
+        action.verdict = verdict;
+        action
+    }
+
+    // ---- validation ---------------------------------------------------------------------------
+
+    fn validate_input(&mut self, signal: Signal) -> Action {
+        let input = self.spec.input == InputCheck::Json || (self.spec.input == InputCheck::Standard && self.spec.mode == Mode::Call);
+        // A tool whose output schema is not valid JSON Schema never runs: that is checked here,
+        // before anything the call would do.
+        let output = self.spec.output_schema && self.spec.mode == Mode::Call;
+        if self.spec.mode == Mode::Explain && self.spec.input == InputCheck::Standard {
+            self.explain.push(crate::object! { "step" => "validation", "ok" => true, "skipped" => "a Standard Schema is user code and is not called in a dry run" });
         }
-    }
-
-    fn validate_input(&mut self) -> Action {
-        if self.governance.validate_input {
-            self.phase = Phase::ValidateInput;
-            return Action::ValidateInput;
+        if !input && !output {
+            return self.evaluate_policy(signal);
         }
-        self.evaluate_policy()
-    }
-
-    fn evaluate_policy(&mut self) -> Action {
-        if self.governance.policy.is_some() {
-            self.phase = Phase::Policy;
-            return Action::EvaluatePolicy;
+        if signal != Signal::Live && self.spec.mode == Mode::Call {
+            return self.fail_aborted(signal);
         }
-        self.run_tool()
+        self.phase = Phase::ValidateInput;
+        Action::new(Op::ValidateInput, u32::from(input) | u32::from(output) << 1)
     }
 
-    fn run_tool(&mut self) -> Action {
-        self.phase = Phase::Tool;
-        Action::RunTool
-    }
-
-    /// After input or output validation (or arguments JSON cannot carry, at the policy step).
-    fn after_validation(&mut self, outcome: Outcome, invalid_reason: &'static str) -> Action {
-        let output = self.phase == Phase::ValidateOutput;
+    fn after_input_validation(&mut self, outcome: Outcome, payload: &Value, signal: Signal) -> Action {
+        if self.spec.mode == Mode::Explain {
+            let step = match outcome {
+                Outcome::Valid => crate::object! { "step" => "validation", "ok" => true },
+                _ => crate::object! { "step" => "validation", "ok" => false, "diagnostics" => diagnostics_of(outcome, payload) },
+            };
+            self.explain.push(step);
+            return self.evaluate_policy(signal);
+        }
+        if outcome == Outcome::Aborted {
+            return self.fail_aborted(signal);
+        }
+        let target = if outcome == Outcome::InvalidSchema && payload.get("which").and_then(Value::as_str) == Some("outputSchema") { "output" } else { "input" };
+        self.note_validation(target, outcome, payload);
         match outcome {
-            Outcome::Valid if output => self.enter(Event::After, 0),
-            Outcome::Valid if self.phase == Phase::ValidateInput => self.evaluate_policy(),
-            Outcome::InvalidSchema => self.fail("validation", "invalid_schema", None),
-            // The TS layer holds the diagnostics and writes the agent's text from them.
-            Outcome::Invalid => self.fail("validation", invalid_reason, None),
-            _ => self.internal_error(),
+            Outcome::Valid => {
+                let mut action = self.evaluate_policy(signal);
+                // A Standard Schema's validated value is what the tool receives.
+                action.accepted = self.spec.input == InputCheck::Standard;
+                action
+            }
+            _ => self.fail_validation(outcome, payload, "invalid_arguments", signal),
         }
     }
 
-    fn drive_policy(&mut self) -> Action {
-        let Some(evaluation) = self.evaluation.as_mut() else { return self.internal_error() };
-        match evaluation.step() {
-            EvalStep::NeedPredicate { handle, .. } => {
-                self.phase = Phase::Predicate(handle);
-                Action::Predicate { handle }
+    fn after_output_validation(&mut self, outcome: Outcome, payload: &Value, signal: Signal) -> Action {
+        if outcome == Outcome::Aborted {
+            return self.fail_aborted(signal);
+        }
+        self.note_validation("output", outcome, payload);
+        match outcome {
+            Outcome::Valid => self.enter(Event::After, 0, signal),
+            _ => self.fail_validation(outcome, payload, "invalid_structured_content", signal),
+        }
+    }
+
+    fn fail_validation(&mut self, outcome: Outcome, payload: &Value, invalid: &'static str, signal: Signal) -> Action {
+        let error = match outcome {
+            Outcome::InvalidSchema => {
+                let which = payload.get("which").and_then(Value::as_str).unwrap_or("schema");
+                let why = payload.get("message").and_then(Value::as_str).unwrap_or("it cannot be compiled");
+                CallError::error("validation", "invalid_schema", format!("the tool's {which} is not valid JSON Schema: {why}"))
             }
-            EvalStep::Decided(decision) => {
-                self.evaluation = None;
-                self.decided(decision)
+            Outcome::Invalid | Outcome::Raised => {
+                let diagnostics = diagnostics_of(outcome, payload);
+                let mut error = CallError::error("validation", invalid, summary(&diagnostics));
+                error.diagnostics = Some(diagnostics);
+                error
+            }
+            _ => return self.internal_error(),
+        };
+        self.error = Some(error);
+        let mut action = self.enter(Event::Error, 0, signal);
+        action.failed_now = true;
+        action
+    }
+
+    // ---- policy and approval -----------------------------------------------------------------
+
+    fn evaluate_policy(&mut self, signal: Signal) -> Action {
+        match &self.spec.policy {
+            Some(_) => {
+                if signal != Signal::Live && self.spec.mode == Mode::Call {
+                    return self.fail_aborted(signal);
+                }
+                self.phase = Phase::Policy;
+                // The engine sets bit 0 (arguments needed) when it answers this action.
+                Action::new(Op::EvaluatePolicy, 0)
+            }
+            None if self.spec.mode == Mode::Explain => self.finish(),
+            None => self.run_tool(signal),
+        }
+    }
+
+    /// Starts the policy evaluation the engine built from the call's facts; `live_grant` says a
+    /// live grant would settle an ask.
+    pub fn start_policy(&mut self, evaluation: Evaluation, live_grant: bool, signal: Signal) -> Action {
+        if self.phase != Phase::Policy {
+            return self.internal_error();
+        }
+        self.evaluation = Some(evaluation);
+        self.live_grant = live_grant;
+        self.drive_policy(signal)
+    }
+
+    fn drive_policy(&mut self, signal: Signal) -> Action {
+        loop {
+            let Some(evaluation) = self.evaluation.as_mut() else { return self.internal_error() };
+            match evaluation.step() {
+                // A dry run calls nothing: a function predicate counts as failed (fail closed).
+                EvalStep::NeedPredicate { handle, .. } if self.spec.mode == Mode::Explain => {
+                    self.skipped_predicates = self.skipped_predicates.saturating_add(1);
+                    evaluation.predicate_result(handle, PredicateResult::Failed);
+                }
+                EvalStep::NeedPredicate { handle, .. } => {
+                    self.phase = Phase::Predicate(handle);
+                    return Action::new(Op::Predicate, handle);
+                }
+                EvalStep::Decided(decision) => {
+                    self.evaluation = None;
+                    let mut action = self.decided(decision, signal);
+                    action.decided = true;
+                    return action;
+                }
             }
         }
     }
 
-    fn after_predicate(&mut self, handle: u32, outcome: Outcome) -> Action {
+    fn after_predicate(&mut self, handle: u32, outcome: Outcome, signal: Signal) -> Action {
         let result = match outcome {
             Outcome::PredicateTrue => PredicateResult::True,
             Outcome::PredicateFalse => PredicateResult::False,
+            Outcome::Aborted => return self.fail_aborted(signal),
             // A throw, a timeout or a non-boolean: the evaluation applies fail-closed rules.
             _ => PredicateResult::Failed,
         };
         if let Some(evaluation) = self.evaluation.as_mut() {
             evaluation.predicate_result(handle, result);
         }
-        self.drive_policy()
+        self.drive_policy(signal)
     }
 
-    /// Deny > pin > ask > allow > default has decided; settle an ask by a grant, or deny it
-    /// when nobody can approve.
-    fn decided(&mut self, decision: Decision) -> Action {
-        let decision = match (decision.effect, self.live_grant, self.governance.has_approver) {
+    /// Deny > pin > ask > allow > default has decided: settle an ask by a live grant, or deny
+    /// it when nobody can approve.
+    fn decided(&mut self, decision: Decision, signal: Signal) -> Action {
+        let decision = match (decision.effect, self.live_grant, self.spec.has_approver) {
             (Effect::Ask, true, _) => settle_with_grant(&decision),
             (Effect::Ask, false, false) => settle_without_approver(&decision),
             _ => decision,
         };
+        self.note(crate::object! { "step" => "policy", "decision" => decision_value(&decision) });
         let effect = decision.effect;
         let reason = decision.reason.name();
         let text = decision.denial_text();
         self.decision = Some(decision);
+        if self.spec.mode == Mode::Explain {
+            return self.finish();
+        }
         match effect {
-            Effect::Allow => self.check_args(),
+            Effect::Allow => self.run_tool(signal),
             Effect::Ask => {
+                if signal != Signal::Live {
+                    return self.fail_aborted(signal);
+                }
                 self.phase = Phase::Approve;
-                Action::Approve
+                Action::new(Op::Approve, 0)
             }
             Effect::Deny => {
-                self.error = Some(CallError { kind: "denied", reason, hook_id: None, cause: None, text: Some(text) });
-                self.enter(Event::Denied, 0)
+                let message = text.strip_prefix("Denied: ").unwrap_or(&text).to_owned();
+                let mut error = CallError::new("denied", static_reason(reason), message, text);
+                error.with_decision = true;
+                self.error = Some(error);
+                let mut action = self.enter(Event::Denied, 0, signal);
+                action.failed_now = true;
+                action
             }
         }
     }
 
-    fn after_approval(&mut self, outcome: Outcome) -> Action {
-        match outcome {
-            Outcome::ApproveOnce | Outcome::ApproveAlways => self.check_args(),
-            // The approver's reason is a JS value: the TS layer writes `Denied: <reason>`.
-            Outcome::ApproveDeny | Outcome::ApproveHalt => {
-                let reason = if outcome == Outcome::ApproveHalt { "ask_halt" } else { "ask_denied" };
-                self.error = Some(CallError { kind: "denied", reason, hook_id: None, cause: None, text: None });
-                self.enter(Event::Denied, 0)
+    fn after_approval(&mut self, outcome: Outcome, facts: ReturnFacts, payload: &Value, signal: Signal, duration_ms: f64) -> Action {
+        let approval = match outcome {
+            Outcome::Returned => judge_approval(facts),
+            Outcome::Aborted => {
+                self.note(crate::object! { "step" => "approval", "outcome" => "aborted", "durationMs" => duration_ms });
+                return self.fail_aborted(signal);
             }
-            failure => {
-                let cause = failure_cause(failure);
-                self.error = Some(CallError {
-                    kind: "denied",
-                    reason: "ask_failed",
-                    hook_id: None,
-                    cause: Some(cause),
-                    text: Some(format!("Denied: the approval failed ({cause})")),
-                });
-                self.enter(Event::Denied, 0)
+            _ => Approval::Bad,
+        };
+        let named = match (approval, outcome) {
+            (Approval::Once, _) => "allow_once",
+            (Approval::Always, _) => "allow_always",
+            (Approval::Deny, _) => "deny",
+            (Approval::DenyHalt, _) => "deny_halt",
+            (Approval::Bad, Outcome::TimedOut) => "timeout",
+            (Approval::Bad, _) => "failed",
+        };
+        self.note(crate::object! { "step" => "approval", "outcome" => named, "durationMs" => duration_ms });
+        let mut action = match approval {
+            Approval::Once | Approval::Always => {
+                self.grant_due = approval == Approval::Always;
+                let mut action = self.run_tool(signal);
+                action.accepted = approval == Approval::Always;
+                return action;
             }
+            Approval::Deny | Approval::DenyHalt => {
+                let reason = if approval == Approval::DenyHalt { "ask_halt" } else { "ask_denied" };
+                let message = payload.get("deny").and_then(Value::as_str).filter(|m| !m.is_empty()).unwrap_or("Tool execution denied");
+                let mut error = CallError::denied(reason, message.to_owned());
+                error.with_decision = true;
+                self.error = Some(error);
+                self.enter(Event::Denied, 0, signal)
+            }
+            Approval::Bad => {
+                let cause = match outcome {
+                    Outcome::Raised => "raise",
+                    Outcome::TimedOut => "timeout",
+                    _ => "bad_return",
+                };
+                let mut error = CallError::denied("ask_failed", format!("the approval failed ({cause})"));
+                error.cause = Some(cause);
+                error.with_decision = true;
+                self.error = Some(error);
+                self.enter(Event::Denied, 0, signal)
+            }
+        };
+        action.failed_now = true;
+        action
+    }
+
+    // ---- the tool ------------------------------------------------------------------------------
+
+    fn run_tool(&mut self, signal: Signal) -> Action {
+        if signal != Signal::Live {
+            return self.fail_aborted(signal);
         }
+        self.phase = Phase::Tool;
+        Action::new(Op::RunTool, 0)
     }
 
-    fn check_args(&mut self) -> Action {
-        self.phase = Phase::CheckArgs;
-        Action::CheckArgs
-    }
-
-    fn after_args_check(&mut self, outcome: Outcome) -> Action {
+    fn after_tool(&mut self, outcome: Outcome, payload: &Value, signal: Signal, duration_ms: f64) -> Action {
+        let named = match outcome {
+            Outcome::ToolReturned => "returned",
+            Outcome::Aborted => "aborted",
+            _ => "threw",
+        };
+        self.note(crate::object! { "step" => "tool", "outcome" => named, "durationMs" => duration_ms });
         match outcome {
-            Outcome::ArgsSame => self.run_tool(),
+            Outcome::ToolReturned if self.spec.output_schema => {
+                if signal != Signal::Live {
+                    return self.fail_aborted(signal);
+                }
+                self.phase = Phase::ValidateOutput;
+                Action::new(Op::ValidateOutput, 0)
+            }
+            Outcome::ToolReturned => self.enter(Event::After, 0, signal),
+            Outcome::Aborted => self.fail_aborted(signal),
             _ => {
-                let text = "Error: the arguments changed after policy and the approver saw them".to_owned();
-                self.fail("hook", "args_changed", Some(text))
+                let message = payload.get("message").and_then(Value::as_str).unwrap_or("the tool failed").to_owned();
+                self.error = Some(CallError::error("tool", "tool_error", message));
+                let mut action = self.enter(Event::Error, 0, signal);
+                action.failed_now = true;
+                action
             }
         }
     }
 
-    /// Fails the call and runs the error hooks.
-    fn fail(&mut self, kind: &'static str, reason: &'static str, text: Option<String>) -> Action {
-        self.error = Some(CallError { kind, reason, hook_id: None, cause: None, text });
-        self.enter(Event::Error, 0)
+    // ---- endings -------------------------------------------------------------------------------
+
+    fn fail_aborted(&mut self, signal: Signal) -> Action {
+        let error = match signal {
+            Signal::TimedOut => CallError::error("aborted", "timeout", "Aborted (timeout)".to_owned()),
+            _ => CallError::error("aborted", "aborted", "Aborted".to_owned()),
+        };
+        if !matches!(self.record.last(), Some(last) if last.get("step").and_then(Value::as_str) == Some("aborted")) {
+            self.note(object_step("aborted"));
+        }
+        self.error = Some(error);
+        let mut action = self.enter(Event::Error, 0, signal);
+        action.failed_now = true;
+        action
     }
 
     /// The TS layer reported something that cannot happen at this step: fail closed.
     fn internal_error(&mut self) -> Action {
-        let text = Some("Error: internal error in webmcp-warden".to_owned());
-        self.error = Some(CallError { kind: "tool", reason: "internal_error", hook_id: None, cause: None, text });
-        self.finish()
+        self.error = Some(CallError::error("tool", "internal_error", "internal error in webmcp-warden".to_owned()));
+        let mut action = self.finish();
+        action.failed_now = true;
+        action
     }
 
-    fn after_tool(&mut self, outcome: Outcome) -> Action {
-        match outcome {
-            Outcome::ToolReturned if self.governance.validate_output => {
-                self.phase = Phase::ValidateOutput;
-                Action::ValidateOutput
+    fn finish(&mut self) -> Action {
+        self.phase = Phase::Done;
+        Action::new(if self.error.is_none() { Op::FinishOk } else { Op::FinishError }, 0)
+    }
+
+    // ---- the answer ----------------------------------------------------------------------------
+
+    /// The call's end as the TS layer reads it: `{ ok: true }` or `{ ok: false, error, text,
+    /// decision? }`, plus `record` when observed.
+    pub fn outcome(&self) -> Value {
+        let mut map = Map::new();
+        match &self.error {
+            None => map.insert("ok", true.into()),
+            Some(error) => {
+                map.insert("ok", false.into());
+                let mut value = error.to_value();
+                if let (true, Some(decision), Value::Object(fields)) = (error.with_decision, &self.decision, &mut value) {
+                    fields.insert("decision", decision_value(decision));
+                }
+                map.insert("error", value);
+                map.insert("text", error.text.as_str().into());
             }
-            Outcome::ToolReturned => self.enter(Event::After, 0),
-            Outcome::Aborted => self.fail_aborted(),
-            _ => {
-                self.error = Some(CallError { kind: "tool", reason: "tool_error", hook_id: None, cause: None, text: None });
-                self.enter(Event::Error, 0)
+        }
+        if let Some(decision) = &self.decision {
+            map.insert("decision", decision_value(decision));
+        }
+        if self.spec.observed {
+            map.insert("record", Value::Array(self.record.clone()));
+        }
+        Value::Object(map)
+    }
+
+    /// What a dry run found: the decision (or what happens with no policy), every step, and
+    /// one sentence saying what would happen.
+    pub fn explanation(&self) -> Value {
+        let mut steps = self.explain.clone();
+        let decision = match &self.decision {
+            Some(decision) => decision_value(decision),
+            None => crate::object! {
+                "effect" => "allow",
+                "reason" => "default",
+                "explanation" => "There is no policy: a call that passes the hooks and validation is allowed.",
+            },
+        };
+        let mut policy_step = crate::object! { "step" => "policy", "decision" => decision.clone() };
+        if self.skipped_predicates > 0 {
+            if let Value::Object(fields) = &mut policy_step {
+                fields.insert("functionPredicatesNotCalled", self.skipped_predicates.into());
             }
+        }
+        steps.push(policy_step);
+        if self.decision.as_ref().is_some_and(|d| d.effect == Effect::Ask) {
+            steps.push(crate::object! { "step" => "approval", "wouldAsk" => true, "approver" => self.spec.has_approver });
+        }
+        let invalid = self.explain.iter().any(|step| step.get("step").and_then(Value::as_str) == Some("validation") && step.get("ok") == Some(&Value::Bool(false)));
+        let mut out = match decision {
+            Value::Object(map) => map,
+            _ => Map::new(),
+        };
+        if invalid {
+            let said = out.get("explanation").and_then(Value::as_str).unwrap_or_default().to_owned();
+            out.insert("explanation", format!("Validation would fail first (the tool would not run). Policy would then say: {said}").into());
+        }
+        out.insert("steps", Value::Array(steps));
+        Value::Object(out)
+    }
+
+    // ---- the decision record ---------------------------------------------------------------------
+
+    fn note(&mut self, step: Value) {
+        if self.spec.observed {
+            self.record.push(step);
         }
     }
 
-    fn fail_aborted(&mut self) -> Action {
-        self.error = Some(CallError {
-            kind: "aborted",
-            reason: "aborted",
-            hook_id: None,
-            cause: None,
-            text: Some("Error: Aborted".to_owned()),
-        });
-        self.enter(Event::Error, 0)
+    fn note_hook(&mut self, event: Event, hook_id: &str, judged: Judged, cause: &'static str, duration_ms: f64, skipped: bool) {
+        if !self.spec.observed {
+            return;
+        }
+        let outcome = match judged {
+            Judged::Nothing => "cont",
+            Judged::Rewrite => "rewrite",
+            Judged::Deny => "deny",
+            Judged::Halt => "halt",
+            Judged::Recover => "recover",
+            Judged::Bad => cause,
+        };
+        let mut step = crate::object! { "step" => "hook", "event" => event.name(), "hookId" => hook_id, "outcome" => outcome, "durationMs" => duration_ms };
+        // A failure the call went past (`onError: 'ignore'`, any error or denied hook).
+        if skipped {
+            if let Value::Object(fields) = &mut step {
+                fields.insert("skipped", true.into());
+            }
+        }
+        self.record.push(step);
     }
 
-    /// Whether an after-hook withheld the result.
-    pub fn withheld(&self) -> bool {
-        self.withheld
+    fn note_validation(&mut self, target: &str, outcome: Outcome, payload: &Value) {
+        if !self.spec.observed {
+            return;
+        }
+        let mut step = crate::object! { "step" => "validation", "target" => target, "ok" => outcome == Outcome::Valid };
+        if outcome != Outcome::Valid {
+            let mut diagnostics = diagnostics_of(outcome, payload);
+            // A Standard Schema's own messages may quote the arguments: payload, not telemetry.
+            if !self.spec.capture_payloads {
+                if let Value::Array(items) = &mut diagnostics {
+                    for item in items {
+                        if let Value::Object(fields) = item {
+                            if fields.get("keyword").and_then(Value::as_str) == Some("standard") {
+                                fields.remove("message");
+                            }
+                        }
+                    }
+                }
+            }
+            if let Value::Object(fields) = &mut step {
+                fields.insert("diagnostics", diagnostics);
+            }
+        }
+        self.record.push(step);
+    }
+
+    /// A dry run lists the hooks that would run, none of them called.
+    fn explain_hooks(&mut self) {
+        let ids = |event: Event| Value::Array(self.plan.hooks(event).iter().map(|hook| Value::from(hook.id.as_str())).collect());
+        let step = crate::object! {
+            "step" => "hooks",
+            "before" => ids(Event::Before),
+            "after" => ids(Event::After),
+            "error" => ids(Event::Error),
+            "denied" => ids(Event::Denied),
+            "note" => "not called in a dry run; before-hooks could rewrite or deny",
+        };
+        self.explain.push(step);
     }
 }
 
-/// The `cause` of a hook failure as SPEC §4 names it.
-fn failure_cause(outcome: Outcome) -> &'static str {
-    match outcome {
-        Outcome::Raise => "raise",
-        Outcome::Timeout => "timeout",
-        _ => "bad_return",
+/// A decision as the TS layer reads it: `{ effect, reason, rule?: { list, index, id? },
+/// explanation, pin?: { previous, current, changed } }`.
+pub fn decision_value(decision: &Decision) -> Value {
+    let mut map = Map::new();
+    map.insert("effect", decision.effect.name().into());
+    map.insert("reason", decision.reason.name().into());
+    if let Some(rule) = &decision.rule {
+        let mut fields = Map::new();
+        fields.insert("list", rule.list.name().into());
+        fields.insert("index", rule.index.into());
+        fields.insert_some("id", rule.id.as_deref());
+        map.insert("rule", Value::Object(fields));
     }
+    map.insert("explanation", decision.explanation.as_str().into());
+    if let Some(pin) = &decision.pin {
+        let changed = Value::Array(pin.changed.iter().map(|field| Value::from(field.as_str())).collect());
+        map.insert("pin", crate::object! { "previous" => pin.previous.as_str(), "current" => pin.current.as_str(), "changed" => changed });
+    }
+    Value::Object(map)
+}
+
+fn object_step(name: &str) -> Value {
+    crate::object! { "step" => name }
+}
+
+fn verdict_of(judged: Judged) -> Verdict {
+    match judged {
+        Judged::Nothing => Verdict::Cont,
+        Judged::Rewrite => Verdict::Rewrite,
+        Judged::Deny => Verdict::Deny,
+        Judged::Halt => Verdict::Halt,
+        Judged::Recover => Verdict::Recover,
+        Judged::Bad => Verdict::Failed,
+    }
+}
+
+/// The decision's reason as the `'static` name a [`CallError`] carries.
+fn static_reason(name: &str) -> &'static str {
+    ["rule", "default", "no_rule", "fingerprint_changed", "new_tool", "grant", "no_approver"].into_iter().find(|known| *known == name).unwrap_or("rule")
+}
+
+/// The diagnostics a validation outcome carries: the payload's list, one for a schema that is
+/// not valid, or one for a validator that threw (what it threw is never quoted).
+fn diagnostics_of(outcome: Outcome, payload: &Value) -> Value {
+    match outcome {
+        Outcome::Raised => Value::Array(vec![crate::object! { "path" => "", "keyword" => "standard", "message" => "could not be validated: the validator threw" }]),
+        Outcome::InvalidSchema => {
+            let why = payload.get("message").and_then(Value::as_str).unwrap_or("the schema cannot be compiled");
+            let which = payload.get("which").and_then(Value::as_str).unwrap_or("schema");
+            Value::Array(vec![crate::object! { "path" => "", "keyword" => "schema", "message" => format!("{which} is not valid JSON Schema: {why}") }])
+        }
+        _ => payload.get("diagnostics").cloned().unwrap_or(Value::Array(Vec::new())),
+    }
+}
+
+/// How many diagnostics [`summary`] spells out before `; … (N more)`.
+pub const SUMMARY_ITEMS: usize = 5;
+
+/// `Validation failed: <path> <message>; …`: the root is `(root)`, a `required` problem is
+/// shown at the missing property (`/q is required`), at most [`SUMMARY_ITEMS`] items and then
+/// `; … (N more)`. The one place this sentence is written, for JSON Schema and Standard Schema.
+pub fn summary(diagnostics: &Value) -> String {
+    let items = diagnostics.as_array().map(Vec::as_slice).unwrap_or_default();
+    if items.is_empty() {
+        return "Validation failed".to_owned();
+    }
+    let mut text = "Validation failed: ".to_owned();
+    for (index, item) in items.iter().take(SUMMARY_ITEMS).enumerate() {
+        if index > 0 {
+            text.push_str("; ");
+        }
+        text.push_str(&summary_item(item));
+    }
+    if items.len() > SUMMARY_ITEMS {
+        text.push_str(&format!("; … ({} more)", items.len().saturating_sub(SUMMARY_ITEMS)));
+    }
+    text
+}
+
+fn summary_item(item: &Value) -> String {
+    let path = item.get("path").and_then(Value::as_str).unwrap_or_default();
+    let message = item.get("message").and_then(Value::as_str).unwrap_or("is invalid");
+    if item.get("keyword").and_then(Value::as_str) == Some("required") {
+        if let Some(name) = message.strip_prefix("is required: \"").and_then(|rest| rest.strip_suffix('"')) {
+            if !name.contains('"') && !name.contains('\\') {
+                return format!("{path}/{} is required", name.replace('~', "~0").replace('/', "~1"));
+            }
+        }
+    }
+    format!("{} {message}", if path.is_empty() { "(root)" } else { path })
 }

@@ -1,135 +1,81 @@
-//! The engine: the page's hook sets, tools and provider scopes, the plans cached from them, and
-//! the calls in progress.
+//! The engine: one page's (one client's) hook sets, tools and provider scopes, the plans cached
+//! from them, its governance, and the calls and listings in progress.
 //!
-//! Everything the TS layer refers to crosses the boundary as a small integer handle, so a call
-//! step costs a scalar crossing. Plans are cached per (tool, scope) and dropped whenever the
-//! configuration changes; calls in flight keep the plan they started with.
+//! Handles of hook sets, hooks, tools and scopes are chosen by the TS layer (from its free
+//! lists) and given to the engine, which refuses one already in use or above
+//! [`crate::call::MAX_HANDLE`]. That keeps an action packable into one `u32` by construction,
+//! and lets the TS layer rebuild an engine after a wasm trap by replaying its live
+//! configuration with the same handles. Calls and listings are transient and numbered here.
+//! Plans are cached per (tool, scope) and dropped whenever the configuration changes; calls in
+//! flight keep the plan they started with.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::rc::Rc;
 
-use serde_json::Value;
-
-use crate::call::{Action, Call, CallError, Governance, Outcome};
-use crate::governor::{Definition, Governor};
-use crate::policy::{
-    live_grant, new_grant, settle_with_grant, settle_without_approver, CallFacts, Decision, Effect, Evaluation, FingerprintState, Grant,
-    MatchedRules, PredicateResult,
-};
+use crate::call::{Action, Call, CallSpec, InputCheck, Mode, Outcome, PolicyFacts, Signal, MAX_HANDLE};
 use crate::error::ConfigError;
+use crate::governor::{Definition, Governor};
 use crate::hooks::{Event, Hook, HookSet};
-use crate::matcher::Level;
-use crate::plan::{ordered_hooks, Plan, Scopes};
+use crate::listing::Listing;
+use crate::plan::{Plan, Scopes};
+use crate::policy::{CallFacts, Evaluation, MatchedRules};
+use crate::returns::{Contract, ReturnFacts};
+use crate::value::Value;
 
-/// One `toolsListed` hook of a listing and the tools it is given.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct ListedHook {
-    /// The hook's function handle.
-    pub handle: u32,
-    /// The hook's id.
-    pub id: String,
-    /// Indexes of the tools it is given.
-    pub tools: Vec<u32>,
+/// The default server id of tools that name none.
+pub const DEFAULT_SERVER_ID: &str = "page";
+
+/// A table indexed by the handles the TS layer chose.
+#[derive(Debug)]
+struct Table<T> {
+    items: Vec<Option<T>>,
 }
 
-/// Whether a `toolsListed` hook's answer is a subset of what it was given: the same names,
-/// each at most once (SPEC §4). Anything else is a bad return.
-pub fn is_listed_subset(given: &[String], returned: &[String]) -> bool {
-    returned.iter().enumerate().all(|(index, name)| {
-        given.contains(name) && !returned.iter().take(index).any(|earlier| earlier == name)
-    })
-}
-
-/// The facts of one call that policy decides on, as the TS layer gives them.
-#[derive(Debug, Clone, Copy)]
-pub struct PolicyInput<'a> {
-    /// The final arguments.
-    pub arguments: &'a Value,
-    /// Who the call is for.
-    pub principal: Option<&'a str>,
-    /// Server ids whose output entered the current turn.
-    pub taint: &'a [String],
-    /// The grants the store holds.
-    pub grants: &'a [Grant],
-    /// The time, from the TS layer's clock.
-    pub now_ms: f64,
-    /// Whether an approver would settle an ask (for dry runs).
-    pub has_approver: bool,
-}
-
-impl<'a> PolicyInput<'a> {
-    /// The facts policy decides on for a call of the tool `name` on `server`.
-    fn call_facts(&self, server: &'a str, name: &'a str, definition: &'a Definition, fingerprint: FingerprintState, live_grant: bool) -> CallFacts<'a> {
-        CallFacts {
-            server,
-            name,
-            annotations: definition.annotations(),
-            principal: self.principal,
-            taint: self.taint,
-            arguments: self.arguments,
-            fingerprint,
-            live_grant,
-        }
+impl<T> Default for Table<T> {
+    fn default() -> Self {
+        Table { items: Vec::new() }
     }
 }
 
-/// What the approver is shown of a call besides its arguments.
-#[derive(Debug, Clone, serde::Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct AskFacts {
-    /// The tool's server id.
-    pub server_id: String,
-    /// The tool's name.
-    pub name: String,
-    /// The fingerprint of the tool's definition.
-    pub fingerprint: String,
-    /// The digest of the final arguments.
-    pub args_digest: String,
-    /// The decision that asked.
-    pub decision: Option<Decision>,
+impl<T> Table<T> {
+    fn get(&self, id: u32) -> Option<&T> {
+        self.items.get(id as usize).and_then(Option::as_ref)
+    }
+
+    fn contains(&self, id: u32) -> bool {
+        self.get(id).is_some()
+    }
+
+    /// Stores `item` under `id`. Caller checks `id` is free and within bounds.
+    fn put(&mut self, id: u32, item: T) {
+        let index = id as usize;
+        if self.items.len() <= index {
+            self.items.resize_with(index.saturating_add(1), || None);
+        }
+        if let Some(slot) = self.items.get_mut(index) {
+            *slot = Some(item);
+        }
+    }
+
+    fn remove(&mut self, id: u32) -> Option<T> {
+        let item = self.items.get_mut(id as usize).and_then(Option::take);
+        // Shrink past trailing free slots so a table that emptied gives its memory back.
+        while matches!(self.items.last(), Some(None)) {
+            self.items.pop();
+        }
+        item
+    }
+
+    fn values(&self) -> impl Iterator<Item = &T> {
+        self.items.iter().flatten()
+    }
+
+    fn len(&self) -> usize {
+        self.values().count()
+    }
 }
 
-/// The result of a dry run of the policy.
-#[derive(Debug, Clone, serde::Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Explained {
-    /// The tool's server id.
-    pub server_id: String,
-    /// The fingerprint of the tool's definition.
-    pub fingerprint: String,
-    /// The digest of the arguments, when JSON can carry them.
-    pub args_digest: Option<String>,
-    /// The decision, when the page has a policy.
-    pub decision: Option<Decision>,
-    /// Function predicates the real call would ask for (not called in a dry run).
-    pub function_predicates: Vec<u32>,
-}
-
-/// The default server id of tools that name none (SPEC §3).
-pub const DEFAULT_SERVER_ID: &str = "page";
-
-#[derive(Debug, Clone)]
-struct Tool {
-    name: String,
-    server: Option<String>,
-    sets: Vec<u32>,
-    /// What the tool's fingerprint covers; `None` for standalone tools.
-    definition: Option<Definition>,
-    /// Runs its own sets only, with no global or scoped hooks (`createHookedExecute`, whose
-    /// `getHooks` already returns the whole merged set).
-    standalone: bool,
-    /// The reset generation the tool was defined in: `reset()` retires older tools from the id
-    /// checks of new global hooks (test suites reset between tests and reuse ids).
-    generation: u32,
-}
-
-#[derive(Debug, Clone, Copy)]
-struct Scope {
-    parent: u32,
-    set: u32,
-}
-
-/// A handle table: ids are indexes, freed slots are reused.
+/// Slots numbered by the engine (calls and listings), reused when freed.
 #[derive(Debug)]
 struct Slots<T> {
     items: Vec<Option<T>>,
@@ -143,23 +89,24 @@ impl<T> Default for Slots<T> {
 }
 
 impl<T> Slots<T> {
-    fn insert(&mut self, item: T) -> u32 {
+    fn insert(&mut self, item: T) -> Option<u32> {
         if let Some(id) = self.free.pop() {
             if let Some(slot) = self.items.get_mut(id as usize) {
                 *slot = Some(item);
-                return id;
+                return Some(id);
             }
         }
+        let id = u32::try_from(self.items.len()).ok().filter(|id| *id <= MAX_HANDLE)?;
         self.items.push(Some(item));
-        u32::try_from(self.items.len().saturating_sub(1)).unwrap_or(u32::MAX)
-    }
-
-    fn get(&self, id: u32) -> Option<&T> {
-        self.items.get(id as usize).and_then(Option::as_ref)
+        Some(id)
     }
 
     fn get_mut(&mut self, id: u32) -> Option<&mut T> {
         self.items.get_mut(id as usize).and_then(Option::as_mut)
+    }
+
+    fn get(&self, id: u32) -> Option<&T> {
+        self.items.get(id as usize).and_then(Option::as_ref)
     }
 
     fn remove(&mut self, id: u32) -> Option<T> {
@@ -170,174 +117,258 @@ impl<T> Slots<T> {
         item
     }
 
-    fn values(&self) -> impl Iterator<Item = &T> {
-        self.items.iter().flatten()
+    fn len(&self) -> usize {
+        self.items.iter().flatten().count()
     }
 }
 
-/// The core's state for one page.
 #[derive(Debug)]
-pub struct Engine {
-    sets: Slots<HookSet>,
-    next_handle: u32,
-    global: Vec<u32>,
-    tools: Slots<Tool>,
-    /// Scope 0 is "no provider"; real scopes start at 1.
-    scopes: Slots<Scope>,
-    server_id: String,
-    /// Plan ids never repeat, so a stale id held by the TS layer finds nothing rather than
-    /// another tool's plan.
-    plans: HashMap<u32, Rc<Plan>>,
-    next_plan: u32,
-    plan_index: HashMap<(u32, u32), u32>,
-    calls: Slots<Call>,
-    governor: Governor,
-    generation: u32,
-    /// Per (tool, policy): which rules' matchers select the tool. Cleared with the plans.
-    matched_rules: HashMap<(u32, usize), Rc<MatchedRules>>,
+struct Tool {
+    name: String,
+    server: Option<String>,
+    sets: Vec<u32>,
+    /// What the tool's fingerprint covers; `None` for standalone tools.
+    definition: Option<Definition>,
+    /// Runs its own sets only, with no global or scoped hooks (`createHookedExecute`, whose
+    /// `getHooks` already returns the whole merged set).
+    standalone: bool,
 }
 
-impl Default for Engine {
-    fn default() -> Self {
-        Engine::new()
+#[derive(Debug, Clone, Copy)]
+struct Scope {
+    parent: u32,
+    set: Option<u32>,
+}
+
+/// What the TS layer says about a call when it starts (the bits of `flags` on the wire).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CallFlags(pub u32);
+
+impl CallFlags {
+    /// The tool has a JSON Schema for its input.
+    pub const JSON_INPUT: u32 = 1;
+    /// The tool has a Standard Schema for its input.
+    pub const STANDARD_INPUT: u32 = 1 << 1;
+    /// The tool has an output schema.
+    pub const OUTPUT_SCHEMA: u32 = 1 << 2;
+    /// An approver settles this call's asks.
+    pub const APPROVER: u32 = 1 << 3;
+    /// Someone listens to telemetry: keep the decision record.
+    pub const OBSERVED: u32 = 1 << 4;
+    /// Payloads may appear in telemetry.
+    pub const CAPTURE: u32 = 1 << 5;
+    /// A dry run.
+    pub const EXPLAIN: u32 = 1 << 6;
+
+    fn has(self, bit: u32) -> bool {
+        self.0 & bit != 0
     }
+}
+
+/// What the approver is shown of a call besides its arguments and their digest.
+#[derive(Debug, Clone)]
+pub struct AskFacts {
+    /// The tool's server id.
+    pub server_id: String,
+    /// The tool's name.
+    pub name: String,
+    /// The fingerprint of the tool's definition.
+    pub fingerprint: String,
+}
+
+/// The core's state for one client.
+#[derive(Debug, Default)]
+pub struct Engine {
+    sets: Table<HookSet>,
+    /// Which set holds each live hook handle.
+    hook_owner: Table<u32>,
+    global: Vec<u32>,
+    tools: Table<Tool>,
+    scopes: Table<Scope>,
+    server_id: Option<String>,
+    plans: BTreeMap<(u32, u32), Rc<Plan>>,
+    calls: Slots<Call>,
+    listings: Slots<Listing>,
+    governor: Governor,
+    contract: Contract,
+    /// Per (tool, policy): which rules' matchers select the tool. Cleared with the plans.
+    matched_rules: BTreeMap<(u32, usize), Rc<MatchedRules>>,
+}
+
+fn check_handle(id: u32, what: &str) -> Result<(), ConfigError> {
+    if id == 0 || id > MAX_HANDLE {
+        return Err(ConfigError::new("too_many_handles", format!("{what} handle {id} is out of range (1 to {MAX_HANDLE})")));
+    }
+    Ok(())
 }
 
 impl Engine {
     /// An engine with no hooks, no tools and the default server id.
     pub fn new() -> Engine {
-        let mut scopes = Slots::default();
-        scopes.insert(Scope { parent: 0, set: u32::MAX });
-        Engine {
-            sets: Slots::default(),
-            next_handle: 0,
-            global: Vec::new(),
-            tools: Slots::default(),
-            scopes,
-            server_id: DEFAULT_SERVER_ID.to_owned(),
-            plans: HashMap::new(),
-            next_plan: 0,
-            plan_index: HashMap::new(),
-            calls: Slots::default(),
-            governor: Governor::default(),
-            generation: 0,
-            matched_rules: HashMap::new(),
-        }
+        Engine::default()
     }
 
-    /// Checks and stores a hook set; returns its id and the handle of each hook, in event order
-    /// then declaration order (the order the TS layer sent them).
+    /// The server id of tools that name none.
+    pub fn server_id(&self) -> &str {
+        self.server_id.as_deref().unwrap_or(DEFAULT_SERVER_ID)
+    }
+
+    /// Checks and stores the hook set `id`: a hooks object whose functions are the hook
+    /// handles the TS layer chose.
     ///
     /// # Errors
-    /// The first invalid entry, with its path under `label`.
-    pub fn compile_hook_set(&mut self, spec: &Value, label: &str) -> Result<(u32, Vec<u32>), ConfigError> {
-        let set = HookSet::compile(spec, self.next_handle, label)?;
-        let handles: Vec<u32> = set.hooks.iter().map(|hook| hook.handle).collect();
-        let count = u32::try_from(handles.len()).unwrap_or(u32::MAX);
-        self.next_handle = self.next_handle.saturating_add(count);
-        Ok((self.sets.insert(set), handles))
-    }
-
-    /// Forgets a hook set that nothing refers to any more.
-    pub fn drop_hook_set(&mut self, set: u32) {
-        self.sets.remove(set);
-    }
-
-    /// Adds a set to the global hooks (`configureWebMCP({ hooks })`), or makes it the only one
-    /// (`replace: true`).
-    ///
-    /// # Errors
-    /// `duplicate_hook_id` when one of its ids is already used by a global or a tool hook.
-    pub fn add_global(&mut self, set: u32, replace: bool, label: &str) -> Result<(), ConfigError> {
-        let kept: &[u32] = if replace { &[] } else { &self.global };
-        let others: Vec<&Hook> = kept
-            .iter()
-            .chain(self.tools.values().filter(|tool| !tool.standalone && tool.generation == self.generation).flat_map(|tool| tool.sets.iter()))
-            .filter_map(|id| self.sets.get(*id))
-            .flat_map(|other| other.hooks.iter())
-            .collect();
-        if let Some(new) = self.sets.get(set) {
-            new.check_unique_ids(others.into_iter(), label)?;
+    /// The first invalid entry, with its path under `label`; `too_many_handles` or
+    /// `handle_in_use` for a handle the engine cannot take (misuse by the TS layer).
+    pub fn define_hook_set(&mut self, id: u32, spec: &Value, label: &str) -> Result<(), ConfigError> {
+        check_handle(id, "hook set")?;
+        if self.sets.contains(id) {
+            return Err(ConfigError::new("handle_in_use", format!("hook set handle {id} is in use")));
         }
-        if replace {
-            self.global.clear();
+        let set = HookSet::compile(spec, label)?;
+        for hook in &set.hooks {
+            check_handle(hook.handle, "hook")?;
+            if self.hook_owner.contains(hook.handle) {
+                return Err(ConfigError::new("handle_in_use", format!("hook handle {} is in use", hook.handle)));
+            }
         }
-        self.global.push(set);
-        self.changed();
+        for hook in &set.hooks {
+            self.hook_owner.put(hook.handle, id);
+        }
+        self.sets.put(id, set);
         Ok(())
     }
 
-    /// Removes every global hook.
-    pub fn clear_global(&mut self) {
-        self.global.clear();
+    /// The hooks of a set, for the TS layer to file its functions: `(handle, event, timeout)`.
+    pub fn set_hooks(&self, id: u32) -> Vec<(u32, Event, Option<f64>)> {
+        self.sets.get(id).map(|set| set.hooks.iter().map(|hook| (hook.handle, hook.event, hook.timeout_ms)).collect()).unwrap_or_default()
+    }
+
+    /// Forgets a hook set, its hooks' handles and its place among the global hooks.
+    pub fn drop_hook_set(&mut self, id: u32) {
+        if let Some(set) = self.sets.remove(id) {
+            for hook in &set.hooks {
+                self.hook_owner.remove(hook.handle);
+            }
+        }
+        if self.global.contains(&id) {
+            self.global.retain(|set| *set != id);
+            self.changed();
+        }
+    }
+
+    /// Adds a set to the global hooks (`configureWebMCP({ hooks })`), or makes it the only one
+    /// (`replace: true`); answers the sets it replaced, for the TS layer to drop.
+    ///
+    /// # Errors
+    /// `duplicate_hook_id` when one of its ids is already used by a global or a tool hook.
+    pub fn add_global(&mut self, set: u32, replace: bool, label: &str) -> Result<Vec<u32>, ConfigError> {
+        let kept: &[u32] = if replace { &[] } else { &self.global };
+        let others: Vec<&Hook> = kept
+            .iter()
+            .chain(self.tools.values().filter(|tool| !tool.standalone).flat_map(|tool| tool.sets.iter()))
+            .filter_map(|id| self.sets.get(*id))
+            .flat_map(|other| other.hooks.iter())
+            .collect();
+        match self.sets.get(set) {
+            Some(new) => new.check_unique_ids(others.into_iter(), label)?,
+            None => return Err(ConfigError::new("unknown_handle", format!("no hook set with handle {set}"))),
+        }
+        let replaced = if replace { std::mem::take(&mut self.global) } else { Vec::new() };
+        self.global.push(set);
         self.changed();
+        Ok(replaced)
+    }
+
+    /// Removes every global hook; answers the sets it removed.
+    pub fn clear_global(&mut self) -> Vec<u32> {
+        self.changed();
+        std::mem::take(&mut self.global)
     }
 
     /// Sets the server id of tools that name none.
     pub fn set_server_id(&mut self, server_id: &str) {
-        self.server_id = server_id.to_owned();
+        self.server_id = (server_id != DEFAULT_SERVER_ID).then(|| server_id.to_owned());
         self.changed();
     }
 
-    /// Defines a tool (`webmcp()`): its name, its own server if it has one, and its hook sets.
+    /// Sets which contract hook returns follow (`hookReturns`).
+    pub fn set_contract(&mut self, contract: Contract) {
+        self.contract = contract;
+    }
+
+    /// Defines tool `id` (`webmcp()`): its definition, its own server if it has one, and its
+    /// hook sets (oldest first).
     ///
     /// # Errors
-    /// `duplicate_hook_id` when a tool hook reuses a global hook's id.
-    pub fn define_tool(&mut self, definition: &Value, server: Option<String>, sets: Vec<u32>, label: &str) -> Result<u32, ConfigError> {
-        let definition = Definition::from_json(definition)?;
+    /// `duplicate_hook_id` when a tool hook reuses a global hook's id; handle misuse.
+    pub fn define_tool(&mut self, id: u32, definition: Definition, server: Option<String>, sets: Vec<u32>, label: &str) -> Result<(), ConfigError> {
+        check_handle(id, "tool")?;
+        if self.tools.contains(id) {
+            return Err(ConfigError::new("handle_in_use", format!("tool handle {id} is in use")));
+        }
+        let mut seen: Vec<&Hook> = self.global.iter().filter_map(|set| self.sets.get(*set)).flat_map(|set| set.hooks.iter()).collect();
+        for set in &sets {
+            let set = self.sets.get(*set).ok_or_else(|| ConfigError::new("unknown_handle", format!("no hook set with handle {set}")))?;
+            set.check_unique_ids(seen.iter().copied(), label)?;
+            seen.extend(set.hooks.iter());
+        }
         let name = definition.fields.name.clone();
-        let global: Vec<&Hook> = self.global.iter().filter_map(|id| self.sets.get(*id)).flat_map(|set| set.hooks.iter()).collect();
-        let mut seen = global;
-        for id in &sets {
-            if let Some(set) = self.sets.get(*id) {
-                set.check_unique_ids(seen.iter().copied(), label)?;
-                seen.extend(set.hooks.iter());
-            }
-        }
-        Ok(self.tools.insert(Tool { name, server, sets, definition: Some(definition), standalone: false, generation: self.generation }))
+        self.tools.put(id, Tool { name, server, sets, definition: Some(definition), standalone: false });
+        Ok(())
     }
 
-    /// Defines a tool whose plan holds its own sets only: no global and no scoped hooks, and its
-    /// ids are checked among themselves only (`createHookedExecute`: the caller's `getHooks`
-    /// already merged the global ones in).
+    /// Defines a tool whose plan holds its own sets only: no global and no scoped hooks
+    /// (`createHookedExecute`, whose `getHooks` already merged the global ones in).
     ///
     /// # Errors
-    /// `duplicate_hook_id` when two of its hooks share an id.
-    pub fn define_standalone_tool(&mut self, name: &str, sets: Vec<u32>, label: &str) -> Result<u32, ConfigError> {
+    /// `duplicate_hook_id` when two of its hooks share an id; handle misuse.
+    pub fn define_standalone_tool(&mut self, id: u32, name: &str, sets: Vec<u32>, label: &str) -> Result<(), ConfigError> {
+        check_handle(id, "tool")?;
+        if self.tools.contains(id) {
+            return Err(ConfigError::new("handle_in_use", format!("tool handle {id} is in use")));
+        }
         let mut seen: Vec<&Hook> = Vec::new();
-        for id in &sets {
-            if let Some(set) = self.sets.get(*id) {
+        for set in &sets {
+            if let Some(set) = self.sets.get(*set) {
                 set.check_unique_ids(seen.iter().copied(), label)?;
                 seen.extend(set.hooks.iter());
             }
         }
-        Ok(self.tools.insert(Tool { name: name.to_owned(), server: None, sets, definition: None, standalone: true, generation: self.generation }))
+        self.tools.put(id, Tool { name: name.to_owned(), server: None, sets, definition: None, standalone: true });
+        Ok(())
     }
 
-    /// Forgets a tool.
-    pub fn drop_tool(&mut self, tool: u32) {
-        self.tools.remove(tool);
-        self.changed();
+    /// Forgets a tool (its sets are the TS layer's to drop).
+    pub fn drop_tool(&mut self, id: u32) {
+        if self.tools.remove(id).is_some() {
+            self.plans.retain(|(tool, _), _| *tool != id);
+            self.matched_rules.retain(|(tool, _), _| *tool != id);
+        }
     }
 
-    /// Adds a provider scope under `parent` (0 for none) holding `set`.
+    /// Adds provider scope `id` under `parent` (0 for none) holding `set`.
     ///
     /// # Errors
-    /// `duplicate_hook_id` when the set reuses an id of the global hooks or of an outer provider.
-    pub fn add_scope(&mut self, parent: u32, set: u32, label: &str) -> Result<u32, ConfigError> {
+    /// `duplicate_hook_id` when the set reuses an id of the global hooks or of an outer
+    /// provider; handle misuse.
+    pub fn define_scope(&mut self, id: u32, parent: u32, set: Option<u32>, label: &str) -> Result<(), ConfigError> {
+        check_handle(id, "scope")?;
+        if self.scopes.contains(id) {
+            return Err(ConfigError::new("handle_in_use", format!("scope handle {id} is in use")));
+        }
         let outer: Vec<u32> = self.global.iter().copied().chain(self.scope_sets(parent)).collect();
         let others: Vec<&Hook> = outer.iter().filter_map(|id| self.sets.get(*id)).flat_map(|s| s.hooks.iter()).collect();
-        if let Some(new) = self.sets.get(set) {
+        if let Some(new) = set.and_then(|set| self.sets.get(set)) {
             new.check_unique_ids(others.into_iter(), label)?;
         }
-        Ok(self.scopes.insert(Scope { parent, set }))
+        self.scopes.put(id, Scope { parent, set });
+        Ok(())
     }
 
     /// Forgets a provider scope.
-    pub fn drop_scope(&mut self, scope: u32) {
-        if scope != 0 {
-            self.scopes.remove(scope);
-            self.changed();
+    pub fn drop_scope(&mut self, id: u32) {
+        if self.scopes.remove(id).is_some() {
+            self.plans.retain(|(_, scope), _| *scope != id);
         }
     }
 
@@ -346,17 +377,10 @@ impl Engine {
         let mut chain = Vec::new();
         let mut current = scope;
         // A chain is at most as long as the number of scopes; the bound also guards a cycle.
-        for _ in 0..self.scopes.items.len() {
-            if current == 0 {
-                break;
-            }
-            match self.scopes.get(current) {
-                Some(entry) => {
-                    chain.push(entry.set);
-                    current = entry.parent;
-                }
-                None => break,
-            }
+        for _ in 0..=self.scopes.items.len() {
+            let Some(entry) = self.scopes.get(current) else { break };
+            chain.extend(entry.set);
+            current = entry.parent;
         }
         chain.reverse();
         chain
@@ -366,9 +390,9 @@ impl Engine {
     ///
     /// # Errors
     /// `unknown_tool` for a dropped tool; `duplicate_hook_id` when the merged hooks share an id.
-    pub fn plan(&mut self, tool: u32, scope: u32) -> Result<u32, ConfigError> {
-        if let Some(id) = self.plan_index.get(&(tool, scope)) {
-            return Ok(*id);
+    pub fn plan(&mut self, tool: u32, scope: u32) -> Result<Rc<Plan>, ConfigError> {
+        if let Some(plan) = self.plans.get(&(tool, scope)) {
+            return Ok(plan.clone());
         }
         let entry = self.tools.get(tool).ok_or_else(|| ConfigError::new("unknown_tool", format!("no tool with handle {tool}")))?;
         let sets_of = |ids: &[u32]| -> Vec<&HookSet> { ids.iter().filter_map(|id| self.sets.get(*id)).collect() };
@@ -376,131 +400,134 @@ impl Engine {
         let scoped_ids = if entry.standalone { Vec::new() } else { self.scope_sets(scope) };
         let scoped = sets_of(&scoped_ids);
         let own = sets_of(&entry.sets);
-        let server = entry.server.as_deref().unwrap_or(&self.server_id);
-        let plan = Plan::build(Scopes { global: &global, scoped: &scoped, tool: &own }, server, &entry.name)?;
-        let id = self.next_plan;
-        self.next_plan = self.next_plan.wrapping_add(1);
-        self.plans.insert(id, Rc::new(plan));
-        self.plan_index.insert((tool, scope), id);
-        Ok(id)
+        let server = entry.server.as_deref().unwrap_or(self.server_id());
+        let plan = Rc::new(Plan::build(Scopes { global: &global, scoped: &scoped, tool: &own }, server, &entry.name)?);
+        self.plans.insert((tool, scope), plan.clone());
+        Ok(plan)
     }
 
-    /// The `toolsListed` hooks of one listing of `tools` (each a tool and its scope), in run
-    /// order, each with the indexes (into `tools`) of the tools its matcher selects.
-    ///
-    /// Global hooks come first, in global onion order, each given every tool it matches; then
-    /// each tool's scoped and own `toolsListed` hooks, given that tool only.
-    pub fn list_plan(&self, tools: &[(u32, u32)]) -> Vec<ListedHook> {
-        let resolved: Vec<(&Tool, u32)> = tools.iter().filter_map(|(tool, scope)| Some((self.tools.get(*tool)?, *scope))).collect();
-        let server_of = |tool: &Tool| tool.server.clone().unwrap_or_else(|| self.server_id.clone());
-        let global: Vec<&HookSet> = self.global.iter().filter_map(|id| self.sets.get(*id)).collect();
-        let mut listed: Vec<ListedHook> = Vec::new();
-        let mut global_hooks: Vec<&Hook> = Vec::new();
-        for (tool, _) in &resolved {
-            let scopes = Scopes { global: &global, scoped: &[], tool: &[] };
-            for hook in ordered_hooks(scopes, Event::ToolsListed, &server_of(tool), &tool.name) {
-                if !global_hooks.iter().any(|seen| seen.handle == hook.handle) {
-                    global_hooks.push(hook);
-                }
-            }
-        }
-        // Every global hook appears in the same relative order in each tool's list, so sorting
-        // by the global order of all of them keeps that order.
-        let all = Scopes { global: &global, scoped: &[], tool: &[] };
-        let mut order: Vec<&Hook> = Vec::new();
-        for level in [Level::All, Level::Server, Level::Tool] {
-            order.extend(all.global.iter().flat_map(|set| set.hooks.iter()).filter(|hook| hook.event == Event::ToolsListed && hook.matcher.level() == level));
-        }
-        for hook in order.into_iter().filter(|hook| global_hooks.iter().any(|seen| seen.handle == hook.handle)) {
-            let tools = (0u32..)
-                .zip(&resolved)
-                .filter(|(_, (tool, _))| hook.matcher.matches(&server_of(tool), &tool.name))
-                .map(|(index, _)| index)
-                .collect();
-            listed.push(ListedHook { handle: hook.handle, id: hook.id.clone().unwrap_or_else(|| format!("toolsListed:{}", listed.len())), tools });
-        }
-        for (index, (tool, scope)) in (0u32..).zip(&resolved) {
-            let scoped_ids = self.scope_sets(*scope);
-            let scoped: Vec<&HookSet> = scoped_ids.iter().filter_map(|id| self.sets.get(*id)).collect();
-            let own: Vec<&HookSet> = tool.sets.iter().filter_map(|id| self.sets.get(*id)).collect();
-            let scopes = Scopes { global: &[], scoped: &scoped, tool: &own };
-            for hook in ordered_hooks(scopes, Event::ToolsListed, &server_of(tool), &tool.name) {
-                let id = hook.id.clone().unwrap_or_else(|| format!("toolsListed:{}", listed.len()));
-                listed.push(ListedHook { handle: hook.handle, id, tools: vec![index] });
-            }
-        }
-        listed
-    }
-
-    /// A built plan.
-    pub fn plan_by_id(&self, plan: u32) -> Option<&Plan> {
-        self.plans.get(&plan).map(Rc::as_ref)
-    }
-
-    /// Starts a call of `tool` under `scope`; `flags` says what the TS layer can offer: bit 0,
-    /// the tool has an input schema; bit 1, an output schema; bit 2, an approver.
+    /// Starts a call (or a dry run) of `tool` under `scope`.
     ///
     /// # Errors
-    /// The plan's problem (`unknown_tool`, `duplicate_hook_id`).
-    pub fn begin(&mut self, tool: u32, scope: u32, flags: u32) -> Result<u32, ConfigError> {
-        let plan_id = self.plan(tool, scope)?;
-        let plan = self.plans.get(&plan_id).cloned().ok_or_else(|| ConfigError::new("unknown_plan", "the plan is gone".into()))?;
-        let governance = Governance {
-            validate_input: flags & 1 != 0,
-            validate_output: flags & 2 != 0,
-            policy: self.tools.get(tool).filter(|entry| !entry.standalone).and_then(|_| self.governor.policy()),
-            has_approver: flags & 4 != 0,
+    /// The plan's problem (`unknown_tool`, `duplicate_hook_id`); `too_many_calls`.
+    pub fn begin(&mut self, tool: u32, scope: u32, flags: CallFlags) -> Result<u32, ConfigError> {
+        let plan = self.plan(tool, scope)?;
+        let standalone = self.tools.get(tool).is_some_and(|entry| entry.standalone);
+        let input = if flags.has(CallFlags::STANDARD_INPUT) {
+            InputCheck::Standard
+        } else if flags.has(CallFlags::JSON_INPUT) {
+            InputCheck::Json
+        } else {
+            InputCheck::None
         };
-        Ok(self.calls.insert(Call::new(plan, tool, governance)))
+        let spec = CallSpec {
+            input,
+            output_schema: flags.has(CallFlags::OUTPUT_SCHEMA),
+            policy: if standalone { None } else { self.governor.policy() },
+            has_approver: flags.has(CallFlags::APPROVER),
+            contract: self.contract,
+            observed: flags.has(CallFlags::OBSERVED),
+            capture_payloads: flags.has(CallFlags::CAPTURE),
+            mode: if flags.has(CallFlags::EXPLAIN) { Mode::Explain } else { Mode::Call },
+        };
+        let mut call = Call::new(plan, spec);
+        call.tool = tool;
+        self.calls.insert(call).ok_or_else(|| ConfigError::new("too_many_calls", "too many calls in progress".into()))
     }
 
-    /// Runs the policy step of `call` on its facts: the final arguments (JSON), the principal,
-    /// the taint set, the grants the TS layer's store holds, and the time. Returns the next
-    /// action; `None` for an unknown call.
-    pub fn policy_start(&mut self, call: u32, facts: PolicyInput<'_>) -> Option<Action> {
+    /// Feeds an outcome to a call; answers the next action. `None` for an unknown call.
+    pub fn step(&mut self, call: u32, outcome: Outcome, facts: ReturnFacts, payload: &Value, signal: Signal, duration_ms: f64) -> Option<Action> {
         let entry = self.calls.get_mut(call)?;
-        let (Some(policy), Some(tool)) = (entry.policy_due(), self.tools.get(entry.tool())) else {
-            return Some(entry.step(Outcome::Invalid));
+        let mut action = entry.step(outcome, facts, payload, signal, duration_ms);
+        if entry.take_grant_due() {
+            // The approver answered `allow: 'always'`: the grant is recorded here; `accepted`
+            // tells the TS layer to persist the grant book.
+            self.record_grant(call, payload);
+        }
+        if action.op == crate::call::Op::EvaluatePolicy {
+            action.handle = 1;
+        }
+        Some(action)
+    }
+
+    /// Runs the policy step of `call` on its facts. `None` for an unknown call.
+    pub fn policy_facts(&mut self, call: u32, facts: &PolicyFacts, signal: Signal) -> Option<Action> {
+        let entry = self.calls.get_mut(call)?;
+        let tool_id = entry.tool;
+        let (Some(policy), Some(tool)) = (entry.policy().cloned(), self.tools.get(tool_id)) else {
+            return Some(entry.step(Outcome::Raised, ReturnFacts::default(), &Value::Null, signal, 0.0));
         };
+        if !entry.wants_policy_facts() {
+            return Some(entry.step(Outcome::Raised, ReturnFacts::default(), &Value::Null, signal, 0.0));
+        }
         let Some(definition) = tool.definition.as_ref() else {
-            return Some(entry.step(Outcome::Invalid));
+            return Some(entry.step(Outcome::Raised, ReturnFacts::default(), &Value::Null, signal, 0.0));
         };
-        // Disjoint fields: the tool is borrowed while the governor records a baseline.
-        let server = tool.server.as_deref().unwrap_or(&self.server_id);
-        let fingerprint = self.governor.fingerprint_state(definition);
-        let live = live_grant(facts.grants, facts.principal, server, &tool.name, &definition.fingerprint, facts.now_ms).is_some();
-        let key = (entry.tool(), Rc::as_ptr(&policy) as usize);
+        let server = tool.server.as_deref().unwrap_or(self.server_id.as_deref().unwrap_or(DEFAULT_SERVER_ID));
+        let explain = entry.mode() == Mode::Explain;
+        // A dry run records no baseline.
+        let fingerprint = if explain { self.governor.peek_fingerprint_state(definition) } else { self.governor.fingerprint_state(definition) };
+        let live = self.governor.live_grant(facts.principal.as_deref(), server, &tool.name, &definition.fingerprint, facts.now_ms);
+        let key = (tool_id, Rc::as_ptr(&policy) as usize);
         let matched = self.matched_rules.entry(key).or_insert_with(|| Rc::new(MatchedRules::of(&policy, server, &tool.name))).clone();
-        let evaluation = Evaluation::with_matched(&policy, facts.call_facts(server, &tool.name, definition, fingerprint, live), &matched);
-        Some(entry.start_policy(evaluation, facts.arguments.clone(), live))
-    }
-
-    /// Compares the arguments about to reach the tool with the ones policy saw; returns the
-    /// next action.
-    pub fn check_args(&mut self, call: u32, arguments: Option<&Value>) -> Option<Action> {
+        let annotations = definition.annotations().clone();
+        let arguments = crate::transition::to_legacy(&facts.arguments);
+        let call_facts = CallFacts {
+            server,
+            name: &tool.name,
+            annotations: &annotations,
+            principal: facts.principal.as_deref(),
+            taint: &facts.taint,
+            arguments: &arguments,
+            fingerprint,
+            live_grant: live,
+        };
+        let evaluation = Evaluation::with_matched(&policy, call_facts, &matched);
         let entry = self.calls.get_mut(call)?;
-        let same = arguments.is_some_and(|arguments| entry.same_arguments(arguments));
-        Some(entry.step(if same { Outcome::ArgsSame } else { Outcome::ArgsChanged }))
+        Some(entry.start_policy(evaluation, live, signal))
     }
 
-    /// The grant `{ allow: 'always' }` records for `call`, at `now_ms`, for `ttl_ms`.
-    pub fn grant_for(&self, call: u32, principal: Option<&str>, now_ms: f64, ttl_ms: f64) -> Option<Grant> {
-        let tool = self.tools.get(self.calls.get(call)?.tool())?;
-        let server = tool.server.as_deref().unwrap_or(&self.server_id);
-        let fingerprint = &tool.definition.as_ref()?.fingerprint;
-        Some(new_grant(principal, server, &tool.name, fingerprint, now_ms, ttl_ms))
+    fn record_grant(&mut self, call: u32, payload: &Value) {
+        let Some(entry) = self.calls.get(call) else { return };
+        let Some(tool) = self.tools.get(entry.tool) else { return };
+        let Some(definition) = tool.definition.as_ref() else { return };
+        let server = tool.server.clone().unwrap_or_else(|| self.server_id().to_owned());
+        let principal = payload.get("principal").and_then(Value::as_str);
+        let now = payload.get("nowMs").and_then(Value::as_f64).unwrap_or(0.0);
+        let ttl = payload.get("ttlMs").and_then(Value::as_f64).unwrap_or(86_400_000.0);
+        let fingerprint = definition.fingerprint.clone();
+        let name = tool.name.clone();
+        self.governor.record_grant(principal, &server, &name, &fingerprint, now, ttl);
     }
 
-    /// What the approver is shown of a call: its tool, server, fingerprint and args digest.
-    pub fn ask_facts(&mut self, call: u32) -> Option<AskFacts> {
-        let entry = self.calls.get_mut(call)?;
-        let tool = self.tools.get(entry.tool())?;
+    /// What the approver is shown of a call (its decision comes with [`Engine::outcome`]).
+    pub fn ask_facts(&self, call: u32) -> Option<AskFacts> {
+        let tool = self.tools.get(self.calls.get(call)?.tool)?;
         Some(AskFacts {
-            server_id: tool.server.clone().unwrap_or_else(|| self.server_id.clone()),
+            server_id: tool.server.clone().unwrap_or_else(|| self.server_id().to_owned()),
             name: tool.name.clone(),
             fingerprint: tool.definition.as_ref().map(|d| d.fingerprint.clone()).unwrap_or_default(),
-            args_digest: entry.args_digest().unwrap_or_default().to_owned(),
-            decision: entry.decision().cloned(),
+        })
+    }
+
+    /// A call in progress.
+    pub fn call(&self, call: u32) -> Option<&Call> {
+        self.calls.get(call)
+    }
+
+    /// Ends a call: its outcome (`{ ok, error?, text?, decision?, record? }`), or for a dry run
+    /// its explanation. `None` for an unknown call.
+    pub fn end(&mut self, call: u32) -> Option<Value> {
+        let call = self.calls.remove(call)?;
+        Some(match call.mode() {
+            Mode::Call => call.outcome(),
+            Mode::Explain => {
+                let mut explanation = call.explanation();
+                if let (Value::Object(map), Some(tool)) = (&mut explanation, self.tools.get(call.tool)) {
+                    map.insert_some("fingerprint", tool.definition.as_ref().map(|d| d.fingerprint.as_str()));
+                }
+                explanation
+            }
         })
     }
 
@@ -511,14 +538,14 @@ impl Engine {
 
     /// Records a tool's baseline definition (at registration or listing).
     pub fn record_baseline(&mut self, tool: u32) {
-        if let Some(definition) = self.tools.get(tool).and_then(|t| t.definition.clone()) {
-            self.governor.record_baseline(&definition);
+        if let Some(definition) = self.tools.get(tool).and_then(|t| t.definition.as_ref()) {
+            self.governor.record_baseline(definition);
         }
     }
 
     /// Whether the static tool filter lets agents see the tool.
     pub fn is_visible(&self, tool: u32) -> bool {
-        self.tools.get(tool).is_some_and(|t| self.governor.is_visible(t.server.as_deref().unwrap_or(&self.server_id), &t.name))
+        self.tools.get(tool).is_some_and(|t| self.governor.is_visible(t.server.as_deref().unwrap_or(self.server_id()), &t.name))
     }
 
     /// The page's governance settings. Taking them for a change forgets what was cached from
@@ -528,79 +555,87 @@ impl Engine {
         &mut self.governor
     }
 
-    /// A dry run of the policy for `tool` on `facts`, calling nothing: function predicates are
-    /// reported, and counted as failed (the fail-closed view). Records no baseline.
-    pub fn explain(&self, tool: u32, facts: PolicyInput<'_>) -> Option<Explained> {
-        let tool = self.tools.get(tool)?;
-        let server = tool.server.clone().unwrap_or_else(|| self.server_id.clone());
-        let definition = tool.definition.as_ref()?;
-        let policy = self.governor.policy();
-        let digest = crate::digest::digest(facts.arguments).ok();
-        let live = live_grant(facts.grants, facts.principal, &server, &tool.name, &definition.fingerprint, facts.now_ms).is_some();
-        let fingerprint = self.governor.peek_fingerprint_state(definition);
-        let mut functions = Vec::new();
-        let decision = policy.map(|policy| {
-            let decided = policy.decide(
-                facts.call_facts(&server, &tool.name, definition, fingerprint, live),
-                |handle, _| {
-                    functions.push(handle);
-                    PredicateResult::Failed
-                },
-            );
-            match (decided.effect, live, facts.has_approver) {
-                (Effect::Ask, true, _) => settle_with_grant(&decided),
-                (Effect::Ask, false, false) => settle_without_approver(&decided),
-                _ => decided,
+    /// The governance settings.
+    pub fn governor(&self) -> &Governor {
+        &self.governor
+    }
+
+    // ---- listings ------------------------------------------------------------------------------
+
+    /// Starts a listing of `tools` (each a tool and its scope): the `toolsListed` hooks run on it.
+    ///
+    /// # Errors
+    /// `too_many_calls`.
+    pub fn begin_listing(&mut self, tools: &[(u32, u32)]) -> Result<u32, ConfigError> {
+        let listing = self.list_plan(tools);
+        self.listings.insert(listing).ok_or_else(|| ConfigError::new("too_many_calls", "too many listings in progress".into()))
+    }
+
+    /// Feeds a listing hook's outcome; answers the next action. `None` for an unknown listing.
+    pub fn listing_step(&mut self, listing: u32, outcome: Outcome, facts: ReturnFacts, payload: &Value, duration_ms: f64) -> Option<Action> {
+        let contract = self.contract;
+        Some(self.listings.get_mut(listing)?.step(outcome, facts, payload, contract, duration_ms))
+    }
+
+    /// A listing in progress.
+    pub fn listing(&self, listing: u32) -> Option<&Listing> {
+        self.listings.get(listing)
+    }
+
+    /// Ends a listing: `{ ok, visible: [indexes], error? }`.
+    pub fn end_listing(&mut self, listing: u32) -> Option<Value> {
+        Some(self.listings.remove(listing)?.outcome())
+    }
+
+    /// The `toolsListed` hooks of a listing, in run order, each with the tools it is given.
+    ///
+    /// Global hooks come first, in global onion order, each given every tool it matches; then
+    /// each tool's scoped and own `toolsListed` hooks, given that tool only.
+    fn list_plan(&self, tools: &[(u32, u32)]) -> Listing {
+        let resolved: Vec<(&Tool, u32)> = tools.iter().filter_map(|(tool, scope)| Some((self.tools.get(*tool)?, *scope))).collect();
+        let names: Vec<String> = resolved.iter().map(|(tool, _)| tool.name.clone()).collect();
+        let server_of = |tool: &Tool| tool.server.clone().unwrap_or_else(|| self.server_id().to_owned());
+        let global: Vec<&HookSet> = self.global.iter().filter_map(|id| self.sets.get(*id)).collect();
+        let mut steps: Vec<(u32, String, Vec<u32>)> = Vec::new();
+        let ordered_global = crate::plan::ordered_hooks(Scopes { global: &global, scoped: &[], tool: &[] }, Event::ToolsListed, None, "");
+        for hook in ordered_global {
+            let given: Vec<u32> = (0u32..).zip(&resolved).filter(|(_, (tool, _))| hook.matcher.matches(&server_of(tool), &tool.name)).map(|(index, _)| index).collect();
+            if !given.is_empty() {
+                let id = hook.id.clone().unwrap_or_else(|| format!("toolsListed:{}", steps.len()));
+                steps.push((hook.handle, id, given));
             }
-        });
-        Some(Explained { server_id: server, fingerprint: definition.fingerprint.clone(), args_digest: digest, decision, function_predicates: functions })
-    }
-
-    /// Feeds an outcome to a call and returns its next action and whether the hook's value was
-    /// accepted; `None` for an unknown call. A call that finished well is ended here, saving
-    /// the TS layer a crossing; a failed one waits for [`Engine::end`] to hand over its error.
-    pub fn step(&mut self, call: u32, outcome: Outcome) -> Option<(Action, bool)> {
-        let entry = self.calls.get_mut(call)?;
-        let action = entry.step(outcome);
-        let accepted = entry.accepted();
-        if action == (Action::Finish { ok: true }) {
-            self.calls.remove(call);
         }
-        Some((action, accepted))
+        for (index, (tool, scope)) in (0u32..).zip(&resolved) {
+            let scoped_ids = self.scope_sets(*scope);
+            let scoped: Vec<&HookSet> = scoped_ids.iter().filter_map(|id| self.sets.get(*id)).collect();
+            let own: Vec<&HookSet> = if tool.standalone { Vec::new() } else { tool.sets.iter().filter_map(|id| self.sets.get(*id)).collect() };
+            let scopes = Scopes { global: &[], scoped: &scoped, tool: &own };
+            let server = server_of(tool);
+            for hook in crate::plan::ordered_hooks(scopes, Event::ToolsListed, Some(&server), &tool.name) {
+                let id = hook.id.clone().unwrap_or_else(|| format!("toolsListed:{}", steps.len()));
+                steps.push((hook.handle, id, vec![index]));
+            }
+        }
+        Listing::new(names, steps)
     }
 
-    /// A call in progress.
-    pub fn call(&self, call: u32) -> Option<&Call> {
-        self.calls.get(call)
+    // ---- housekeeping --------------------------------------------------------------------------
+
+    /// How many of each thing the engine holds (for leak tests): hook sets, hooks, tools,
+    /// scopes, cached plans, calls and listings in progress.
+    pub fn counts(&self) -> [usize; 7] {
+        [self.sets.len(), self.hook_owner.len(), self.tools.len(), self.scopes.len(), self.plans.len(), self.calls.len(), self.listings.len()]
     }
 
-    /// Ends a call, returning its error (and the policy decision, if any) when it failed.
-    pub fn end(&mut self, call: u32) -> Option<(CallError, Option<Decision>)> {
-        let call = self.calls.remove(call)?;
-        let error = call.error().cloned()?;
-        Some((error, call.decision().cloned()))
-    }
-
-    /// How many calls are in progress (for leak tests).
-    pub fn calls_in_progress(&self) -> usize {
-        self.calls.values().count()
-    }
-
-    /// Back to the state of a new engine, keeping tool definitions (their JS objects live on).
+    /// Back to the state of a new engine (`resetWebMCP()`): no hooks, tools, scopes, policy or
+    /// baselines. The TS layer forgets its handles at the same time.
     pub fn reset(&mut self) {
-        self.global.clear();
-        self.scopes = Slots::default();
-        self.scopes.insert(Scope { parent: 0, set: u32::MAX });
-        self.server_id = DEFAULT_SERVER_ID.to_owned();
-        self.governor.reset(true);
-        self.generation = self.generation.wrapping_add(1);
-        self.changed();
+        *self = Engine::new();
     }
 
     /// Any configuration change invalidates every cached plan.
     fn changed(&mut self) {
         self.plans.clear();
-        self.plan_index.clear();
         self.matched_rules.clear();
     }
 }

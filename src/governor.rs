@@ -58,6 +58,8 @@ pub struct Governor {
     /// a rug pull by re-registration is caught.
     baselines: HashMap<String, Definition>,
     filter: Option<ToolFilter>,
+    /// TRANSITION: the grant book (a simple list until the indexed one lands).
+    grants: Vec<crate::policy::Grant>,
 }
 
 impl Governor {
@@ -184,6 +186,29 @@ impl Governor {
             },
             _ => FingerprintState::Unchanged,
         }
+    }
+
+    /// Whether a live grant exists for (principal, server/tool, fingerprint) at `now_ms`.
+    pub fn live_grant(&self, principal: Option<&str>, server: &str, tool: &str, fingerprint: &str, now_ms: f64) -> bool {
+        crate::policy::live_grant(&self.grants, principal, server, tool, fingerprint, now_ms).is_some()
+    }
+
+    /// Records the grant `{ allow: 'always' }` gives, replacing an older one for the same key
+    /// and dropping expired ones.
+    pub fn record_grant(&mut self, principal: Option<&str>, server: &str, tool: &str, fingerprint: &str, now_ms: f64, ttl_ms: f64) {
+        let grant = crate::policy::new_grant(principal, server, tool, fingerprint, now_ms, ttl_ms);
+        self.grants.retain(|old| old.is_live(now_ms) && !(old.principal == grant.principal && old.server == grant.server && old.tool == grant.tool && old.fingerprint == grant.fingerprint));
+        self.grants.push(grant);
+    }
+
+    /// The grants held (TRANSITION: the TS layer persists them).
+    pub fn grants(&self) -> &[crate::policy::Grant] {
+        &self.grants
+    }
+
+    /// Replaces the grants held (loaded from the store).
+    pub fn set_grants(&mut self, grants: Vec<crate::policy::Grant>) {
+        self.grants = grants;
     }
 
     /// Back to no policy, no pins, no filter; baselines are kept unless `baselines` is set.

@@ -1,13 +1,12 @@
 //! Hook sets: the events, the entry options, and their checks at the moment hooks are given.
 //!
-//! The TS layer keeps the hook functions and sends a description of each entry (is it a
-//! function, which keys it has, its matcher and options); the core checks every entry, compiles
-//! its matcher once, and hands back a handle per hook that plans and calls refer to.
-
-use serde_json::{Map, Value};
+//! The TS layer keeps the hook functions and sends the hooks object as it is, each function
+//! replaced by a handle it chose ([`Value::Function`]); the core checks every entry, compiles
+//! its matcher once, and records which handle is which hook, for plans and calls to refer to.
 
 use crate::error::ConfigError;
-use crate::matcher::{json_type, Matcher};
+use crate::matcher::Matcher;
+use crate::value::{Map, Value};
 
 /// A hook event (SPEC §4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -87,26 +86,22 @@ pub struct HookSet {
 const ENTRY_KEYS: [&str; 5] = ["run", "match", "id", "timeout", "onError"];
 
 impl HookSet {
-    /// Checks and compiles a hook set described by the TS layer (see the module docs), giving
-    /// its hooks consecutive handles from `first_handle`.
+    /// Checks and compiles a hooks object as the TS layer sends it (see the module docs): each
+    /// hook's function is a [`Value::Function`] whose handle becomes the hook's handle.
     ///
     /// `label` names the set in messages (`hooks` for `configureWebMCP`, `tool "x" hooks`, …).
     ///
     /// # Errors
     /// The first problem found, as a [`ConfigError`] whose path names the event and the entry
     /// (`hooks.before[1]`).
-    pub fn compile(spec: &Value, first_handle: u32, label: &str) -> Result<HookSet, ConfigError> {
+    pub fn compile(spec: &Value, label: &str) -> Result<HookSet, ConfigError> {
         let events = match spec {
-            Value::Object(events) if events.contains_key("$invalid") => {
-                let kind = events.get("$invalid").and_then(Value::as_str).unwrap_or("something else");
-                return Err(ConfigError::new("invalid_hooks", format!("hooks must be an object of event arrays, not {kind}")).at(label));
-            }
             Value::Object(events) => events,
             Value::Null => return Ok(HookSet::default()),
             other => {
                 return Err(ConfigError::new(
                     "invalid_hooks",
-                    format!("hooks must be an object of event arrays, not {}", json_type(other)),
+                    format!("hooks must be an object of event arrays, not {}", other.type_name()),
                 )
                 .at(label))
             }
@@ -118,23 +113,23 @@ impl HookSet {
             )
             .at(label));
         }
-        let mut hooks = Vec::new();
-        let mut handle = first_handle;
+        let mut hooks: Vec<Hook> = Vec::new();
         for event in Event::ALL {
             let entries = match events.get(event.name()) {
                 None | Some(Value::Null) => continue,
                 Some(Value::Array(entries)) => entries,
                 Some(other) => {
-                    let kind = other.get("$invalid").and_then(Value::as_str).unwrap_or(json_type(other));
-                    return Err(ConfigError::new("invalid_hooks", format!("must be an array of hooks, not {kind}"))
+                    return Err(ConfigError::new("invalid_hooks", format!("must be an array of hooks, not {}", other.type_name()))
                         .at(&format!("{label}.{}", event.name())));
                 }
             };
             for (index, entry) in entries.iter().enumerate() {
                 let path = format!("{label}.{}[{index}]", event.name());
-                let hook = compile_entry(entry, event, index, handle).map_err(|err| err.at(&path))?;
+                let hook = compile_entry(entry, event, index).map_err(|err| err.at(&path))?;
+                if hooks.iter().any(|other| other.handle == hook.handle) {
+                    return Err(ConfigError::new("invalid_hook", "the same hook handle twice in one set".into()).at(&path));
+                }
                 hooks.push(hook);
-                handle = handle.saturating_add(1);
             }
         }
         let set = HookSet { hooks };
@@ -164,44 +159,35 @@ impl HookSet {
     }
 }
 
-fn compile_entry(entry: &Value, event: Event, index: usize, handle: u32) -> Result<Hook, ConfigError> {
-    let mut hook = Hook { handle, event, index, matcher: Matcher::all(), id: None, timeout_ms: None, on_error: OnError::Fail };
-    let Value::Object(desc) = entry else {
-        return Err(not_a_hook(entry));
+fn compile_entry(entry: &Value, event: Event, index: usize) -> Result<Hook, ConfigError> {
+    let hook = |handle: u32| Hook { handle, event, index, matcher: Matcher::all(), id: None, timeout_ms: None, on_error: OnError::Fail };
+    let desc = match entry {
+        Value::Function(handle) => return Ok(hook(*handle)),
+        Value::Object(desc) => desc,
+        other => return Err(not_a_hook(other)),
     };
-    if desc.contains_key("$fn") {
-        return Ok(hook);
-    }
-    if let Some(Value::String(kind)) = desc.get("$invalid") {
+    if let Some(unknown) = desc.keys().find(|key| !ENTRY_KEYS.contains(&key.as_str())) {
         return Err(ConfigError::new(
-            "invalid_hook",
-            format!("a hook must be a function or {{ run, match?, id?, timeout?, onError? }}, not {kind}"),
+            "unknown_hook_option",
+            format!("unknown hook option \"{unknown}\" (expected run, match, id, timeout, onError)"),
         ));
     }
-    if !desc.contains_key("$object") {
-        return Err(not_a_hook(entry));
-    }
-    if let Some(Value::Array(keys)) = desc.get("keys") {
-        if let Some(unknown) = keys.iter().filter_map(Value::as_str).find(|key| !ENTRY_KEYS.contains(key)) {
-            return Err(ConfigError::new(
-                "unknown_hook_option",
-                format!("unknown hook option \"{unknown}\" (expected run, match, id, timeout, onError)"),
-            ));
-        }
-    }
-    match desc.get("run").and_then(Value::as_str) {
-        Some("function") => {}
-        Some("undefined") | None => return Err(ConfigError::new("invalid_hook", "a hook object needs `run`, a function".into())),
-        Some(kind) => return Err(ConfigError::new("invalid_hook", format!("`run` must be a function, not {kind}"))),
-    }
+    let mut hook = match desc.get("run") {
+        Some(Value::Function(handle)) => hook(*handle),
+        None => return Err(ConfigError::new("invalid_hook", "a hook object needs `run`, a function".into())),
+        Some(other) => return Err(ConfigError::new("invalid_hook", format!("`run` must be a function, not {}", other.type_name()))),
+    };
     if let Some(spec) = present(desc, "match") {
-        hook.matcher = Matcher::compile(spec).map_err(|err| err.at("match"))?;
+        if let Value::Function(_) = spec {
+            return Err(ConfigError::new("invalid_matcher", "a matcher must be a string, a RegExp or { server, name: RegExp }, not a function".into()).at("match"));
+        }
+        hook.matcher = Matcher::compile(&crate::transition::to_legacy(spec)).map_err(|err| err.at("match"))?;
     }
     if let Some(id) = present(desc, "id") {
         match id {
             // `<event>:<index>` is the form of default ids, which count positions in a merged
             // plan: an explicit one could collide with a default id only when a call is planned,
-            // too late to throw (SPEC §4 wants duplicates refused when the hooks are given).
+            // too late to throw (duplicates are refused when the hooks are given).
             Value::String(id) if is_default_id_form(id) => {
                 return Err(ConfigError::new(
                     "invalid_hook",
@@ -247,27 +233,24 @@ fn is_default_id_form(id: &str) -> bool {
 }
 
 /// An option that is present and not `undefined` (the TS layer leaves `undefined` out).
-fn present<'a>(desc: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
+fn present<'a>(desc: &'a Map, key: &str) -> Option<&'a Value> {
     desc.get(key)
 }
 
 fn not_a_hook(entry: &Value) -> ConfigError {
     ConfigError::new(
         "invalid_hook",
-        format!("a hook must be a function or {{ run, match?, id?, timeout?, onError? }}, not {}", describe(entry)),
+        format!("a hook must be a function or {{ run, match?, id?, timeout?, onError? }}, not {}", entry.type_name()),
     )
 }
 
-/// How a value the TS layer sent reads in a message.
+/// How a value the TS layer sent reads in a message. Fractions are not spelled out (that would
+/// need float formatting in the core; the path already says where the value is).
 fn describe(value: &Value) -> String {
     match value {
         Value::String(text) => format!("\"{text}\""),
-        Value::Number(number) => number.to_string(),
-        Value::Bool(flag) => flag.to_string(),
-        Value::Object(map) => match map.get("$invalid").and_then(Value::as_str) {
-            Some(kind) => kind.to_owned(),
-            None => "an object".to_owned(),
-        },
-        other => json_type(other).to_owned(),
+        Value::Bool(flag) => if *flag { "true" } else { "false" }.to_owned(),
+        Value::Number(number) => crate::value::integer_text(*number).unwrap_or_else(|| "a number".to_owned()),
+        other => other.type_name().to_owned(),
     }
 }

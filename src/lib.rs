@@ -39,11 +39,14 @@ pub mod error;
 pub mod governor;
 pub mod hooks;
 pub mod js_regex;
+pub mod listing;
 pub mod matcher;
 pub mod pattern;
 pub mod plan;
 pub mod shape;
 pub mod policy;
+mod transition;
+pub mod returns;
 pub mod value;
 pub mod wire;
 #[cfg(feature = "validate")]

@@ -1,6 +1,6 @@
 //! Plans: the hooks that apply to one tool, merged in onion order, computed once per configuration.
 //!
-//! Order (SPEC §4): scope first (global → scoped → tool), then matcher level (all → server →
+//! Order: scope first (global → scoped → tool), then matcher level (all → server →
 //! tool), then declaration order. `after`, `error` and `denied` run the scopes and the levels in
 //! reverse while keeping declaration order inside each level, as simple-webmcp's
 //! `mergeHooksOrdered` does for `after: [a, b]`.
@@ -48,7 +48,7 @@ impl Plan {
         let mut plan = Plan::default();
         let mut ids: Vec<&str> = Vec::new();
         for (slot, event) in plan.lists.iter_mut().zip(Event::ALL) {
-            let ordered = ordered_hooks(scopes, event, server, name);
+            let ordered = ordered_hooks(scopes, event, Some(server), name);
             for (position, hook) in ordered.into_iter().enumerate() {
                 let id = hook.id.clone().unwrap_or_else(|| format!("{}:{position}", event.name()));
                 slot.push(PlannedHook { handle: hook.handle, id, on_error: hook.on_error });
@@ -84,8 +84,9 @@ impl Plan {
     }
 }
 
-/// The hooks of one event that match the tool, in run order.
-pub(crate) fn ordered_hooks<'a>(scopes: Scopes<'a>, event: Event, server: &str, name: &str) -> Vec<&'a Hook> {
+/// The hooks of one event that match the tool `name` on `server`, in run order; with no server,
+/// every hook of the event (a listing orders global hooks before knowing which tools they get).
+pub(crate) fn ordered_hooks<'a>(scopes: Scopes<'a>, event: Event, server: Option<&str>, name: &str) -> Vec<&'a Hook> {
     let mut scope_order = [scopes.global, scopes.scoped, scopes.tool];
     let mut level_order = LEVELS;
     if event.runs_reversed() {
@@ -97,7 +98,7 @@ pub(crate) fn ordered_hooks<'a>(scopes: Scopes<'a>, event: Event, server: &str, 
         let matching: Vec<&Hook> = sets
             .iter()
             .flat_map(|set| set.hooks.iter())
-            .filter(|hook| hook.event == event && hook.matcher.matches(server, name))
+            .filter(|hook| hook.event == event && server.is_none_or(|server| hook.matcher.matches(server, name)))
             .collect();
         for level in level_order {
             ordered.extend(matching.iter().copied().filter(|hook| hook.matcher.level() == level));

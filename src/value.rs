@@ -310,3 +310,16 @@ impl From<Map> for Value {
         Value::Object(map)
     }
 }
+
+/// A whole number's decimal text (`-5`, `20`); `None` for a fraction or beyond ±2^53, which
+/// the core does not spell out (float formatting would cost more bytes than it is worth in a
+/// message that already names the value's place).
+pub fn integer_text(number: f64) -> Option<String> {
+    if number.fract() != 0.0 || number.abs() > MAX_SAFE_INTEGER {
+        return None;
+    }
+    // INVARIANT: whole and within ±2^53, so the cast is exact.
+    #[allow(clippy::cast_possible_truncation)]
+    let whole = number as i64;
+    Some(whole.to_string())
+}

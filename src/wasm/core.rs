@@ -1,211 +1,242 @@
-//! The core module's `Core` object: hooks, tools, plans and the call step machine.
-//!
-//! Crossing strategy (measured, see `reference/toolchain.md`): the per-call hot path crosses
-//! with scalars only (`begin`, `step`, `end` take and return integers), because a serde object
-//! walk costs ~2 µs against ~0.2 µs for a scalar call. Configuration, which happens rarely, and
-//! plans, which the TS layer caches, cross as JSON strings. Problems come back as data
-//! (`{ ok: false, error }`); nothing here throws for bad user input.
+//! Exports of the core module: engines, hook sets, tools, scopes, calls and listings.
 
-use serde::Serialize;
-use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
 
-use crate::call::Outcome;
-use crate::engine::Engine;
-use crate::error::ConfigError;
-use crate::hooks::Event;
+use super::engines::{self, answer, decode, no_engine};
+use crate::call::{Outcome, PolicyFacts, Signal};
+use crate::engine::CallFlags;
+use crate::returns::{Contract, ReturnFacts};
+use crate::value::Value;
 
-/// The page's core, owned by the TS layer (one per page).
-#[wasm_bindgen]
-pub struct Core {
-    pub(super) engine: Engine,
+/// Creates an engine (one per client object); answers its id.
+#[wasm_bindgen(js_name = engineNew)]
+pub fn engine_new() -> u32 {
+    engines::create()
 }
 
-/// `{"ok":true, ...fields}` or `{"ok":false,"error":{code,message,path}}` as a JSON string.
-pub(super) fn answer(result: Result<Value, ConfigError>) -> String {
-    let value = match result {
-        Ok(Value::Object(mut fields)) => {
-            fields.insert("ok".into(), Value::Bool(true));
-            Value::Object(fields)
-        }
-        Ok(other) => json!({ "ok": true, "value": other }),
-        Err(error) => json!({ "ok": false, "error": error }),
+/// Disposes of an engine and everything it holds.
+#[wasm_bindgen(js_name = engineDrop)]
+pub fn engine_drop(engine: u32) {
+    engines::remove(engine);
+}
+
+/// Back to a new engine's state (`resetWebMCP()`).
+#[wasm_bindgen(js_name = engineReset)]
+pub fn engine_reset(engine: u32) {
+    engines::with(engine, crate::engine::Engine::reset);
+}
+
+/// How many hook sets, hooks, tools, scopes, plans, calls and listings an engine holds.
+#[wasm_bindgen(js_name = engineCounts)]
+pub fn engine_counts(engine: u32) -> Vec<u32> {
+    engines::with(engine, |e| e.counts().iter().map(|n| u32::try_from(*n).unwrap_or(u32::MAX)).collect()).unwrap_or_default()
+}
+
+/// Checks and stores a hook set; answers `{ ok, hooks: [[handle, event, timeout | null]] }`.
+#[wasm_bindgen(js_name = defineHookSet)]
+pub fn define_hook_set(engine: u32, set: u32, spec: &[u8], label: &str) -> Vec<u8> {
+    engines::with(engine, |e| {
+        answer(decode(spec).and_then(|spec| {
+            e.define_hook_set(set, &spec, label)?;
+            let hooks = e
+                .set_hooks(set)
+                .into_iter()
+                .map(|(handle, event, timeout)| Value::Array(vec![handle.into(), (event as u32).into(), timeout.into()]))
+                .collect();
+            Ok(crate::object! { "hooks" => Value::Array(hooks) })
+        }))
+    })
+    .unwrap_or_else(no_engine)
+}
+
+/// Forgets a hook set.
+#[wasm_bindgen(js_name = dropHookSet)]
+pub fn drop_hook_set(engine: u32, set: u32) {
+    engines::with(engine, |e| e.drop_hook_set(set));
+}
+
+/// Adds a set to the global hooks (or makes it the only one); answers `{ ok, replaced }`.
+#[wasm_bindgen(js_name = addGlobal)]
+pub fn add_global(engine: u32, set: u32, replace: bool, label: &str) -> Vec<u8> {
+    engines::with(engine, |e| answer(e.add_global(set, replace, label).map(|replaced| crate::object! { "replaced" => replaced })))
+        .unwrap_or_else(no_engine)
+}
+
+/// Removes every global hook; answers the sets removed.
+#[wasm_bindgen(js_name = clearGlobal)]
+pub fn clear_global(engine: u32) -> Vec<u32> {
+    engines::with(engine, crate::engine::Engine::clear_global).unwrap_or_default()
+}
+
+/// Sets the default server id.
+#[wasm_bindgen(js_name = setServerId)]
+pub fn set_server_id(engine: u32, server_id: &str) {
+    engines::with(engine, |e| e.set_server_id(server_id));
+}
+
+/// Sets the hook return contract: `strict` (ConduitMCP's) or not (simple-webmcp's meaning).
+#[wasm_bindgen(js_name = setHookReturns)]
+pub fn set_hook_returns(engine: u32, strict: bool) {
+    engines::with(engine, |e| e.set_contract(if strict { Contract::Strict } else { Contract::Lenient }));
+}
+
+/// Defines a tool from its definition (`{ name, title?, description?, inputSchema?,
+/// outputSchema?, annotations? }`); answers `{ ok, fingerprint }`.
+#[wasm_bindgen(js_name = defineTool)]
+pub fn define_tool(engine: u32, tool: u32, definition: &[u8], server: Option<String>, sets: &[u32], label: &str) -> Vec<u8> {
+    engines::with(engine, |e| {
+        answer(decode(definition).and_then(|definition| {
+            let definition = crate::governor::Definition::from_json(&crate::transition::to_legacy(&definition))?;
+            let fingerprint = definition.fingerprint.clone();
+            e.define_tool(tool, definition, server, sets.to_vec(), label)?;
+            Ok(crate::object! { "fingerprint" => fingerprint })
+        }))
+    })
+    .unwrap_or_else(no_engine)
+}
+
+/// Defines a tool that runs its own hook sets only; answers `{ ok }`.
+#[wasm_bindgen(js_name = defineStandaloneTool)]
+pub fn define_standalone_tool(engine: u32, tool: u32, name: &str, sets: &[u32], label: &str) -> Vec<u8> {
+    engines::with(engine, |e| answer(e.define_standalone_tool(tool, name, sets.to_vec(), label).map(|()| crate::object! {}))).unwrap_or_else(no_engine)
+}
+
+/// Forgets a tool.
+#[wasm_bindgen(js_name = dropTool)]
+pub fn drop_tool(engine: u32, tool: u32) {
+    engines::with(engine, |e| e.drop_tool(tool));
+}
+
+/// Adds a provider scope; answers `{ ok }`.
+#[wasm_bindgen(js_name = defineScope)]
+pub fn define_scope(engine: u32, scope: u32, parent: u32, set: Option<u32>, label: &str) -> Vec<u8> {
+    engines::with(engine, |e| answer(e.define_scope(scope, parent, set, label).map(|()| crate::object! {}))).unwrap_or_else(no_engine)
+}
+
+/// Forgets a provider scope.
+#[wasm_bindgen(js_name = dropScope)]
+pub fn drop_scope(engine: u32, scope: u32) {
+    engines::with(engine, |e| e.drop_scope(scope));
+}
+
+/// Starts a call (flags: see `CallFlags`); `-1` when the tool's hooks cannot be planned (read
+/// why with `planError`).
+#[wasm_bindgen]
+pub fn begin(engine: u32, tool: u32, scope: u32, flags: u32) -> i32 {
+    engines::with(engine, |e| e.begin(tool, scope, CallFlags(flags)).ok().and_then(|call| i32::try_from(call).ok()))
+        .flatten()
+        .unwrap_or(-1)
+}
+
+/// Why a tool's hooks cannot be planned under a scope: `{ ok }` or `{ ok: false, error }`.
+#[wasm_bindgen(js_name = planError)]
+pub fn plan_error(engine: u32, tool: u32, scope: u32) -> Vec<u8> {
+    engines::with(engine, |e| answer(e.plan(tool, scope).map(|_| crate::object! {}))).unwrap_or_else(no_engine)
+}
+
+/// Feeds an outcome (no payload); answers the next action, packed (`0`: unknown call).
+#[wasm_bindgen]
+pub fn step(engine: u32, call: u32, outcome: u32, facts: u32, signal: u32, duration_ms: f64) -> u32 {
+    step_with(engine, call, outcome, facts, signal, duration_ms, &[])
+}
+
+/// Feeds an outcome with its payload (a wire buffer); answers the next action, packed.
+#[wasm_bindgen(js_name = stepWith)]
+pub fn step_with(engine: u32, call: u32, outcome: u32, facts: u32, signal: u32, duration_ms: f64, payload: &[u8]) -> u32 {
+    let payload = if payload.is_empty() { Value::Null } else { crate::wire::decode(payload).unwrap_or(Value::Null) };
+    let Some(outcome) = Outcome::from_code(outcome) else { return 0 };
+    engines::with(engine, |e| e.step(call, outcome, ReturnFacts(facts), &payload, Signal::from_code(signal), duration_ms))
+        .flatten()
+        .map_or(0, |action| action.encode())
+}
+
+/// Runs the policy step on its facts (`{ arguments?, principal?, taint, nowMs, argsDigest? }`);
+/// answers the next action, packed.
+#[wasm_bindgen(js_name = policyFacts)]
+pub fn policy_facts(engine: u32, call: u32, facts: &[u8], signal: u32) -> u32 {
+    let facts = crate::wire::decode(facts).unwrap_or(Value::Null);
+    let facts = PolicyFacts {
+        arguments: facts.get("arguments").cloned().unwrap_or(Value::Null),
+        principal: facts.get("principal").and_then(Value::as_str).map(str::to_owned),
+        taint: facts.get("taint").and_then(Value::as_array).map(|items| items.iter().filter_map(Value::as_str).map(str::to_owned).collect()).unwrap_or_default(),
+        now_ms: facts.get("nowMs").and_then(Value::as_f64).unwrap_or(0.0),
+        args_digest: facts.get("argsDigest").and_then(Value::as_str).map(str::to_owned),
     };
-    to_json(&value)
+    engines::with(engine, |e| e.policy_facts(call, &facts, Signal::from_code(signal))).flatten().map_or(0, |action| action.encode())
 }
 
-pub(super) fn to_json<T: Serialize>(value: &T) -> String {
-    serde_json::to_string(value)
-        .unwrap_or_else(|_| r#"{"ok":false,"error":{"code":"internal","message":"could not encode the answer"}}"#.to_owned())
+/// The id of the hook a call is at (for telemetry).
+#[wasm_bindgen(js_name = currentHookId)]
+pub fn current_hook_id(engine: u32, call: u32) -> Option<String> {
+    engines::with(engine, |e| e.call(call).and_then(|call| call.current_hook_id()).map(str::to_owned)).flatten()
 }
 
-pub(super) fn parse(spec: &str) -> Result<Value, ConfigError> {
-    serde_json::from_str(spec).map_err(|err| ConfigError::new("invalid_json", format!("the core could not read its input: {err}")))
+/// A call's failure so far (`null` when it has none), for error and denied hooks.
+#[wasm_bindgen(js_name = callError)]
+pub fn call_error(engine: u32, call: u32) -> Vec<u8> {
+    let error = engines::with(engine, |e| e.call(call).and_then(|call| call.error()).map(crate::call::CallError::to_value)).flatten();
+    crate::wire::encode(&error.unwrap_or(Value::Null))
 }
 
+/// A call's policy decision (`null` before there is one).
+#[wasm_bindgen(js_name = callDecision)]
+pub fn call_decision(engine: u32, call: u32) -> Vec<u8> {
+    let decision = engines::with(engine, |e| e.call(call).and_then(|call| call.decision()).map(crate::call::decision_value)).flatten();
+    crate::wire::encode(&decision.unwrap_or(Value::Null))
+}
+
+/// What the approver and predicates are shown of a call: `{ serverId, name, fingerprint }`.
+#[wasm_bindgen(js_name = askFacts)]
+pub fn ask_facts(engine: u32, call: u32) -> Vec<u8> {
+    let facts = engines::with(engine, |e| e.ask_facts(call)).flatten();
+    let value = facts.map_or(Value::Null, |facts| crate::object! { "serverId" => facts.server_id, "name" => facts.name, "fingerprint" => facts.fingerprint });
+    crate::wire::encode(&value)
+}
+
+/// Ends a call: `{ ok, error?, text?, decision?, record? }`, or a dry run's explanation.
 #[wasm_bindgen]
-impl Core {
-    /// A new core with no hooks and no tools.
-    #[wasm_bindgen(constructor)]
-    pub fn new() -> Core {
-        Core { engine: Engine::new() }
-    }
-
-    /// Checks and compiles a hook set description; answers `{ ok, set, handles }`.
-    #[wasm_bindgen(js_name = compileHookSet)]
-    pub fn compile_hook_set(&mut self, spec: &str, label: &str) -> String {
-        answer(parse(spec).and_then(|spec| {
-            let (set, handles) = self.engine.compile_hook_set(&spec, label)?;
-            Ok(json!({ "set": set, "handles": handles }))
-        }))
-    }
-
-    /// Forgets a hook set.
-    #[wasm_bindgen(js_name = dropHookSet)]
-    pub fn drop_hook_set(&mut self, set: u32) {
-        self.engine.drop_hook_set(set);
-    }
-
-    /// Adds a set to the global hooks; answers `{ ok }`.
-    #[wasm_bindgen(js_name = addGlobal)]
-    pub fn add_global(&mut self, set: u32, replace: bool, label: &str) -> String {
-        answer(self.engine.add_global(set, replace, label).map(|()| json!({})))
-    }
-
-    /// Removes every global hook.
-    #[wasm_bindgen(js_name = clearGlobal)]
-    pub fn clear_global(&mut self) {
-        self.engine.clear_global();
-    }
-
-    /// Sets the default server id.
-    #[wasm_bindgen(js_name = setServerId)]
-    pub fn set_server_id(&mut self, server_id: &str) {
-        self.engine.set_server_id(server_id);
-    }
-
-    /// Defines a tool from its definition (JSON: `{ name, title?, description?, inputSchema?,
-    /// outputSchema?, annotations? }`); answers `{ ok, tool, fingerprint }`.
-    #[wasm_bindgen(js_name = defineTool)]
-    pub fn define_tool(&mut self, definition: &str, server: Option<String>, sets: Vec<u32>, label: &str) -> String {
-        answer(parse(definition).and_then(|definition| {
-            let tool = self.engine.define_tool(&definition, server, sets, label)?;
-            Ok(json!({ "tool": tool, "fingerprint": self.engine.fingerprint(tool) }))
-        }))
-    }
-
-    /// Defines a tool that runs its own hook sets only (no global or scoped hooks); answers
-    /// `{ ok, tool }`.
-    #[wasm_bindgen(js_name = defineStandaloneTool)]
-    pub fn define_standalone_tool(&mut self, name: &str, sets: Vec<u32>, label: &str) -> String {
-        answer(self.engine.define_standalone_tool(name, sets, label).map(|tool| json!({ "tool": tool })))
-    }
-
-    /// Forgets a tool.
-    #[wasm_bindgen(js_name = dropTool)]
-    pub fn drop_tool(&mut self, tool: u32) {
-        self.engine.drop_tool(tool);
-    }
-
-    /// Adds a provider scope; answers `{ ok, scope }`.
-    #[wasm_bindgen(js_name = addScope)]
-    pub fn add_scope(&mut self, parent: u32, set: u32, label: &str) -> String {
-        answer(self.engine.add_scope(parent, set, label).map(|scope| json!({ "scope": scope })))
-    }
-
-    /// Forgets a provider scope.
-    #[wasm_bindgen(js_name = dropScope)]
-    pub fn drop_scope(&mut self, scope: u32) {
-        self.engine.drop_scope(scope);
-    }
-
-    /// The plan of a tool under a scope; answers `{ ok, plan, hooks: [{ handle, id, event }] }`
-    /// for the TS layer to cache until it changes the configuration.
-    pub fn plan(&mut self, tool: u32, scope: u32) -> String {
-        answer(self.engine.plan(tool, scope).map(|plan_id| {
-            let hooks: Vec<Value> = self
-                .engine
-                .plan_by_id(plan_id)
-                .map(|plan| {
-                    Event::ALL
-                        .into_iter()
-                        .flat_map(|event| {
-                            plan.hooks(event)
-                                .iter()
-                                .map(move |hook| json!({ "handle": hook.handle, "id": hook.id, "event": event.name() }))
-                        })
-                        .collect()
-                })
-                .unwrap_or_default();
-            json!({ "plan": plan_id, "hooks": hooks })
-        }))
-    }
-
-    /// The `toolsListed` hooks of a listing of `tools` under `scopes` (same length); answers
-    /// `[{ handle, id, tools }]` as JSON.
-    #[wasm_bindgen(js_name = listPlan)]
-    pub fn list_plan(&self, tools: Vec<u32>, scopes: Vec<u32>) -> String {
-        let pairs: Vec<(u32, u32)> = tools.into_iter().zip(scopes).collect();
-        to_json(&self.engine.list_plan(&pairs))
-    }
-
-    /// Whether a `toolsListed` hook's answer (JSON array of names) is a subset of the names it
-    /// was given (JSON array).
-    #[wasm_bindgen(js_name = isListedSubset)]
-    pub fn is_listed_subset(given: &str, returned: &str) -> bool {
-        let read = |text: &str| serde_json::from_str::<Vec<String>>(text).ok();
-        match (read(given), read(returned)) {
-            (Some(given), Some(returned)) => crate::engine::is_listed_subset(&given, &returned),
-            _ => false,
-        }
-    }
-
-    /// Starts a call of `tool` under `scope` (`flags`: bit 0 input schema, bit 1 output
-    /// schema, bit 2 an approver); `-1` when the tool's hooks cannot be planned (read why with
-    /// `plan`).
-    pub fn begin(&mut self, tool: u32, scope: u32, flags: u32) -> i32 {
-        self.engine.begin(tool, scope, flags).ok().and_then(|call| i32::try_from(call).ok()).unwrap_or(-1)
-    }
-
-    /// The id of the hook the call's last action named (for telemetry).
-    #[wasm_bindgen(js_name = currentHookId)]
-    pub fn current_hook_id(&self, call: u32) -> Option<String> {
-        self.engine.call(call).and_then(|call| call.current_hook_id()).map(str::to_owned)
-    }
-
-    /// Feeds an outcome (see `Outcome`) and returns the next action packed as a number; `0`
-    /// for an unknown call or outcome code, which the TS layer treats as misuse.
-    pub fn step(&mut self, call: u32, outcome: u32) -> u32 {
-        Outcome::from_code(outcome)
-            .and_then(|outcome| self.engine.step(call, outcome))
-            .map_or(0, |(action, accepted)| action.encode(accepted))
-    }
-
-    /// The error of a call that is failing or failed, as JSON, without ending it.
-    #[wasm_bindgen(js_name = callError)]
-    pub fn call_error(&self, call: u32) -> Option<String> {
-        self.engine.call(call).and_then(|call| call.error()).map(to_json)
-    }
-
-    /// Ends a call; returns `{ error, decision }` as JSON when it failed.
-    pub fn end(&mut self, call: u32) -> Option<String> {
-        self.engine.end(call).map(|(error, decision)| to_json(&json!({ "error": error, "decision": decision })))
-    }
-
-    /// How many calls are in progress.
-    #[wasm_bindgen(js_name = callsInProgress)]
-    pub fn calls_in_progress(&self) -> u32 {
-        u32::try_from(self.engine.calls_in_progress()).unwrap_or(u32::MAX)
-    }
-
-    /// Back to defaults (global hooks, scopes, server id), keeping tool definitions.
-    pub fn reset(&mut self) {
-        self.engine.reset();
-    }
+pub fn end(engine: u32, call: u32) -> Vec<u8> {
+    let value = engines::with(engine, |e| e.end(call)).flatten();
+    crate::wire::encode(&value.unwrap_or(Value::Null))
 }
 
-impl Default for Core {
-    fn default() -> Self {
-        Core::new()
-    }
+/// Starts a listing of `tools` under `scopes` (same length); `-1` when too many are open.
+#[wasm_bindgen(js_name = beginListing)]
+pub fn begin_listing(engine: u32, tools: &[u32], scopes: &[u32]) -> i32 {
+    let pairs: Vec<(u32, u32)> = tools.iter().copied().zip(scopes.iter().copied()).collect();
+    engines::with(engine, |e| e.begin_listing(&pairs).ok().and_then(|listing| i32::try_from(listing).ok())).flatten().unwrap_or(-1)
+}
+
+/// Feeds a listing hook's outcome (payload: `{ names }` for an array); answers the next action.
+#[wasm_bindgen(js_name = listingStep)]
+pub fn listing_step(engine: u32, listing: u32, outcome: u32, facts: u32, duration_ms: f64, payload: &[u8]) -> u32 {
+    let payload = if payload.is_empty() { Value::Null } else { crate::wire::decode(payload).unwrap_or(Value::Null) };
+    let Some(outcome) = Outcome::from_code(outcome) else { return 0 };
+    engines::with(engine, |e| e.listing_step(listing, outcome, ReturnFacts(facts), &payload, duration_ms)).flatten().map_or(0, |action| action.encode())
+}
+
+/// The tools (indexes) the current listing hook is given.
+#[wasm_bindgen(js_name = listingGiven)]
+pub fn listing_given(engine: u32, listing: u32) -> Vec<u32> {
+    engines::with(engine, |e| e.listing(listing).map(crate::listing::Listing::given)).flatten().unwrap_or_default()
+}
+
+/// The id of the current listing hook.
+#[wasm_bindgen(js_name = listingHookId)]
+pub fn listing_hook_id(engine: u32, listing: u32) -> Option<String> {
+    engines::with(engine, |e| e.listing(listing).and_then(|l| l.current_hook_id()).map(str::to_owned)).flatten()
+}
+
+/// Ends a listing: `{ ok, listed }` or `{ ok: false, error }`.
+#[wasm_bindgen(js_name = endListing)]
+pub fn end_listing(engine: u32, listing: u32) -> Vec<u8> {
+    let value = engines::with(engine, |e| e.end_listing(listing)).flatten();
+    crate::wire::encode(&value.unwrap_or(Value::Null))
+}
+
+/// Aborts the instance with a wasm trap, as an out-of-memory would: for the tests that prove a
+/// trapped instance is replaced and its configuration restored. Never called by the package.
+#[wasm_bindgen(js_name = __testTrap)]
+pub fn test_trap() {
+    std::process::abort();
 }

@@ -1,11 +1,14 @@
-//! The boundary: converts between JS values and core types; the only module that uses wasm-bindgen.
+//! The boundary: converts between JS values and core types; the only module that uses
+//! wasm-bindgen. Every export reads as "decode → ask the core → encode".
 //!
-//! Crossing strategy (measured, see `reference/toolchain.md`): the per-call hot path crosses
-//! with scalars only (`begin`, `step`, `end` take and return integers), because a serde object
-//! walk costs ~2 µs against ~0.2 µs for a scalar call. Configuration, which happens rarely, and
-//! plans, which the TS layer caches, cross as JSON strings; so do arguments, only when a policy
-//! or a schema needs them. Problems come back as data (`{ ok: false, error }`); nothing here
-//! throws for bad user input.
+//! Crossing strategy (measured; `docs/architecture.md`): the per-call hot path crosses with
+//! scalars only (`begin`, `step`, `end` take and return integers); configuration, facts and
+//! answers cross as one wire buffer ([`crate::wire`]). Problems come back as data
+//! (`{ ok: false, error }`); nothing here throws for bad user input.
+//!
+//! There are no `#[wasm_bindgen]` classes: engines live in a table here and exports take an
+//! engine id, so the TS layer can replace an instance that trapped without a finalizer of the
+//! old instance freeing pointers in the new one.
 //!
 //! Two modules are built from this crate: the core (default, `--no-default-features`) and
 //! the JSON Schema validator (`--features validator-module`), which pages load only when a
@@ -13,6 +16,8 @@
 
 #[cfg(not(feature = "validator-module"))]
 mod core;
+#[cfg(not(feature = "validator-module"))]
+mod engines;
 #[cfg(not(feature = "validator-module"))]
 mod governance;
 #[cfg(not(feature = "validator-module"))]
