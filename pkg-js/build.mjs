@@ -90,7 +90,15 @@ function buildModule({ name, cargoArgs, embed }) {
   const glue = readFileSync(gluePath, 'utf8');
   const urlExpr = `new URL('${name}_bg.wasm', import.meta.url)`;
   if (!glue.includes(urlExpr)) throw new Error(`glue of ${name} no longer contains ${urlExpr}; update build.mjs`);
-  writeFileSync(gluePath, glue.replaceAll(urlExpr, 'undefined'));
+  let patched = glue.replaceAll(urlExpr, 'undefined');
+  if (name === 'warden_core') {
+    // A trapped instance must be replaceable (pkg-js/src/core.ts): `initSync` may instantiate
+    // again. The glue's guard returns the first instance forever.
+    const guard = /(function initSync\(module\) \{\n)(\s*)if \(wasm !== undefined\) return wasm;\n/;
+    if (!guard.test(patched)) throw new Error('glue of warden_core: initSync no longer starts with its instance guard; update build.mjs');
+    patched = patched.replace(guard, '$1');
+  }
+  writeFileSync(gluePath, patched);
 
   // The glue's declarations reach the public types (`ready` lives next to the loader); their
   // `[Symbol.dispose]` members need lib esnext, which breaks users who check library types with

@@ -435,6 +435,12 @@ impl Call {
         match self.phase {
             Phase::Hooks(event, position) => self.after_hook(event, position, outcome, facts, payload, signal, duration_ms),
             Phase::ValidateInput => self.after_input_validation(outcome, payload, signal),
+            // Arguments JSON cannot carry are reported at the policy step when nothing validated
+            // them before: a validation failure with its diagnostic.
+            Phase::Policy if outcome == Outcome::Invalid => {
+                self.note_validation("input", outcome, payload);
+                self.fail_validation(outcome, payload, "invalid_arguments", signal)
+            }
             Phase::Policy => self.internal_error(),
             Phase::Predicate(handle) => self.after_predicate(handle, outcome, signal),
             Phase::Approve => self.after_approval(outcome, facts, payload, signal, duration_ms),
@@ -977,6 +983,18 @@ impl Call {
             "note" => "not called in a dry run; before-hooks could rewrite or deny",
         };
         self.explain.push(step);
+    }
+}
+
+/// The explanation of a call to a tool no agent can see (unknown, or hidden by the filter): what
+/// any call to it would answer.
+pub fn unknown_tool_explanation(name: &str) -> Value {
+    let select = crate::object! { "step" => "select", "tool" => name, "found" => false };
+    crate::object! {
+        "effect" => "deny",
+        "reason" => "unknown_tool",
+        "explanation" => format!("No visible tool is named \"{name}\"; a call would fail as unknown."),
+        "steps" => Value::Array(vec![select]),
     }
 }
 

@@ -627,10 +627,25 @@ impl Engine {
         [self.sets.len(), self.hook_owner.len(), self.tools.len(), self.scopes.len(), self.plans.len(), self.calls.len(), self.listings.len()]
     }
 
-    /// Back to the state of a new engine (`resetWebMCP()`): no hooks, tools, scopes, policy or
-    /// baselines. The TS layer forgets its handles at the same time.
-    pub fn reset(&mut self) {
-        *self = Engine::new();
+    /// Back to defaults (`resetWebMCP()`): no global hooks, scopes, policy, pins, baselines,
+    /// grants, filter or server id. Tools stay defined with their own hook sets (a page's tool
+    /// objects live on, and `tool.invoke()` needs no registration); the sets that only the global
+    /// hooks used are answered for the TS layer to forget.
+    pub fn reset(&mut self) -> Vec<u32> {
+        let kept: Vec<u32> = self.tools.values().flat_map(|tool| tool.sets.iter().copied()).collect();
+        let mut dropped = Vec::new();
+        for id in std::mem::take(&mut self.global) {
+            if !kept.contains(&id) {
+                self.drop_hook_set(id);
+                dropped.push(id);
+            }
+        }
+        self.scopes = Table::default();
+        self.server_id = None;
+        self.contract = Contract::default();
+        self.governor = Governor::default();
+        self.changed();
+        dropped
     }
 
     /// Any configuration change invalidates every cached plan.

@@ -1,13 +1,14 @@
-// Global configuration: `configureWebMCP`, the global hooks, and the settings the pipeline reads.
-import { getCore } from './core.js';
-import { ConfigurationError, configurationError } from './errors.js';
-import { describeForCore, governance, type Approver, type Policy, type ToolFilterFn } from './governance.js';
-import { grantSettings, memoryGrantStore, type GrantStore } from './grants.js';
-import { compileHookSet, isPlainObject, typeName } from './hookset.js';
-import { toolFilterChanged } from './registry.js';
-import { resetTelemetry, setConfiguredTelemetry, type TelemetryHandler } from './telemetry.js';
+// Configuration of a client: `configureWebMCP` (the default client) and `warden.configure`.
+// Everything is checked before anything changes, so a `ConfigurationError` leaves the
+// configuration as it was.
+import type { Warden } from './client.js';
+import { ConfigurationError } from './errors.js';
+import { describeForCore, type Approver, type Policy, type ToolFilterFn } from './governance.js';
+import type { GrantStore } from './grants.js';
+import { compileHookSet, isPlainObject, mergeHooks, typeName } from './hookset.js';
+import { syncRegistrations } from './registration.js';
+import type { TelemetryHandler } from './telemetry.js';
 import type { WebMCPHooks } from './types.js';
-import { limits, MAX_ARGUMENT_DEPTH } from './validation.js';
 
 /** Options of {@link configureWebMCP}. */
 export interface WebMCPConfig {
@@ -29,8 +30,18 @@ export interface WebMCPConfig {
   grantTtl?: number;
   /** Where grants are kept (in memory by default; `localStorageGrantStore()` is shipped). */
   grantStore?: GrantStore;
-  /** Pin exactly these `{ name: fingerprint }` definitions; a tool outside the map is new. */
-  approvedFingerprints?: Record<string, string> | null;
+  /**
+   * Pin exactly these `{ name: fingerprint }` definitions (a tool outside the map is new), or
+   * `'first_listing'`: the baseline is sealed at the first listing or agent call, and a tool
+   * first seen after it is new. Default: each tool is baselined when first seen.
+   */
+  approvedFingerprints?: Record<string, string> | 'first_listing' | null;
+  /**
+   * How hook returns are judged: `'lenient'` (default; simple-webmcp's meaning: a value without
+   * a key the event acts on has no effect) or `'strict'` (ConduitMCP's: anything outside the
+   * returns table is a bad return).
+   */
+  hookReturns?: 'lenient' | 'strict';
   /** Which tools agents see: `{ include?, exclude? }` matcher lists, or `(tool, ctx) => boolean`. */
   tools?: { include?: unknown[]; exclude?: unknown[] } | ToolFilterFn | null;
   /** The byte cap of a result shaped for a model, a whole number ≥ 0 (102 400). */
@@ -47,35 +58,16 @@ export interface WebMCPConfig {
   maxArgumentDepth?: number;
 }
 
-/** Settings the pipeline reads on every call. */
-export const settings = {
-  hookTimeout: 5000,
-  serverId: 'page',
-  maxResultBytesForLlm: 102_400,
-  capturePayloads: false,
-};
-
-/**
- * Bumped on every configuration change: cached plans made under an older version are stale.
- * The TS layer is the only writer of the core's configuration, so it knows when that happens.
- */
-export let configVersion = 0;
-
-/** Marks every cached plan stale. */
-export function configurationChanged(): void {
-  configVersion++;
-}
-
-/** The JSON of the governance settings last applied in the core, to put back after a failure. */
-const inCore = { policy: 'null', approved: 'null', filter: 'null' };
-
-const HOOK_EVENTS = ['before', 'after', 'error', 'denied', 'toolsListed'] as const;
-let globalHooks: WebMCPHooks = {};
-
 const KNOWN_OPTIONS = new Set([
   'hooks', 'replace', 'hookTimeout', 'serverId', 'policy', 'onAsk', 'askTimeout', 'grantTtl', 'grantStore', 'approvedFingerprints',
-  'tools', 'maxResultBytesForLlm', 'telemetry', 'capturePayloads', 'clock', 'maxArgumentBytes', 'maxArgumentDepth',
+  'tools', 'maxResultBytesForLlm', 'telemetry', 'capturePayloads', 'clock', 'maxArgumentBytes', 'maxArgumentDepth', 'hookReturns',
 ]);
+
+/**
+ * The deepest `maxArgumentDepth`: arguments nest inside the facts the core reads, and the
+ * validator's JSON parser reads at most 127 levels.
+ */
+export const MAX_ARGUMENT_DEPTH = 100;
 
 function positive(name: string, value: unknown): void {
   if (value !== undefined && !(typeof value === 'number' && Number.isFinite(value) && value > 0)) {
@@ -89,17 +81,11 @@ function functionOrNull(name: string, value: unknown): void {
   }
 }
 
-/** Applies a JSON setting in the core, throwing its problem as a ConfigurationError. */
-function applyInCore(result: string): void {
-  const answer = JSON.parse(result) as { ok: boolean; error?: { code: string; message: string; path?: string } };
-  if (!answer.ok && answer.error) throw configurationError(answer.error);
-}
-
 /**
- * Configures the page: global hooks, settings. Everything is checked before anything changes, so
- * a `ConfigurationError` leaves the configuration as it was.
+ * Configures client `w`: global hooks and settings. Everything is checked before anything
+ * changes, so a `ConfigurationError` leaves the configuration as it was.
  */
-export function configureWebMCP(options: WebMCPConfig): void {
+export function configure(w: Warden, options: WebMCPConfig): void {
   if (!isPlainObject(options)) throw new ConfigurationError('invalid_config', `configureWebMCP expects an options object, not ${typeName(options)}`);
   for (const key of Object.keys(options)) {
     if (!KNOWN_OPTIONS.has(key)) throw new ConfigurationError('unknown_option', `configureWebMCP: unknown option "${key}"`);
@@ -122,11 +108,7 @@ export function configureWebMCP(options: WebMCPConfig): void {
     }
   }
   if (options.maxArgumentDepth !== undefined && options.maxArgumentDepth > MAX_ARGUMENT_DEPTH) {
-    throw new ConfigurationError(
-      'invalid_config',
-      `configureWebMCP: maxArgumentDepth must be at most ${MAX_ARGUMENT_DEPTH} (the core's JSON parser reads at most 127 levels, arguments included in what it is sent), not ${options.maxArgumentDepth}`,
-      'maxArgumentDepth',
-    );
+    throw new ConfigurationError('invalid_config', `configureWebMCP: maxArgumentDepth must be at most ${MAX_ARGUMENT_DEPTH}, not ${options.maxArgumentDepth}`, 'maxArgumentDepth');
   }
   functionOrNull('onAsk', options.onAsk);
   functionOrNull('telemetry', options.telemetry);
@@ -138,143 +120,57 @@ export function configureWebMCP(options: WebMCPConfig): void {
   if (options.capturePayloads !== undefined && typeof options.capturePayloads !== 'boolean') {
     throw new ConfigurationError('invalid_config', 'configureWebMCP: capturePayloads must be a boolean', 'capturePayloads');
   }
+  if (options.hookReturns !== undefined && options.hookReturns !== 'strict' && options.hookReturns !== 'lenient') {
+    throw new ConfigurationError('invalid_config', `configureWebMCP: hookReturns must be 'lenient' or 'strict', not ${typeName(options.hookReturns)}`, 'hookReturns');
+  }
   const store = options.grantStore;
   if (store !== undefined && !(store !== null && typeof store === 'object' && typeof store.load === 'function' && typeof store.save === 'function')) {
     throw new ConfigurationError('invalid_config', 'configureWebMCP: grantStore must have load() and save(grants)', 'grantStore');
   }
-  const core = getCore();
+  const approved = options.approvedFingerprints;
   // Settings the core checks go first, each applied once its own check passed; if a later one
-  // (or the hooks) fails, the earlier ones are put back, so a problem leaves the configuration
-  // as it was.
-  const previous = { ...inCore };
+  // (or the hooks) fails, the earlier ones are put back.
+  const previous = { policy: w.governanceJson('policy'), approved: w.governanceJson('approved'), filter: w.governanceJson('filter') };
   const restore = () => {
-    if (inCore.policy !== previous.policy) core.setPolicy(previous.policy);
-    if (inCore.approved !== previous.approved) core.setApprovedFingerprints(previous.approved);
-    if (inCore.filter !== previous.filter) core.setToolFilter(previous.filter);
-    Object.assign(inCore, previous);
+    for (const which of ['policy', 'approved', 'filter'] as const) {
+      if (w.governanceJson(which) !== previous[which]) w.setGovernance(which, previous[which]);
+    }
   };
   let set: number | undefined;
   try {
-    if (options.policy !== undefined) {
-      const json = JSON.stringify(describeForCore(options.policy, true));
-      applyInCore(core.setPolicy(json));
-      inCore.policy = json;
+    if (options.policy !== undefined) w.setGovernance('policy', JSON.stringify(describeForCore(options.policy, w)));
+    if (approved !== undefined) w.setGovernance('approved', JSON.stringify(describeForCore(approved, undefined)));
+    if (options.tools !== undefined) w.setGovernance('filter', typeof options.tools === 'function' ? 'null' : JSON.stringify(describeForCore(options.tools, undefined)));
+    set = compileHookSet(w, hooks, 'hooks');
+    if (set !== undefined) {
+      for (const replaced of w.addGlobal(set, replace)) w.dropHookSet(replaced);
+    } else if (replace) {
+      for (const removed of w.clearGlobal()) w.dropHookSet(removed);
     }
-    if (options.approvedFingerprints !== undefined) {
-      const json = JSON.stringify(describeForCore(options.approvedFingerprints, false));
-      applyInCore(core.setApprovedFingerprints(json));
-      inCore.approved = json;
-    }
-    if (options.tools !== undefined) {
-      const json = typeof options.tools === 'function' ? 'null' : JSON.stringify(describeForCore(options.tools, false));
-      applyInCore(core.setToolFilter(json));
-      inCore.filter = json;
-    }
-    set = compileHookSet(hooks, 'hooks');
   } catch (err) {
+    if (set !== undefined) w.dropHookSet(set);
     restore();
     throw err;
   }
-  if (set !== undefined) {
-    const answer = JSON.parse(core.addGlobal(set, replace, 'hooks')) as { ok: boolean; error?: { code: string; message: string; path?: string } };
-    if (!answer.ok && answer.error) {
-      core.dropHookSet(set);
-      restore();
-      throw configurationError(answer.error);
-    }
-    globalHooks = replace ? copyHooks(hooks) : mergeHooks(globalHooks, hooks);
-  } else if (replace) {
-    core.clearGlobal();
-    globalHooks = {};
-  }
-  if (options.tools !== undefined) governance.filter = typeof options.tools === 'function' ? options.tools : undefined;
-  if (options.policy !== undefined) governance.hasPolicy = options.policy !== null;
-  if (options.onAsk !== undefined) governance.approver = options.onAsk ?? undefined;
-  if (options.askTimeout !== undefined) governance.askTimeout = options.askTimeout;
-  if (options.grantTtl !== undefined) grantSettings.ttl = options.grantTtl;
-  if (store !== undefined) grantSettings.store = store;
-  if (options.clock !== undefined) grantSettings.clock = options.clock;
-  if (options.maxResultBytesForLlm !== undefined) settings.maxResultBytesForLlm = options.maxResultBytesForLlm;
-  if (options.capturePayloads !== undefined) settings.capturePayloads = options.capturePayloads;
-  if (options.telemetry !== undefined) setConfiguredTelemetry(options.telemetry ?? undefined);
-  if (options.maxArgumentBytes !== undefined) limits.maxBytes = options.maxArgumentBytes;
-  if (options.maxArgumentDepth !== undefined) limits.maxDepth = options.maxArgumentDepth;
-  if (hookTimeout !== undefined) settings.hookTimeout = hookTimeout;
-  if (serverId !== undefined) {
-    settings.serverId = serverId;
-    core.setServerId(serverId);
-  }
-  configurationChanged();
-  // Which tools the filter hides depends on it and on server ids: the browser must follow.
-  if (options.tools !== undefined || serverId !== undefined) toolFilterChanged();
-}
-
-/** The current global hooks (a copy). */
-export function getGlobalHooks(): WebMCPHooks {
-  return copyHooks(globalHooks);
-}
-
-/** Removes every global hook (for tests). */
-export function resetGlobalHooks(): void {
-  getCore().clearGlobal();
-  globalHooks = {};
-  configurationChanged();
-}
-
-/** Bumped by `resetWebMCP()`: scope ids the core gave out before it are gone (React providers re-add theirs). */
-export let resetCount = 0;
-
-/** Everything back to defaults (for tests): global hooks, settings, scopes. Tools stay defined. */
-export function resetWebMCP(): void {
-  getCore().reset();
-  resetCount++;
-  inCore.policy = inCore.approved = inCore.filter = 'null';
-  globalHooks = {};
-  settings.hookTimeout = 5000;
-  settings.serverId = 'page';
-  settings.maxResultBytesForLlm = 102_400;
-  settings.capturePayloads = false;
-  governance.hasPolicy = false;
-  governance.approver = undefined;
-  governance.askTimeout = 60_000;
-  governance.filter = undefined;
-  grantSettings.store = memoryGrantStore();
-  grantSettings.ttl = 86_400_000;
-  grantSettings.clock = () => Date.now();
-  limits.maxBytes = 1024 * 1024;
-  limits.maxDepth = 64;
-  resetTelemetry();
-  configurationChanged();
-  toolFilterChanged();
-}
-
-/** Concatenates two hook sets per event (simple-webmcp's `mergeHooks`). */
-export function mergeHooks(a: WebMCPHooks | undefined, b: WebMCPHooks | undefined): WebMCPHooks {
-  const out: Record<string, unknown[]> = {};
-  for (const event of HOOK_EVENTS) {
-    const merged = [...((a?.[event] as unknown[]) ?? []), ...((b?.[event] as unknown[]) ?? [])];
-    if (merged.length) out[event] = merged;
-  }
-  return out as WebMCPHooks;
-}
-
-function copyHooks(hooks: WebMCPHooks | undefined): WebMCPHooks {
-  return mergeHooks(hooks, undefined);
-}
-
-/**
- * Orders hooks as simple-webmcp does: `before` global → scoped → tool; `after`, `error` and
- * `denied` tool → scoped → global. (The engine also orders by matcher level; see the README.)
- */
-export function mergeHooksOrdered(parts: { globalHooks?: WebMCPHooks; scopedHooks?: WebMCPHooks; toolHooks?: WebMCPHooks }): WebMCPHooks {
-  const { globalHooks: g, scopedHooks: s, toolHooks: t } = parts;
-  const forward = (event: (typeof HOOK_EVENTS)[number]) => [...((g?.[event] as unknown[]) ?? []), ...((s?.[event] as unknown[]) ?? []), ...((t?.[event] as unknown[]) ?? [])];
-  const reverse = (event: (typeof HOOK_EVENTS)[number]) => [...((t?.[event] as unknown[]) ?? []), ...((s?.[event] as unknown[]) ?? []), ...((g?.[event] as unknown[]) ?? [])];
-  return {
-    before: forward('before'),
-    after: reverse('after'),
-    error: reverse('error'),
-    denied: reverse('denied'),
-    toolsListed: forward('toolsListed'),
-  } as WebMCPHooks;
+  if (set !== undefined) w.globalHooks = replace ? mergeHooks(hooks, undefined) : mergeHooks(w.globalHooks, hooks);
+  else if (replace) w.globalHooks = {};
+  const s = w.settings;
+  if (options.tools !== undefined) s.filter = typeof options.tools === 'function' ? options.tools : undefined;
+  if (options.policy !== undefined) s.hasPolicy = options.policy !== null;
+  if (options.onAsk !== undefined) s.approver = options.onAsk ?? undefined;
+  if (options.askTimeout !== undefined) s.askTimeout = options.askTimeout;
+  if (options.grantTtl !== undefined) s.grantTtl = options.grantTtl;
+  if (store !== undefined) s.grantStore = store;
+  if (options.clock !== undefined) s.clock = options.clock;
+  if (approved !== undefined) s.approvedFingerprints = approved ?? undefined;
+  if (options.maxResultBytesForLlm !== undefined) s.maxResultBytesForLlm = options.maxResultBytesForLlm;
+  if (options.capturePayloads !== undefined) s.capturePayloads = options.capturePayloads;
+  if (options.telemetry !== undefined) w.telemetry.setConfigured(options.telemetry ?? undefined);
+  if (options.maxArgumentBytes !== undefined) s.maxArgumentBytes = options.maxArgumentBytes;
+  if (options.maxArgumentDepth !== undefined) s.maxArgumentDepth = options.maxArgumentDepth;
+  if (hookTimeout !== undefined) s.hookTimeout = hookTimeout;
+  if (options.hookReturns !== undefined) w.setStrictReturns(options.hookReturns === 'strict');
+  if (serverId !== undefined) w.setServerId(serverId);
+  // What the browser lists follows the filter, the server id and the toolsListed hooks.
+  if (options.tools !== undefined || serverId !== undefined || hooks !== undefined || replace) void syncRegistrations(w).catch(() => undefined);
 }

@@ -1,34 +1,30 @@
-// Loading the Rust core: compiled synchronously, on first use, from bytes shipped in the package.
+// The Rust core: loaded synchronously on first use from bytes shipped in the package, and the
+// only module that imports its generated glue. Every other module reaches the core through the
+// functions exported here.
 //
 // Nothing is compiled at import time and there is no top-level await, so importing the package
-// costs nothing and works where there is no `document` (SSR, Node). The first `webmcp()` or
-// `configureWebMCP()` compiles the module (a few ms) so they can validate and throw at once.
-import { initSync, Core } from '../wasm/warden_core.js';
+// costs nothing and works where there is no `document` (SSR, Node). The first use compiles the
+// module (a few ms) so `webmcp()` and `configureWebMCP()` can validate and throw at once.
+//
+// A wasm trap (an out-of-memory, a bug) would otherwise brick the package for the page's life:
+// wasm-bindgen leaves the trapped instance's state half-changed. So every crossing goes through
+// `guard`: a trap marks the instance dead and throws `CoreTrapped`; the next use instantiates a
+// fresh one from the already compiled module, and each client replays its configuration into
+// it (see `client.ts`).
+import * as glue from '../wasm/warden_core.js';
 import { WASM_BASE64 } from '../wasm/warden_core_base64.js';
 
-let core: Core | undefined;
-
-/** The page's core, compiled on first use. */
-export function getCore(): Core {
-  if (core === undefined) {
-    initSync({ module: decodeBase64(WASM_BASE64) });
-    core = new Core();
-  }
-  return core;
-}
-
-/**
- * Resolves when the core is loaded. Optional: every API loads the core when it needs it; call
- * this to move the few milliseconds of compilation to a moment of your choosing.
- */
-export function ready(): Promise<void> {
-  try {
-    getCore();
-    return Promise.resolve();
-  } catch (err) {
-    return Promise.reject(err);
+/** Thrown when the core trapped during a crossing; the call that saw it ends as `internal_error`. */
+export class CoreTrapped extends Error {
+  constructor(cause: unknown) {
+    super('webmcp-warden: the core module trapped; it is restarted on next use', { cause });
+    this.name = 'CoreTrapped';
   }
 }
+
+let compiled: WebAssembly.Module | undefined;
+let generation = 0;
+let live = false;
 
 /** Decodes base64 with `Buffer` in Node and `atob` in browsers. */
 export function decodeBase64(base64: string): Uint8Array {
@@ -40,55 +36,98 @@ export function decodeBase64(base64: string): Uint8Array {
   return bytes;
 }
 
-/** What the TS layer reports after performing a step (mirrors `call::Outcome` in Rust). */
-export const Outcome = {
-  Start: 0,
-  Nothing: 1,
-  Input: 2,
-  Output: 3,
-  Deny: 4,
-  Halt: 5,
-  Recover: 6,
-  Allow: 7,
-  BadReturn: 8,
-  Raise: 9,
-  Timeout: 10,
-  Aborted: 11,
-  ToolReturned: 12,
-  ToolThrew: 13,
-  Valid: 14,
-  Invalid: 15,
-  InvalidSchema: 16,
-  PredicateTrue: 17,
-  PredicateFalse: 18,
-  PredicateFailed: 19,
-  ApproveOnce: 20,
-  ApproveAlways: 21,
-  ApproveDeny: 22,
-  ApproveHalt: 23,
-  ArgsSame: 24,
-  ArgsChanged: 25,
-} as const;
+/**
+ * The current instance's generation, loading the core on first use. A client whose engine was
+ * made in an older generation must replay its configuration before using it.
+ */
+export function coreGeneration(): number {
+  if (!live) {
+    compiled ??= new WebAssembly.Module(decodeBase64(WASM_BASE64) as BufferSource);
+    glue.initSync({ module: compiled });
+    generation++;
+    live = true;
+  }
+  return generation;
+}
 
-/** Opcodes of the packed actions the core answers with (mirrors `call::Action::encode`). */
-export const Op = {
-  CallHook: 1,
-  RunTool: 2,
-  Finish: 3,
-  ValidateInput: 4,
-  EvaluatePolicy: 5,
-  Predicate: 6,
-  Approve: 7,
-  CheckArgs: 8,
-  ValidateOutput: 9,
-} as const;
-/** The opcode bits of a packed action. */
-export const OP_MASK = 15;
-/** Bit set in an action when the value the last reported step returned takes effect. */
-export const ACCEPTED = 16;
-/** The event of a `CallHook` action, or `ok` of a `Finish`: bits 5–7. */
-export const fieldOf = (action: number): number => (action >>> 5) & 7;
-/** The function handle of a `CallHook` or `Predicate` action. */
-export const handleOf = (action: number): number => action >>> 8;
-/** Hook events by their number in a packed action (mirrors `hooks::Event`). */
-export const EVENTS = ['before', 'after', 'error', 'denied', 'toolsListed'] as const;
+/**
+ * Resolves when the core is loaded. Optional: every API loads the core when it needs it; call
+ * this to move the few milliseconds of compilation to a moment of your choosing.
+ */
+export function ready(): Promise<void> {
+  try {
+    coreGeneration();
+    return Promise.resolve();
+  } catch (err) {
+    return Promise.reject(err);
+  }
+}
+
+/** Runs one crossing; a trap marks the instance dead and becomes `CoreTrapped`. */
+function guard<T>(crossing: () => T): T {
+  if (!live) coreGeneration();
+  try {
+    return crossing();
+  } catch (err) {
+    if (err instanceof WebAssembly.RuntimeError || (err instanceof Error && /recursive use of an object|unreachable/i.test(err.message))) {
+      live = false;
+      throw new CoreTrapped(err);
+    }
+    throw err;
+  }
+}
+
+/** The core's exports, each crossing guarded. Engine ids come from `engineNew`. */
+export const core = {
+  engineNew: () => guard(() => glue.engineNew()),
+  engineDrop: (e: number) => guard(() => glue.engineDrop(e)),
+  engineReset: (e: number) => guard(() => glue.engineReset(e)),
+  engineCounts: (e: number) => guard(() => glue.engineCounts(e)),
+  defineHookSet: (e: number, set: number, spec: Uint8Array, label: string) => guard(() => glue.defineHookSet(e, set, spec, label)),
+  dropHookSet: (e: number, set: number) => guard(() => glue.dropHookSet(e, set)),
+  addGlobal: (e: number, set: number, replace: boolean, label: string) => guard(() => glue.addGlobal(e, set, replace, label)),
+  clearGlobal: (e: number) => guard(() => glue.clearGlobal(e)),
+  setServerId: (e: number, id: string) => guard(() => glue.setServerId(e, id)),
+  setHookReturns: (e: number, strict: boolean) => guard(() => glue.setHookReturns(e, strict)),
+  defineTool: (e: number, tool: number, definition: Uint8Array, server: string | undefined, sets: Uint32Array, label: string) =>
+    guard(() => glue.defineTool(e, tool, definition, server, sets, label)),
+  defineStandaloneTool: (e: number, tool: number, name: string, sets: Uint32Array, label: string) => guard(() => glue.defineStandaloneTool(e, tool, name, sets, label)),
+  dropTool: (e: number, tool: number) => guard(() => glue.dropTool(e, tool)),
+  defineScope: (e: number, scope: number, parent: number, set: number | undefined, label: string) => guard(() => glue.defineScope(e, scope, parent, set, label)),
+  dropScope: (e: number, scope: number) => guard(() => glue.dropScope(e, scope)),
+  begin: (e: number, tool: number, scope: number, flags: number) => guard(() => glue.begin(e, tool, scope, flags)),
+  planError: (e: number, tool: number, scope: number) => guard(() => glue.planError(e, tool, scope)),
+  step: (e: number, call: number, outcome: number, facts: number, signal: number, ms: number) => guard(() => glue.step(e, call, outcome, facts, signal, ms)),
+  stepWith: (e: number, call: number, outcome: number, facts: number, signal: number, ms: number, payload: Uint8Array) =>
+    guard(() => glue.stepWith(e, call, outcome, facts, signal, ms, payload)),
+  policyFacts: (e: number, call: number, facts: Uint8Array, signal: number) => guard(() => glue.policyFacts(e, call, facts, signal)),
+  currentHookId: (e: number, call: number) => guard(() => glue.currentHookId(e, call)),
+  callError: (e: number, call: number) => guard(() => glue.callError(e, call)),
+  callDecision: (e: number, call: number) => guard(() => glue.callDecision(e, call)),
+  askFacts: (e: number, call: number) => guard(() => glue.askFacts(e, call)),
+  end: (e: number, call: number) => guard(() => glue.end(e, call)),
+  beginListing: (e: number, tools: Uint32Array, scopes: Uint32Array) => guard(() => glue.beginListing(e, tools, scopes)),
+  listingStep: (e: number, listing: number, outcome: number, facts: number, ms: number, payload: Uint8Array) =>
+    guard(() => glue.listingStep(e, listing, outcome, facts, ms, payload)),
+  listingGiven: (e: number, listing: number) => guard(() => glue.listingGiven(e, listing)),
+  listingHookId: (e: number, listing: number) => guard(() => glue.listingHookId(e, listing)),
+  endListing: (e: number, listing: number) => guard(() => glue.endListing(e, listing)),
+  setPolicy: (e: number, json: string) => guard(() => glue.setPolicy(e, json)),
+  setApprovedFingerprints: (e: number, json: string) => guard(() => glue.setApprovedFingerprints(e, json)),
+  setToolFilter: (e: number, json: string) => guard(() => glue.setToolFilter(e, json)),
+  isVisible: (e: number, tool: number) => guard(() => glue.isVisible(e, tool)),
+  recordBaseline: (e: number, tool: number) => guard(() => glue.recordBaseline(e, tool)),
+  loadGrants: (e: number, json: string) => guard(() => glue.loadGrants(e, json)),
+  grantsSnapshot: (e: number) => guard(() => glue.grantsSnapshot(e)),
+  lintPolicy: (json: string) => guard(() => glue.lintPolicy(json)),
+  revokeMatches: (grants: string, filter: string) => guard(() => glue.revokeMatches(grants, filter)),
+  isGrantLive: (grant: string, now: number) => guard(() => glue.isGrantLive(grant, now)),
+  scanText: (text: string) => guard(() => glue.scanText(text)),
+  shapeCandidatePattern: () => guard(() => glue.shapeCandidatePattern()),
+  shapeFlagNames: () => guard(() => glue.shapeFlagNames()),
+  shapeResult: (json: string, serverId: string, max: number) => guard(() => glue.shapeResult(json, serverId, max)),
+  sha256Hex: (text: string) => guard(() => glue.sha256Hex(text)),
+  explainUnknown: (name: string) => guard(() => glue.explainUnknown(name)),
+  /** Forces a trap (tests of the recovery only). */
+  testTrap: () => guard(() => glue.__testTrap()),
+};

@@ -1,9 +1,9 @@
 // simple-webmcp's engine API, kept with its meaning (SPEC §8): build a hooked `execute` from a
 // function and a `getHooks` callback, for custom engines and tests.
-import { getCore } from './core.js';
-import { configurationError } from './errors.js';
-import { compileHookSet, isPlainObject } from './hookset.js';
-import { runCall, type PipelineTool } from './pipeline.js';
+import { defaultWarden } from './api.js';
+import { compileHookSet, HOOK_EVENTS, isPlainObject } from './hookset.js';
+import type { PipelineTool } from './internal.js';
+import { runCall } from './call.js';
 import type { CallToolResult, ToolContract, WebMCPHooks, WebMCPTool } from './types.js';
 
 /** Options of {@link createHookedExecute}. */
@@ -34,38 +34,37 @@ export function createHookedExecute(
     return fn(input, extra);
   };
   const pipelineFor = (hooks: WebMCPHooks): PipelineTool => {
-    const entries = EVENTS.map((event) => {
+    const entries = HOOK_EVENTS.map((event) => {
       const list = (hooks as Record<string, unknown>)[event];
       return Array.isArray(list) ? [...list] : [];
     });
     if (current !== undefined && isPlainObject(hooks) && sameEntries(current.entries, entries)) return current.pipeline;
-    const core = getCore();
+    const w = defaultWarden();
     const label = `tool "${contract.name}" hooks`;
-    const set = compileHookSet(hooks, label);
-    const answer = JSON.parse(core.defineStandaloneTool(contract.name, new Uint32Array(set === undefined ? [] : [set]), label)) as
-      | { ok: true; tool: number }
-      | { ok: false; error: { code: string; message: string; path?: string } };
-    if (!answer.ok) {
-      if (set !== undefined) core.dropHookSet(set);
-      throw configurationError(answer.error);
+    const set = compileHookSet(w, hooks, label);
+    const coreTool = w.handles.take();
+    try {
+      w.defineStandaloneTool(coreTool, contract.name, new Uint32Array(set === undefined ? [] : [set]), label);
+    } catch (err) {
+      w.handles.give(coreTool);
+      if (set !== undefined) w.dropHookSet(set);
+      throw err;
     }
     if (current !== undefined) {
       // Calls in flight keep the plan they started with.
-      core.dropTool(current.pipeline.coreTool);
-      if (current.set !== undefined) core.dropHookSet(current.set);
+      w.dropTool(current.pipeline.coreTool);
+      if (current.set !== undefined) w.dropHookSet(current.set);
     }
     // simple-webmcp's engine neither validates with JSON Schema nor shapes: it keeps that meaning.
-    const pipeline: PipelineTool = { coreTool: answer.tool, fn: run, publicTool: tool, contract, server: undefined, validation: {}, shape: false };
+    const pipeline: PipelineTool = { coreTool, fn: run, publicTool: tool, contract, server: undefined, validation: {}, shape: false };
     current = { entries, set, pipeline };
     return pipeline;
   };
   return async (input, extra) => {
-    const outcome = await runCall(pipelineFor(getHooks() ?? {}), input, extra?.signal ? { signal: extra.signal } : {});
+    const outcome = await runCall(defaultWarden(), pipelineFor(getHooks() ?? {}), input, extra?.signal ? { signal: extra.signal } : {});
     return outcome.result;
   };
 }
-
-const EVENTS = ['before', 'after', 'error', 'denied', 'toolsListed'] as const;
 
 function sameEntries(a: unknown[][], b: unknown[][]): boolean {
   return a.length === b.length && a.every((list, i) => list.length === b[i]?.length && list.every((entry, j) => entry === b[i]?.[j]));

@@ -1,11 +1,17 @@
-// `explain(name, input, opts)`: a dry run. Says what would happen to a call and why, without
-// calling any user function (hooks, predicates, the approver, a Standard Schema) or the tool.
-import { getCore } from './core.js';
-import { approverFor, governance, taintSet, type Decision } from './governance.js';
-import { grantSettings, loadGrants } from './grants.js';
+// `explain(name, input, opts)`: a dry run. The core runs the call machine in its dry-run mode:
+// it lists the hooks that would run, asks for JSON Schema validation and the policy facts, and
+// decides without calling any user function (hooks, predicates, the approver, a Standard Schema)
+// or the tool; this file performs those steps and returns the core's explanation.
+import { CallFlags, Op, ActionBits, Outcome, Signal } from './codes.js';
+import { core } from './core.js';
+import type { Warden } from './client.js';
+import { canonicalJson } from './canonical.js';
+import { approverFor, taintSet, type Decision } from './governance.js';
+import { ensureGrants } from './grants.js';
 import { findTool } from './registry.js';
 import type { CallOptions } from './types.js';
-import { toJson, validateJson, type Diagnostic } from './validation.js';
+import { toJson, validateJsonText, type Diagnostic } from './validation.js';
+import { decode, encode } from './wire.js';
 
 /** One step of a dry run. */
 export type ExplainStep =
@@ -20,63 +26,56 @@ export type Explanation = Decision & { steps: ExplainStep[]; argsDigest?: string
 
 /**
  * Runs selection, hook matching, validation and policy on `input` for the tool `name` without
- * calling any user function or the tool, and says what would happen and why (SPEC §5). Before-hooks
- * could still rewrite the input or deny in a real call; the steps list which would run.
+ * calling any user function or the tool, and says what would happen and why. Before-hooks could
+ * still rewrite the input or deny in a real call; the steps list which would run.
  */
-export async function explain(name: string, input?: unknown, options: Pick<CallOptions, 'principal' | 'taint'> = {}): Promise<Explanation> {
-  const steps: ExplainStep[] = [];
+export async function explain(w: Warden, name: string, input?: unknown, options: Pick<CallOptions, 'principal' | 'taint'> = {}): Promise<Explanation> {
   // A filter function is user code: not called here, so a tool it would hide is explained.
-  const tool = findTool(name, false);
-  const select: ExplainStep = { step: 'select', tool: String(name), found: tool !== undefined };
-  if (tool !== undefined && governance.filter !== undefined) select.filterFunction = 'not called in a dry run; it could still hide this tool';
-  steps.push(select);
-  if (tool === undefined) {
-    return { effect: 'deny', reason: 'unknown_tool', explanation: `No visible tool is named "${String(name)}"; a call would fail as unknown.`, steps };
+  const tool = findTool(w, name, false);
+  if (tool === undefined) return decode(core.explainUnknown(String(name))) as Explanation;
+  const select: ExplainStep = { step: 'select', tool: String(name), found: true };
+  if (w.settings.filter !== undefined) select.filterFunction = 'not called in a dry run; it could still hide this tool';
+  const engine = w.engine();
+  const flags = (tool.validation.standard ? CallFlags.StandardInput : tool.validation.input ? CallFlags.JsonInput : 0) | (approverFor(w, tool.scope) ? CallFlags.Approver : 0) | CallFlags.Explain;
+  const call = core.begin(engine, tool.coreTool, tool.scope, flags);
+  if (call < 0) throw new Error('the tool cannot be planned');
+  const json = toJson(input, { maxBytes: w.settings.maxArgumentBytes, maxDepth: w.settings.maxArgumentDepth });
+  let argsDigest: string | undefined;
+  let action = core.step(engine, call, Outcome.Start, 0, Signal.Live, 0);
+  for (;;) {
+    const op = action & ActionBits.OpMask;
+    if (op === Op.FinishOk || op === Op.FinishError) break;
+    if (op === Op.ValidateInput) {
+      let payload: unknown;
+      let outcome: number = Outcome.Valid;
+      if (!json.ok) {
+        outcome = Outcome.Invalid;
+        payload = { diagnostics: [json.diagnostic] };
+      } else if (tool.validation.input) {
+        const result = await validateJsonText(tool.validation.input, json.text, 'inputSchema', w.settings);
+        if ('invalidSchema' in result) {
+          outcome = Outcome.InvalidSchema;
+          payload = { which: 'inputSchema', message: result.invalidSchema };
+        } else if (!result.valid) {
+          outcome = Outcome.Invalid;
+          payload = { diagnostics: result.diagnostics };
+        }
+      }
+      action = payload === undefined ? core.step(engine, call, outcome, 0, Signal.Live, 0) : core.stepWith(engine, call, outcome, 0, Signal.Live, 0, encode(payload));
+    } else if (op === Op.EvaluatePolicy) {
+      await ensureGrants(w);
+      const args = json.ok ? JSON.parse(json.text) : null;
+      if (json.ok) argsDigest = core.sha256Hex(canonicalJson(args));
+      const facts: Record<string, unknown> = { arguments: args, taint: [...taintSet(options.taint)], nowMs: w.settings.clock() };
+      if (options.principal !== undefined) facts.principal = options.principal;
+      action = core.policyFacts(engine, call, encode(facts), Signal.Live);
+    } else {
+      core.end(engine, call);
+      throw new Error(`the core asked a dry run for op ${op}`);
+    }
   }
-  const core = getCore();
-  const plan = JSON.parse(core.plan(tool.coreTool, tool.scope)) as { ok: boolean; hooks?: { id: string; event: string }[] };
-  const ids = (event: string) => (plan.hooks ?? []).filter((hook) => hook.event === event).map((hook) => hook.id);
-  steps.push({ step: 'hooks', before: ids('before'), after: ids('after'), error: ids('error'), denied: ids('denied'), note: 'not called in a dry run; before-hooks could rewrite or deny' });
-
-  if (tool.validation.standard) {
-    steps.push({ step: 'validation', ok: true, skipped: 'a Standard Schema is user code and is not called in a dry run' });
-  } else if (tool.validation.input) {
-    const result = await validateJson(tool.validation.input, input);
-    if (result.valid) steps.push({ step: 'validation', ok: true });
-    else if ('invalidSchema' in result) steps.push({ step: 'validation', ok: false, diagnostics: [{ path: '', keyword: 'schema', message: result.invalidSchema }] });
-    else steps.push({ step: 'validation', ok: false, diagnostics: result.diagnostics });
-  }
-  const validationFailed = steps.some((step) => step.step === 'validation' && !step.ok);
-
-  const json = toJson(input);
-  const facts = {
-    arguments: json.ok ? JSON.parse(json.text) : null,
-    principal: options.principal,
-    taint: [...taintSet(options.taint)],
-    grants: await loadGrants(),
-    nowMs: grantSettings.clock(),
-    hasApprover: approverFor(tool.scope) !== undefined,
-  };
-  const answer = JSON.parse(core.explain(tool.coreTool, JSON.stringify(facts))) as {
-    ok: boolean;
-    decision?: Decision | null;
-    functionPredicates?: number[];
-    argsDigest?: string | null;
-    fingerprint?: string;
-  };
-  const decision: Decision = answer.decision ?? {
-    effect: 'allow',
-    reason: 'default',
-    explanation: 'There is no policy: a call that passes the hooks and validation is allowed.',
-  };
-  const notCalled = answer.functionPredicates?.length ?? 0;
-  steps.push(notCalled ? { step: 'policy', decision, functionPredicatesNotCalled: notCalled } : { step: 'policy', decision });
-  if (decision.effect === 'ask') steps.push({ step: 'approval', wouldAsk: true, approver: approverFor(tool.scope) !== undefined });
-  const explanation = validationFailed
-    ? `Validation would fail first (the tool would not run). Policy would then say: ${decision.explanation}`
-    : decision.explanation;
-  const out: Explanation = { ...decision, explanation, steps };
-  if (answer.argsDigest) out.argsDigest = answer.argsDigest;
-  if (answer.fingerprint) out.fingerprint = answer.fingerprint;
-  return out;
+  const explanation = decode(core.end(engine, call)) as Explanation;
+  explanation.steps.unshift(select);
+  if (argsDigest !== undefined) explanation.argsDigest = argsDigest;
+  return explanation;
 }

@@ -1,7 +1,7 @@
 // Policy, approver and tool-filter settings: convert the user's policy into the JSON the core
 // compiles (functions become handles the core asks for), and keep the functions.
-import { Core } from '../wasm/warden_core.js';
-import { getCore } from './core.js';
+import type { Warden } from './client.js';
+import { core } from './core.js';
 import { isPlainObject, typeName } from './hookset.js';
 import type { ToolContract } from './types.js';
 
@@ -87,39 +87,26 @@ export interface PolicyDiagnostic {
   path: string;
 }
 
-/** Settings the pipeline reads. */
-export const governance = {
-  hasPolicy: false,
-  approver: undefined as Approver | undefined,
-  askTimeout: 60_000,
-  filter: undefined as ToolFilterFn | undefined,
-  /**
-   * The approver of a provider scope (`webmcp-warden/react`): the nearest `<WebMCPProvider
-   * approver>` of the scope, or `undefined` to use the global `approver`.
-   */
-  scopeApprover: undefined as ((scope: number) => Approver | undefined) | undefined,
-};
-
-/** The approver of a call under provider `scope`: the nearest provider's, else the global one. */
-export function approverFor(scope: number): Approver | undefined {
-  return (scope !== 0 ? governance.scopeApprover?.(scope) : undefined) ?? governance.approver;
+/**
+ * The approver of a call under provider `scope`: the nearest provider's (set by
+ * `webmcp-warden/react` through `scopeApprovers`), else the client's `onAsk`.
+ */
+export function approverFor(w: Warden, scope: number): Approver | undefined {
+  return (scope !== 0 ? scopeApprovers.get(w)?.(scope) : undefined) ?? w.settings.approver;
 }
 
+/** Where each client finds the approver of a provider scope (set by the React layer). */
+export const scopeApprovers = new WeakMap<Warden, (scope: number) => Approver | undefined>();
+
 /**
- * The call's taint (SPEC §5) as a Set of server ids. A single string is one server id
- * (`taint: 'web'` is `['web']`, never the letters of "web", which TypeScript's
- * `Iterable<string>` would allow); other entries become strings, so each one still counts.
+ * The call's taint as a Set of server ids. A single string is one server id (`taint: 'web'` is
+ * `['web']`, never the letters of "web"); call options are checked to be strings before this.
  */
 export function taintSet(taint: Iterable<unknown> | string | null | undefined): Set<string> {
   if (taint === undefined || taint === null) return new Set();
   if (typeof taint === 'string') return new Set([taint]);
   return new Set(Array.from(taint, String));
 }
-
-/** Policy function predicates by the handle the core asks for. */
-export const predicateTable: PolicyPredicate[] = [];
-/** The handle of each function in `predicateTable`: one function, one handle. */
-const predicateHandles = new Map<PolicyPredicate, number>();
 
 /** The keys of the markers below; a user's object holding one would be read as a marker. */
 const RESERVED_KEYS = ['$fn', '$regex', '$invalid'];
@@ -135,17 +122,18 @@ const RESERVED_KEYS = ['$fn', '$regex', '$invalid'];
  * this description only. A plain object that itself holds a marker key (`$fn`, …: say, a policy
  * loaded from JSON) becomes `$invalid`, so data can never name one of the page's functions.
  */
-export function describeForCore(value: unknown, keep: boolean, local = new Map<unknown, number>(), ancestors = new Set<object>()): unknown {
+export function describeForCore(value: unknown, w: Warden | undefined, local = new Map<unknown, number>(), ancestors = new Set<object>()): unknown {
   if (typeof value === 'function') {
-    if (!keep) {
+    if (w === undefined) {
       let handle = local.get(value);
       if (handle === undefined) local.set(value, (handle = local.size));
       return { $fn: handle };
     }
-    let handle = predicateHandles.get(value as PolicyPredicate);
+    const { table, handles } = w.predicates;
+    let handle = handles.get(value as PolicyPredicate);
     if (handle === undefined) {
-      handle = predicateTable.push(value as PolicyPredicate) - 1;
-      predicateHandles.set(value as PolicyPredicate, handle);
+      handle = table.push(value as PolicyPredicate) - 1;
+      handles.set(value as PolicyPredicate, handle);
     }
     return { $fn: handle };
   }
@@ -155,13 +143,13 @@ export function describeForCore(value: unknown, keep: boolean, local = new Map<u
     if (ancestors.has(value)) return { $invalid: 'a cyclic object' };
     ancestors.add(value);
     try {
-      if (Array.isArray(value)) return value.map((item) => describeForCore(item, keep, local, ancestors));
+      if (Array.isArray(value)) return value.map((item) => describeForCore(item, w, local, ancestors));
       const object = value as Record<string, unknown>;
       const reserved = RESERVED_KEYS.find((key) => Object.hasOwn(object, key));
       if (reserved !== undefined) return { $invalid: `an object with the reserved key "${reserved}"` };
       const out: Record<string, unknown> = {};
       for (const key of Object.keys(object)) {
-        if (object[key] !== undefined) out[key] = describeForCore(object[key], keep, local, ancestors);
+        if (object[key] !== undefined) out[key] = describeForCore(object[key], w, local, ancestors);
       }
       return out;
     } finally {
@@ -178,6 +166,5 @@ export function describeForCore(value: unknown, keep: boolean, local = new Map<u
  * earlier or higher-precedence rule), invalid patterns, unknown keys. Never throws.
  */
 export function lintPolicy(policy: unknown): PolicyDiagnostic[] {
-  getCore();
-  return JSON.parse(Core.lintPolicy(JSON.stringify(describeForCore(policy, false)))) as PolicyDiagnostic[];
+  return JSON.parse(core.lintPolicy(JSON.stringify(describeForCore(policy, undefined)))) as PolicyDiagnostic[];
 }

@@ -1,7 +1,8 @@
-// Grants (SPEC §5): what `{ allow: 'always' }` records, where it is kept, and the grant API.
-// The core decides which grant is live and which a revoke removes; stores only keep them.
-import { Core } from '../wasm/warden_core.js';
-import { getCore } from './core.js';
+// Grants: what `{ allow: 'always' }` records, where it is kept, and the grant API. The core
+// holds the grants and decides which is live and which a revoke removes; a store only keeps
+// them: it is read once (at the first need after it is set) and written after each change.
+import type { Warden } from './client.js';
+import { core } from './core.js';
 import { ConfigurationError } from './errors.js';
 
 /** A standing approval for one principal, one tool and one exact definition. */
@@ -60,63 +61,58 @@ export function localStorageGrantStore(key = 'webmcp-warden:grants', storage?: S
   };
 }
 
-/** Grant settings (set through `configureWebMCP`). */
-export const grantSettings = {
-  store: memoryGrantStore(),
-  ttl: 86_400_000,
-  clock: (): number => Date.now(),
-};
+/** Which store each client has loaded into its core. */
+const loaded = new WeakMap<Warden, GrantStore>();
 
 /**
- * What the store holds, for deciding a call: a store that throws, rejects or answers something
- * other than an array holds no grants (an ask then goes to the approver; nothing is approved by
- * a broken store). Entries that are not grants are skipped by the core.
+ * Loads the client's store into its core, once per store: a store that throws, rejects or
+ * answers something other than an array holds no grants (an ask then goes to the approver;
+ * nothing is approved by a broken store). Entries that are not grants are skipped by the core.
  */
-export async function loadGrants(): Promise<unknown[]> {
+export async function ensureGrants(w: Warden): Promise<void> {
+  const store = w.settings.grantStore;
+  if (loaded.get(w) === store) return;
+  let grants: unknown;
   try {
-    const grants: unknown = await grantSettings.store.load();
-    return Array.isArray(grants) ? grants : [];
+    grants = await store.load();
   } catch {
-    return [];
+    grants = [];
   }
+  if (w.settings.grantStore !== store) return ensureGrants(w);
+  w.setGrants(JSON.stringify(Array.isArray(grants) ? grants : []) ?? '[]');
+  loaded.set(w, store);
 }
 
-/** The live grants, as the core judges them at the current time. */
-export async function listGrants(): Promise<Grant[]> {
-  const now = grantSettings.clock();
-  getCore();
-  const grants = await loadGrants();
-  return grants.filter((grant): grant is Grant => Core.isGrantLive(JSON.stringify(grant) ?? 'null', now));
+/** Writes the grants the core holds to the store (after a grant was recorded or revoked). */
+export async function persistGrants(w: Warden): Promise<void> {
+  await w.settings.grantStore.save(JSON.parse(w.grantsJson()) as Grant[]);
+}
+
+/** The live grants, as the core judges them at the client's current time. */
+export async function listGrants(w: Warden): Promise<Grant[]> {
+  await ensureGrants(w);
+  const now = w.settings.clock();
+  return (JSON.parse(w.grantsJson()) as Grant[]).filter((grant) => core.isGrantLive(JSON.stringify(grant), now));
 }
 
 /** Revokes every grant matching all the given fields (`principal: null` selects grants without one). */
-export async function revokeGrant(filter: { principal?: string | null; server?: string; tool?: string } = {}): Promise<number> {
+export async function revokeGrant(w: Warden, filter: { principal?: string | null; server?: string; tool?: string } = {}): Promise<number> {
   // A mistyped filter (`revokeGrant('alice')`) must not read as "no filter" and revoke everything.
   if (filter === null || typeof filter !== 'object' || Array.isArray(filter)) {
     throw new ConfigurationError('invalid_filter', 'revokeGrant expects { principal?, server?, tool? }');
   }
-  getCore();
-  const loaded: unknown = await grantSettings.store.load();
-  const grants: unknown[] = Array.isArray(loaded) ? loaded : [];
-  const matches = JSON.parse(Core.revokeMatches(JSON.stringify(grants), JSON.stringify(filter))) as boolean[];
-  const kept = grants.filter((_, i) => !matches[i]) as Grant[];
-  await grantSettings.store.save(kept);
+  await ensureGrants(w);
+  const grants = JSON.parse(w.grantsJson()) as Grant[];
+  const matches = JSON.parse(core.revokeMatches(JSON.stringify(grants), JSON.stringify(filter))) as boolean[];
+  const kept = grants.filter((_, i) => !matches[i]);
+  w.setGrants(JSON.stringify(kept));
+  await w.settings.grantStore.save(kept);
   return grants.length - kept.length;
 }
 
 /** Removes every grant. */
-export async function clearGrants(): Promise<void> {
-  await grantSettings.store.save([]);
-}
-
-/** Records a grant the core made for an `{ allow: 'always' }` answer. */
-export async function recordGrant(grant: Grant): Promise<void> {
-  const stored: unknown = await grantSettings.store.load();
-  // Expired grants and the one this grant replaces are dropped, so a store does not grow forever.
-  const kept = (Array.isArray(stored) ? (stored as Grant[]) : []).filter(
-    (old) =>
-      Core.isGrantLive(JSON.stringify(old) ?? 'null', grant.grantedAt) &&
-      !(old.principal === grant.principal && old.server === grant.server && old.tool === grant.tool && old.fingerprint === grant.fingerprint),
-  );
-  await grantSettings.store.save([...kept, grant]);
+export async function clearGrants(w: Warden): Promise<void> {
+  w.setGrants('[]');
+  loaded.set(w, w.settings.grantStore);
+  await w.settings.grantStore.save([]);
 }

@@ -1,103 +1,74 @@
-// Hook sets: convert the user's hooks into a description the core checks, and keep the
-// functions the core's handles refer to.
-import { getCore } from './core.js';
-import { configurationError } from './errors.js';
+// Hook sets: the user's hooks object goes to the core as it is, each function replaced by a
+// handle the client chose; the core checks every entry (ids, matchers, options) and answers
+// which handle is which hook, and the client files the functions under those handles.
+import type { Warden } from './client.js';
+import { encode, typeName } from './wire.js';
 import type { WebMCPHooks } from './types.js';
 
-/** A hook function as the pipeline calls it. */
-export type AnyHook = (...args: any[]) => unknown;
+export { typeName };
 
-/** What the TS layer keeps per hook handle: the function and its own deadline. */
-export interface HookRecord {
-  run: AnyHook;
-  timeout: number | undefined;
-}
-
-/** Hook functions by the handle the core gave them. */
-export const hookTable: (HookRecord | undefined)[] = [];
-
-/** The events in the order the core numbers a set's entries. */
-const EVENT_ORDER = ['before', 'after', 'error', 'denied', 'toolsListed'] as const;
+/** The events in the order the core numbers them. */
+export const HOOK_EVENTS = ['before', 'after', 'error', 'denied', 'toolsListed'] as const;
 
 /**
- * Checks and compiles `hooks` in the core and stores their functions; returns the set's id,
- * or `undefined` when there are no hooks. Throws `ConfigurationError` naming the event and the
- * entry (`hooks.before[1]`) on the first invalid one.
+ * Checks and compiles `hooks` in the client's core and keeps their functions; answers the set's
+ * handle, or `undefined` when there are no hooks. Throws `ConfigurationError` naming the event
+ * and the entry (`hooks.before[1]`) on the first invalid one, leaving nothing behind.
  */
-export function compileHookSet(hooks: unknown, label: string): number | undefined {
+export function compileHookSet(w: Warden, hooks: unknown, label: string): number | undefined {
   if (hooks === undefined || hooks === null) return undefined;
-  const answer = JSON.parse(getCore().compileHookSet(JSON.stringify(describeHooks(hooks)), label)) as
-    | { ok: true; set: number; handles: number[] }
-    | { ok: false; error: { code: string; message: string; path?: string } };
-  if (!answer.ok) throw configurationError(answer.error);
-  const records = EVENT_ORDER.flatMap((event) => {
-    const entries = (hooks as Record<string, unknown>)[event];
-    return Array.isArray(entries) ? entries.map(toRecord) : [];
+  const taken: number[] = [];
+  const functions = new Map<number, (...args: never[]) => unknown>();
+  const spec = encode(hooks, {
+    fn: (f) => {
+      const handle = w.handles.take();
+      taken.push(handle);
+      functions.set(handle, f);
+      return handle;
+    },
   });
-  answer.handles.forEach((handle, i) => {
-    hookTable[handle] = records[i];
-  });
-  return answer.set;
-}
-
-function toRecord(entry: unknown): HookRecord {
-  if (typeof entry === 'function') return { run: entry as AnyHook, timeout: undefined };
-  const options = entry as { run: AnyHook; timeout?: number };
-  return { run: options.run, timeout: options.timeout };
-}
-
-/** The JSON description of a hooks object the core checks (see `hooks.rs`). */
-export function describeHooks(hooks: unknown): unknown {
-  if (!isPlainObject(hooks)) return { $invalid: typeName(hooks) };
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(hooks)) {
-    const entries = hooks[key];
-    if (entries === undefined) continue;
-    out[key] = Array.isArray(entries) ? entries.map(describeEntry) : { $invalid: typeName(entries) };
+  const set = w.handles.take();
+  let filed: [number, number, number | null][];
+  try {
+    filed = w.defineHookSet(set, spec, label);
+  } catch (err) {
+    for (const handle of taken) w.handles.give(handle);
+    w.handles.give(set);
+    throw err;
   }
-  return out;
-}
-
-function describeEntry(entry: unknown): unknown {
-  if (typeof entry === 'function') return { $fn: true };
-  if (!isPlainObject(entry)) return { $invalid: typeName(entry) };
-  const out: Record<string, unknown> = { $object: true, keys: Object.keys(entry), run: typeof entry.run };
-  if (entry.match !== undefined) out.match = describeMatcher(entry.match);
-  for (const key of ['id', 'timeout', 'onError'] as const) {
-    if (entry[key] !== undefined) out[key] = jsonish(entry[key]);
+  const used = new Set<number>();
+  for (const [handle, event, timeout] of filed) {
+    const run = functions.get(handle);
+    if (run === undefined) continue;
+    used.add(handle);
+    w.hooks.set(handle, { run: run as (...args: any[]) => unknown, timeout: timeout ?? undefined, event, set });
   }
-  return out;
+  // A function the core did not file as a hook (none today) gives its handle back.
+  for (const handle of taken) if (!used.has(handle)) w.handles.give(handle);
+  return set;
 }
 
-/** The JSON form of a matcher the core compiles (see `matcher.rs`). */
-export function describeMatcher(match: unknown): unknown {
-  if (typeof match === 'string') return match;
-  if (match instanceof RegExp) return { $regex: { source: match.source, flags: match.flags } };
-  if (isPlainObject(match)) {
-    const out: Record<string, unknown> = {};
-    for (const key of Object.keys(match)) {
-      const value = match[key];
-      out[key] = value instanceof RegExp ? { $regex: { source: value.source, flags: value.flags } } : jsonish(value);
-    }
-    return out;
+/** Concatenates two hook sets per event (simple-webmcp's `mergeHooks`). */
+export function mergeHooks(a: WebMCPHooks | undefined, b: WebMCPHooks | undefined): WebMCPHooks {
+  const out: Record<string, unknown[]> = {};
+  for (const event of HOOK_EVENTS) {
+    const merged = [...((a?.[event] as unknown[]) ?? []), ...((b?.[event] as unknown[]) ?? [])];
+    if (merged.length) out[event] = merged;
   }
-  return { $invalid: typeName(match) };
+  return out as WebMCPHooks;
 }
 
-/** A primitive as JSON, or `{ $invalid: <type> }` for what JSON cannot say. */
-function jsonish(value: unknown): unknown {
-  if (typeof value === 'string' || typeof value === 'boolean' || value === null) return value;
-  if (typeof value === 'number') return Number.isFinite(value) ? value : { $invalid: String(value) };
-  return { $invalid: typeName(value) };
-}
-
-/** How a value's type reads in a message: `a function`, `an array`, `null`, … */
-export function typeName(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  if (value instanceof RegExp) return 'a RegExp';
-  const type = typeof value;
-  return type === 'object' || type === 'undefined' ? (type === 'object' ? 'an object' : 'undefined') : `a ${type}`;
+/**
+ * Orders hooks as simple-webmcp does: `before` global → scoped → tool; `after`, `error` and
+ * `denied` tool → scoped → global. This is simple-webmcp's engine API, kept for code written
+ * against it; the governed pipeline orders hooks in the core, by scope and then by matcher level.
+ */
+export function mergeHooksOrdered(parts: { globalHooks?: WebMCPHooks; scopedHooks?: WebMCPHooks; toolHooks?: WebMCPHooks }): WebMCPHooks {
+  const { globalHooks: g, scopedHooks: s, toolHooks: t } = parts;
+  const list = (hooks: WebMCPHooks | undefined, event: (typeof HOOK_EVENTS)[number]) => (hooks?.[event] as unknown[]) ?? [];
+  const forward = (event: (typeof HOOK_EVENTS)[number]) => [...list(g, event), ...list(s, event), ...list(t, event)];
+  const reverse = (event: (typeof HOOK_EVENTS)[number]) => [...list(t, event), ...list(s, event), ...list(g, event)];
+  return { before: forward('before'), after: reverse('after'), error: reverse('error'), denied: reverse('denied'), toolsListed: forward('toolsListed') } as WebMCPHooks;
 }
 
 /** A plain object (not an array, a function, a class instance other than Object). */

@@ -2,36 +2,102 @@
 //
 // This entry works in browsers, bundlers and Node alike: the Rust core ships inside the package
 // and is compiled synchronously on first use, so nothing here awaits at import time and
-// importing it where there is no `document` (SSR) does not throw.
-import { configureWebMCP, getGlobalHooks, resetGlobalHooks } from './config.js';
-import { webmcp as wrap, isWebMCPTool } from './tool.js';
+// importing it where there is no `document` (SSR) does not throw. The functions below act on a
+// default client; `createWarden()` makes others.
+import { getDefaultWarden } from './api.js';
+import type { WebMCPConfig } from './config.js';
+import type { Explanation } from './explain.js';
+import type { Grant } from './grants.js';
+import type { ListingOptions } from './listing.js';
+import type { TelemetryHandler } from './telemetry.js';
+import { isWebMCPTool } from './tool.js';
+import type { CallOptions, CallOutcome, ToolContract, WebMCPHooks, WebMCPOptions, WebMCPTool } from './types.js';
 
 export { ready } from './core.js';
-export { configureWebMCP, getGlobalHooks, resetGlobalHooks, resetWebMCP, mergeHooks, mergeHooksOrdered, type WebMCPConfig } from './config.js';
+export { createWarden, getDefaultWarden, type WardenClient } from './api.js';
+export { type WebMCPConfig } from './config.js';
+export { mergeHooks, mergeHooksOrdered } from './hookset.js';
 export { createHookedExecute, type HookedExecuteOptions } from './engine.js';
 export { WardenError, ConfigurationError, RegistrationError, NotSupportedError, CallFailure } from './errors.js';
 export { normalizeResult, normalizeError } from './normalize.js';
-export { genInvocationId } from './pipeline.js';
-export { invokeTool, listTools } from './registry.js';
-export { explain, type Explanation, type ExplainStep } from './explain.js';
+export { genInvocationId } from './call.js';
+export { type Explanation, type ExplainStep } from './explain.js';
 export { lintPolicy, type Policy, type PolicyRule, type PolicyWhen, type Decision, type PolicyCall, type AskAnswer, type Approver, type PolicyPredicate, type PolicyDiagnostic, type ToolFilterFn } from './governance.js';
-export { listGrants, revokeGrant, clearGrants, memoryGrantStore, localStorageGrantStore, type Grant, type GrantStore } from './grants.js';
-export { onTelemetry, type TelemetryEvent, type TelemetryHandler, type DecisionStep, type HookStopEvent, type HookExceptionEvent, type PolicyDecisionEvent, type ToolCallStopEvent } from './telemetry.js';
-export { type Diagnostic } from './validation.js';
+export { memoryGrantStore, localStorageGrantStore, type Grant, type GrantStore } from './grants.js';
+export { type TelemetryEvent, type TelemetryHandler, type DecisionStep, type HookStopEvent, type HookExceptionEvent, type PolicyDecisionEvent, type ToolCallStopEvent } from './telemetry.js';
+export { validateJson, type Diagnostic } from './validation.js';
+export { shapeForModel, type ShapedResult } from './shape.js';
 export { getModelContext, isWebMCPSupported } from './runtime.js';
 export { isWebMCPTool, toSnakeCase } from './tool.js';
 export type * from './types.js';
 
 /**
- * Wraps a function as a WebMCP tool governed by webmcp-warden (SPEC §3). Also carries
- * `webmcp.configure` (= `configureWebMCP`), `webmcp.getGlobalHooks`, `webmcp.resetGlobalHooks`
- * and `webmcp.isWebMCPTool`, as simple-webmcp does.
+ * Wraps a function as a WebMCP tool governed by webmcp-warden: `webmcp(fn, { description,
+ * inputSchema, hooks })`. Also carries `webmcp.configure` (= `configureWebMCP`),
+ * `webmcp.getGlobalHooks`, `webmcp.resetGlobalHooks` and `webmcp.isWebMCPTool`, as
+ * simple-webmcp does.
  */
-export const webmcp = Object.assign(wrap, {
-  configure: configureWebMCP,
-  getGlobalHooks,
-  resetGlobalHooks,
-  isWebMCPTool,
-});
+export const webmcp = Object.assign(
+  <F extends (...args: any[]) => any>(fn: F | WebMCPTool<F>, options?: WebMCPOptions): WebMCPTool<F> => getDefaultWarden().webmcp(fn, options),
+  { configure: configureWebMCP, getGlobalHooks, resetGlobalHooks, isWebMCPTool },
+);
+
+/** Configures the page (the default client): global hooks, policy, approver, settings. */
+export function configureWebMCP(options: WebMCPConfig): void {
+  getDefaultWarden().configure(options);
+}
+
+/** The current global hooks (a copy). */
+export function getGlobalHooks(): WebMCPHooks {
+  return getDefaultWarden().getGlobalHooks();
+}
+
+/** Removes every global hook (for tests). */
+export function resetGlobalHooks(): void {
+  getDefaultWarden().resetGlobalHooks();
+}
+
+/**
+ * Everything back to defaults, for tests: global hooks, settings, policy, grants, telemetry
+ * subscribers, and the in-page registry (every tool is unregistered, from the browser too).
+ */
+export function resetWebMCP(): void {
+  getDefaultWarden().reset();
+}
+
+/** Calls a registered tool through the governed pipeline, as an in-page agent host would; never throws for a failed call. */
+export function invokeTool(name: string, input?: unknown, options?: CallOptions): Promise<CallOutcome> {
+  return getDefaultWarden().invokeTool(name, input, options);
+}
+
+/** The registered tools as an agent sees them, after the `toolsListed` hooks. */
+export function listTools(options?: ListingOptions): Promise<ToolContract[]> {
+  return getDefaultWarden().listTools(options);
+}
+
+/** A dry run: what a call would do and why, calling no user function and not the tool. */
+export function explain(name: string, input?: unknown, options?: Pick<CallOptions, 'principal' | 'taint'>): Promise<Explanation> {
+  return getDefaultWarden().explain(name, input, options);
+}
+
+/** Subscribes to telemetry events; answers the unsubscribe function. */
+export function onTelemetry(handler: TelemetryHandler): () => void {
+  return getDefaultWarden().onTelemetry(handler);
+}
+
+/** The live grants. */
+export function listGrants(): Promise<Grant[]> {
+  return getDefaultWarden().listGrants();
+}
+
+/** Revokes every grant matching all the given fields (`principal: null` selects grants without one). */
+export function revokeGrant(filter?: { principal?: string | null; server?: string; tool?: string }): Promise<number> {
+  return getDefaultWarden().revokeGrant(filter);
+}
+
+/** Removes every grant. */
+export function clearGrants(): Promise<void> {
+  return getDefaultWarden().clearGrants();
+}
 
 export default webmcp;

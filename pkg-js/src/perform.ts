@@ -1,7 +1,8 @@
-// Performing one step: call a user function under a deadline and the call's abort signal,
-// and read the shape of what a hook returned (without judging it: the core does).
-import { Outcome } from './core.js';
-import type { AnyHook } from './hookset.js';
+// Performing one step: call a user function under a deadline and the call's abort signal.
+// What it returned is read by `facts.ts` and judged by the core.
+
+/** A user function as a step calls it. */
+export type AnyHook = (...args: any[]) => unknown;
 
 /** The signal of calls that have none: never aborted, and never listened to. */
 export const NEVER_ABORTED = new AbortController().signal;
@@ -24,12 +25,15 @@ export function perform(fn: AnyHook, args: unknown[], timeoutMs: number | undefi
   // hear it). A step that started on an already aborted signal (error and denied hooks of an
   // aborted call) is left to finish: its observers still run and may recover.
   const abortedBefore = signal.aborted;
+  let thenable: boolean;
   try {
     returned = fn(...args);
+    // Reading `then` is part of the step: a getter that throws there is the hook's raise.
+    thenable = isThenable(returned);
   } catch (err) {
     return [Ended.Raise, err];
   }
-  if (!isThenable(returned)) {
+  if (!thenable) {
     // A synchronous hook cannot be interrupted, but one that ran past its deadline failed it.
     if (timeoutMs !== undefined && performance.now() - started > timeoutMs) return [Ended.Timeout, undefined];
     return [Ended.Value, returned];
@@ -51,40 +55,18 @@ export function perform(fn: AnyHook, args: unknown[], timeoutMs: number | undefi
     const onAbort = () => settle([Ended.Aborted, undefined]);
     if (timeoutMs !== undefined) timer = setTimeout(() => settle([Ended.Timeout, undefined]), timeoutMs);
     if (listen) signal.addEventListener('abort', onAbort, { once: true });
-    (returned as PromiseLike<unknown>).then(
-      (value) => settle([Ended.Value, value]),
-      (err) => settle([Ended.Raise, err]),
-    );
+    try {
+      (returned as PromiseLike<unknown>).then(
+        (value) => settle([Ended.Value, value]),
+        (err) => settle([Ended.Raise, err]),
+      );
+    } catch (err) {
+      settle([Ended.Raise, err]);
+    }
   });
 }
 
+/** Whether `value` is a thenable (reading `then` may throw: the caller treats that as a raise). */
 export function isThenable(value: unknown): value is PromiseLike<unknown> {
   return value !== null && (typeof value === 'object' || typeof value === 'function') && typeof (value as { then?: unknown }).then === 'function';
 }
-
-/**
- * The shape of what a hook returned (SPEC §4's returns table), without judging it: the core
- * decides whether that shape is allowed for the event.
- */
-export function shapeOf(value: unknown): number {
-  if (value === undefined || value === null) return Outcome.Nothing;
-  if (typeof value !== 'object' || Array.isArray(value)) return Outcome.BadReturn;
-  const keys = Object.keys(value);
-  const v = value as Record<string, unknown>;
-  if ('allow' in v || v.action === 'allow') return Outcome.Allow;
-  if (keys.length === 1 && keys[0] === 'input') return Outcome.Input;
-  if (keys.length === 1 && keys[0] === 'output') return Outcome.Output;
-  if (v.action === 'deny' && keys.every((k) => k === 'action' || k === 'message' || k === 'code')) {
-    const okMessage = v.message === undefined || typeof v.message === 'string';
-    const okCode = v.code === undefined || typeof v.code === 'string';
-    return okMessage && okCode ? Outcome.Deny : Outcome.BadReturn;
-  }
-  if (keys.length === 2 && 'result' in v) {
-    if (v.action === 'halt') return Outcome.Halt;
-    if (v.action === 'recover') return Outcome.Recover;
-  }
-  return Outcome.BadReturn;
-}
-
-/** The outcome code of a step that did not return a value. */
-export const endedOutcome = [0, Outcome.Raise, Outcome.Timeout, Outcome.Aborted] as const;

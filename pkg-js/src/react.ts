@@ -33,15 +33,16 @@ import {
   type ReactElement,
   type ReactNode,
 } from 'react';
-import { getCore } from './core.js';
-import { mergeHooks, resetCount } from './config.js';
-import { ConfigurationError, configurationError } from './errors.js';
-import { governance, type Approver, type AskAnswer, type Decision, type PolicyCall } from './governance.js';
-import { compileHookSet, describeHooks, hookTable, isPlainObject, typeName } from './hookset.js';
-import { runCall } from './pipeline.js';
+import { defaultWarden } from './api.js';
+import { ConfigurationError } from './errors.js';
+import { scopeApprovers, type Approver, type AskAnswer, type Decision, type PolicyCall } from './governance.js';
+import { compileHookSet, isPlainObject, mergeHooks, typeName } from './hookset.js';
+import type { ToolRecord } from './internal.js';
+import { runCall } from './call.js';
 import { getModelContext } from './runtime.js';
-import { isWebMCPTool, onStatusChange, recordOf, webmcp, type ToolRecord } from './tool.js';
+import { createTool, isWebMCPTool, onStatusChange, recordOf } from './tool.js';
 import { isStandardSchema } from './validation.js';
+import { encode } from './wire.js';
 import type { CallOptions, CallOutcome, RegistrationStatus, WebMCPHooks, WebMCPOptions, WebMCPTool } from './types.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -52,13 +53,10 @@ interface HookSource {
   hooks: unknown;
 }
 
-const SOURCE = Symbol('webmcp-warden.react.source');
-/** The set id the core reads as "no hooks" (the root scope uses it too). */
-const NO_SET = 0xffff_ffff;
-
 /** The structure of a hooks object (everything the core compiles except function identity). */
 function structureOf(hooks: unknown): string {
-  return hooks === undefined || hooks === null ? '' : JSON.stringify(describeHooks(hooks));
+  if (hooks === undefined || hooks === null) return '';
+  return Array.from(encode(hooks, { fn: () => 0 }), (byte) => byte.toString(16).padStart(2, '0')).join('');
 }
 
 /**
@@ -81,29 +79,9 @@ function wrapEntry(entry: unknown, event: string, index: number, source: HookSou
     const fn = typeof current === 'function' ? current : (current as { run: (...a: unknown[]) => unknown }).run;
     return fn.apply(this, args);
   };
-  Object.defineProperty(run, SOURCE, { value: source });
   if (typeof entry === 'function') return run;
   if (isPlainObject(entry) && typeof entry.run === 'function') return { ...entry, run };
   return entry;
-}
-
-/**
- * The hook handles of the set just compiled from `source`: the core numbers handles in order,
- * so they are the last entries of the table (read right after the compile, before any other).
- */
-function handlesOf(source: HookSource): number[] {
-  const handles: number[] = [];
-  for (let i = hookTable.length - 1; i >= 0; i--) {
-    const run = hookTable[i]?.run as { [SOURCE]?: HookSource } | undefined;
-    if (run?.[SOURCE] !== source) break;
-    handles.push(i);
-  }
-  return handles;
-}
-
-/** Forgets hook functions (their core set is dropped by the caller). */
-function forget(handles: number[]): void {
-  for (const handle of handles) hookTable[handle] = undefined;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -114,7 +92,6 @@ interface Compiled {
   structure: string;
   set: number | undefined;
   source: HookSource;
-  handles: number[];
 }
 
 /** The chain link the approver lookup walks (holds nothing that keeps a provider alive). */
@@ -150,7 +127,7 @@ class ScopeHandle {
       node: { parent: parent?.state.node ?? null, approver: undefined },
       committed: false,
     };
-    governance.scopeApprover = scopeApprover;
+    scopeApprovers.set(defaultWarden(), scopeApprover);
     scopeFinalizer?.register(this, this.state);
   }
 
@@ -173,16 +150,20 @@ class ScopeHandle {
     retire(state.staged);
     state.staged = undefined;
     const source: HookSource = { hooks };
-    const set = structure === '' ? undefined : compileHookSet(wrapHooks(hooks, source), state.label);
-    const compiled: Compiled = { structure, set, source, handles: set === undefined ? [] : handlesOf(source) };
+    const w = defaultWarden();
+    const set = structure === '' ? undefined : compileHookSet(w, wrapHooks(hooks, source), state.label);
+    const compiled: Compiled = { structure, set, source };
     if (set !== undefined) {
-      const core = getCore();
-      const answer = JSON.parse(core.addScope(resolveScope(this.parent), set, state.label)) as AddScopeAnswer;
-      if (!answer.ok) {
+      // A trial scope checks the ids against the global hooks and the outer providers'.
+      const trial = w.handles.take();
+      try {
+        w.defineScope(trial, resolveScope(this.parent), set, state.label);
+      } catch (err) {
+        w.handles.give(trial);
         retire(compiled);
-        throw configurationError(answer.error);
+        throw err;
       }
-      core.dropScope(answer.scope);
+      w.dropScope(trial);
     }
     state.staged = compiled;
   }
@@ -202,12 +183,13 @@ class ScopeHandle {
   }
 }
 
-type AddScopeAnswer = { ok: true; scope: number } | { ok: false; error: { code: string; message: string; path?: string } };
-
 function retire(compiled: Compiled | undefined): void {
   if (compiled?.set === undefined) return;
-  getCore().dropHookSet(compiled.set);
-  forget(compiled.handles);
+  try {
+    defaultWarden().dropHookSet(compiled.set);
+  } catch {
+    // the client is gone
+  }
 }
 
 const scopeNodes = new Map<number, ApproverNode>();
@@ -215,9 +197,10 @@ let scopeNodesEpoch = 0;
 
 /** The core scope ids of live providers, emptied when `resetWebMCP()` dropped every scope. */
 function nodes(): Map<number, ApproverNode> {
-  if (scopeNodesEpoch !== resetCount) {
+  const resets = defaultWarden().resets;
+  if (scopeNodesEpoch !== resets) {
     scopeNodes.clear();
-    scopeNodesEpoch = resetCount;
+    scopeNodesEpoch = resets;
   }
   return scopeNodes;
 }
@@ -240,23 +223,34 @@ function resolveScope(handle: ScopeHandle | null): number {
   const state = handle.state;
   const set = (state.live ?? state.staged)?.set;
   const built = state.built;
-  if (built !== undefined && built.epoch === resetCount && built.parent === parent && built.set === set) return built.id;
+  const w = defaultWarden();
+  if (built !== undefined && built.epoch === w.resets && built.parent === parent && built.set === set) return built.id;
   dropBuilt(state);
-  const answer = JSON.parse(getCore().addScope(parent, set ?? NO_SET, state.label)) as AddScopeAnswer;
-  // Only ids the global hooks took since the provider mounted can fail here: fail closed.
-  if (!answer.ok) return failedScope();
-  state.built = { id: answer.scope, epoch: resetCount, parent, set };
-  nodes().set(answer.scope, state.node);
-  return answer.scope;
+  const id = w.handles.take();
+  try {
+    w.defineScope(id, parent, set, state.label);
+  } catch {
+    // Only ids the global hooks took since the provider mounted can fail here: fail closed.
+    w.handles.give(id);
+    return failedScope();
+  }
+  state.built = { id, epoch: w.resets, parent, set };
+  nodes().set(id, state.node);
+  return id;
 }
 
 function dropBuilt(state: ScopeState): void {
   const built = state.built;
   state.built = undefined;
-  if (built === undefined || built.epoch !== resetCount) return;
+  const w = defaultWarden();
+  if (built === undefined || built.epoch !== w.resets) return;
   const map = nodes();
   if (map.get(built.id) === state.node) map.delete(built.id);
-  getCore().dropScope(built.id);
+  try {
+    w.dropScope(built.id);
+  } catch {
+    // the client is gone
+  }
 }
 
 const PROVIDER_FAILED = 'the hooks of this tool\'s WebMCPProvider could not be applied (a hook id is used twice)';
@@ -264,12 +258,12 @@ let failed: { set: number; scope: number; epoch: number } | undefined;
 
 /** A scope whose before-hook denies every call: used when a provider's scope cannot be added. */
 function failedScope(): number {
-  const core = getCore();
-  failed ??= { set: compileHookSet({ before: [() => ({ action: 'deny', message: PROVIDER_FAILED })] }, 'WebMCPProvider') as number, scope: 0, epoch: -1 };
-  if (failed.epoch !== resetCount) {
-    const answer = JSON.parse(core.addScope(0, failed.set, 'WebMCPProvider')) as AddScopeAnswer;
-    failed.scope = answer.ok ? answer.scope : 0;
-    failed.epoch = resetCount;
+  const w = defaultWarden();
+  if (failed === undefined || failed.epoch !== w.resets) {
+    const set = compileHookSet(w, { before: [() => ({ action: 'deny', message: PROVIDER_FAILED })] }, 'WebMCPProvider') as number;
+    const scope = w.handles.take();
+    w.defineScope(scope, 0, set, 'WebMCPProvider');
+    failed = { set, scope, epoch: w.resets };
   }
   return failed.scope;
 }
@@ -335,7 +329,7 @@ class ApprovalQueue {
         approve: (mode: 'once' | 'always') => settle({ allow: mode } as AskAnswer),
         deny: (reason: string, options?: { halt?: boolean }) => settle((options?.halt === true ? { deny: reason, halt: true } : { deny: reason }) as AskAnswer),
       });
-      const timer = setTimeout(() => settle(undefined), governance.askTimeout);
+      const timer = setTimeout(() => settle(undefined), defaultWarden().settings.askTimeout);
       (timer as { unref?: () => void }).unref?.();
       if (ctx.signal.aborted) {
         settle(undefined);
@@ -524,7 +518,7 @@ function mountView<F extends (...args: any[]) => any>(tool: WebMCPTool<F>, handl
   delete descriptors.prototype;
   Object.defineProperties(view, {
     ...descriptors,
-    invoke: { value: (input?: unknown, options?: CallOptions): Promise<CallOutcome> => runCall(record, input, options, resolveScope(handle)) },
+    invoke: { value: (input?: unknown, options?: CallOptions): Promise<CallOutcome> => runCall(record.warden, record, input, options, resolveScope(handle)) },
   });
   return view as unknown as WebMCPTool<F>;
 }
@@ -534,23 +528,6 @@ interface ToolSlot {
   tool: WebMCPTool;
   source: HookSource;
 }
-
-/** What a tool made by `useWebMCP(fn)` holds in the core; released when the tool is collected. */
-interface ToolHeld {
-  coreTool: number;
-  sets: number[];
-  handles: number[];
-}
-
-const toolFinalizer =
-  typeof FinalizationRegistry === 'function'
-    ? new FinalizationRegistry<ToolHeld>((held) => {
-        const core = getCore();
-        core.dropTool(held.coreTool);
-        for (const set of held.sets) core.dropHookSet(set);
-        forget(held.handles);
-      })
-    : undefined;
 
 /** The JSON of what defines a tool made from options; a change makes a new tool. */
 function definitionKey(fn: (...args: any[]) => any, options: WebMCPOptions): string {
@@ -572,11 +549,10 @@ function createMountTool(fn: (...args: any[]) => any, options: WebMCPOptions, ke
     return latest.current.apply(this, args);
   };
   Object.defineProperties(proxy, { name: { value: fn.name }, length: { value: fn.length } });
-  const tool = webmcp(proxy, options.hooks === undefined ? options : { ...options, hooks: wrapHooks(options.hooks, source) as WebMCPHooks });
+  const tool = createTool(defaultWarden(), proxy, options.hooks === undefined ? options : { ...options, hooks: wrapHooks(options.hooks, source) as WebMCPHooks });
   const record = recordOf(tool);
   owners.set(record, handle);
   attachScope(record);
-  toolFinalizer?.register(tool, { coreTool: record.coreTool, sets: [...record.hookSets], handles: options.hooks === undefined ? [] : handlesOf(source) });
   return { key, tool, source };
 }
 

@@ -7,8 +7,7 @@
 // Lone surrogates (text that is not valid UTF-16) become U+FFFD, as any UTF-8 encoder makes
 // them, on both paths: the core's JSON cannot carry them, and a shaped result is then always
 // well-formed text.
-import { scanText, shapeCandidatePattern, shapeFlagNames, shapeResult } from '../wasm/warden_core.js';
-import { getCore } from './core.js';
+import { core } from './core.js';
 import type { CallToolResult } from './types.js';
 
 /** A result shaped for a model, with what shaping did. */
@@ -27,10 +26,9 @@ let flagNames: string[] = [];
 
 function candidates(): RegExp {
   if (candidate === undefined) {
-    getCore();
-    candidate = new RegExp(shapeCandidatePattern());
+    candidate = new RegExp(core.shapeCandidatePattern());
     candidateFinder = new RegExp(candidate.source, 'g');
-    flagNames = shapeFlagNames();
+    flagNames = core.shapeFlagNames();
   }
   return candidate;
 }
@@ -46,7 +44,7 @@ export function stripText(text: string): [string, number] {
   // aligned, and no removal can join two halves into a new character.
   const whole = wellFormed(text);
   if (!candidates().test(whole)) return [whole, 0];
-  const scan = scanCandidates(whole) ?? scanText(whole);
+  const scan = scanCandidates(whole) ?? core.scanText(whole);
   if (scan.length <= 1) return [whole, 0];
   let out = '';
   let from = 0;
@@ -86,7 +84,7 @@ function scanCandidates(text: string): Uint32Array | undefined {
     starts.push(at);
   }
   if (starts.length === 0) return new Uint32Array([0]);
-  const scan = scanText(windows);
+  const scan = core.scanText(windows);
   // Map each range back: window k starts at `offsets[k]` in `windows` and at `starts[k]` in `text`.
   let k = 0;
   let offset = 0;
@@ -213,7 +211,7 @@ export function shapeInCore(result: unknown, serverId: string, maxBytes: number)
   }
   // The core takes the cap as a u32; no JS string is long enough for a larger cap to bite.
   const cap = Math.min(Math.max(0, Math.floor(maxBytes)), 0xffff_ffff);
-  return JSON.parse(shapeResult(json, serverId, cap)) as ShapedResult;
+  return JSON.parse(core.shapeResult(json, serverId, cap)) as ShapedResult;
 }
 
 /** A `JSON.stringify` replacer that makes every string value and key well-formed. */

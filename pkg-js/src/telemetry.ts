@@ -81,45 +81,48 @@ export type TelemetryEvent = HookStopEvent | HookExceptionEvent | PolicyDecision
 /** A telemetry subscriber. */
 export type TelemetryHandler = (event: TelemetryEvent) => void;
 
-const handlers = new Set<TelemetryHandler>();
-let configured: TelemetryHandler | undefined;
-
-/** Whether anyone listens; the pipeline builds records only then. */
-export function telemetryActive(): boolean {
-  return handlers.size > 0 || configured !== undefined;
-}
-
-/** Subscribes to telemetry events; returns the unsubscribe function. */
-export function onTelemetry(handler: TelemetryHandler): () => void {
-  if (typeof handler !== 'function') throw new TypeError('onTelemetry expects a function');
-  const own = (event: TelemetryEvent) => handler(event);
-  handlers.add(own);
-  return () => {
-    handlers.delete(own);
-  };
-}
-
-/** Sets the handler given to `configureWebMCP({ telemetry })` (undefined removes it). */
-export function setConfiguredTelemetry(handler: TelemetryHandler | undefined): void {
-  configured = handler;
-}
-
-/** Removes every subscriber (for `resetWebMCP`). */
-export function resetTelemetry(): void {
-  handlers.clear();
-  configured = undefined;
-}
-
 /**
- * Sends an event to every subscriber; a subscriber that throws (or whose promise rejects) is
- * skipped, never the call. Subscribers get one deeply frozen copy, so none can change what the
- * caller received (a captured `result`, a `decision`) or what the next subscriber sees.
+ * One client's telemetry subscribers. Subscribers are isolated: one that throws (or whose promise
+ * rejects) is skipped, never the call; each gets one deeply frozen copy of an event, so none can
+ * change what the caller received or what the next subscriber sees.
  */
-export function emit(event: TelemetryEvent): void {
-  if (!telemetryActive()) return;
-  const frozen = frozenCopy(event, new Map()) as TelemetryEvent;
-  if (configured !== undefined) deliver(configured, frozen);
-  for (const handler of handlers) deliver(handler, frozen);
+export class TelemetryBus {
+  private readonly handlers = new Set<TelemetryHandler>();
+  private configured: TelemetryHandler | undefined;
+
+  /** Whether anyone listens; calls build their decision record only then. */
+  active(): boolean {
+    return this.handlers.size > 0 || this.configured !== undefined;
+  }
+
+  /** Subscribes; answers the unsubscribe function. */
+  subscribe(handler: TelemetryHandler): () => void {
+    if (typeof handler !== 'function') throw new TypeError('onTelemetry expects a function');
+    const own = (event: TelemetryEvent) => handler(event);
+    this.handlers.add(own);
+    return () => {
+      this.handlers.delete(own);
+    };
+  }
+
+  /** Sets the handler given to `configureWebMCP({ telemetry })` (undefined removes it). */
+  setConfigured(handler: TelemetryHandler | undefined): void {
+    this.configured = handler;
+  }
+
+  /** Removes every subscriber. */
+  reset(): void {
+    this.handlers.clear();
+    this.configured = undefined;
+  }
+
+  /** Sends an event to every subscriber. */
+  emit(event: TelemetryEvent): void {
+    if (!this.active()) return;
+    const frozen = frozenCopy(event, new Map()) as TelemetryEvent;
+    if (this.configured !== undefined) deliver(this.configured, frozen);
+    for (const handler of this.handlers) deliver(handler, frozen);
+  }
 }
 
 function deliver(handler: TelemetryHandler, event: TelemetryEvent): void {

@@ -1,41 +1,20 @@
-// `webmcp(fn, options)`: wrap a function as a governed tool, and register it with the browser.
-import { getCore } from './core.js';
-import { mergeHooks } from './config.js';
-import { ConfigurationError, RegistrationError, configurationError } from './errors.js';
-import { compileHookSet, isPlainObject, typeName } from './hookset.js';
-import { runCall, type PipelineTool } from './pipeline.js';
+// `webmcp(fn, options)`: wrap a function as a governed tool of a client, and register it with
+// the page's registry and the browser.
+import type { Warden } from './client.js';
+import { ConfigurationError, RegistrationError } from './errors.js';
+import { compileHookSet, isPlainObject, mergeHooks, typeName } from './hookset.js';
+import type { ToolRecord } from './internal.js';
+import { runCall } from './call.js';
+import { addToRegistry, removeFromRegistry } from './registry.js';
+import { drop, syncRegistrations } from './registration.js';
 import { compileSchema, isStandardSchema, jsonSchemaOf, type StandardSchemaLike } from './validation.js';
-import { addToRegistry, isVisible, registeredRecords, removeFromRegistry, setFilterListener, unknownToolOutcome } from './registry.js';
-import { getModelContext } from './runtime.js';
+import { encode } from './wire.js';
 import type { CallOptions, CallOutcome, JsonSchema, RegistrationStatus, ToolContract, WebMCPOptions, WebMCPTool } from './types.js';
 
-const NAME_RULE = /^[A-Za-z0-9_.-]{1,128}$/;
+/** The tool-name rule: 1–128 characters of `[A-Za-z0-9_.-]` (the WebMCP draft's). */
+export const NAME_RULE = /^[A-Za-z0-9_.-]{1,128}$/;
 const KNOWN_OPTIONS = new Set(['name', 'title', 'description', 'inputSchema', 'schema', 'outputSchema', 'annotations', 'hooks', 'server', 'shape', 'scope', 'enabled']);
 const BRAND = Symbol.for('webmcp-warden.tool');
-
-/** Everything the package keeps about one tool. */
-export interface ToolRecord extends PipelineTool {
-  readonly options: WebMCPOptions;
-  /** Lowercase hex SHA-256 of the definition's canonical JSON (SPEC §5). */
-  readonly fingerprint: string;
-  /** The core's hook sets of this tool, oldest first (re-wrapping appends). */
-  readonly hookSets: number[];
-  status: RegistrationStatus;
-  error: Error | null;
-  /** The registration in progress or live; a newer one makes older ones stale. */
-  attempt: Attempt | undefined;
-  /** The provider scope calls run under (0: none): `scopeOf()` when set (React mounts), else 0. */
-  readonly scope: number;
-  /** Where `scope` comes from, set by `webmcp-warden/react` while the tool is mounted. */
-  scopeOf: (() => number) | undefined;
-  /** Called after every change of `status` (see {@link onStatusChange}). */
-  readonly statusListeners: Set<() => void>;
-}
-
-interface Attempt {
-  controller: AbortController | undefined;
-  unregister: () => void;
-}
 
 /**
  * Calls `listener` after each change of the tool's `status`; answers the unsubscribe function
@@ -56,33 +35,70 @@ export function toSnakeCase(name: string): string {
     .toLowerCase();
 }
 
-/** Whether `value` is a tool made by {@link webmcp}. */
+/** Whether `value` is a tool made by `webmcp`. */
 export function isWebMCPTool(value: unknown): value is WebMCPTool {
   return typeof value === 'function' && (value as unknown as Record<symbol, unknown>)[BRAND] !== undefined;
 }
 
-/** The record behind a tool made by {@link webmcp}. */
+/** The record behind a tool made by `webmcp`. */
 export function recordOf(tool: WebMCPTool): ToolRecord {
   return (tool as unknown as Record<symbol, ToolRecord>)[BRAND] as ToolRecord;
 }
 
 /**
- * Wraps `fn` as a WebMCP tool governed by webmcp-warden. Options are checked at once: an
- * invalid name, option or hook throws `ConfigurationError` here, not at the first call.
- * Given a tool made by `webmcp`, re-wraps it: options merge and hook arrays concatenate.
+ * Frees what a tool holds in its client's core (its tool handle and the hook sets no other tool
+ * shares) once the tool object is unreachable: ownership of a tool is implicit (a page drops its
+ * reference), so a `FinalizationRegistry` is the way to notice. A registered tool is held by the
+ * registry, so it is never collected while an agent can call it.
  */
-export function webmcp<F extends (...args: any[]) => any>(fn: F | WebMCPTool<F>, options?: WebMCPOptions): WebMCPTool<F> {
+const finalizer =
+  typeof FinalizationRegistry === 'function'
+    ? new FinalizationRegistry<{ w: Warden; coreTool: number; sets: number[] }>(({ w, coreTool, sets }) => releaseTool(w, coreTool, sets))
+    : undefined;
+
+/** How many live tools share each hook set (re-wrapping shares the older sets). */
+const setUsers = new WeakMap<Warden, Map<number, number>>();
+
+function useSets(w: Warden, sets: number[], delta: number): number[] {
+  let users = setUsers.get(w);
+  if (users === undefined) setUsers.set(w, (users = new Map()));
+  const freed: number[] = [];
+  for (const set of sets) {
+    const count = (users.get(set) ?? 0) + delta;
+    if (count <= 0) {
+      users.delete(set);
+      freed.push(set);
+    } else users.set(set, count);
+  }
+  return freed;
+}
+
+function releaseTool(w: Warden, coreTool: number, sets: number[]): void {
+  try {
+    w.dropTool(coreTool);
+    for (const set of useSets(w, sets, -1)) w.dropHookSet(set);
+  } catch {
+    // A disposed client or a replaced core: nothing is left to free.
+  }
+}
+
+/**
+ * Wraps `fn` as a WebMCP tool of client `w`. Options are checked at once: an invalid name,
+ * option or hook throws `ConfigurationError` here, not at the first call. Given a tool made by
+ * `webmcp`, re-wraps it: options merge and hook arrays concatenate.
+ */
+export function createTool<F extends (...args: any[]) => any>(w: Warden, fn: F | WebMCPTool<F>, options?: WebMCPOptions): WebMCPTool<F> {
   if (isWebMCPTool(fn)) {
     if (options === undefined) return fn as WebMCPTool<F>;
     const previous = recordOf(fn);
     checkOptions(options);
     const merged: WebMCPOptions = { ...previous.options, ...options, hooks: mergeHooks(previous.options.hooks, options.hooks) };
-    return createTool(previous.fn as unknown as F, merged, previous.hookSets, options.hooks);
+    return makeTool(previous.warden, previous.fn as unknown as F, merged, previous.hookSets, options.hooks);
   }
   if (typeof fn !== 'function') throw new ConfigurationError('invalid_tool', `webmcp expects a function, not ${typeName(fn)}`);
   const opts = options ?? {};
   checkOptions(opts);
-  return createTool(fn, opts, [], opts.hooks);
+  return makeTool(w, fn, opts, [], opts.hooks);
 }
 
 function checkOptions(options: WebMCPOptions): void {
@@ -107,8 +123,8 @@ function checkOptions(options: WebMCPOptions): void {
   if (schema !== undefined && !isStandardSchema(schema) && !isPlainObject(schema)) {
     throw new ConfigurationError('invalid_options', `webmcp: schema must be a Standard Schema (zod, valibot, …) or a JSON Schema object, not ${typeName(schema)}`);
   }
-  // With a Standard Schema, `inputSchema` may say what the browser shows (for a library with no
-  // JSON Schema export); two JSON Schemas for one input are a mistake.
+  // With a Standard Schema, `inputSchema` may say what the browser shows; two JSON Schemas for
+  // one input are a mistake.
   if (schema !== undefined && inputSchema !== undefined && !isStandardSchema(schema)) {
     throw new ConfigurationError('invalid_options', 'webmcp: give either schema or inputSchema as the JSON Schema, not both');
   }
@@ -120,7 +136,7 @@ function checkOptions(options: WebMCPOptions): void {
   if (enabled !== undefined && typeof enabled !== 'boolean') throw new ConfigurationError('invalid_options', 'webmcp: enabled must be a boolean');
 }
 
-function createTool<F extends (...args: any[]) => any>(fn: F, options: WebMCPOptions, inheritedSets: number[], newHooks: unknown): WebMCPTool<F> {
+function makeTool<F extends (...args: any[]) => any>(w: Warden, fn: F, options: WebMCPOptions, inheritedSets: number[], newHooks: unknown): WebMCPTool<F> {
   const name = options.name ?? toSnakeCase(fn.name);
   if (!NAME_RULE.test(name)) {
     throw new ConfigurationError(
@@ -128,7 +144,6 @@ function createTool<F extends (...args: any[]) => any>(fn: F, options: WebMCPOpt
       fn.name ? `webmcp: cannot derive a valid tool name from function "${fn.name}"; give { name }` : 'webmcp: the function has no name; give { name }',
     );
   }
-  const core = getCore();
   const label = `tool "${name}" hooks`;
   const standard = isStandardSchema(options.schema) ? (options.schema as StandardSchemaLike) : undefined;
   const jsonInput = standard ? undefined : ((options.schema as JsonSchema | undefined) ?? options.inputSchema);
@@ -141,26 +156,33 @@ function createTool<F extends (...args: any[]) => any>(fn: F, options: WebMCPOpt
   if (options.outputSchema !== undefined) contract.outputSchema = options.outputSchema;
   if (options.annotations !== undefined) contract.annotations = options.annotations;
 
-  const newSet = compileHookSet(newHooks, label);
+  const newSet = compileHookSet(w, newHooks, label);
   const hookSets = newSet === undefined ? [...inheritedSets] : [...inheritedSets, newSet];
-  const defined = JSON.parse(core.defineTool(JSON.stringify(definitionOf(contract)), options.server, new Uint32Array(hookSets), label)) as
-    | { ok: true; tool: number; fingerprint: string }
-    | { ok: false; error: { code: string; message: string; path?: string } };
-  if (!defined.ok) throw configurationError(defined.error);
+  const coreTool = w.handles.take();
+  let fingerprint: string;
+  try {
+    fingerprint = w.defineTool(coreTool, encode(definitionOf(contract)), name, options.server, new Uint32Array(hookSets), label);
+  } catch (err) {
+    w.handles.give(coreTool);
+    if (newSet !== undefined) w.dropHookSet(newSet);
+    throw err;
+  }
+  useSets(w, hookSets, 1);
 
   const tool = function (this: unknown, ...args: Parameters<F>): ReturnType<F> {
     return fn.apply(this, args);
   } as unknown as WebMCPTool<F>;
   let status: RegistrationStatus = 'unregistered';
   const record: ToolRecord = {
-    coreTool: defined.tool,
+    warden: w,
+    coreTool,
     fn: fn as unknown as ToolRecord['fn'],
     publicTool: tool as WebMCPTool,
     contract,
     server: options.server,
     validation: { input: jsonInput, standard, output: options.outputSchema },
     shape: options.shape ?? 'llm',
-    fingerprint: defined.fingerprint,
+    fingerprint,
     options,
     hookSets,
     get status() {
@@ -173,6 +195,7 @@ function createTool<F extends (...args: any[]) => any>(fn: F, options: WebMCPOpt
     },
     error: null,
     attempt: undefined,
+    browser: undefined,
     get scope() {
       return record.scopeOf?.() ?? 0;
     },
@@ -184,14 +207,15 @@ function createTool<F extends (...args: any[]) => any>(fn: F, options: WebMCPOpt
     name: { value: fn.name, configurable: true },
     length: { value: fn.length, configurable: true },
     toolName: { value: name, enumerable: true },
-    definition: { get: () => structuredCloneSafe(contract), enumerable: true },
-    fingerprint: { value: defined.fingerprint, enumerable: true },
+    definition: { get: () => copyContract(contract), enumerable: true },
+    fingerprint: { value: fingerprint, enumerable: true },
     status: { get: () => record.status, enumerable: true },
     error: { get: () => record.error, enumerable: true },
     register: { value: (opts?: { signal?: AbortSignal }) => register(record, opts) },
     unregister: { value: () => unregister(record) },
-    invoke: { value: (input?: unknown, opts?: CallOptions): Promise<CallOutcome> => runCall(record, input, opts, record.scope) },
+    invoke: { value: (input?: unknown, opts?: CallOptions): Promise<CallOutcome> => runCall(w, record, input, opts, record.scope) },
   });
+  finalizer?.register(tool, { w, coreTool, sets: hookSets });
   if (options.scope === 'global' && options.enabled !== false && (globalThis as { document?: unknown }).document !== undefined) {
     // Registration errors land in `status` / `error`; a global tool has no caller to reject.
     queueMicrotask(() => void register(record).catch(() => undefined));
@@ -199,14 +223,14 @@ function createTool<F extends (...args: any[]) => any>(fn: F, options: WebMCPOpt
   return tool;
 }
 
-/** The definition fields a fingerprint covers (SPEC §5). */
+/** The definition fields a fingerprint covers. */
 function definitionOf(contract: ToolContract): Record<string, unknown> {
   const { name, title, description, inputSchema, outputSchema, annotations } = contract;
   return { name, title, description, inputSchema, outputSchema, annotations };
 }
 
 /** A deep copy of a JSON-like contract (callers may change it without touching the tool). */
-function structuredCloneSafe(contract: ToolContract): ToolContract {
+function copyContract(contract: ToolContract): ToolContract {
   try {
     return JSON.parse(JSON.stringify(contract)) as ToolContract;
   } catch {
@@ -216,50 +240,39 @@ function structuredCloneSafe(contract: ToolContract): ToolContract {
 
 const noop = () => {};
 
-setFilterListener(syncWithToolFilter);
-
 /**
- * Registers with the browser and the in-page registry. Safe under React StrictMode's
- * mount → unmount → mount: each attempt has its own AbortController, and an attempt that a
- * later `unregister()` or `register()` superseded never touches `status` again.
+ * Registers with the in-page registry and the browser. Safe under React StrictMode's
+ * mount → unmount → mount: a second `register()` of a registered tool answers the live
+ * registration's unregister function, and an `unregister()` makes older ones inert.
  */
 async function register(record: ToolRecord, opts?: { signal?: AbortSignal }): Promise<() => void> {
   if (record.options.enabled === false) return noop;
-  if (record.attempt !== undefined && (record.status === 'registered' || record.status === 'registering' || record.status === 'unsupported')) {
-    return record.attempt.unregister;
-  }
-  if (!record.contract.description) {
-    const error = new ConfigurationError('missing_description', `tool "${record.contract.name}" needs a non-empty description before register()`);
+  if (record.attempt !== undefined) return record.attempt.unregister;
+  const fail = (error: Error): never => {
     record.status = 'error';
     record.error = error;
     throw error;
+  };
+  if (!record.contract.description) {
+    fail(new ConfigurationError('missing_description', `tool "${record.contract.name}" needs a non-empty description before register()`));
   }
-  if (record.validation.input !== undefined || record.validation.output !== undefined) {
-    // A schema that is not valid JSON Schema is reported here (SPEC §6); the check needs the
-    // lazily loaded validator module, which is why register() is async.
-    for (const [which, schema] of [['inputSchema', record.validation.input], ['outputSchema', record.validation.output]] as const) {
-      if (schema === undefined) continue;
-      const compiled = await compileSchema(schema);
-      if ('error' in compiled) {
-        const error = new ConfigurationError('invalid_schema', `tool "${record.contract.name}": ${which} is not valid JSON Schema: ${compiled.error}`);
-        record.status = 'error';
-        record.error = error;
-        throw error;
-      }
-    }
+  // A schema that is not valid JSON Schema is reported here; the check needs the lazily loaded
+  // validator module, which is why register() is async.
+  for (const [which, schema] of [['inputSchema', record.validation.input], ['outputSchema', record.validation.output]] as const) {
+    if (schema === undefined) continue;
+    const compiled = await compileSchema(schema);
+    if ('error' in compiled) fail(new ConfigurationError('invalid_schema', `tool "${record.contract.name}": ${which} is not valid JSON Schema: ${compiled.error}`));
   }
   if (opts?.signal?.aborted) return noop;
-  getCore().recordBaseline(record.coreTool);
-  if (!addToRegistry(record)) {
-    const error = new RegistrationError('duplicate_name', `Failed to register tool "${record.contract.name}": another tool with this name is registered on this page`);
-    record.status = 'error';
-    record.error = error;
-    throw error;
+  // Another register() may have finished while this one awaited the schemas.
+  const meanwhile = record.attempt as ToolRecord['attempt'];
+  if (meanwhile !== undefined) return meanwhile.unregister;
+  const w = record.warden;
+  if (!addToRegistry(w, record)) {
+    fail(new RegistrationError('duplicate_name', `Failed to register tool "${record.contract.name}": another tool with this name is registered on this page`));
   }
-  // A tool the filter hides is never listed (SPEC §5), so the browser must not have it either:
-  // it stays in the in-page registry, where every path answers as for an unknown tool.
-  const attempt: Attempt = {
-    controller: undefined,
+  w.noteBaseline(record.coreTool);
+  const attempt = {
     unregister: () => {
       if (record.attempt === attempt) unregister(record);
     },
@@ -267,74 +280,22 @@ async function register(record: ToolRecord, opts?: { signal?: AbortSignal }): Pr
   record.attempt = attempt;
   record.error = null;
   opts?.signal?.addEventListener('abort', attempt.unregister, { once: true });
-  return withBrowser(record, attempt);
-}
-
-/**
- * Registers `attempt` of a tool with the browser's runtime, or records why it is not: no
- * runtime (`'unsupported'`), or hidden by the tool filter (`'unregistered'`). A registration
- * that a later `unregister()`, `register()` or filter change superseded never touches `status`.
- */
-async function withBrowser(record: ToolRecord, attempt: Attempt): Promise<() => void> {
-  const hidden = !isVisible(record);
-  const runtime = hidden ? undefined : getModelContext();
-  if (!runtime) {
-    // Hidden on a page that has a runtime: truthfully not registered with the browser.
-    record.status = hidden && getModelContext() ? 'unregistered' : 'unsupported';
-    return attempt.unregister;
-  }
-  const controller = new AbortController();
-  attempt.controller = controller;
-  const current = () => record.attempt === attempt && attempt.controller === controller;
-  record.status = 'registering';
-  try {
-    await runtime.registerTool({ ...record.contract, execute: (input: unknown, extra?: { signal?: AbortSignal }) => executeForBrowser(record, input, extra) }, { signal: controller.signal });
-  } catch (cause) {
-    if (!current()) return attempt.unregister;
-    const message = cause instanceof Error ? cause.message : String(cause);
-    const error = new RegistrationError('registration_failed', `Failed to register tool "${record.contract.name}": ${message}`, { cause });
-    record.attempt = undefined;
-    removeFromRegistry(record);
-    record.status = 'error';
-    record.error = error;
-    throw error;
-  }
-  if (current()) record.status = 'registered';
+  await syncRegistrations(w);
+  if (record.attempt === attempt && record.status === 'error' && record.error) throw record.error;
   return attempt.unregister;
 }
 
-/**
- * Brings browser registrations in line with the tool filter after `configureWebMCP({ tools })`
- * changed it: a registered tool that is now hidden leaves the browser (it stays registered in
- * the page, answering as unknown), and one that is visible again goes back to the browser.
- */
-export function syncWithToolFilter(): void {
-  for (const record of registeredRecords() as ToolRecord[]) {
-    const attempt = record.attempt;
-    if (attempt === undefined) continue;
-    const visible = isVisible(record);
-    if (!visible && attempt.controller !== undefined) {
-      const controller = attempt.controller;
-      attempt.controller = undefined;
-      record.status = 'unregistered';
-      controller.abort();
-    } else if (visible && attempt.controller === undefined && record.status === 'unregistered') {
-      withBrowser(record, attempt).catch(() => undefined);
-    }
-  }
-}
-
-/** The `execute` registered with the browser: the whole pipeline, answering the result object. */
-async function executeForBrowser(record: ToolRecord, input: unknown, extra?: { signal?: AbortSignal }) {
-  if (!isVisible(record)) return unknownToolOutcome(record.contract.name).result;
-  const outcome = await runCall(record, input, extra?.signal ? { signal: extra.signal } : {}, record.scope);
-  return outcome.result;
-}
-
 function unregister(record: ToolRecord): void {
-  const attempt = record.attempt;
+  const wasRegistered = record.attempt !== undefined;
   record.attempt = undefined;
-  removeFromRegistry(record);
-  attempt?.controller?.abort();
+  removeFromRegistry(record.warden, record);
+  drop(record);
   record.status = 'unregistered';
+  // Other tools' listing may change without this one (a toolsListed hook sees fewer tools).
+  if (wasRegistered) void syncRegistrations(record.warden).catch(() => undefined);
+}
+
+/** Unregisters every tool of the client (for `resetWebMCP()` and `dispose()`). */
+export function unregisterAll(w: Warden): void {
+  for (const tool of [...w.registry.values()]) unregister(tool as ToolRecord);
 }

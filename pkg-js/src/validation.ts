@@ -7,8 +7,8 @@
 // JSON cannot carry (a cycle, a BigInt, a function, too deep, too big) into a clear diagnostic
 // instead of an exception or a silently dropped value.
 import { decodeBase64 } from './core.js';
-import { isPlainObject, type AnyHook } from './hookset.js';
-import { Ended, NEVER_ABORTED, perform } from './perform.js';
+import { isPlainObject } from './hookset.js';
+import { Ended, NEVER_ABORTED, perform, type AnyHook } from './perform.js';
 import type { JsonSchema } from './types.js';
 
 /** One reason a value failed validation. */
@@ -21,11 +21,16 @@ export interface Diagnostic {
   message: string;
 }
 
-/** The result of validating one value. */
-export type Validated = { valid: true; value?: unknown } | { valid: false; diagnostics: Diagnostic[]; summary: string } | { valid: false; invalidSchema: string };
-
 /** Limits on arguments that cross to the validator or the policy as JSON. */
-export const limits = { maxBytes: 1024 * 1024, maxDepth: 64 };
+export interface Limits {
+  /** Largest JSON, in UTF-8 bytes. */
+  maxBytes: number;
+  /** Deepest nesting of arrays and objects (`{}` is 1). */
+  maxDepth: number;
+}
+
+/** The default limits (`maxArgumentBytes`, `maxArgumentDepth`). */
+export const DEFAULT_LIMITS: Limits = { maxBytes: 1024 * 1024, maxDepth: 64 };
 
 /**
  * The largest `maxArgumentDepth`: the core's JSON parser (serde_json) reads at most 127 levels,
@@ -101,24 +106,33 @@ export async function compileSchema(schema: JsonSchema): Promise<Compiled> {
   return result;
 }
 
-/** The failure of a call to a tool whose `which` schema is not valid JSON Schema, or `undefined` when it is valid. */
-export async function schemaProblem(schema: JsonSchema, which: 'inputSchema' | 'outputSchema'): Promise<Validated | undefined> {
-  const compiledSchema = await compileSchema(schema);
-  return 'error' in compiledSchema ? { valid: false, invalidSchema: `${which} is not valid JSON Schema: ${compiledSchema.error}` } : undefined;
-}
+/** What validating JSON text against a JSON Schema found. */
+export type JsonValidated = { valid: true } | { valid: false; diagnostics: Diagnostic[] } | { valid: false; invalidSchema: string };
 
-/** Validates `value` against a JSON Schema (SPEC §6). */
-export async function validateJson(schema: JsonSchema, value: unknown, which: 'inputSchema' | 'outputSchema' = 'inputSchema'): Promise<Validated> {
-  const json = toJson(value);
-  if (!json.ok) return invalid([json.diagnostic]);
+/**
+ * Validates JSON text (what `toJson` wrote) against a JSON Schema; an invalid schema is
+ * reported, not thrown. `which` names the schema in that report's message.
+ */
+export async function validateJsonText(schema: JsonSchema, text: string, which: 'inputSchema' | 'outputSchema', limits: { maxArgumentBytes: number; maxArgumentDepth: number }): Promise<JsonValidated> {
   const schemaHandle = await compileSchema(schema);
-  if ('error' in schemaHandle) return { valid: false, invalidSchema: `${which} is not valid JSON Schema: ${schemaHandle.error}` };
+  if ('error' in schemaHandle) return { valid: false, invalidSchema: schemaHandle.error };
   const validator = await loadValidator();
-  const answer = JSON.parse(validator.validate(schemaHandle.handle, json.text, asU32(limits.maxBytes), asU32(limits.maxDepth))) as
-    | { ok: true; valid: boolean; diagnostics: Diagnostic[]; summary: string }
+  const answer = JSON.parse(validator.validate(schemaHandle.handle, text, asU32(limits.maxArgumentBytes), asU32(limits.maxArgumentDepth))) as
+    | { ok: true; valid: boolean; diagnostics: Diagnostic[] }
     | { ok: false; error: { message: string } };
   if (!answer.ok) return { valid: false, invalidSchema: answer.error.message };
-  return answer.valid ? { valid: true } : { valid: false, diagnostics: answer.diagnostics, summary: answer.summary };
+  return answer.valid ? { valid: true } : { valid: false, diagnostics: answer.diagnostics };
+}
+
+/**
+ * Validates a value against a JSON Schema outside any call (a page checking data itself):
+ * `{ valid: true }`, `{ valid: false, diagnostics }`, or `{ valid: false, invalidSchema }`.
+ * JSON cannot carry every JS value: a cycle, a BigInt or a value over the limits is a diagnostic.
+ */
+export async function validateJson(schema: JsonSchema, value: unknown, limits: Limits = DEFAULT_LIMITS): Promise<JsonValidated> {
+  const json = toJson(value, limits);
+  if (!json.ok) return { valid: false, diagnostics: [json.diagnostic] };
+  return validateJsonText(schema, json.text, 'inputSchema', { maxArgumentBytes: limits.maxBytes, maxArgumentDepth: limits.maxDepth });
 }
 
 /** A limit as the module's `u32` (which would wrap a larger number: 2^32 would become 0). */
@@ -145,25 +159,35 @@ export function isStandardSchema(value: unknown): value is StandardSchemaLike {
   );
 }
 
+/** What running a Standard Schema found. */
+export type StandardValidated =
+  | { how: 'value'; valid: true; value: unknown }
+  | { how: 'value'; valid: false; diagnostics: Diagnostic[] }
+  | { how: 'threw'; thrown: unknown }
+  | { how: 'aborted' };
+
 /**
  * Validates with a Standard Schema (awaited: async validators are enforced); the validated value
- * is what the tool receives. The call's abort signal ends the wait (the pipeline then reports
- * the abort); there is no deadline, as for the tool itself. A throw, a rejection or an answer
- * that is neither a value nor issues fails validation (closed).
+ * is what the tool receives. The call's abort signal ends the wait; there is no deadline, as for
+ * the tool itself. What the validator threw comes back for the page's error hooks (never for
+ * the agent); an answer that is neither a value nor issues is invalid (fail closed).
  */
-export async function validateStandard(schema: StandardSchemaLike, value: unknown, signal: AbortSignal = NEVER_ABORTED): Promise<Validated> {
+export async function validateStandard(schema: StandardSchemaLike, value: unknown, signal: AbortSignal = NEVER_ABORTED): Promise<StandardValidated> {
   const standard = schema['~standard'];
   const performed = perform(((input: unknown) => standard.validate(input)) as AnyHook, [value], undefined, signal);
   const [how, result] = Array.isArray(performed) ? performed : await performed;
-  if (how === Ended.Aborted) return invalid([{ path: '', keyword: 'standard', message: 'was not validated: the call was aborted' }]);
-  // What the validator threw is not quoted: like a hook's error, it may quote the arguments.
-  if (how !== Ended.Value) return invalid([{ path: '', keyword: 'standard', message: 'could not be validated: the validator threw' }]);
-  const issues = result !== null && typeof result === 'object' ? (result as { issues?: unknown }).issues : undefined;
-  if (Array.isArray(issues) && issues.length > 0) return invalid(issues.map(diagnosticOfIssue));
-  if (result === null || typeof result !== 'object' || !('value' in result)) {
-    return invalid([{ path: '', keyword: 'standard', message: 'could not be validated: the validator returned neither a value nor issues' }]);
+  if (how === Ended.Aborted) return { how: 'aborted' };
+  if (how !== Ended.Value) return { how: 'threw', thrown: result };
+  try {
+    const issues = result !== null && typeof result === 'object' ? (result as { issues?: unknown }).issues : undefined;
+    if (Array.isArray(issues) && issues.length > 0) return { how: 'value', valid: false, diagnostics: issues.map(diagnosticOfIssue) };
+    if (result === null || typeof result !== 'object' || !('value' in result)) {
+      return { how: 'value', valid: false, diagnostics: [{ path: '', keyword: 'standard', message: 'could not be validated: the validator returned neither a value nor issues' }] };
+    }
+    return { how: 'value', valid: true, value: (result as { value: unknown }).value };
+  } catch (err) {
+    return { how: 'threw', thrown: err };
   }
-  return { valid: true, value: (result as { value: unknown }).value };
 }
 
 /** A Standard Schema issue (`{ message, path? }`) as a diagnostic, whatever the vendor put in it. */
@@ -202,36 +226,6 @@ function pointerOf(path: unknown): string {
     .join('');
 }
 
-function invalid(diagnostics: Diagnostic[]): Validated {
-  return { valid: false, diagnostics, summary: summaryOf(diagnostics) };
-}
-
-/** How many diagnostics {@link summaryOf} spells out before `; … (N more)` (the core's `SUMMARY_ITEMS`). */
-const SUMMARY_ITEMS = 5;
-
-/**
- * `Validation failed: <path> <message>; …`, written exactly as the core's `validate::summary`
- * writes it: the root is `(root)`, a `required` problem is shown at the missing property
- * (`/q is required`), at most five items and then `; … (N more)`.
- */
-export function summaryOf(diagnostics: Diagnostic[]): string {
-  const shown = diagnostics.slice(0, SUMMARY_ITEMS).map(summaryItem);
-  const more = diagnostics.length > SUMMARY_ITEMS ? `; … (${diagnostics.length - SUMMARY_ITEMS} more)` : '';
-  return shown.length === 0 ? 'Validation failed' : `Validation failed: ${shown.join('; ')}${more}`;
-}
-
-function summaryItem(d: Diagnostic): string {
-  if (d.keyword === 'required' && d.message.startsWith('is required: ')) {
-    try {
-      const name: unknown = JSON.parse(d.message.slice('is required: '.length));
-      if (typeof name === 'string') return `${d.path}/${escapePointer(name)} is required`;
-    } catch {
-      // not a quoted name: shown as it is below
-    }
-  }
-  return `${d.path === '' ? '(root)' : d.path} ${d.message}`;
-}
-
 function escapePointer(key: string): string {
   return key.replaceAll('~', '~0').replaceAll('/', '~1');
 }
@@ -254,14 +248,14 @@ const LONE_SURROGATE = 'holds a lone UTF-16 surrogate, which JSON text cannot ca
  * `JSON.stringify` always has (an `undefined` property, a `Date` through `toJSON`) are written as
  * it writes them.
  */
-export function toJson(value: unknown): { ok: true; text: string } | { ok: false; diagnostic: Diagnostic } {
+export function toJson(value: unknown, limits: Limits = DEFAULT_LIMITS): { ok: true; text: string } | { ok: false; diagnostic: Diagnostic } {
   // Most arguments are plain and small: a recursive check without paths or allocations proves
   // that, and only a value it cannot vouch for takes the precise walk below, which names where
   // the problem is.
   const budget = { left: limits.maxBytes };
   let clean = false;
   try {
-    clean = isPlainJson(value, 0, budget);
+    clean = isPlainJson(value, 0, budget, limits.maxDepth);
   } catch {
     clean = false;
   }
@@ -272,7 +266,7 @@ export function toJson(value: unknown): { ok: true; text: string } | { ok: false
       if (bytes <= limits.maxBytes) return { ok: true, text };
     }
   }
-  return toJsonWithDiagnostics(value);
+  return toJsonWithDiagnostics(value, limits);
 }
 
 /**
@@ -280,7 +274,7 @@ export function toJson(value: unknown): { ok: true; text: string } | { ok: false
  * within `maxDepth` (so a cycle fails too), no `toJSON`, and no more string data than the byte
  * budget. `false` means "look closer", not "invalid".
  */
-function isPlainJson(value: unknown, depth: number, budget: { left: number }): boolean {
+function isPlainJson(value: unknown, depth: number, budget: { left: number }, maxDepth: number): boolean {
   switch (typeof value) {
     case 'string':
       budget.left -= value.length;
@@ -292,14 +286,18 @@ function isPlainJson(value: unknown, depth: number, budget: { left: number }): b
       return true;
     case 'object': {
       if (value === null) return true;
-      if (depth >= limits.maxDepth || typeof (value as { toJSON?: unknown }).toJSON === 'function') return false;
+      if (depth >= maxDepth || typeof (value as { toJSON?: unknown }).toJSON === 'function') return false;
       if (Array.isArray(value)) {
-        for (let i = 0; i < value.length; i++) if (!isPlainJson(value[i], depth + 1, budget)) return false;
+        // Each item costs at least a byte: a budget that cannot hold them all stops here.
+        budget.left -= value.length + 1;
+        if (budget.left < 0) return false;
+        for (let i = 0; i < value.length; i++) if (!isPlainJson(value[i], depth + 1, budget, maxDepth)) return false;
         return true;
       }
       for (const key in value) {
         if (!Object.prototype.hasOwnProperty.call(value, key)) continue;
-        if (hasLoneSurrogate(key) || !isPlainJson((value as Record<string, unknown>)[key], depth + 1, budget)) return false;
+        budget.left -= key.length + 4;
+        if (budget.left < 0 || hasLoneSurrogate(key) || !isPlainJson((value as Record<string, unknown>)[key], depth + 1, budget, maxDepth)) return false;
       }
       return true;
     }
@@ -309,7 +307,7 @@ function isPlainJson(value: unknown, depth: number, budget: { left: number }): b
 }
 
 /** The precise walk: the first thing JSON cannot carry, with its path. */
-function toJsonWithDiagnostics(value: unknown): { ok: true; text: string } | { ok: false; diagnostic: Diagnostic } {
+function toJsonWithDiagnostics(value: unknown, limits: Limits): { ok: true; text: string } | { ok: false; diagnostic: Diagnostic } {
   const { maxBytes, maxDepth } = limits;
   const stack: { value: unknown; path: string; depth: number }[] = [{ value, path: '', depth: 0 }];
   const ancestors = new Set<object>();
@@ -341,17 +339,25 @@ function toJsonWithDiagnostics(value: unknown): { ok: true; text: string } | { o
       ancestors.add(current as object);
       exits.push({ at: stack.length, node: current as object });
       if (Array.isArray(current)) {
+        // Every item writes at least one byte and a comma: a huge (or sparse) array is refused
+        // here, before any of it is walked, so refusing costs what the limit allows, not the input.
         atLeast += current.length + 1;
+        if (atLeast > maxBytes) return bad('', 'size', `is at least ${atLeast} bytes of JSON, over the limit of ${maxBytes} bytes`);
         for (let i = current.length - 1; i >= 0; i--) stack.push({ value: current[i], path: `${path}/${i}`, depth: depth + 1 });
       } else {
-        const entries = Object.entries(current as object);
-        atLeast += 2;
-        for (let i = entries.length - 1; i >= 0; i--) {
-          const [key, child] = entries[i] as [string, unknown];
+        const keys = Object.keys(current as object);
+        atLeast += 2 + keys.length * 4;
+        if (atLeast > maxBytes) return bad('', 'size', `is at least ${atLeast} bytes of JSON, over the limit of ${maxBytes} bytes`);
+        atLeast -= keys.length * 4;
+        for (let i = keys.length - 1; i >= 0; i--) {
+          const key = keys[i] as string;
           const at = `${path}/${escapePointer(key)}`;
-          if (hasLoneSurrogate(key)) return bad(at, 'json', `has a property name that ${LONE_SURROGATE}`);
-          atLeast += key.length + 3;
-          stack.push({ value: child, path: at, depth: depth + 1 });
+          // The path crosses to the core as UTF-8, which cannot carry the lone surrogate either:
+          // it names the key with U+FFFD in its place.
+          if (hasLoneSurrogate(key)) return bad(`${path}/${escapePointer(key.replace(/[\uD800-\uDFFF]/g, (unit, i, all: string) => (isPaired(all, i) ? unit : '\uFFFD')))}`, 'json', `has a property name that ${LONE_SURROGATE}`);
+          atLeast += key.length + 4;
+          if (atLeast > maxBytes) return bad('', 'size', `is at least ${atLeast} bytes of JSON, over the limit of ${maxBytes} bytes`);
+          stack.push({ value: (current as Record<string, unknown>)[key], path: at, depth: depth + 1 });
         }
       }
     }
@@ -371,6 +377,13 @@ function toJsonWithDiagnostics(value: unknown): { ok: true; text: string } | { o
   const bytes = text.length * 3 <= maxBytes ? text.length : utf8Length(text);
   if (bytes > maxBytes) return bad('', 'size', `is ${bytes} bytes of JSON, over the limit of ${maxBytes} bytes`);
   return { ok: true, text };
+}
+
+/** Whether the surrogate at `i` of `text` is half of a pair. */
+function isPaired(text: string, i: number): boolean {
+  const unit = text.charCodeAt(i);
+  if (unit >= 0xd800 && unit <= 0xdbff) return (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00;
+  return i > 0 && (text.charCodeAt(i - 1) & 0xfc00) === 0xd800;
 }
 
 /** UTF-8 length of `text` (well formed: `JSON.stringify` writes a lone surrogate as an escape). */

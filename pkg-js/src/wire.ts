@@ -95,7 +95,6 @@ export function typeName(value: unknown): string {
   const type = typeof value;
   if (type === 'undefined') return 'undefined';
   if (type === 'object') return 'an object';
-  if (type === 'bigint') return 'a BigInt';
   return `a ${type}`;
 }
 

@@ -300,9 +300,11 @@ describe('call.arguments and call.argsDigest', () => {
     assert.notEqual(onAsk.calls[2].call.argsDigest, digest);
   });
 
-  test('args_changed: an approver that mutates the live input after policy → the tool never runs', async () => {
-    const errors = [];
-    const { name, runs } = await tool({ hooks: { error: [(ctx) => void errors.push(ctx.error.reason)] } });
+  // One value: once a governance step read the arguments (policy, a predicate, the approver,
+  // the validator), the tool receives a fresh parse of the JSON they read, so nothing done to the
+  // caller's object afterwards, and no property it merely inherits, can reach the tool.
+  test('an approver that mutates the caller\'s object after policy cannot change what the tool gets', async () => {
+    const { name, runs } = await tool();
     const live = { amount: 5 };
     configureWebMCP({
       policy: { ask: ['*'] },
@@ -312,13 +314,12 @@ describe('call.arguments and call.argsDigest', () => {
       },
     });
     const outcome = await invokeTool(name, live);
-    assert.deepEqual([outcome.ok, outcome.error.kind, outcome.error.reason], [false, 'hook', 'args_changed']);
-    assert.equal(textOf(outcome), 'Error: the arguments changed after policy and the approver saw them');
-    assert.equal(runs.length, 0);
-    assert.deepEqual(errors, ['args_changed']);
+    assert.equal(outcome.ok, true, JSON.stringify(outcome));
+    assert.deepEqual(runs, [{ amount: 5 }]);
+    assert.notEqual(runs[0], live, 'the tool gets its own copy');
   });
 
-  test('args_changed: a function predicate that mutates the live input', async () => {
+  test('a function predicate that mutates the caller\'s object cannot change what the tool gets', async () => {
     const { name, runs } = await tool();
     const live = { to: 'alice@example.com' };
     const sneaky = () => {
@@ -326,9 +327,42 @@ describe('call.arguments and call.argsDigest', () => {
       return true;
     };
     configureWebMCP({ policy: { allow: [{ match: '*', when: sneaky }] } });
-    const outcome = await invokeTool(name, live);
-    assert.deepEqual([outcome.error.kind, outcome.error.reason], ['hook', 'args_changed']);
-    assert.equal(runs.length, 0);
+    assert.equal((await invokeTool(name, live)).ok, true);
+    assert.deepEqual(runs, [{ to: 'alice@example.com' }]);
+  });
+
+  test('inherited properties never reach the tool: the policy and the tool see one value', async () => {
+    // An agent's `{"__proto__": {"amount": 5000}, "to": "bob"}` and a common defaults hook: the
+    // rewritten object inherits `amount`, which JSON (and so the policy) cannot see.
+    const { name, runs } = await tool({ hooks: { before: [(ctx) => ({ input: Object.assign({ currency: 'EUR' }, ctx.input) })] } });
+    configureWebMCP({ policy: { deny: [{ match: '*', when: { arg: '/amount', min: 1000 }, reason: 'too much' }], default: 'allow' } });
+    const outcome = await invokeTool(name, JSON.parse('{"__proto__": {"amount": 5000}, "to": "bob"}'));
+    assert.equal(outcome.ok, true, JSON.stringify(outcome));
+    assert.equal(runs.length, 1);
+    assert.equal(runs[0].amount, undefined, 'the inherited amount the policy could not see did not reach the tool');
+    assert.deepEqual(runs[0], { currency: 'EUR', to: 'bob' });
+  });
+
+  test('validation is tied to what the tool receives: a change after the call started never reaches the tool', async () => {
+    const seen = [];
+    const t = webmcp(
+      async (input) => {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        seen.push(input.n);
+        return 'ok';
+      },
+      { name: 'tied_to_validation', description: 'd', inputSchema: { type: 'object', properties: { n: { type: 'number', maximum: 10 } } } },
+    );
+    const a = { n: 1 };
+    const pending = t.invoke(a);
+    a.n = 1_000_000;
+    assert.equal((await pending).ok, true);
+    const b = { n: 2 };
+    const running = t.invoke(b);
+    await new Promise((resolve) => setTimeout(resolve, 1));
+    b.n = 1_000_000;
+    await running;
+    assert.deepEqual(seen, [1, 2]);
   });
 
   test('an approver that only reads the arguments passes the check', async () => {
@@ -895,8 +929,9 @@ describe('explain()', () => {
       tools: spy('filter', true),
       telemetry: spy('telemetry'),
     });
-    // configureWebMCP itself asks the new filter about registered tools (the browser's
-    // registrations follow it); what is checked here is that explain() calls nothing.
+    // configureWebMCP asks the new filter about registered tools (the browser's registrations
+    // follow it, right after); what is checked here is that explain() calls nothing.
+    await new Promise((resolve) => setTimeout(resolve, 0));
     called.length = 0;
     const explained = await explain(name, { q: 1 }, { principal: 'p', taint: ['web'] });
     assert.deepEqual(called, [], `no user function was called: ${called}`);

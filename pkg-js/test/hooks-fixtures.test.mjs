@@ -66,12 +66,20 @@ function behave(spec, rec, args) {
     rec.controller.abort();
     return never();
   }
-  if ('return' in does) return clone(does.return);
-  if ('resolve' in does) return later(() => clone(does.resolve));
+  if ('return' in does) return fixtureValue(does.return);
+  if ('resolve' in does) return later(() => fixtureValue(does.resolve));
   const [tools] = args;
   if ('keep' in does) return tools.filter((tool) => does.keep.includes(tool.name));
   if ('annotate' in does) return tools.map((tool) => ({ ...tool, annotations: clone(does.annotate) }));
   throw new Error(`unknown fixture behaviour ${JSON.stringify(does)}`);
+}
+
+/** A fixture value as JS: a copy, with the string `"$undefined"` standing for `undefined`. */
+function fixtureValue(value) {
+  if (value === '$undefined') return undefined;
+  if (Array.isArray(value)) return value.map(fixtureValue);
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fixtureValue(v)]));
+  return value;
 }
 
 /** A fixture hook as a real hook entry: a bare function, or `{ run, ...options }`. */
@@ -134,6 +142,7 @@ function configure(c, rec, { globals }) {
   const settings = {};
   if (c.config?.hookTimeout !== undefined) settings.hookTimeout = c.config.hookTimeout;
   if (c.config?.serverId !== undefined) settings.serverId = c.config.serverId;
+  if (c.config?.hookReturns !== undefined) settings.hookReturns = c.config.hookReturns;
   if (Object.keys(settings).length) configureWebMCP(settings);
   if (globals) for (const set of c.global ?? []) configureWebMCP({ hooks: makeSet(set, rec) });
 }

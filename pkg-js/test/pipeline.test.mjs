@@ -170,10 +170,10 @@ describe('what a failing hook threw never leaves the hook', () => {
   const SECRET = 'SECRET-5d1c0e-quoted-arguments';
   const secretError = () => Object.assign(new Error(SECRET, { cause: SECRET }), { stack: SECRET, detail: SECRET });
 
-  test('before, after, error and denied hooks that throw or reject: not in any result, error, ctx.error or console', async () => {
+  test('before, after, error and denied hooks that throw or reject: not in any result, error, ctx.failure or console; ctx.error is the thrown value itself', async () => {
     const seenErrors = [];
     const recorder = (ctx) => {
-      seenErrors.push(ctx.error);
+      seenErrors.push({ error: ctx.error, failure: ctx.failure });
     };
     const cases = [
       { before: [() => { throw secretError(); }], error: [recorder] },
@@ -202,11 +202,14 @@ describe('what a failing hook threw never leaves the hook', () => {
         assert.ok(!Object.values(outcome.error).some((v) => String(v).includes(SECRET)));
       }
     }
-    for (const error of seenErrors) {
-      assert.ok(error instanceof CallFailure, `error hooks see a CallFailure, not ${error}`);
-      for (const text of [String(error), error.message, error.stack, JSON.stringify(error), String(error.cause)]) {
-        assert.ok(!String(text).includes(SECRET), `ctx.error carried the secret: ${text}`);
-      }
+    // The page's own error hooks get what was thrown, as it was thrown (for Sentry and the
+    // like); the structured failure beside it never quotes it.
+    const thrown = seenErrors.filter(({ error }) => !(error instanceof CallFailure));
+    assert.ok(thrown.some(({ error }) => error instanceof Error && error.message === SECRET), 'a thrown Error reaches ctx.error as it is');
+    assert.ok(thrown.some(({ error }) => error === SECRET), 'a thrown string reaches ctx.error as it is');
+    for (const { failure } of seenErrors) {
+      assert.equal(typeof failure.kind, 'string');
+      assert.ok(!JSON.stringify(failure).includes(SECRET), `ctx.failure carried the secret: ${JSON.stringify(failure)}`);
     }
     assert.deepEqual(output.filter((line) => line.includes(SECRET)), []);
     assert.deepEqual(output, []);
@@ -743,12 +746,17 @@ describe('toolsListed hooks', () => {
   test('a bad return, a throw or a rejection rejects listTools() (never an empty list)', async () => {
     const t = tool(() => 1, { name: uniqueName('listed'), description: 'd' });
     await t.register();
-    for (const run of [() => [{ name: 'someone_else' }], () => 'x', () => { throw new Error('x'); }, async () => { throw new Error('x'); }, () => [{ name: t.toolName }, { name: t.toolName }]]) {
-      resetWebMCP();
-      configureWebMCP({ hooks: { toolsListed: [{ run, id: 'g.lister' }] } });
+    const bad = [() => [{ name: 'someone_else' }], () => ({ input: 'x' }), () => { throw new Error('x'); }, async () => { throw new Error('x'); }, () => [{ name: t.toolName }, { name: t.toolName }]];
+    for (const run of bad) {
+      configureWebMCP({ hooks: { toolsListed: [{ run, id: 'g.lister' }] }, replace: true });
       await assert.rejects(listTools(), (err) => err instanceof WardenError && err.code === 'hook_failed' && err.message.includes('"g.lister"'));
     }
-    resetWebMCP();
+    // A value that means nothing has no effect by default, and is a bad return under 'strict'.
+    configureWebMCP({ hooks: { toolsListed: [{ run: () => 'x', id: 'g.lister' }] }, replace: true });
+    assert.deepEqual((await listTools()).map((d) => d.name), [t.toolName]);
+    configureWebMCP({ hookReturns: 'strict' });
+    await assert.rejects(listTools(), (err) => err instanceof WardenError && err.code === 'hook_failed');
+    resetGlobalHooks();
     assert.deepEqual((await listTools()).map((d) => d.name), [t.toolName]);
   });
 });

@@ -96,7 +96,7 @@ describe('events and their fields', () => {
       tool(() => 'ok', { hooks: { before: [{ id: 'raises', run: () => { throw new Error(SECRET); } }] } }).invoke({}),
       tool(() => 'ok', { hooks: { before: [{ id: 'rejects', run: async () => { throw { message: SECRET, secret: SECRET }; } }] } }).invoke({}),
       tool(() => 'ok', { hooks: { before: [{ id: 'sleeps', timeout: 20, run: () => new Promise(() => {}) }] } }).invoke({}),
-      tool(() => 'ok', { hooks: { before: [{ id: 'babbles', run: () => ({ nonsense: SECRET }) }] } }).invoke({}),
+      tool(() => 'ok', { hooks: { before: [{ id: 'babbles', run: () => ({ output: SECRET }) }] } }).invoke({}),
       tool(() => 'ok', { hooks: { after: [{ id: 'throws-string', run: () => { throw SECRET; } }] } }).invoke({}),
       tool(() => { throw new Error('tool failed'); }, { hooks: { error: [{ id: 'err-raises', run: () => { throw new Error(SECRET); } }] } }).invoke({}),
     ];
@@ -450,7 +450,7 @@ describe('the decision record', () => {
 
   test('a failing error hook is skipped and the next one runs; a failing before hook fails the call', async () => {
     const { events } = collect();
-    await tool(() => { throw new Error('x'); }, { hooks: { error: [{ id: 'e1', run: () => ({ wrong: true }) }, { id: 'e2', run: () => {} }] } }).invoke({});
+    await tool(() => { throw new Error('x'); }, { hooks: { error: [{ id: 'e1', run: () => ({ output: 'wrong' }) }, { id: 'e2', run: () => {} }] } }).invoke({});
     const record = stopOf(events.splice(0)).record;
     assert.deepStrictEqual(
       shapeOfRecord(record),

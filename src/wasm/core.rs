@@ -20,10 +20,10 @@ pub fn engine_drop(engine: u32) {
     engines::remove(engine);
 }
 
-/// Back to a new engine's state (`resetWebMCP()`).
+/// Back to defaults (`resetWebMCP()`), keeping tools; answers the hook sets it forgot.
 #[wasm_bindgen(js_name = engineReset)]
-pub fn engine_reset(engine: u32) {
-    engines::with(engine, crate::engine::Engine::reset);
+pub fn engine_reset(engine: u32) -> Vec<u32> {
+    engines::with(engine, crate::engine::Engine::reset).unwrap_or_default()
 }
 
 /// How many hook sets, hooks, tools, scopes, plans, calls and listings an engine holds.
@@ -239,4 +239,16 @@ pub fn end_listing(engine: u32, listing: u32) -> Vec<u8> {
 #[wasm_bindgen(js_name = __testTrap)]
 pub fn test_trap() {
     std::process::abort();
+}
+
+/// Lowercase hex SHA-256 of a text's UTF-8 bytes (the TS layer hashes canonical JSON with it).
+#[wasm_bindgen(js_name = sha256Hex)]
+pub fn sha256_hex(text: &str) -> String {
+    crate::digest::sha256_hex(text.as_bytes())
+}
+
+/// The explanation of a dry run for a tool no agent can see.
+#[wasm_bindgen(js_name = explainUnknown)]
+pub fn explain_unknown(name: &str) -> Vec<u8> {
+    crate::wire::encode(&crate::call::unknown_tool_explanation(name))
 }

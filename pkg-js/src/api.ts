@@ -1,0 +1,106 @@
+// The public face of a client: `createWarden()` returns a `WardenClient` whose methods are the
+// package's functions bound to one client; the top-level functions (`webmcp`,
+// `configureWebMCP`, …) are the same methods of a default client made on first use. Nothing
+// here runs at import time.
+import { Warden } from './client.js';
+import { configure, type WebMCPConfig } from './config.js';
+import { explain, type Explanation } from './explain.js';
+import { clearGrants, listGrants, revokeGrant, type Grant } from './grants.js';
+import { mergeHooks } from './hookset.js';
+import type { ListingOptions } from './listing.js';
+import { syncRegistrations } from './registration.js';
+import { invokeTool, listTools } from './registry.js';
+import type { TelemetryHandler } from './telemetry.js';
+import { createTool, unregisterAll } from './tool.js';
+import type { CallOptions, CallOutcome, ToolContract, WebMCPHooks, WebMCPOptions, WebMCPTool } from './types.js';
+
+/**
+ * A webmcp-warden client: its own core engine, configuration, registry, grants and telemetry.
+ * Pages normally use the default client through the top-level functions; make one with
+ * {@link createWarden} to keep requests apart on a server, or tests apart, and hand it to
+ * `<WebMCPProvider client>`.
+ */
+export interface WardenClient {
+  /** Wraps `fn` as a governed tool of this client (see the top-level `webmcp`). */
+  webmcp<F extends (...args: any[]) => any>(fn: F | WebMCPTool<F>, options?: WebMCPOptions): WebMCPTool<F>;
+  /** Configures this client (see `configureWebMCP`). */
+  configure(options: WebMCPConfig): void;
+  /** Calls a registered tool as an in-page agent (see `invokeTool`). */
+  invokeTool(name: string, input?: unknown, options?: CallOptions): Promise<CallOutcome>;
+  /** The registered tools as an agent sees them (see `listTools`). */
+  listTools(options?: ListingOptions): Promise<ToolContract[]>;
+  /** A dry run of a call (see `explain`). */
+  explain(name: string, input?: unknown, options?: Pick<CallOptions, 'principal' | 'taint'>): Promise<Explanation>;
+  /** Subscribes to telemetry events; answers the unsubscribe function. */
+  onTelemetry(handler: TelemetryHandler): () => void;
+  /** The live grants. */
+  listGrants(): Promise<Grant[]>;
+  /** Revokes the grants matching every given field; answers how many. */
+  revokeGrant(filter?: { principal?: string | null; server?: string; tool?: string }): Promise<number>;
+  /** Removes every grant. */
+  clearGrants(): Promise<void>;
+  /** The global hooks (a copy). */
+  getGlobalHooks(): WebMCPHooks;
+  /** Removes every global hook. */
+  resetGlobalHooks(): void;
+  /** Everything back to defaults: unregisters every tool, forgets hooks, settings, grants, subscribers. */
+  reset(): void;
+  /**
+   * Unregisters every tool and frees the client's core engine; the client cannot be used
+   * afterwards (its methods throw `ConfigurationError('disposed')`).
+   */
+  dispose(): void;
+}
+
+const internals = new WeakMap<WardenClient, Warden>();
+
+/** The internal client behind a `WardenClient` (for the React layer). */
+export function internalOf(client: WardenClient): Warden | undefined {
+  return internals.get(client);
+}
+
+/** Makes a client; `options` are applied as by `configure`. */
+export function createWarden(options?: WebMCPConfig): WardenClient {
+  const w = new Warden();
+  const client: WardenClient = {
+    webmcp: (fn, opts) => createTool(w, fn, opts),
+    configure: (opts) => configure(w, opts),
+    invokeTool: (name, input, opts) => invokeTool(w, name, input, opts),
+    listTools: (opts) => listTools(w, opts),
+    explain: (name, input, opts) => explain(w, name, input, opts),
+    onTelemetry: (handler) => w.telemetry.subscribe(handler),
+    listGrants: () => listGrants(w),
+    revokeGrant: (filter) => revokeGrant(w, filter),
+    clearGrants: () => clearGrants(w),
+    getGlobalHooks: () => mergeHooks(w.globalHooks, undefined),
+    resetGlobalHooks: () => {
+      for (const set of w.clearGlobal()) w.dropHookSet(set);
+      w.globalHooks = {};
+      void syncRegistrations(w).catch(() => undefined);
+    },
+    reset: () => {
+      unregisterAll(w);
+      w.resetState();
+    },
+    dispose: () => {
+      unregisterAll(w);
+      w.disposeEngine();
+    },
+  };
+  internals.set(client, w);
+  if (options !== undefined) configure(w, options);
+  return client;
+}
+
+let defaultClient: WardenClient | undefined;
+
+/** The client the top-level functions use, made on first use. */
+export function getDefaultWarden(): WardenClient {
+  defaultClient ??= createWarden();
+  return defaultClient;
+}
+
+/** The internal default client. */
+export function defaultWarden(): Warden {
+  return internals.get(getDefaultWarden()) as Warden;
+}

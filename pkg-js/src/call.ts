@@ -1,0 +1,598 @@
+// One governed call: ask the core for the next step, perform it, report what happened.
+//
+// The core decides the order, judges every outcome and writes every failure; this file calls
+// the user's functions (hooks, predicates, the approver, a Standard Schema, the tool) with
+// deadlines and the call's abort signal, holds the JS values (input, output, what a hook
+// returned or threw), reports facts, and converts the core's answer into a `CallOutcome`. It
+// never throws for a call that went wrong: every path ends in data.
+//
+// The arguments become JSON once, at the first step that needs them (validation, policy, a
+// predicate, the approver); from then on that JSON *is* the arguments: the validator, the
+// policy, the digest and the approver read it, and the tool receives a fresh parse of it, so
+// an inherited property or a later mutation of the caller's object cannot reach the tool.
+import { ActionBits, CallFlags, EVENTS, Op, Outcome, Signal, Verdict } from './codes.js';
+import { core, CoreTrapped } from './core.js';
+import type { Warden } from './client.js';
+import { CallFailure } from './errors.js';
+import { readReturn, type Returned } from './facts.js';
+import { canonicalJson } from './canonical.js';
+import { approverFor, taintSet, type Decision, type PolicyCall } from './governance.js';
+import { ensureGrants, persistGrants } from './grants.js';
+import type { PipelineTool } from './internal.js';
+import { errorMessage, errorResult, normalizeResult } from './normalize.js';
+import { Ended, NEVER_ABORTED, perform, type AnyHook } from './perform.js';
+import { shapeForModel } from './shape.js';
+import type { DecisionStep } from './telemetry.js';
+import type { CallError, CallOptions, CallOutcome, CallToolResult, ToolContract } from './types.js';
+import { compileSchema, toJson, validateJsonText, validateStandard, type Diagnostic } from './validation.js';
+import { decode, encode } from './wire.js';
+
+let invocationCounter = 0;
+
+/** A unique id per call: `crypto.randomUUID()` when available. */
+export function genInvocationId(): string {
+  const uuid = (globalThis.crypto as Crypto | undefined)?.randomUUID;
+  if (typeof uuid === 'function') return uuid.call(globalThis.crypto);
+  invocationCounter = (invocationCounter + 1) % Number.MAX_SAFE_INTEGER;
+  return `webmcp_${Date.now().toString(36)}_${invocationCounter}_${Math.random().toString(36).slice(2, 8)}`;
+}
+
+const snapshots = new WeakMap<ToolContract, ToolContract>();
+
+/**
+ * The contract hooks see (`ctx.contract`): a deeply frozen copy, made once per tool, so a hook
+ * cannot change the definition the browser, `listTools` and the fingerprint read.
+ */
+export function snapshotOf(contract: ToolContract): ToolContract {
+  let snapshot = snapshots.get(contract);
+  if (snapshot === undefined) {
+    snapshot = deepFrozenCopy(contract) as ToolContract;
+    snapshots.set(contract, snapshot);
+  }
+  return snapshot;
+}
+
+/**
+ * A deeply frozen copy of plain objects and arrays (other values are kept as they are); own
+ * keys only, a `__proto__` key staying an own property.
+ */
+export function deepFrozenCopy(value: unknown, seen = new Map<object, unknown>()): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  const proto = Object.getPrototypeOf(value) as unknown;
+  if (!Array.isArray(value) && proto !== Object.prototype && proto !== null) return value;
+  const done = seen.get(value);
+  if (done !== undefined) return done;
+  const copy: Record<string, unknown> | unknown[] = Array.isArray(value) ? [] : {};
+  seen.set(value, copy);
+  for (const key of Object.keys(value)) {
+    const item = deepFrozenCopy((value as Record<string, unknown>)[key], seen);
+    if (key === '__proto__') Object.defineProperty(copy, key, { value: item, enumerable: true, writable: true, configurable: true });
+    else (copy as Record<string, unknown>)[key] = item;
+  }
+  return Object.freeze(copy);
+}
+
+const CALL_OPTION_KEYS = new Set(['principal', 'taint', 'shape', 'signal', 'timeout', 'assigns']);
+
+/** What is wrong with a caller's call options, if anything (misuse still ends as data). */
+function optionsProblem(options: unknown): string | undefined {
+  if (options === undefined || options === null) return undefined;
+  if (typeof options !== 'object') return `call options must be an object, not ${typeof options}`;
+  for (const key of Object.keys(options)) {
+    if (!CALL_OPTION_KEYS.has(key)) return `unknown call option "${key}" (expected principal, taint, shape, signal, timeout, assigns)`;
+  }
+  const { principal, signal, shape, assigns, taint, timeout } = options as CallOptions & { timeout?: unknown };
+  if (principal !== undefined && typeof principal !== 'string') return 'call option principal must be a string';
+  if (signal !== undefined && !(signal instanceof AbortSignal)) return 'call option signal must be an AbortSignal';
+  if (shape !== undefined && shape !== 'llm' && shape !== false) return "call option shape must be 'llm' or false";
+  if (assigns !== undefined && (assigns === null || typeof assigns !== 'object')) return 'call option assigns must be an object';
+  if (timeout !== undefined && !(typeof timeout === 'number' && Number.isFinite(timeout) && timeout > 0)) return 'call option timeout must be a positive number of milliseconds';
+  if (taint !== undefined && taint !== null && !isStringIterable(taint)) return 'call option taint must be an array or Set of server ids (strings)';
+  return undefined;
+}
+
+function isStringIterable(value: unknown): boolean {
+  if (typeof value === 'string') return true;
+  if (value === null || typeof value !== 'object' || typeof (value as { [Symbol.iterator]?: unknown })[Symbol.iterator] !== 'function') return false;
+  try {
+    for (const item of value as Iterable<unknown>) if (typeof item !== 'string') return false;
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Runs one governed call of `tool` under provider `scope` (0: none). Never throws for a failed call. */
+export async function runCall(w: Warden, tool: PipelineTool, input: unknown, options?: CallOptions | null, scope = 0): Promise<CallOutcome> {
+  const problem = optionsProblem(options);
+  if (problem !== undefined) {
+    return { ok: false, error: { kind: 'validation', reason: 'invalid_options', message: problem }, result: errorResult('Error: ' + problem) };
+  }
+  const run = new CallRun(w, tool, input, options ?? {}, scope);
+  return run.run();
+}
+
+/** The state of one call, and one performer per op. */
+class CallRun {
+  private readonly observed: boolean;
+  private readonly started: number;
+  private readonly serverId: string;
+  private readonly invocationId = genInvocationId();
+  private readonly signal: AbortSignal;
+  private deadline: AbortController | undefined;
+  private timedOut = false;
+  private readonly taint: Set<string>;
+  private readonly metadata: Record<string, unknown> = {};
+  private readonly approver;
+
+  private engine = -1;
+  private instance = -1;
+  private call = -1;
+  private output: unknown = undefined;
+  /** The arguments as JSON, once a step needed them. */
+  private argsJson: string | undefined;
+  private argsDigest: string | undefined;
+  private validated: unknown = undefined;
+  /** What the last performed step returned, read once. */
+  private returned: Returned | undefined;
+  /** The event of the last hook performed. */
+  private event = 0;
+  /** What the last performed step threw. */
+  private thrown: unknown = undefined;
+  private threw = false;
+  /** `ctx.error`: what failed the call (a thrown value), if a step threw; else the failure. */
+  private error: unknown = undefined;
+  private errorIsThrown = false;
+  private failure: (CallError & { decision?: Decision }) | undefined;
+  private shapeStep: DecisionStep | undefined;
+
+  constructor(
+    private readonly w: Warden,
+    private readonly tool: PipelineTool,
+    private input: unknown,
+    private readonly options: CallOptions & { timeout?: number },
+    private readonly scope: number,
+  ) {
+    this.observed = w.telemetry.active();
+    this.started = this.observed ? performance.now() : 0;
+    this.serverId = tool.server ?? w.settings.serverId;
+    this.taint = taintSet(options.taint);
+    this.approver = approverFor(w, scope);
+    const given = options.signal ?? NEVER_ABORTED;
+    if (options.timeout !== undefined) {
+      const deadline = new AbortController();
+      this.deadline = deadline;
+      const onAbort = () => deadline.abort(given.reason);
+      if (given.aborted) deadline.abort(given.reason);
+      else if (given !== NEVER_ABORTED) given.addEventListener('abort', onAbort, { once: true });
+      setTimeout(() => {
+        if (!deadline.signal.aborted) {
+          this.timedOut = true;
+          deadline.abort(new DOMException('the call ran past its timeout', 'TimeoutError'));
+        }
+      }, options.timeout);
+      this.signal = deadline.signal;
+    } else {
+      this.signal = given;
+    }
+  }
+
+  private signalState(): number {
+    if (!this.signal.aborted) return Signal.Live;
+    return this.timedOut ? Signal.TimedOut : Signal.Aborted;
+  }
+
+  async run(): Promise<CallOutcome> {
+    let ended = false;
+    try {
+      this.engine = this.w.engine();
+      this.instance = this.w.coreInstance;
+      const flags =
+        (this.tool.validation.standard ? CallFlags.StandardInput : this.tool.validation.input ? CallFlags.JsonInput : 0) |
+        (this.tool.validation.output ? CallFlags.OutputSchema : 0) |
+        (this.approver ? CallFlags.Approver : 0) |
+        (this.observed ? CallFlags.Observed : 0) |
+        (this.w.settings.capturePayloads ? CallFlags.Capture : 0);
+      this.call = core.begin(this.engine, this.tool.coreTool, this.scope, flags);
+      if (this.call < 0) {
+        ended = true;
+        return this.planFailure();
+      }
+      let action = this.step(Outcome.Start, 0);
+      for (;;) {
+        this.apply(action);
+        const op = action & ActionBits.OpMask;
+        const handle = action >>> ActionBits.HandleShift;
+        if (op === Op.FinishOk || op === Op.FinishError) {
+          ended = true;
+          return this.finish();
+        }
+        action = await this.perform(op, handle);
+      }
+    } catch (err) {
+      // A trapped core, or a bug in this package: the call still ends as data, and what was
+      // thrown is never shown to the agent.
+      return this.internalError(err);
+    } finally {
+      if (this.deadline && !this.deadline.signal.aborted) this.deadline.abort();
+      if (!ended && this.call >= 0 && this.current()) {
+        try {
+          core.end(this.engine, this.call);
+        } catch {
+          // the instance is gone; nothing to free
+        }
+      }
+    }
+  }
+
+  /** Whether the call's engine is still the live one (a trap replaces it). */
+  private current(): boolean {
+    return this.instance === this.w.coreInstance;
+  }
+
+  private step(outcome: number, facts: number, durationMs = 0, payload?: unknown): number {
+    if (!this.current()) throw new CoreTrapped('the core was restarted during this call');
+    const action =
+      payload === undefined
+        ? core.step(this.engine, this.call, outcome, facts, this.signalState(), durationMs)
+        : core.stepWith(this.engine, this.call, outcome, facts, this.signalState(), durationMs, encode(payload));
+    if (action === 0) throw new Error('the core does not know this call');
+    return action;
+  }
+
+  /** Applies what the core said about the last step: a value taking effect, a failure. */
+  private apply(action: number): void {
+    const verdict = (action >>> ActionBits.VerdictShift) & 7;
+    if (action & ActionBits.Accepted) {
+      const returned = this.returned;
+      const event = EVENTS[this.event];
+      if (verdict === Verdict.Rewrite && event === 'before') this.input = returned?.input;
+      else if (verdict === Verdict.Rewrite && event === 'after') this.output = returned?.output;
+      else if (verdict === Verdict.Halt || verdict === Verdict.Recover) this.output = returned?.result;
+      else if (verdict === Verdict.None && this.tool.validation.standard && this.validated !== undefined) this.input = (this.validated as { value: unknown }).value;
+    }
+    if (action & ActionBits.FailedNow) {
+      this.failure = undefined;
+      this.errorIsThrown = this.threw;
+      this.error = this.threw ? this.thrown : undefined;
+    }
+    this.returned = undefined;
+    this.threw = false;
+    this.thrown = undefined;
+  }
+
+  private async perform(op: number, handle: number): Promise<number> {
+    switch (op) {
+      case Op.CallHook:
+        return this.callHook(handle);
+      case Op.RunTool:
+        return this.runTool();
+      case Op.ValidateInput:
+        return this.validateInput(handle);
+      case Op.EvaluatePolicy:
+        return this.evaluatePolicy();
+      case Op.Predicate:
+        return this.predicate(handle);
+      case Op.Approve:
+        return this.approve();
+      case Op.ValidateOutput:
+        return this.validateOutput();
+      default:
+        throw new Error(`the core answered an unknown op ${op}`);
+    }
+  }
+
+  // ---- performers ------------------------------------------------------------------------------
+
+  private async callHook(handle: number): Promise<number> {
+    const hook = this.w.hooks.get(handle);
+    if (hook === undefined) throw new Error('the core named a hook this client does not hold');
+    this.event = hook.event;
+    const ctx = this.hookContext(hook.event);
+    const hookId = this.observed ? (core.currentHookId(this.engine, this.call) ?? '') : '';
+    const started = this.observed ? performance.now() : 0;
+    const performed = perform(hook.run, [ctx], hook.timeout ?? this.w.settings.hookTimeout, this.signal);
+    const [how, value] = Array.isArray(performed) ? performed : await performed;
+    const duration = this.observed ? performance.now() - started : 0;
+    const [outcome, facts, payload] = this.report(how, value);
+    const action = this.step(outcome, facts, duration, payload);
+    if (this.observed) this.hookEvent(EVENTS[hook.event] ?? 'before', hookId, outcome, action, duration);
+    return action;
+  }
+
+  /** What a performed hook or approver step reports: the outcome, its facts, its payload. */
+  private report(how: Ended, value: unknown): [number, number, unknown] {
+    if (how === Ended.Raise) {
+      this.threw = true;
+      this.thrown = value;
+      return [Outcome.Raised, 0, undefined];
+    }
+    if (how === Ended.Timeout) return [Outcome.TimedOut, 0, undefined];
+    if (how === Ended.Aborted) return [Outcome.Aborted, 0, undefined];
+    let returned: Returned;
+    try {
+      returned = readReturn(value);
+    } catch (err) {
+      // Reading the return is part of performing the step: a getter or trap that throws is a raise.
+      this.threw = true;
+      this.thrown = err;
+      return [Outcome.Raised, 0, undefined];
+    }
+    this.returned = returned;
+    const payload: Record<string, string> = {};
+    if (returned.message !== undefined) payload.message = returned.message;
+    if (returned.code !== undefined) payload.code = returned.code;
+    if (returned.deny !== undefined) payload.deny = returned.deny;
+    return [Outcome.Returned, returned.facts, Object.keys(payload).length ? payload : undefined];
+  }
+
+  private async runTool(): Promise<number> {
+    // The single value: the tool gets a fresh parse of the JSON every governance step read
+    // (a Standard Schema's own value, which nobody else holds, is passed as it is).
+    if (this.argsJson !== undefined && !this.tool.validation.standard) this.input = JSON.parse(this.argsJson);
+    const started = performance.now();
+    const performed = perform(this.tool.fn as AnyHook, [this.input, { signal: this.signal }], undefined, this.signal);
+    const [how, value] = Array.isArray(performed) ? performed : await performed;
+    const duration = performance.now() - started;
+    if (how === Ended.Value) {
+      this.output = value;
+      return this.step(Outcome.ToolReturned, 0, duration);
+    }
+    if (how === Ended.Aborted) return this.step(Outcome.Aborted, 0, duration);
+    this.threw = true;
+    this.thrown = value;
+    return this.step(Outcome.ToolThrew, 0, duration, { message: errorMessage(value) });
+  }
+
+  /** The arguments as JSON, made once; `undefined` with a diagnostic when JSON cannot carry them. */
+  private argumentsJson(): { ok: true; text: string } | { ok: false; diagnostic: Diagnostic } {
+    if (this.argsJson !== undefined) return { ok: true, text: this.argsJson };
+    const json = toJson(this.input, { maxBytes: this.w.settings.maxArgumentBytes, maxDepth: this.w.settings.maxArgumentDepth });
+    if (json.ok) this.argsJson = json.text;
+    return json;
+  }
+
+  private async validateInput(what: number): Promise<number> {
+    const output = this.tool.validation.output;
+    if (what & 2 && output !== undefined) {
+      const compiled = await compileSchema(output);
+      if ('error' in compiled) return this.step(Outcome.InvalidSchema, 0, 0, { which: 'outputSchema', message: compiled.error });
+    }
+    if (!(what & 1)) return this.step(Outcome.Valid, 0);
+    const standard = this.tool.validation.standard;
+    if (standard) {
+      const result = await validateStandard(standard, this.input, this.signal);
+      if (result.how === 'threw') {
+        this.threw = true;
+        this.thrown = result.thrown;
+        return this.step(Outcome.Raised, 0);
+      }
+      if (result.how === 'aborted') return this.step(Outcome.Aborted, 0);
+      if (!result.valid) return this.step(Outcome.Invalid, 0, 0, { diagnostics: result.diagnostics });
+      this.validated = { value: result.value };
+      return this.step(Outcome.Valid, 0);
+    }
+    const schema = this.tool.validation.input;
+    if (schema === undefined) return this.step(Outcome.Valid, 0);
+    const json = this.argumentsJson();
+    if (!json.ok) return this.step(Outcome.Invalid, 0, 0, { diagnostics: [json.diagnostic] });
+    const result = await validateJsonText(schema, json.text, 'inputSchema', this.w.settings);
+    if (this.signal.aborted) return this.step(Outcome.Aborted, 0);
+    if ('invalidSchema' in result) return this.step(Outcome.InvalidSchema, 0, 0, { which: 'inputSchema', message: result.invalidSchema });
+    return result.valid ? this.step(Outcome.Valid, 0) : this.step(Outcome.Invalid, 0, 0, { diagnostics: result.diagnostics });
+  }
+
+  private async evaluatePolicy(): Promise<number> {
+    const source = this.tool.validation.standard && this.validated !== undefined ? (this.validated as { value: unknown }).value : this.input;
+    let json = this.argsJson !== undefined ? ({ ok: true, text: this.argsJson } as const) : undefined;
+    if (json === undefined) {
+      const made = toJson(source, { maxBytes: this.w.settings.maxArgumentBytes, maxDepth: this.w.settings.maxArgumentDepth });
+      if (!made.ok) return this.step(Outcome.Invalid, 0, 0, { diagnostics: [made.diagnostic] });
+      this.argsJson = made.text;
+      json = made;
+    }
+    await ensureGrants(this.w);
+    if (!this.current()) throw new CoreTrapped('the core was restarted during this call');
+    this.w.noteBaseline(this.tool.coreTool, false);
+    const facts: Record<string, unknown> = { arguments: JSON.parse(json.text), taint: [...this.taint], nowMs: this.w.settings.clock() };
+    if (this.options.principal !== undefined) facts.principal = this.options.principal;
+    const action = core.policyFacts(this.engine, this.call, encode(facts), this.signalState());
+    if (action === 0) throw new Error('the core does not know this call');
+    this.decided(action);
+    return action;
+  }
+
+  private async predicate(handle: number): Promise<number> {
+    const predicate = this.w.predicates.table[handle];
+    const call = this.policyCall(undefined);
+    const ctx = this.governanceContext();
+    const performed = predicate ? perform(predicate as AnyHook, [call, ctx], this.w.settings.hookTimeout, this.signal) : ([Ended.Raise, undefined] as [Ended, unknown]);
+    const [how, value] = Array.isArray(performed) ? performed : await performed;
+    const outcome = how === Ended.Aborted ? Outcome.Aborted : how !== Ended.Value || typeof value !== 'boolean' ? Outcome.PredicateFailed : value ? Outcome.PredicateTrue : Outcome.PredicateFalse;
+    const action = this.step(outcome, 0);
+    this.decided(action);
+    return action;
+  }
+
+  private async approve(): Promise<number> {
+    const decision = decode(core.callDecision(this.engine, this.call)) as Decision | null;
+    const call = this.policyCall(decision ?? undefined);
+    const ctx = { signal: this.signal, ...this.governanceContext() };
+    const started = performance.now();
+    const approver = this.approver;
+    const performed = approver ? perform(approver as AnyHook, [call, ctx], this.w.settings.askTimeout, this.signal) : ([Ended.Raise, undefined] as [Ended, unknown]);
+    const [how, value] = Array.isArray(performed) ? performed : await performed;
+    const duration = performance.now() - started;
+    const [outcome, facts, payload] = this.report(how, value);
+    const grant = { principal: this.options.principal, nowMs: this.w.settings.clock(), ttlMs: this.w.settings.grantTtl };
+    const action = this.step(outcome, facts, duration, { ...(payload as object | undefined), ...grant });
+    // `{ allow: 'always' }`: the core recorded the grant; the store keeps it. The approval of
+    // this call stands even if the store cannot: the next call then asks again.
+    if (action & ActionBits.Accepted) await persistGrants(this.w).catch(() => undefined);
+    return action;
+  }
+
+  private async validateOutput(): Promise<number> {
+    const schema = this.tool.validation.output;
+    const structured = normalizeResult(this.output).structuredContent;
+    if (schema === undefined || structured === undefined) return this.step(Outcome.Valid, 0);
+    const json = toJson(structured, { maxBytes: Number.MAX_SAFE_INTEGER, maxDepth: 100 });
+    if (!json.ok) return this.step(Outcome.Invalid, 0, 0, { diagnostics: [json.diagnostic] });
+    const result = await validateJsonText(schema, json.text, 'outputSchema', this.w.settings);
+    if (this.signal.aborted) return this.step(Outcome.Aborted, 0);
+    if ('invalidSchema' in result) return this.step(Outcome.InvalidSchema, 0, 0, { which: 'outputSchema', message: result.invalidSchema });
+    return result.valid ? this.step(Outcome.Valid, 0) : this.step(Outcome.Invalid, 0, 0, { diagnostics: result.diagnostics });
+  }
+
+  // ---- contexts ------------------------------------------------------------------------------
+
+  /** A hook's `ctx`: the shared fields, `input`, and the event's own. */
+  private hookContext(event: number): Record<string, unknown> {
+    const base = {
+      invocationId: this.invocationId,
+      tool: this.tool.publicTool,
+      contract: snapshotOf(this.tool.contract),
+      signal: this.signal,
+      metadata: this.metadata,
+      serverId: this.serverId,
+      principal: this.options.principal,
+      taint: this.taint,
+      assigns: this.options.assigns ?? {},
+      input: this.input,
+    };
+    switch (EVENTS[event]) {
+      case 'after':
+        return { ...base, output: this.output };
+      case 'error': {
+        const failure = this.callFailure();
+        return { ...base, error: this.errorIsThrown ? this.error : new CallFailure(failure.kind, failure.reason, failure.message, failure.hookId), failure };
+      }
+      case 'denied': {
+        const failure = this.callFailure();
+        return { ...base, reason: failure.message, code: failure.code ?? failure.reason, failure };
+      }
+      default:
+        return base;
+    }
+  }
+
+  /** The call's failure as the core holds it (`ctx.failure`), read once per failure. */
+  private callFailure(): CallError {
+    this.failure ??= Object.freeze(decode(core.callError(this.engine, this.call)) as CallError);
+    return this.failure;
+  }
+
+  /** What predicates and the approver get besides the call. */
+  private governanceContext(): Record<string, unknown> {
+    return {
+      taint: this.taint,
+      principal: this.options.principal,
+      assigns: this.options.assigns ?? {},
+      hasApprover: this.approver !== undefined,
+      approvedFingerprints: this.w.settings.approvedFingerprints,
+    };
+  }
+
+  /** What the approver and function predicates see (a deeply frozen copy of the arguments). */
+  private policyCall(decision: Decision | undefined): PolicyCall {
+    const facts = decode(core.askFacts(this.engine, this.call)) as { serverId: string; name: string; fingerprint: string };
+    const json = this.argumentsJson();
+    const args = json.ok ? JSON.parse(json.text) : undefined;
+    if (this.argsDigest === undefined && json.ok) this.argsDigest = digestOf(args);
+    const call: PolicyCall = {
+      serverId: facts.serverId,
+      name: facts.name,
+      arguments: deepFrozenCopy(args),
+      argsDigest: this.argsDigest ?? '',
+      fingerprint: facts.fingerprint,
+      principal: this.options.principal,
+      invocationId: this.invocationId,
+    };
+    if (decision) call.decision = deepFrozenCopy(decision) as Decision;
+    return Object.freeze(call);
+  }
+
+  // ---- telemetry -----------------------------------------------------------------------------
+
+  private hookEvent(event: string, hookId: string, outcome: number, action: number, durationMs: number): void {
+    const verdict = (action >>> ActionBits.VerdictShift) & 7;
+    const base = { tool: this.tool.contract.name, serverId: this.serverId, invocationId: this.invocationId, hookId, event, durationMs };
+    if (verdict === Verdict.Failed) {
+      const cause = outcome === Outcome.Raised ? 'raise' : outcome === Outcome.TimedOut ? 'timeout' : 'bad_return';
+      this.w.telemetry.emit({ name: 'hook.exception', ...base, cause });
+    } else if (verdict !== Verdict.None) {
+      const status = (['cont', 'cont', 'rewrite', 'deny', 'halt', 'recover'] as const)[verdict] ?? 'cont';
+      this.w.telemetry.emit({ name: 'hook.stop', ...base, status });
+    }
+  }
+
+  /** Emits `policy.decision` when the core says policy just decided. */
+  private decided(action: number): void {
+    if (!this.observed || !(action & ActionBits.Decided)) return;
+    const decision = decode(core.callDecision(this.engine, this.call)) as Decision | null;
+    if (!decision) return;
+    const event: Record<string, unknown> = { name: 'policy.decision', tool: this.tool.contract.name, serverId: this.serverId, invocationId: this.invocationId, effect: decision.effect, reason: decision.reason };
+    if (decision.rule) event.rule = decision.rule;
+    this.w.telemetry.emit(event as never);
+  }
+
+  // ---- endings -------------------------------------------------------------------------------
+
+  private finish(): CallOutcome {
+    const answer = decode(core.end(this.engine, this.call)) as { ok: boolean; error?: CallError & { decision?: Decision }; text?: string; record?: DecisionStep[] };
+    const outcome: CallOutcome = answer.ok
+      ? { ok: true, result: normalizeResult(this.output) }
+      : { ok: false, error: answer.error as CallError, result: errorResult(answer.text ?? 'Error: internal error in webmcp-warden') };
+    return this.answer(outcome, answer.record);
+  }
+
+  private planFailure(): CallOutcome {
+    const answer = decode(core.planError(this.engine, this.tool.coreTool, this.scope)) as { ok: boolean; error?: { code: string; message: string } };
+    const message = answer.error?.message ?? 'the hooks of this tool cannot be planned';
+    return this.answer({ ok: false, error: { kind: 'hook', reason: answer.error?.code ?? 'invalid_configuration', message }, result: errorResult('Error: ' + message) }, []);
+  }
+
+  private internalError(_err: unknown): CallOutcome {
+    return this.answer({ ok: false, error: { kind: 'tool', reason: 'internal_error', message: 'internal error in webmcp-warden' }, result: errorResult('Error: internal error in webmcp-warden') }, []);
+  }
+
+  /** Shapes the result for a model, emits `tool_call.stop`, and answers. */
+  private answer(outcome: CallOutcome, record: DecisionStep[] | undefined): CallOutcome {
+    const shapeMode = this.options.shape ?? this.tool.shape;
+    if (shapeMode === 'llm') {
+      const shaped = shapeForModel(outcome.result, this.serverId, this.w.settings.maxResultBytesForLlm);
+      outcome.result = shaped.result;
+      this.shapeStep = { step: 'shape', flags: shaped.flags, truncated: shaped.truncated };
+    }
+    if (this.observed) {
+      const steps = [...(record ?? [])];
+      if (this.shapeStep) steps.push(this.shapeStep);
+      const event: Record<string, unknown> = {
+        name: 'tool_call.stop',
+        tool: this.tool.contract.name,
+        serverId: this.serverId,
+        invocationId: this.invocationId,
+        status: outcome.ok ? 'ok' : 'error',
+        durationMs: performance.now() - this.started,
+        record: steps,
+      };
+      if (!outcome.ok) {
+        event.errorKind = outcome.error.kind;
+        event.errorReason = outcome.error.reason;
+      }
+      if (this.w.settings.capturePayloads) {
+        event.arguments = this.input;
+        event.result = outcome.result;
+      }
+      this.w.telemetry.emit(event as never);
+    }
+    return outcome;
+  }
+}
+
+/** The arguments' digest: SHA-256 (in the core) of their RFC 8785 canonical JSON. */
+function digestOf(args: unknown): string {
+  return core.sha256Hex(canonicalJson(args));
+}
+
+export type { CallToolResult };

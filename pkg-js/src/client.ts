@@ -1,0 +1,332 @@
+// The client object: one core engine and everything that goes with it (settings, the handle
+// tables the engine's actions refer to, the in-page registry, grants, telemetry). The package's
+// functions (`webmcp`, `configureWebMCP`, …) work on a default client made on first use; a page
+// (or a server rendering per request) may make its own with `createWarden()` and hand it to
+// `<WebMCPProvider client>`.
+//
+// The client is also what makes a wasm trap survivable: it keeps, for each live thing it gave
+// the core, exactly what it sent (the replay log), so when the core instance is replaced it
+// replays them into a fresh engine with the same handles.
+import { core, coreGeneration } from './core.js';
+import { configurationError } from './errors.js';
+import { Handles } from './handles.js';
+import { decode } from './wire.js';
+import { TelemetryBus } from './telemetry.js';
+import { memoryGrantStore, type GrantStore } from './grants.js';
+import type { Approver, PolicyPredicate, ToolFilterFn } from './governance.js';
+import type { AnyHook } from './perform.js';
+import type { RegisteredTool } from './internal.js';
+import type { WebMCPHooks } from './types.js';
+
+/** One hook function the engine refers to by handle. */
+export interface HookRecord {
+  /** The function. */
+  run: AnyHook;
+  /** Its own deadline (ms), if it has one. */
+  timeout: number | undefined;
+  /** Its event's number in the core (`EVENTS`). */
+  event: number;
+  /** The hook set it belongs to. */
+  set: number;
+}
+
+/** Settings every call reads. */
+export interface Settings {
+  hookTimeout: number;
+  serverId: string;
+  maxResultBytesForLlm: number;
+  capturePayloads: boolean;
+  strictReturns: boolean;
+  maxArgumentBytes: number;
+  maxArgumentDepth: number;
+  askTimeout: number;
+  approver: Approver | undefined;
+  filter: ToolFilterFn | undefined;
+  hasPolicy: boolean;
+  grantStore: GrantStore;
+  grantTtl: number;
+  clock: () => number;
+  /** `approvedFingerprints` as given, for predicates and the approver (`ctx`). */
+  approvedFingerprints: Record<string, string> | 'first_listing' | undefined;
+}
+
+function defaultSettings(): Settings {
+  return {
+    hookTimeout: 5000,
+    serverId: 'page',
+    maxResultBytesForLlm: 102_400,
+    capturePayloads: false,
+    strictReturns: false,
+    maxArgumentBytes: 1024 * 1024,
+    maxArgumentDepth: 64,
+    askTimeout: 60_000,
+    approver: undefined,
+    filter: undefined,
+    hasPolicy: false,
+    grantStore: memoryGrantStore(),
+    grantTtl: 86_400_000,
+    clock: () => Date.now(),
+    approvedFingerprints: undefined,
+  };
+}
+
+/** What the client sent the core for one tool, to send again after a trap. */
+interface ToolEntry {
+  definition: Uint8Array | undefined;
+  name: string;
+  server: string | undefined;
+  sets: Uint32Array;
+  label: string;
+}
+
+/** A core answer `{ ok, … }` or `{ ok: false, error }`; an error is thrown as `ConfigurationError`. */
+export function answered<T extends object>(bytes: Uint8Array): T {
+  const answer = decode(bytes) as { ok: boolean; error?: { code: string; message: string; path?: string } } & T;
+  if (!answer.ok) throw configurationError(answer.error ?? { code: 'internal', message: 'the core refused without saying why' });
+  return answer;
+}
+
+/**
+ * A webmcp-warden client: owns one core engine, its handles, settings, registry, grants and
+ * telemetry. Make one with {@link createWarden}; the package's top-level functions use a
+ * default one.
+ */
+export class Warden {
+  /** Settings every call reads. */
+  readonly settings: Settings = defaultSettings();
+  /** Handles given to the core (hook sets, hooks, tools, scopes). */
+  readonly handles = new Handles();
+  /** Hook functions by handle. */
+  readonly hooks = new Map<number, HookRecord>();
+  /** Policy function predicates by handle, and the handle of each function. */
+  readonly predicates = { table: [] as PolicyPredicate[], handles: new Map<PolicyPredicate, number>() };
+  /** Telemetry subscribers. */
+  readonly telemetry = new TelemetryBus();
+  /** The in-page registry: tools `invokeTool` and `listTools` see, by name. */
+  readonly registry = new Map<string, RegisteredTool>();
+  /** The global hooks as given (`getGlobalHooks()`). */
+  globalHooks: WebMCPHooks = {};
+  /** Bumped by `reset()`: what the client gave out before is gone (React providers re-add theirs). */
+  resets = 0;
+
+  private engineId = -1;
+  private generation = 0;
+  private disposed = false;
+  private readonly log = {
+    sets: new Map<number, { spec: Uint8Array; label: string }>(),
+    globals: [] as number[],
+    tools: new Map<number, ToolEntry>(),
+    scopes: new Map<number, { parent: number; set: number | undefined; label: string }>(),
+    policy: 'null',
+    approved: 'null',
+    filter: 'null',
+    baselines: new Map<string, ToolEntry>(),
+    grants: undefined as string | undefined,
+  };
+
+  /** The engine id in the current core instance, replaying the configuration into a new one. */
+  engine(): number {
+    if (this.disposed) throw configurationError({ code: 'disposed', message: 'this webmcp-warden client was disposed' });
+    const generation = coreGeneration();
+    if (generation !== this.generation) {
+      this.engineId = core.engineNew();
+      this.generation = generation;
+      this.replay();
+    }
+    return this.engineId;
+  }
+
+  /** The core instance the engine lives in; a call started in another one is stale. */
+  get coreInstance(): number {
+    return this.generation;
+  }
+
+  /** Sends the live configuration to a fresh engine, in the order it was given. */
+  private replay(): void {
+    const e = this.engineId;
+    for (const [id, { spec, label }] of this.log.sets) core.defineHookSet(e, id, spec, label);
+    for (const id of this.log.globals) core.addGlobal(e, id, false, 'hooks');
+    core.setServerId(e, this.settings.serverId);
+    core.setHookReturns(e, this.settings.strictReturns);
+    core.setPolicy(e, this.log.policy);
+    core.setApprovedFingerprints(e, this.log.approved);
+    core.setToolFilter(e, this.log.filter);
+    // Baselines first, with temporary tools: a rug pull seen before the trap is still a rug pull.
+    for (const entry of this.log.baselines.values()) {
+      if (entry.definition === undefined) continue;
+      const temporary = this.handles.take();
+      core.defineTool(e, temporary, entry.definition, entry.server, new Uint32Array(), entry.label);
+      core.recordBaseline(e, temporary);
+      core.dropTool(e, temporary);
+      this.handles.give(temporary);
+    }
+    for (const [id, entry] of this.log.tools) {
+      if (entry.definition === undefined) core.defineStandaloneTool(e, id, entry.name, entry.sets, entry.label);
+      else core.defineTool(e, id, entry.definition, entry.server, entry.sets, entry.label);
+    }
+    for (const [id, scope] of this.log.scopes) core.defineScope(e, id, scope.parent, scope.set, scope.label);
+    if (this.log.grants !== undefined) core.loadGrants(e, this.log.grants);
+  }
+
+  // ---- what the client gives the core ------------------------------------------------------
+
+  /** Checks and stores a hook set the TS layer encoded; answers each hook's handle, event and deadline. */
+  defineHookSet(id: number, spec: Uint8Array, label: string): [number, number, number | null][] {
+    const answer = answered<{ hooks: [number, number, number | null][] }>(core.defineHookSet(this.engine(), id, spec, label));
+    this.log.sets.set(id, { spec, label });
+    return answer.hooks;
+  }
+
+  /** Forgets a hook set (its hook functions and handles too). */
+  dropHookSet(id: number): void {
+    core.dropHookSet(this.engine(), id);
+    const logged = this.log.sets.get(id);
+    this.log.sets.delete(id);
+    this.log.globals = this.log.globals.filter((set) => set !== id);
+    if (logged === undefined) return;
+    for (const [handle, record] of [...this.hooks]) {
+      if (record.set === id) {
+        this.hooks.delete(handle);
+        this.handles.give(handle);
+      }
+    }
+    this.handles.give(id);
+  }
+
+  /** Adds a set to the global hooks (or replaces them); answers the sets it replaced. */
+  addGlobal(id: number, replace: boolean): number[] {
+    const answer = answered<{ replaced: number[] }>(core.addGlobal(this.engine(), id, replace, 'hooks'));
+    if (replace) this.log.globals = [];
+    this.log.globals.push(id);
+    return answer.replaced;
+  }
+
+  /** Removes every global hook; answers the sets removed. */
+  clearGlobal(): number[] {
+    const removed = [...core.clearGlobal(this.engine())];
+    this.log.globals = [];
+    return removed;
+  }
+
+  /** Defines a tool; answers its fingerprint. */
+  defineTool(id: number, definition: Uint8Array, name: string, server: string | undefined, sets: Uint32Array, label: string): string {
+    const answer = answered<{ fingerprint: string }>(core.defineTool(this.engine(), id, definition, server, sets, label));
+    this.log.tools.set(id, { definition, name, server, sets, label });
+    return answer.fingerprint;
+  }
+
+  /** Defines a tool that runs its own hook sets only. */
+  defineStandaloneTool(id: number, name: string, sets: Uint32Array, label: string): void {
+    answered(core.defineStandaloneTool(this.engine(), id, name, sets, label));
+    this.log.tools.set(id, { definition: undefined, name, server: undefined, sets, label });
+  }
+
+  /** Forgets a tool. */
+  dropTool(id: number): void {
+    core.dropTool(this.engine(), id);
+    this.log.tools.delete(id);
+    this.handles.give(id);
+  }
+
+  /** Adds a provider scope. */
+  defineScope(id: number, parent: number, set: number | undefined, label: string): void {
+    answered(core.defineScope(this.engine(), id, parent, set, label));
+    this.log.scopes.set(id, { parent, set, label });
+  }
+
+  /** Forgets a provider scope. */
+  dropScope(id: number): void {
+    core.dropScope(this.engine(), id);
+    this.log.scopes.delete(id);
+    this.handles.give(id);
+  }
+
+  /** Sets the default server id. */
+  setServerId(serverId: string): void {
+    core.setServerId(this.engine(), serverId);
+    this.settings.serverId = serverId;
+  }
+
+  /** Sets the hook return contract. */
+  setStrictReturns(strict: boolean): void {
+    core.setHookReturns(this.engine(), strict);
+    this.settings.strictReturns = strict;
+  }
+
+  /** Applies a governance setting (policy, approved fingerprints, tool filter) given as JSON. */
+  setGovernance(which: 'policy' | 'approved' | 'filter', json: string): void {
+    const e = this.engine();
+    const result = which === 'policy' ? core.setPolicy(e, json) : which === 'approved' ? core.setApprovedFingerprints(e, json) : core.setToolFilter(e, json);
+    const answer = JSON.parse(result) as { ok: boolean; error?: { code: string; message: string; path?: string } };
+    if (!answer.ok) throw configurationError(answer.error ?? { code: 'internal', message: 'the core refused without saying why' });
+    this.log[which] = json;
+  }
+
+  /** The governance JSON last applied, to put back after a failed `configure`. */
+  governanceJson(which: 'policy' | 'approved' | 'filter'): string {
+    return this.log[which];
+  }
+
+  /** Records a tool's baseline definition (registration, listing, a policy step). */
+  noteBaseline(tool: number, record = true): void {
+    const entry = this.log.tools.get(tool);
+    if (entry !== undefined && !this.log.baselines.has(entry.name)) this.log.baselines.set(entry.name, entry);
+    if (record) core.recordBaseline(this.engine(), tool);
+  }
+
+  /** Hands the grants in the store to the core (after loading or a change). */
+  setGrants(json: string): void {
+    core.loadGrants(this.engine(), json);
+    this.log.grants = json;
+  }
+
+  /** The grants the core holds, as JSON (for the store). */
+  grantsJson(): string {
+    const json = core.grantsSnapshot(this.engine());
+    this.log.grants = json;
+    return json;
+  }
+
+  /** How many things the core and the client hold (for leak tests). */
+  counts(): { sets: number; hooks: number; tools: number; scopes: number; plans: number; calls: number; listings: number; handles: number; hookFunctions: number } {
+    const [sets = 0, hooks = 0, tools = 0, scopes = 0, plans = 0, calls = 0, listings = 0] = core.engineCounts(this.engine());
+    return { sets, hooks, tools, scopes, plans, calls, listings, handles: this.handles.live, hookFunctions: this.hooks.size };
+  }
+
+  /**
+   * Everything back to defaults: no global hooks, scopes, policy, baselines, grants or
+   * subscribers. Tools stay defined (their objects live on in the page), with their own hooks.
+   */
+  resetState(): void {
+    const dropped = [...core.engineReset(this.engine())];
+    for (const set of dropped) {
+      this.log.sets.delete(set);
+      for (const [handle, record] of [...this.hooks]) {
+        if (record.set === set) {
+          this.hooks.delete(handle);
+          this.handles.give(handle);
+        }
+      }
+      this.handles.give(set);
+    }
+    for (const scope of this.log.scopes.keys()) this.handles.give(scope);
+    this.predicates.table.length = 0;
+    this.predicates.handles.clear();
+    Object.assign(this.settings, defaultSettings());
+    this.telemetry.reset();
+    this.globalHooks = {};
+    this.log.globals = [];
+    this.log.scopes.clear();
+    this.log.policy = this.log.approved = this.log.filter = 'null';
+    this.log.baselines.clear();
+    this.log.grants = undefined;
+    this.resets++;
+  }
+
+  /** Frees the engine; the client cannot be used afterwards. */
+  disposeEngine(): void {
+    if (this.disposed) return;
+    if (this.generation === coreGeneration()) core.engineDrop(this.engineId);
+    this.disposed = true;
+  }
+}

@@ -1,0 +1,55 @@
+// Types the package's modules share about tools, kept apart so no module has to import another
+// for its types alone.
+import type { StandardSchemaLike } from './validation.js';
+import type { JsonSchema, ToolContract, WebMCPTool } from './types.js';
+
+/** What a governed call needs to know about a tool. */
+export interface PipelineTool {
+  /** The core's handle of the tool. */
+  readonly coreTool: number;
+  /** The function behind the tool. */
+  readonly fn: (input: any, extra: { signal: AbortSignal }) => unknown;
+  /** The tool as users hold it (for `ctx.tool`). */
+  readonly publicTool: WebMCPTool;
+  /** The contract sent to the browser. */
+  readonly contract: ToolContract;
+  /** The tool's own server id, if it has one. */
+  readonly server: string | undefined;
+  /** What validates its input and output, if anything. */
+  readonly validation: { input?: JsonSchema; standard?: StandardSchemaLike; output?: JsonSchema };
+  /** Shaping on the agent path (`'llm'` by default). */
+  readonly shape: 'llm' | false;
+}
+
+/** A tool the in-page registry holds. */
+export interface RegisteredTool extends PipelineTool {
+  /** The provider scope its calls run under (0: none). */
+  readonly scope: number;
+}
+
+/** How a tool stands with the browser. */
+export type RegistrationStatus = 'unregistered' | 'registering' | 'registered' | 'error' | 'unsupported';
+
+/** Everything the package keeps about one tool made by `webmcp()`. */
+export interface ToolRecord extends RegisteredTool {
+  /** The client the tool belongs to. */
+  readonly warden: import('./client.js').Warden;
+  /** The options it was made with. */
+  readonly options: import('./types.js').WebMCPOptions;
+  /** Lowercase hex SHA-256 of the definition's canonical JSON. */
+  readonly fingerprint: string;
+  /** The core's hook sets of this tool, oldest first (re-wrapping appends). */
+  readonly hookSets: number[];
+  /** Registration status with the browser; setting it notifies `statusListeners`. */
+  status: RegistrationStatus;
+  /** The last registration error. */
+  error: Error | null;
+  /** The live `register()`: a newer one, or `unregister()`, replaces it. */
+  attempt: { unregister: () => void } | undefined;
+  /** The registration with the browser, and the descriptor it was made with. */
+  browser: { controller: AbortController; key: string } | undefined;
+  /** Where `scope` comes from, set by `webmcp-warden/react` while the tool is mounted. */
+  scopeOf: (() => number) | undefined;
+  /** Called after every change of `status`. */
+  readonly statusListeners: Set<() => void>;
+}

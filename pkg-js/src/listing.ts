@@ -1,0 +1,120 @@
+// A listing: what an agent is shown of the page's tools after the `toolsListed` hooks. The core
+// plans the hooks (which ones, in which order, given which tools) and judges what each returned;
+// this file calls them with their deadlines and keeps the (possibly annotated) tool objects.
+// `listTools()` and the browser registrations (`registration.ts`) both list this way.
+import { ActionBits, Op, Outcome, Verdict } from './codes.js';
+import { core, CoreTrapped } from './core.js';
+import type { Warden } from './client.js';
+import { WardenError } from './errors.js';
+import { readReturn } from './facts.js';
+import type { RegisteredTool } from './internal.js';
+import { Ended, NEVER_ABORTED, perform } from './perform.js';
+import { stripText } from './shape.js';
+import type { ToolContract } from './types.js';
+import { decode, encode } from './wire.js';
+import { genInvocationId } from './call.js';
+
+/** Who a listing is for, as `listTools(options)` takes it. */
+export interface ListingOptions {
+  principal?: string;
+  assigns?: Record<string, unknown>;
+  signal?: AbortSignal;
+  shape?: 'llm' | false;
+}
+
+/**
+ * The contracts an agent sees of `tools`, after the `toolsListed` hooks; with `shape: 'llm'`
+ * (default) titles and descriptions lose hidden and direction-changing characters (a tool
+ * definition is the classic place to hide instructions). Rejects with a `WardenError` whose
+ * code is `hook_failed` when a hook fails (never an empty list).
+ */
+export async function listContracts(w: Warden, tools: RegisteredTool[], options: ListingOptions = {}): Promise<ToolContract[]> {
+  let listed = tools.map((tool) => ({ ...tool.contract }));
+  if (tools.length > 0) listed = await runHooks(w, tools, listed, options);
+  if ((options.shape ?? 'llm') !== 'llm') return listed;
+  return listed.map(stripContract);
+}
+
+/** A contract whose title and description lost their hidden characters. */
+export function stripContract(contract: ToolContract): ToolContract {
+  const shaped = { ...contract, description: stripText(contract.description)[0] };
+  if (typeof contract.title === 'string') shaped.title = stripText(contract.title)[0];
+  return shaped;
+}
+
+async function runHooks(w: Warden, tools: RegisteredTool[], contracts: ToolContract[], options: ListingOptions): Promise<ToolContract[]> {
+  const engine = w.engine();
+  const instance = w.coreInstance;
+  const listing = core.beginListing(engine, new Uint32Array(tools.map((t) => t.coreTool)), new Uint32Array(tools.map((t) => t.scope)));
+  if (listing < 0) throw new WardenError('too_many_listings', 'too many listings are in progress');
+  const ctx = { invocationId: genInvocationId(), metadata: {} as Record<string, unknown>, principal: options.principal, assigns: options.assigns ?? {}, signal: options.signal ?? NEVER_ABORTED };
+  const observed = w.telemetry.active();
+  let ended = false;
+  try {
+    let action = core.listingStep(engine, listing, Outcome.Start, 0, 0, new Uint8Array());
+    let kept: Map<string, ToolContract> | undefined;
+    for (;;) {
+      if (action & ActionBits.Accepted && kept !== undefined) {
+        contracts = contracts.map((contract) => {
+          const annotated = kept?.get(contract.name);
+          return annotated ? { ...annotated, name: contract.name } : contract;
+        });
+      }
+      kept = undefined;
+      const op = action & ActionBits.OpMask;
+      if (op === Op.FinishOk || op === Op.FinishError) {
+        ended = true;
+        const answer = decode(core.endListing(engine, listing)) as { ok: boolean; listed?: number[]; error?: { hookId: string; message: string } };
+        if (!answer.ok) throw new WardenError('hook_failed', answer.error?.message ?? 'a toolsListed hook failed');
+        return (answer.listed ?? []).map((index) => contracts[index] as ToolContract);
+      }
+      if (op !== Op.CallHook) throw new Error(`the core answered an unknown listing op ${op}`);
+      const hook = w.hooks.get(action >>> ActionBits.HandleShift);
+      if (hook === undefined) throw new Error('the core named a hook this client does not hold');
+      const given = [...core.listingGiven(engine, listing)].map((index) => ({ ...(contracts[index] as ToolContract) }));
+      const hookId = observed ? (core.listingHookId(engine, listing) ?? '') : '';
+      const started = observed ? performance.now() : 0;
+      const performed = perform(hook.run, [given, ctx], hook.timeout ?? w.settings.hookTimeout, ctx.signal);
+      const [how, value] = Array.isArray(performed) ? performed : await performed;
+      const duration = observed ? performance.now() - started : 0;
+      let outcome: number = how === Ended.Raise ? Outcome.Raised : how === Ended.Timeout ? Outcome.TimedOut : how === Ended.Aborted ? Outcome.Aborted : Outcome.Returned;
+      let facts = 0;
+      let payload: Uint8Array = new Uint8Array();
+      if (outcome === Outcome.Returned) {
+        try {
+          facts = readReturn(value).facts;
+          if (Array.isArray(value)) {
+            // Each returned tool is read once: a snapshot of its own keys, and its name.
+            const items = Array.from(value as unknown[], (item) => (item !== null && typeof item === 'object' ? { ...(item as object) } : item));
+            kept = new Map();
+            const names = items.map((item) => {
+              const name = item !== null && typeof item === 'object' ? (item as { name?: unknown }).name : undefined;
+              if (typeof name === 'string') kept?.set(name, item as ToolContract);
+              return name;
+            });
+            payload = encode({ names: names.map((name) => (name === undefined ? null : name)) });
+          }
+        } catch {
+          outcome = Outcome.Raised;
+          facts = 0;
+        }
+      }
+      if (instance !== w.coreInstance) throw new CoreTrapped('the core was restarted during this listing');
+      action = core.listingStep(engine, listing, outcome, facts, duration, payload);
+      if (observed) listingEvent(w, tools, ctx.invocationId, hookId, outcome, action, duration);
+    }
+  } finally {
+    if (!ended && instance === w.coreInstance) core.endListing(engine, listing);
+  }
+}
+
+function listingEvent(w: Warden, tools: RegisteredTool[], invocationId: string, hookId: string, outcome: number, action: number, durationMs: number): void {
+  const verdict = (action >>> ActionBits.VerdictShift) & 7;
+  const base = { tool: tools.map((t) => t.contract.name).join(','), serverId: w.settings.serverId, invocationId, hookId, event: 'toolsListed', durationMs };
+  if (verdict === Verdict.Failed) {
+    const cause = outcome === Outcome.Raised ? 'raise' : outcome === Outcome.TimedOut ? 'timeout' : 'bad_return';
+    w.telemetry.emit({ name: 'hook.exception', ...base, cause });
+  } else if (verdict !== Verdict.None) {
+    w.telemetry.emit({ name: 'hook.stop', ...base, status: verdict === Verdict.Rewrite ? 'rewrite' : 'cont' });
+  }
+}

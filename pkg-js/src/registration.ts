@@ -1,0 +1,134 @@
+// Registration with the browser's WebMCP runtime. What the browser lists is what an agent sees,
+// and the browser has no listing callback, so the registrations themselves follow the page's
+// governance: a tool the filter hides or a `toolsListed` hook drops is not registered, a title or
+// description a hook annotated (and stripped of hidden characters) is what `getTools()` shows,
+// and registrations follow when tools, hooks or settings change. Every change goes through one
+// serialized `sync`, so React StrictMode's mount → unmount → mount leaves exactly one live
+// registration and `status` tells the truth.
+import type { Warden } from './client.js';
+import { RegistrationError, WardenError } from './errors.js';
+import type { ToolRecord } from './internal.js';
+import { listContracts } from './listing.js';
+import { isVisible, unknownToolOutcome } from './registry.js';
+import { runCall } from './call.js';
+import { getModelContext } from './runtime.js';
+import type { ToolContract } from './types.js';
+
+interface SyncState {
+  running: Promise<void>;
+  queued: Promise<void> | undefined;
+}
+
+const syncs = new WeakMap<Warden, SyncState>();
+
+/**
+ * Brings the browser's registrations in line with the page (coalescing changes made in the
+ * same turn); resolves once the registrations a caller's change implies are made.
+ */
+export function syncRegistrations(w: Warden): Promise<void> {
+  let state = syncs.get(w);
+  if (state === undefined) {
+    state = { running: Promise.resolve(), queued: undefined };
+    syncs.set(w, state);
+  }
+  if (state.queued !== undefined) return state.queued;
+  const current = state;
+  const next = current.running.then(async () => {
+    current.queued = undefined;
+    await sync(w);
+  });
+  current.queued = next;
+  current.running = next.catch(() => undefined);
+  return next;
+}
+
+async function sync(w: Warden): Promise<void> {
+  const records = [...w.registry.values()] as ToolRecord[];
+  const runtime = getModelContext();
+  if (records.length === 0) return;
+  const visible = records.filter((record) => isVisible(w, record));
+  if (!runtime) {
+    for (const record of records) {
+      drop(record);
+      record.status = visible.includes(record) ? 'unsupported' : 'unregistered';
+    }
+    return;
+  }
+  let listed: ToolContract[];
+  try {
+    listed = await listContracts(w, visible, { shape: 'llm' });
+  } catch (err) {
+    // A failing toolsListed hook leaves the browser's registrations as they were; a tool not in
+    // the browser yet cannot be shown, and says why.
+    for (const record of records) {
+      if (record.browser === undefined && w.registry.get(record.contract.name) === record) {
+        record.status = 'error';
+        record.error = err instanceof Error ? err : new WardenError('hook_failed', 'a toolsListed hook failed');
+      }
+    }
+    return;
+  }
+  const byName = new Map(listed.map((contract) => [contract.name, contract]));
+  await Promise.all(
+    records.map(async (record) => {
+      if (w.registry.get(record.contract.name) !== record) return;
+      const contract = byName.get(record.contract.name);
+      const key = contract === undefined ? undefined : JSON.stringify(contract);
+      if (key !== undefined && record.browser?.key === key) {
+        if (record.status !== 'registering') record.status = 'registered';
+        return;
+      }
+      drop(record);
+      if (contract === undefined || key === undefined) {
+        record.status = 'unregistered';
+        return;
+      }
+      await registerWithBrowser(w, record, contract, key);
+    }),
+  );
+}
+
+/** Ends a tool's browser registration, if it has one. */
+export function drop(record: ToolRecord): void {
+  const browser = record.browser;
+  record.browser = undefined;
+  browser?.controller.abort();
+}
+
+async function registerWithBrowser(w: Warden, record: ToolRecord, contract: ToolContract, key: string): Promise<void> {
+  const runtime = getModelContext();
+  if (!runtime) {
+    record.status = 'unsupported';
+    return;
+  }
+  const controller = new AbortController();
+  const browser = { controller, key };
+  record.browser = browser;
+  record.status = 'registering';
+  const descriptor: Record<string, unknown> = { name: contract.name, description: contract.description, inputSchema: contract.inputSchema };
+  for (const field of ['title', 'outputSchema', 'annotations'] as const) if (contract[field] !== undefined) descriptor[field] = contract[field];
+  try {
+    await runtime.registerTool(
+      { ...descriptor, execute: (input: unknown, extra?: { signal?: AbortSignal }) => executeForBrowser(w, record, input, extra) } as never,
+      { signal: controller.signal },
+    );
+  } catch (cause) {
+    if (record.browser !== browser) return;
+    record.browser = undefined;
+    const message = cause instanceof Error ? cause.message : String(cause);
+    record.status = 'error';
+    record.error = new RegistrationError('registration_failed', `Failed to register tool "${record.contract.name}": ${message}`, { cause });
+    return;
+  }
+  if (record.browser === browser) {
+    record.status = 'registered';
+    record.error = null;
+  }
+}
+
+/** The `execute` registered with the browser: the whole pipeline, answering the result object. */
+async function executeForBrowser(w: Warden, record: ToolRecord, input: unknown, extra?: { signal?: AbortSignal }) {
+  if (!isVisible(w, record)) return unknownToolOutcome(record.contract.name).result;
+  const outcome = await runCall(w, record, input, extra?.signal ? { signal: extra.signal } : {}, record.scope);
+  return outcome.result;
+}
