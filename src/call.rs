@@ -337,6 +337,8 @@ pub struct Call {
     explain: Vec<Value>,
     /// Function predicates a dry run counted as failed.
     skipped_predicates: usize,
+    /// The id of the last hook whose outcome was reported (for the TS layer's warnings).
+    last_hook_id: Option<String>,
 }
 
 /// What the engine must do for a call's policy step (the call cannot reach the governor).
@@ -365,6 +367,7 @@ impl Call {
             record: Vec::new(),
             explain: Vec::new(),
             skipped_predicates: 0,
+            last_hook_id: None,
         }
     }
 
@@ -409,6 +412,11 @@ impl Call {
             Phase::Hooks(event, position) => self.plan.hook(event, position).map(|hook| hook.id.as_str()),
             _ => None,
         }
+    }
+
+    /// The id of the last hook whose outcome was reported.
+    pub fn last_hook_id(&self) -> Option<&str> {
+        self.last_hook_id.as_deref()
     }
 
     /// The decision record so far (empty unless the spec is observed).
@@ -484,6 +492,7 @@ impl Call {
             Some(hook) => (hook.id.clone(), hook.on_error),
             None => return self.internal_error(),
         };
+        self.last_hook_id = Some(hook_id.clone());
         let judged = match outcome {
             Outcome::Returned => judge_hook(event, self.spec.contract, facts),
             Outcome::Raised | Outcome::TimedOut => Judged::Bad,
@@ -771,6 +780,7 @@ impl Call {
                 self.enter(Event::Denied, 0, signal)
             }
             Approval::Bad => {
+                let verdict = Verdict::Failed;
                 let cause = match outcome {
                     Outcome::Raised => "raise",
                     Outcome::TimedOut => "timeout",
@@ -780,7 +790,9 @@ impl Call {
                 error.cause = Some(cause);
                 error.with_decision = true;
                 self.error = Some(error);
-                self.enter(Event::Denied, 0, signal)
+                let mut action = self.enter(Event::Denied, 0, signal);
+                action.verdict = verdict;
+                action
             }
         };
         action.failed_now = true;

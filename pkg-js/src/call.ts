@@ -23,6 +23,7 @@ import { errorMessage, errorResult, normalizeResult } from './normalize.js';
 import { Ended, NEVER_ABORTED, perform, type AnyHook } from './perform.js';
 import { shapeForModel } from './shape.js';
 import type { DecisionStep } from './telemetry.js';
+import { warnBadReturn } from './warnings.js';
 import type { CallError, CallOptions, CallOutcome, CallToolResult, ToolContract } from './types.js';
 import { compileSchema, toJson, validateJsonText, validateStandard, type Diagnostic } from './validation.js';
 import { decode, encode } from './wire.js';
@@ -296,7 +297,11 @@ class CallRun {
     const duration = this.observed ? performance.now() - started : 0;
     const [outcome, facts, payload] = this.report(how, value);
     const action = this.step(outcome, facts, duration, payload);
-    if (this.observed) this.hookEvent(EVENTS[hook.event] ?? 'before', hookId, outcome, action, duration);
+    const event = EVENTS[hook.event] ?? 'before';
+    if (outcome === Outcome.Returned && ((action >>> ActionBits.VerdictShift) & 7) === Verdict.Failed) {
+      warnBadReturn(this.w, event, core.lastHookId(this.engine, this.call) ?? undefined);
+    }
+    if (this.observed) this.hookEvent(event, hookId, outcome, action, duration);
     return action;
   }
 
@@ -426,6 +431,7 @@ class CallRun {
     const [outcome, facts, payload] = this.report(how, value);
     const grant = { principal: this.options.principal, nowMs: this.w.settings.clock(), ttlMs: this.w.settings.grantTtl };
     const action = this.step(outcome, facts, duration, { ...(payload as object | undefined), ...grant });
+    if (outcome === Outcome.Returned && ((action >>> ActionBits.VerdictShift) & 7) === Verdict.Failed) warnBadReturn(this.w, 'approver', undefined);
     // `{ allow: 'always' }`: the core recorded the grant; the store keeps it. The approval of
     // this call stands even if the store cannot: the next call then asks again.
     if (action & ActionBits.Accepted) await persistGrants(this.w).catch(() => undefined);

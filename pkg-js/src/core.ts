@@ -102,6 +102,7 @@ export const core = {
     guard(() => glue.stepWith(e, call, outcome, facts, signal, ms, payload)),
   policyFacts: (e: number, call: number, facts: Uint8Array, signal: number) => guard(() => glue.policyFacts(e, call, facts, signal)),
   currentHookId: (e: number, call: number) => guard(() => glue.currentHookId(e, call)),
+  lastHookId: (e: number, call: number) => guard(() => glue.lastHookId(e, call)),
   callError: (e: number, call: number) => guard(() => glue.callError(e, call)),
   callDecision: (e: number, call: number) => guard(() => glue.callDecision(e, call)),
   askFacts: (e: number, call: number) => guard(() => glue.askFacts(e, call)),

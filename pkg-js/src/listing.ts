@@ -13,6 +13,7 @@ import { stripText } from './shape.js';
 import type { ToolContract } from './types.js';
 import { decode, encode } from './wire.js';
 import { genInvocationId } from './call.js';
+import { warnBadReturn } from './warnings.js';
 
 /** Who a listing is for, as `listTools(options)` takes it. */
 export interface ListingOptions {
@@ -100,7 +101,9 @@ async function runHooks(w: Warden, tools: RegisteredTool[], contracts: ToolContr
         }
       }
       if (instance !== w.coreInstance) throw new CoreTrapped('the core was restarted during this listing');
+      const hookIdNow = outcome === Outcome.Returned ? core.listingHookId(engine, listing) : undefined;
       action = core.listingStep(engine, listing, outcome, facts, duration, payload);
+      if (outcome === Outcome.Returned && ((action >>> ActionBits.VerdictShift) & 7) === Verdict.Failed) warnBadReturn(w, 'toolsListed', hookIdNow ?? undefined);
       if (observed) listingEvent(w, tools, ctx.invocationId, hookId, outcome, action, duration);
     }
   } finally {

@@ -353,6 +353,11 @@ describe('config.json', () => {
   }
 });
 
-test('nothing was written to the console and no process warning was emitted', () => {
-  assert.deepEqual(written, []);
+test('the console got one warning per hook that returned outside its contract, never a value, and nothing else', () => {
+  assert.ok(written.length > 0, 'the bad returns of the fixtures were warned about');
+  for (const line of written) {
+    assert.match(line, /^webmcp-warden: (before|after|error|denied|toolsListed) hook "[^"]*" returned a value outside its contract, so .*\. It may return /);
+    assert.ok(!line.includes('SECRET'), line);
+  }
+  assert.equal(new Set(written).size, written.length, 'each hook is warned about once');
 });

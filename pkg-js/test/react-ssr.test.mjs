@@ -230,8 +230,8 @@ test('core resources of providers and per-mount tools are released when collecte
   v8.setFlagsFromString('--expose-gc');
   const gc = vm.runInNewContext('gc');
   // The same module instance the package uses (the workspace link resolves to this file).
-  const { hookTable } = await import('../dist/hookset.js');
-  const held = () => hookTable.filter((entry) => entry !== undefined).length;
+  const { getDefaultWarden, internalOf } = await import('../dist/api.js');
+  const held = () => internalOf(getDefaultWarden()).counts().hookFunctions;
   const kept = [];
   let keep;
   function Tool({ name }) {

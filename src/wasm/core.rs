@@ -252,3 +252,9 @@ pub fn sha256_hex(text: &str) -> String {
 pub fn explain_unknown(name: &str) -> Vec<u8> {
     crate::wire::encode(&crate::call::unknown_tool_explanation(name))
 }
+
+/// The id of the last hook whose outcome a call reported (for the TS layer's warnings).
+#[wasm_bindgen(js_name = lastHookId)]
+pub fn last_hook_id(engine: u32, call: u32) -> Option<String> {
+    engines::with(engine, |e| e.call(call).and_then(|call| call.last_hook_id()).map(str::to_owned)).flatten()
+}
