@@ -110,7 +110,12 @@ export async function runCall(w: Warden, tool: PipelineTool, input: unknown, opt
     return { ok: false, error: { kind: 'validation', reason: 'invalid_options', message: problem }, result: errorResult('Error: ' + problem) };
   }
   const run = new CallRun(w, tool, input, options ?? {}, scope);
-  return run.run();
+  if (!w.activity.observed) return run.run();
+  const active = { invocationId: run.invocationId, tool: tool.contract.name, startedAt: performance.now() };
+  w.activity.started(active);
+  const outcome = await run.run();
+  w.activity.finished(active, outcome);
+  return outcome;
 }
 
 /** The state of one call, and one performer per op. */
@@ -118,7 +123,7 @@ class CallRun {
   private readonly observed: boolean;
   private readonly started: number;
   private readonly serverId: string;
-  private readonly invocationId = genInvocationId();
+  readonly invocationId = genInvocationId();
   private readonly signal: AbortSignal;
   private deadline: AbortController | undefined;
   private timedOut = false;

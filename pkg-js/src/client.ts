@@ -12,6 +12,7 @@ import { configurationError } from './errors.js';
 import { Handles } from './handles.js';
 import { decode } from './wire.js';
 import { TelemetryBus } from './telemetry.js';
+import { ActivityStore } from './activity.js';
 import { memoryGrantStore, type GrantStore } from './grants.js';
 import type { Approver, PolicyPredicate, ToolFilterFn } from './governance.js';
 import type { AnyHook } from './perform.js';
@@ -102,6 +103,8 @@ export class Warden {
   readonly predicates = { table: [] as PolicyPredicate[], handles: new Map<PolicyPredicate, number>() };
   /** Telemetry subscribers. */
   readonly telemetry = new TelemetryBus();
+  /** Calls in progress and each tool's last outcome (the React layer's execution state). */
+  readonly activity = new ActivityStore();
   /** The in-page registry: tools `invokeTool` and `listTools` see, by name. */
   readonly registry = new Map<string, RegisteredTool>();
   /** The global hooks as given (`getGlobalHooks()`). */
@@ -314,6 +317,7 @@ export class Warden {
     this.predicates.handles.clear();
     Object.assign(this.settings, defaultSettings());
     this.telemetry.reset();
+    this.activity.reset();
     this.globalHooks = {};
     this.log.globals = [];
     this.log.scopes.clear();
