@@ -93,6 +93,64 @@ test('a governed tool registers natively and an agent call runs the before-hook 
   assert.deepEqual(consoleErrors, [], 'no console errors');
 });
 
+/** Polls `getTools()` until `check(tools)` holds (the browser may apply changes asynchronously). */
+async function agentSees(check, what) {
+  const deadline = Date.now() + 5_000;
+  let tools;
+  for (;;) {
+    tools = await page.evaluate(async () => (await document.modelContext.getTools()).map((t) => ({ name: t.name, description: t.description, title: t.title })));
+    if (check(tools) || Date.now() > deadline) break;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  assert.ok(check(tools), `${what}: getTools() answered ${JSON.stringify(tools)}`);
+  return tools;
+}
+
+test('toolsListed hooks shape what the browser lists, registrations follow the hooks, and text is stripped at registration', { skip: skipReason }, async () => {
+  const statuses = await page.evaluate(async () => {
+    const { webmcp, configureWebMCP } = window.__api;
+    configureWebMCP({
+      hooks: {
+        toolsListed: [
+          {
+            id: 'g.shape',
+            run: (tools) =>
+              tools
+                .filter((t) => t.name !== 'dropped_by_hook')
+                .map((t) => (t.name === 'annotated' ? { ...t, description: 'Annotated\u200b by the page', title: 'Annotated\u202e' } : t)),
+          },
+        ],
+      },
+    });
+    const made = ['annotated', 'dropped_by_hook', 'sneaky'].map((name) =>
+      webmcp(() => name, { name, description: name === 'sneaky' ? 'Reads\u200b\u2066 the cart\u{E0041}' : `The ${name} tool` }),
+    );
+    window.__listed = made;
+    for (const t of made) await t.register();
+    return made.map((t) => t.status);
+  });
+  assert.deepEqual(statuses, ['registered', 'unregistered', 'registered'], 'a tool a toolsListed hook drops is not registered');
+  const tools = await agentSees((list) => list.some((t) => t.name === 'annotated') && !list.some((t) => t.name === 'dropped_by_hook'), 'the hook dropped one tool');
+  const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
+  assert.equal(byName.annotated.description, 'Annotated by the page', 'what the hook annotated, stripped of hidden characters');
+  assert.equal(byName.annotated.title, 'Annotated');
+  assert.equal(byName.sneaky.description, 'Reads the cart', 'hidden and direction-changing characters are stripped at registration');
+  // The hooks change: the registrations follow.
+  await page.evaluate(() => window.__api.resetGlobalHooks());
+  const after = await agentSees((list) => list.some((t) => t.name === 'dropped_by_hook') && list.find((t) => t.name === 'annotated')?.description === 'The annotated tool', 'registrations followed the hooks');
+  assert.equal(after.filter((t) => t.name === 'annotated').length, 1, 'exactly one registration per tool');
+  assert.deepEqual(await page.evaluate(() => window.__listed.map((t) => t.status)), ['registered', 'registered', 'registered']);
+  // A failing toolsListed hook leaves the browser's registrations as they were.
+  await page.evaluate(() => window.__api.configureWebMCP({ hooks: { toolsListed: [() => { throw new Error('boom'); }] } }));
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  await agentSees((list) => ['annotated', 'dropped_by_hook', 'sneaky'].every((name) => list.some((t) => t.name === name)), 'a failing hook changes nothing');
+  await page.evaluate(async () => {
+    window.__api.resetGlobalHooks();
+    for (const t of window.__listed) t.unregister();
+  });
+  assert.deepEqual(pageErrors, [], 'no uncaught page errors');
+});
+
 test('unregister() removes the tool from the browser', { skip: skipReason }, async () => {
   assert.equal((await agentTools('add')).length, 1);
   await page.evaluate(async () => { await window.__add.unregister(); });

@@ -1,6 +1,8 @@
 // Test page for native-webmcp.test.mjs: loads the package's browser entry without a bundler,
 // under a CSP that allows only 'self' scripts and 'wasm-unsafe-eval'.
-import { webmcp } from '../dist/index.js';
+import { webmcp, configureWebMCP, resetGlobalHooks } from '../dist/index.js';
+
+window.__api = { webmcp, configureWebMCP, resetGlobalHooks };
 
 const show = (text) => { document.getElementById('status').textContent = text; };
 
