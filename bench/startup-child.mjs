@@ -2,7 +2,7 @@
 //   node bench/startup-child.mjs package   import('webmcp-warden') → first governed call done
 //   node bench/startup-child.mjs schema    the same for a tool with a JSON Schema (the validator
 //                                          module is loaded and compiled during that call)
-//   node bench/startup-child.mjs module    import the core's base64 module, decode, compile
+//   node bench/startup-child.mjs module    import the core's deflated bytes, inflate, compile
 import { entrySpecifier, pkgUrl } from './pkg.mjs';
 
 const mode = process.argv[2];
@@ -18,9 +18,10 @@ if (mode === 'package' || mode === 'schema') {
   if (!outcome.ok || outcome.result.content[0].text !== '3') throw new Error('start-up call failed: ' + JSON.stringify(outcome));
   console.log(JSON.stringify({ total: t2 - t0, toFirstTool: t1 - t0, firstCall: t2 - t1 }));
 } else if (mode === 'module') {
-  const { WASM_BASE64 } = await import(pkgUrl('wasm/warden_core_base64.js').href);
+  const { WASM_DEFLATED_BASE64 } = await import(pkgUrl('wasm/warden_core_bytes.js').href);
+  const { inflateSync } = await import('fflate');
   const t1 = performance.now();
-  const bytes = Buffer.from(WASM_BASE64, 'base64');
+  const bytes = inflateSync(Buffer.from(WASM_DEFLATED_BASE64, 'base64'));
   const t2 = performance.now();
   const module = new WebAssembly.Module(bytes);
   const t3 = performance.now();
