@@ -16,9 +16,7 @@ use std::rc::Rc;
 
 use serde::Serialize;
 
-use serde_json::Value;
-
-use crate::digest::digest;
+use crate::digest::args_digest;
 use crate::hooks::{Event, OnError};
 use crate::plan::Plan;
 use crate::policy::{settle_with_grant, settle_without_approver, Decision, Effect, EvalStep, Evaluation, Policy, PredicateResult};
@@ -211,10 +209,9 @@ pub struct Call {
     governance: Governance,
     evaluation: Option<Evaluation>,
     decision: Option<Decision>,
-    /// The digest of the arguments policy and the approver saw.
-    /// The final arguments policy saw; their digest is computed only when something needs it
-    /// (the approver, a predicate, or arguments that changed text before the tool).
-    arguments: Option<Value>,
+    /// The canonical JSON text (written by the TS layer) of the final arguments policy saw;
+    /// their digest is computed only when something needs it (the approver, a predicate).
+    canonical: Option<String>,
     args_digest: Option<String>,
     /// A live grant settles an ask.
     live_grant: bool,
@@ -233,7 +230,7 @@ impl Call {
             governance,
             evaluation: None,
             decision: None,
-            arguments: None,
+            canonical: None,
             args_digest: None,
             live_grant: false,
         }
@@ -252,19 +249,15 @@ impl Call {
     /// The digest of the arguments policy saw.
     pub fn args_digest(&mut self) -> Option<&str> {
         if self.args_digest.is_none() {
-            self.args_digest = self.arguments.as_ref().and_then(|arguments| digest(arguments).ok());
+            self.args_digest = self.canonical.as_deref().map(args_digest);
         }
         self.args_digest.as_deref()
     }
 
-    /// Whether `arguments` are the ones policy saw: equal as values, or failing that, equal in
-    /// their RFC 8785 digests (`1` and `1.0` differ as values but not as JSON numbers).
-    pub fn same_arguments(&mut self, arguments: &Value) -> bool {
-        if self.arguments.as_ref() == Some(arguments) {
-            return true;
-        }
-        let now = digest(arguments).ok();
-        now.is_some() && now.as_deref() == self.args_digest()
+    /// Whether `canonical` (the canonical JSON text of the arguments about to reach the tool)
+    /// is the text policy saw: equal texts are equal digests, so nothing is hashed here.
+    pub fn same_arguments(&self, canonical: &str) -> bool {
+        self.canonical.as_deref() == Some(canonical)
     }
 
     /// The page's policy, when the call is at its policy step.
@@ -276,12 +269,12 @@ impl Call {
     }
 
     /// Starts the policy evaluation built by the engine from the call's facts.
-    pub fn start_policy(&mut self, evaluation: Evaluation, arguments: Value, live_grant: bool) -> Action {
+    pub fn start_policy(&mut self, evaluation: Evaluation, canonical: String, live_grant: bool) -> Action {
         if self.phase != Phase::Policy {
             return self.internal_error();
         }
         self.evaluation = Some(evaluation);
-        self.arguments = Some(arguments);
+        self.canonical = Some(canonical);
         self.live_grant = live_grant;
         self.drive_policy()
     }

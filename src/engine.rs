@@ -8,14 +8,15 @@
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use serde_json::Value;
+use serde_json::Value as Json;
 
 use crate::call::{Action, Call, CallError, Governance, Outcome};
 use crate::governor::{Definition, Governor};
 use crate::policy::{
-    live_grant, new_grant, settle_with_grant, settle_without_approver, CallFacts, Decision, Effect, Evaluation, FingerprintState, Grant,
-    MatchedRules, PredicateResult,
+    settle_with_grant, settle_without_approver, CallFacts, Decision, Effect, Evaluation, FingerprintState, Grant, MatchedRules,
+    PredicateResult,
 };
+use crate::value::Value;
 use crate::error::ConfigError;
 use crate::hooks::{Event, Hook, HookSet};
 use crate::matcher::Level;
@@ -45,13 +46,13 @@ pub fn is_listed_subset(given: &[String], returned: &[String]) -> bool {
 pub struct PolicyInput<'a> {
     /// The final arguments.
     pub arguments: &'a Value,
+    /// Their RFC 8785 text, written by the TS layer (`None`: JSON cannot carry them).
+    pub canonical: Option<&'a str>,
     /// Who the call is for.
     pub principal: Option<&'a str>,
     /// Server ids whose output entered the current turn.
     pub taint: &'a [String],
-    /// The grants the store holds.
-    pub grants: &'a [Grant],
-    /// The time, from the TS layer's clock.
+    /// The time, from the TS layer's clock (grants are live until it reaches their expiry).
     pub now_ms: f64,
     /// Whether an approver would settle an ask (for dry runs).
     pub has_approver: bool,
@@ -74,8 +75,7 @@ impl<'a> PolicyInput<'a> {
 }
 
 /// What the approver is shown of a call besides its arguments.
-#[derive(Debug, Clone, serde::Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone)]
 pub struct AskFacts {
     /// The tool's server id.
     pub server_id: String,
@@ -90,8 +90,7 @@ pub struct AskFacts {
 }
 
 /// The result of a dry run of the policy.
-#[derive(Debug, Clone, serde::Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone)]
 pub struct Explained {
     /// The tool's server id.
     pub server_id: String,
@@ -230,7 +229,7 @@ impl Engine {
     ///
     /// # Errors
     /// The first invalid entry, with its path under `label`.
-    pub fn compile_hook_set(&mut self, spec: &Value, label: &str) -> Result<(u32, Vec<u32>), ConfigError> {
+    pub fn compile_hook_set(&mut self, spec: &Json, label: &str) -> Result<(u32, Vec<u32>), ConfigError> {
         let set = HookSet::compile(spec, self.next_handle, label)?;
         let handles: Vec<u32> = set.hooks.iter().map(|hook| hook.handle).collect();
         let count = u32::try_from(handles.len()).unwrap_or(u32::MAX);
@@ -279,13 +278,13 @@ impl Engine {
         self.changed();
     }
 
-    /// Defines a tool (`webmcp()`): its name, its own server if it has one, and its hook sets.
+    /// Defines a tool (`webmcp()`): its definition (see [`Definition::from_value`]), its own
+    /// server if it has one, and its hook sets.
     ///
     /// # Errors
     /// `duplicate_hook_id` when a tool hook reuses a global hook's id.
-    pub fn define_tool(&mut self, definition: &Value, server: Option<String>, sets: Vec<u32>, label: &str) -> Result<u32, ConfigError> {
-        let definition = Definition::from_json(definition)?;
-        let name = definition.fields.name.clone();
+    pub fn define_tool(&mut self, definition: Definition, server: Option<String>, sets: Vec<u32>, label: &str) -> Result<u32, ConfigError> {
+        let name = definition.name.clone();
         let global: Vec<&Hook> = self.global.iter().filter_map(|id| self.sets.get(*id)).flat_map(|set| set.hooks.iter()).collect();
         let mut seen = global;
         for id in &sets {
@@ -454,12 +453,12 @@ impl Engine {
         Ok(self.calls.insert(Call::new(plan, tool, governance)))
     }
 
-    /// Runs the policy step of `call` on its facts: the final arguments (JSON), the principal,
-    /// the taint set, the grants the TS layer's store holds, and the time. Returns the next
-    /// action; `None` for an unknown call.
+    /// Runs the policy step of `call` on its facts: the final arguments and their canonical
+    /// text, the principal, the taint set and the time; grants come from the governor's book.
+    /// Returns the next action; `None` for an unknown call.
     pub fn policy_start(&mut self, call: u32, facts: PolicyInput<'_>) -> Option<Action> {
         let entry = self.calls.get_mut(call)?;
-        let (Some(policy), Some(tool)) = (entry.policy_due(), self.tools.get(entry.tool())) else {
+        let (Some(policy), Some(tool), Some(canonical)) = (entry.policy_due(), self.tools.get(entry.tool()), facts.canonical) else {
             return Some(entry.step(Outcome::Invalid));
         };
         let Some(definition) = tool.definition.as_ref() else {
@@ -468,27 +467,47 @@ impl Engine {
         // Disjoint fields: the tool is borrowed while the governor records a baseline.
         let server = tool.server.as_deref().unwrap_or(&self.server_id);
         let fingerprint = self.governor.fingerprint_state(definition);
-        let live = live_grant(facts.grants, facts.principal, server, &tool.name, &definition.fingerprint, facts.now_ms).is_some();
+        let live = self.governor.grants().live(facts.principal, server, &tool.name, &definition.fingerprint, facts.now_ms).is_some();
         let key = (entry.tool(), Rc::as_ptr(&policy) as usize);
         let matched = self.matched_rules.entry(key).or_insert_with(|| Rc::new(MatchedRules::of(&policy, server, &tool.name))).clone();
         let evaluation = Evaluation::with_matched(&policy, facts.call_facts(server, &tool.name, definition, fingerprint, live), &matched);
-        Some(entry.start_policy(evaluation, facts.arguments.clone(), live))
+        Some(entry.start_policy(evaluation, canonical.to_owned(), live))
     }
 
-    /// Compares the arguments about to reach the tool with the ones policy saw; returns the
-    /// next action.
-    pub fn check_args(&mut self, call: u32, arguments: Option<&Value>) -> Option<Action> {
+    /// Compares the canonical text of the arguments about to reach the tool with the one policy
+    /// saw (`None`: JSON cannot carry them any more); returns the next action.
+    pub fn check_args(&mut self, call: u32, canonical: Option<&str>) -> Option<Action> {
         let entry = self.calls.get_mut(call)?;
-        let same = arguments.is_some_and(|arguments| entry.same_arguments(arguments));
+        let same = canonical.is_some_and(|canonical| entry.same_arguments(canonical));
         Some(entry.step(if same { Outcome::ArgsSame } else { Outcome::ArgsChanged }))
     }
 
-    /// The grant `{ allow: 'always' }` records for `call`, at `now_ms`, for `ttl_ms`.
-    pub fn grant_for(&self, call: u32, principal: Option<&str>, now_ms: f64, ttl_ms: f64) -> Option<Grant> {
+    /// Records the grant `{ allow: 'always' }` makes for `call`, at `now_ms`, for `ttl_ms`, in
+    /// the governor's book (pruning expired ones), and returns it for the TS layer to persist.
+    pub fn record_grant(&mut self, call: u32, principal: Option<&str>, now_ms: f64, ttl_ms: f64) -> Option<Grant> {
         let tool = self.tools.get(self.calls.get(call)?.tool())?;
         let server = tool.server.as_deref().unwrap_or(&self.server_id);
         let fingerprint = &tool.definition.as_ref()?.fingerprint;
-        Some(new_grant(principal, server, &tool.name, fingerprint, now_ms, ttl_ms))
+        let grant = Grant::new(principal, server, &tool.name, fingerprint, now_ms, ttl_ms);
+        self.governor.grants_mut().record(grant.clone(), now_ms);
+        Some(grant)
+    }
+
+    /// Seals the baseline of `approvedFingerprints: 'first_listing'` (at the first listing or
+    /// agent call; see [`Governor::seal_baseline`]).
+    pub fn seal_baseline(&mut self) {
+        self.governor.seal_baseline();
+    }
+
+    /// The page's governance settings, to read.
+    pub fn governor(&self) -> &Governor {
+        &self.governor
+    }
+
+    /// The page's grants, to change (unlike [`Engine::governor_mut`], this keeps the cached
+    /// rule matches: grants do not change which rules concern a tool).
+    pub fn grants_mut(&mut self) -> &mut crate::policy::GrantBook {
+        self.governor.grants_mut()
     }
 
     /// What the approver is shown of a call: its tool, server, fingerprint and args digest.
@@ -535,8 +554,8 @@ impl Engine {
         let server = tool.server.clone().unwrap_or_else(|| self.server_id.clone());
         let definition = tool.definition.as_ref()?;
         let policy = self.governor.policy();
-        let digest = crate::digest::digest(facts.arguments).ok();
-        let live = live_grant(facts.grants, facts.principal, &server, &tool.name, &definition.fingerprint, facts.now_ms).is_some();
+        let digest = facts.canonical.map(crate::digest::args_digest);
+        let live = self.governor.grants().live(facts.principal, &server, &tool.name, &definition.fingerprint, facts.now_ms).is_some();
         let fingerprint = self.governor.peek_fingerprint_state(definition);
         let mut functions = Vec::new();
         let decision = policy.map(|policy| {

@@ -7,7 +7,8 @@
 use serde_json::{Map, Value};
 
 use crate::error::ConfigError;
-use crate::matcher::{json_type, Matcher};
+use crate::legacy_json::json_type;
+use crate::matcher::Matcher;
 
 /// A hook event (SPEC §4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -195,7 +196,7 @@ fn compile_entry(entry: &Value, event: Event, index: usize, handle: u32) -> Resu
         Some(kind) => return Err(ConfigError::new("invalid_hook", format!("`run` must be a function, not {kind}"))),
     }
     if let Some(spec) = present(desc, "match") {
-        hook.matcher = Matcher::compile(spec).map_err(|err| err.at("match"))?;
+        hook.matcher = Matcher::compile(&crate::legacy_json::from_json(spec)).map_err(|err| err.at("match"))?;
     }
     if let Some(id) = present(desc, "id") {
         match id {

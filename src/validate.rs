@@ -402,7 +402,7 @@ impl SchemaCache {
             other => {
                 return Err(SchemaProblem::invalid(format!(
                     "a schema must be a JSON object or a boolean, not {}",
-                    crate::matcher::json_type(other)
+                    crate::legacy_json::json_type(other)
                 )))
             }
         };

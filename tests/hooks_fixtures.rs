@@ -11,6 +11,8 @@
 //! message, hookId, cause and code, the core-provided text, and what hooks saw.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
+mod support;
+
 use std::collections::HashMap;
 
 use serde_json::{json, Map, Value};
@@ -246,7 +248,7 @@ impl Page {
         let label = format!("tool \"{name}\" hooks");
         let sets: Vec<u32> = tool.get("hooks").and_then(Value::as_array).into_iter().flatten().map(|set| self.compile(set, &label)).collect();
         let server = tool.get("server").and_then(Value::as_str).map(str::to_owned);
-        self.engine.define_tool(&json!({ "name": name, "description": "x" }), server, sets, &label).unwrap_or_else(|err| panic!("tool refused: {err}"))
+        self.engine.define_tool(support::definition(&json!({ "name": name, "description": "x" })), server, sets, &label).unwrap_or_else(|err| panic!("tool refused: {err}"))
     }
 }
 
@@ -701,7 +703,7 @@ fn run_config(case: &Value) -> Result<(), ConfigError> {
     match case["at"].as_str().unwrap() {
         "webmcp" => {
             let (set, _) = engine.compile_hook_set(&hooks, tool_label)?;
-            engine.define_tool(&json!({ "name": "cfg" }), None, vec![set], tool_label)?;
+            engine.define_tool(support::definition(&json!({ "name": "cfg" })), None, vec![set], tool_label)?;
         }
         "configure" => {
             let (set, _) = engine.compile_hook_set(&hooks, "hooks")?;
@@ -717,19 +719,19 @@ fn run_config(case: &Value) -> Result<(), ConfigError> {
             let (set, _) = engine.compile_hook_set(&first.unwrap(), "hooks")?;
             engine.add_global(set, false, "hooks").expect("the global hooks are valid");
             let (set, _) = engine.compile_hook_set(&hooks, tool_label)?;
-            engine.define_tool(&json!({ "name": "cfg" }), None, vec![set], tool_label)?;
+            engine.define_tool(support::definition(&json!({ "name": "cfg" })), None, vec![set], tool_label)?;
         }
         "toolThenGlobal" => {
             let (set, _) = engine.compile_hook_set(&first.unwrap(), tool_label)?;
-            engine.define_tool(&json!({ "name": "cfg" }), None, vec![set], tool_label).expect("the tool is valid");
+            engine.define_tool(support::definition(&json!({ "name": "cfg" })), None, vec![set], tool_label).expect("the tool is valid");
             let (set, _) = engine.compile_hook_set(&hooks, "hooks")?;
             engine.add_global(set, false, "hooks")?;
         }
         "rewrap" => {
             let (old, _) = engine.compile_hook_set(&first.unwrap(), tool_label)?;
-            engine.define_tool(&json!({ "name": "cfg" }), None, vec![old], tool_label).expect("the first tool is valid");
+            engine.define_tool(support::definition(&json!({ "name": "cfg" })), None, vec![old], tool_label).expect("the first tool is valid");
             let (new, _) = engine.compile_hook_set(&hooks, tool_label)?;
-            engine.define_tool(&json!({ "name": "cfg" }), None, vec![old, new], tool_label)?;
+            engine.define_tool(support::definition(&json!({ "name": "cfg" })), None, vec![old, new], tool_label)?;
         }
         other => panic!("unknown config case kind {other}"),
     }

@@ -84,12 +84,16 @@ impl Core {
         self.engine.set_server_id(server_id);
     }
 
-    /// Defines a tool from its definition (JSON: `{ name, title?, description?, inputSchema?,
-    /// outputSchema?, annotations? }`); answers `{ ok, tool, fingerprint }`.
+    /// Defines a tool from its definition (wire: `{ name, annotations?, canonical: { name,
+    /// title?, description?, inputSchema?, outputSchema?, annotations? } }`, each member of
+    /// `canonical` the RFC 8785 text of that field); answers `{ ok, tool, fingerprint }`.
     #[wasm_bindgen(js_name = defineTool)]
-    pub fn define_tool(&mut self, definition: &str, server: Option<String>, sets: Vec<u32>, label: &str) -> String {
-        answer(parse(definition).and_then(|definition| {
-            let tool = self.engine.define_tool(&definition, server, sets, label)?;
+    pub fn define_tool(&mut self, definition: &[u8], server: Option<String>, sets: Vec<u32>, label: &str) -> String {
+        let definition = crate::wire::decode(definition)
+            .map_err(|_| ConfigError::new("invalid_definition", "the core could not read the tool definition".into()))
+            .and_then(|definition| crate::governor::Definition::from_value(&definition));
+        answer(definition.and_then(|definition| {
+            let tool = self.engine.define_tool(definition, server, sets, label)?;
             Ok(json!({ "tool": tool, "fingerprint": self.engine.fingerprint(tool) }))
         }))
     }
@@ -189,7 +193,10 @@ impl Core {
 
     /// Ends a call; returns `{ error, decision }` as JSON when it failed.
     pub fn end(&mut self, call: u32) -> Option<String> {
-        self.engine.end(call).map(|(error, decision)| to_json(&json!({ "error": error, "decision": decision })))
+        self.engine.end(call).map(|(error, decision)| {
+            let decision = decision.map(|decision| crate::legacy_json::to_json(&decision.to_value()));
+            to_json(&json!({ "error": error, "decision": decision }))
+        })
     }
 
     /// How many calls are in progress.

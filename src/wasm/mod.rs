@@ -16,6 +16,8 @@ mod core;
 #[cfg(not(feature = "validator-module"))]
 mod governance;
 #[cfg(not(feature = "validator-module"))]
+mod host;
+#[cfg(not(feature = "validator-module"))]
 mod shape;
 #[cfg(feature = "validator-module")]
 mod validator;
