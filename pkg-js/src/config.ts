@@ -1,13 +1,14 @@
 // Global configuration: `configureWebMCP`, the global hooks, and the settings the pipeline reads.
 import { getCore } from './core.js';
 import { ConfigurationError, configurationError } from './errors.js';
-import { describeForCore, governance, type Approver, type Policy, type ToolFilterFn } from './governance.js';
-import { grantSettings, memoryGrantStore, type GrantStore } from './grants.js';
+import { encodePolicy, governance, retainPredicates, type Approver, type Policy, type ToolFilterFn } from './governance.js';
+import { grantSettings, resetGrants, useGrantStore, type GrantStore } from './grants.js';
 import { compileHookSet, isPlainObject, typeName } from './hookset.js';
 import { toolFilterChanged } from './registry.js';
 import { resetTelemetry, setConfiguredTelemetry, type TelemetryHandler } from './telemetry.js';
 import type { WebMCPHooks } from './types.js';
 import { limits, MAX_ARGUMENT_DEPTH } from './validation.js';
+import { decode, encode } from './wire.js';
 
 /** Options of {@link configureWebMCP}. */
 export interface WebMCPConfig {
@@ -29,8 +30,13 @@ export interface WebMCPConfig {
   grantTtl?: number;
   /** Where grants are kept (in memory by default; `localStorageGrantStore()` is shipped). */
   grantStore?: GrantStore;
-  /** Pin exactly these `{ name: fingerprint }` definitions; a tool outside the map is new. */
-  approvedFingerprints?: Record<string, string> | null;
+  /**
+   * Pin exactly these `{ name: fingerprint }` definitions (a tool outside the map is new), or
+   * `'first_listing'`: the baseline is every tool seen up to the first listing or agent call,
+   * and a tool first seen after that is new. Default (`null`): each tool's baseline is its
+   * definition at first sight.
+   */
+  approvedFingerprints?: Record<string, string> | 'first_listing' | null;
   /** Which tools agents see: `{ include?, exclude? }` matcher lists, or `(tool, ctx) => boolean`. */
   tools?: { include?: unknown[]; exclude?: unknown[] } | ToolFilterFn | null;
   /** The byte cap of a result shaped for a model, a whole number ≥ 0 (102 400). */
@@ -66,8 +72,11 @@ export function configurationChanged(): void {
   configVersion++;
 }
 
-/** The JSON of the governance settings last applied in the core, to put back after a failure. */
-const inCore = { policy: 'null', approved: 'null', filter: 'null' };
+/** The encoded governance settings last applied in the core, to put back after a failure. */
+const NULL_SETTING = encode(null);
+const inCore = { policy: NULL_SETTING, approved: NULL_SETTING, filter: NULL_SETTING };
+/** The predicate handles the policy in force uses. */
+let policyHandles: ReadonlySet<number> = new Set();
 
 const HOOK_EVENTS = ['before', 'after', 'error', 'denied', 'toolsListed'] as const;
 let globalHooks: WebMCPHooks = {};
@@ -89,9 +98,9 @@ function functionOrNull(name: string, value: unknown): void {
   }
 }
 
-/** Applies a JSON setting in the core, throwing its problem as a ConfigurationError. */
-function applyInCore(result: string): void {
-  const answer = JSON.parse(result) as { ok: boolean; error?: { code: string; message: string; path?: string } };
+/** Applies a setting in the core, throwing its problem as a ConfigurationError. */
+function applyInCore(result: Uint8Array): void {
+  const answer = decode(result) as { ok: boolean; error?: { code: string; message: string; path?: string } };
   if (!answer.ok && answer.error) throw configurationError(answer.error);
 }
 
@@ -154,33 +163,39 @@ export function configureWebMCP(options: WebMCPConfig): void {
     Object.assign(inCore, previous);
   };
   let set: number | undefined;
+  let newPolicyHandles: ReadonlySet<number> | undefined;
+  // Predicate functions the new policy encoded but that will not be in force are released.
+  const fail = (err: unknown): unknown => {
+    restore();
+    retainPredicates(policyHandles);
+    return err;
+  };
   try {
     if (options.policy !== undefined) {
-      const json = JSON.stringify(describeForCore(options.policy, true));
-      applyInCore(core.setPolicy(json));
-      inCore.policy = json;
+      const encoded = encodePolicy(options.policy);
+      newPolicyHandles = encoded.handles;
+      applyInCore(core.setPolicy(encoded.bytes));
+      inCore.policy = encoded.bytes;
     }
     if (options.approvedFingerprints !== undefined) {
-      const json = JSON.stringify(describeForCore(options.approvedFingerprints, false));
-      applyInCore(core.setApprovedFingerprints(json));
-      inCore.approved = json;
+      const bytes = encode(options.approvedFingerprints);
+      applyInCore(core.setApprovedFingerprints(bytes));
+      inCore.approved = bytes;
     }
     if (options.tools !== undefined) {
-      const json = typeof options.tools === 'function' ? 'null' : JSON.stringify(describeForCore(options.tools, false));
-      applyInCore(core.setToolFilter(json));
-      inCore.filter = json;
+      const bytes = typeof options.tools === 'function' ? NULL_SETTING : encode(options.tools);
+      applyInCore(core.setToolFilter(bytes));
+      inCore.filter = bytes;
     }
     set = compileHookSet(hooks, 'hooks');
   } catch (err) {
-    restore();
-    throw err;
+    throw fail(err);
   }
   if (set !== undefined) {
     const answer = JSON.parse(core.addGlobal(set, replace, 'hooks')) as { ok: boolean; error?: { code: string; message: string; path?: string } };
     if (!answer.ok && answer.error) {
       core.dropHookSet(set);
-      restore();
-      throw configurationError(answer.error);
+      throw fail(configurationError(answer.error));
     }
     globalHooks = replace ? copyHooks(hooks) : mergeHooks(globalHooks, hooks);
   } else if (replace) {
@@ -189,10 +204,15 @@ export function configureWebMCP(options: WebMCPConfig): void {
   }
   if (options.tools !== undefined) governance.filter = typeof options.tools === 'function' ? options.tools : undefined;
   if (options.policy !== undefined) governance.hasPolicy = options.policy !== null;
+  if (newPolicyHandles !== undefined) {
+    policyHandles = newPolicyHandles;
+    retainPredicates(policyHandles);
+  }
+  if (options.approvedFingerprints !== undefined) governance.sealPending = options.approvedFingerprints === 'first_listing';
   if (options.onAsk !== undefined) governance.approver = options.onAsk ?? undefined;
   if (options.askTimeout !== undefined) governance.askTimeout = options.askTimeout;
   if (options.grantTtl !== undefined) grantSettings.ttl = options.grantTtl;
-  if (store !== undefined) grantSettings.store = store;
+  if (store !== undefined) useGrantStore(store);
   if (options.clock !== undefined) grantSettings.clock = options.clock;
   if (options.maxResultBytesForLlm !== undefined) settings.maxResultBytesForLlm = options.maxResultBytesForLlm;
   if (options.capturePayloads !== undefined) settings.capturePayloads = options.capturePayloads;
@@ -228,7 +248,9 @@ export let resetCount = 0;
 export function resetWebMCP(): void {
   getCore().reset();
   resetCount++;
-  inCore.policy = inCore.approved = inCore.filter = 'null';
+  inCore.policy = inCore.approved = inCore.filter = NULL_SETTING;
+  policyHandles = new Set();
+  retainPredicates(policyHandles);
   globalHooks = {};
   settings.hookTimeout = 5000;
   settings.serverId = 'page';
@@ -238,9 +260,8 @@ export function resetWebMCP(): void {
   governance.approver = undefined;
   governance.askTimeout = 60_000;
   governance.filter = undefined;
-  grantSettings.store = memoryGrantStore();
-  grantSettings.ttl = 86_400_000;
-  grantSettings.clock = () => Date.now();
+  governance.sealPending = false;
+  resetGrants();
   limits.maxBytes = 1024 * 1024;
   limits.maxDepth = 64;
   resetTelemetry();

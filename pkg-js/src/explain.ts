@@ -1,11 +1,13 @@
 // `explain(name, input, opts)`: a dry run. Says what would happen to a call and why, without
 // calling any user function (hooks, predicates, the approver, a Standard Schema) or the tool.
+import { canonicalJson } from './canonical.js';
 import { getCore } from './core.js';
 import { approverFor, governance, taintSet, type Decision } from './governance.js';
-import { grantSettings, loadGrants } from './grants.js';
+import { grantSettings, loadGrantsOnce } from './grants.js';
 import { findTool } from './registry.js';
 import type { CallOptions } from './types.js';
 import { toJson, validateJson, type Diagnostic } from './validation.js';
+import { decode, encode } from './wire.js';
 
 /** One step of a dry run. */
 export type ExplainStep =
@@ -49,15 +51,23 @@ export async function explain(name: string, input?: unknown, options: Pick<CallO
   const validationFailed = steps.some((step) => step.step === 'validation' && !step.ok);
 
   const json = toJson(input);
+  const args: unknown = json.ok ? JSON.parse(json.text) : null;
+  let canonical: string | undefined;
+  try {
+    canonical = json.ok ? canonicalJson(args) : undefined;
+  } catch {
+    canonical = undefined;
+  }
+  await loadGrantsOnce();
   const facts = {
-    arguments: json.ok ? JSON.parse(json.text) : null,
+    arguments: args,
+    canonical,
     principal: options.principal,
     taint: [...taintSet(options.taint)],
-    grants: await loadGrants(),
     nowMs: grantSettings.clock(),
     hasApprover: approverFor(tool.scope) !== undefined,
   };
-  const answer = JSON.parse(core.explain(tool.coreTool, JSON.stringify(facts))) as {
+  const answer = decode(core.explain(tool.coreTool, encode(facts))) as {
     ok: boolean;
     decision?: Decision | null;
     functionPredicates?: number[];

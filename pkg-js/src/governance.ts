@@ -1,11 +1,11 @@
-// Policy, approver and tool-filter settings: convert the user's policy into the JSON the core
-// compiles (functions become handles the core asks for), and keep the functions.
+// Policy, approver and tool-filter settings: encode the user's policy for the core (functions
+// become handles the core asks for), and keep the functions while a policy uses them.
 import { Core } from '../wasm/warden_core.js';
 import { getCore } from './core.js';
-import { isPlainObject, typeName } from './hookset.js';
 import type { ToolContract } from './types.js';
+import { decode, encode } from './wire.js';
 
-/** A policy decision (SPEC §5). */
+/** A policy decision. */
 export interface Decision {
   /** `allow`, `ask` or `deny`. */
   effect: 'allow' | 'ask' | 'deny';
@@ -19,7 +19,7 @@ export interface Decision {
   pin?: { previous: string; current: string; changed: string[] };
 }
 
-/** What the approver and function predicates see of a call (SPEC §5). */
+/** What the approver and function predicates see of a call. */
 export interface PolicyCall {
   serverId: string;
   name: string;
@@ -47,7 +47,7 @@ export type PolicyPredicate = (call: PolicyCall, ctx: { taint: Set<string>; prin
 /** A tool filter written in JS. */
 export type ToolFilterFn = (tool: ToolContract, ctx: { serverId: string }) => boolean;
 
-/** A policy predicate given as data, or a JS function (SPEC §5). */
+/** A policy predicate given as data, or a JS function. */
 export type PolicyWhen =
   | 'tainted'
   | { tainted: { ignore?: string[] } }
@@ -63,7 +63,7 @@ export type PolicyRule =
   | { server: string; name: RegExp }
   | { match?: string | RegExp | { server: string; name: RegExp }; when?: PolicyWhen | PolicyWhen[]; id?: string; reason?: string };
 
-/** A policy (SPEC §5): deny > pin > ask > allow > default, first match within a list. */
+/** A policy: deny > pin > ask > allow > default, first match within a list. */
 export interface Policy {
   /** Calls that are refused. */
   deny?: PolicyRule[];
@@ -79,7 +79,7 @@ export interface Policy {
   allowNewTools?: true | 'ask' | 'deny';
 }
 
-/** A diagnostic of `lintPolicy` (SPEC §5). */
+/** A diagnostic of `lintPolicy`. */
 export interface PolicyDiagnostic {
   code: string;
   message: string;
@@ -98,6 +98,8 @@ export const governance = {
    * approver>` of the scope, or `undefined` to use the global `approver`.
    */
   scopeApprover: undefined as ((scope: number) => Approver | undefined) | undefined,
+  /** `approvedFingerprints: 'first_listing'` is configured and not sealed yet. */
+  sealPending: false,
 };
 
 /** The approver of a call under provider `scope`: the nearest provider's, else the global one. */
@@ -106,7 +108,7 @@ export function approverFor(scope: number): Approver | undefined {
 }
 
 /**
- * The call's taint (SPEC §5) as a Set of server ids. A single string is one server id
+ * The call's taint as a Set of server ids. A single string is one server id
  * (`taint: 'web'` is `['web']`, never the letters of "web", which TypeScript's
  * `Iterable<string>` would allow); other entries become strings, so each one still counts.
  */
@@ -116,68 +118,96 @@ export function taintSet(taint: Iterable<unknown> | string | null | undefined): 
   return new Set(Array.from(taint, String));
 }
 
-/** Policy function predicates by the handle the core asks for. */
-export const predicateTable: PolicyPredicate[] = [];
+/**
+ * Policy function predicates by the handle the core asks for. A slot is `undefined` once its
+ * function was released (no policy uses it any more): a call still running under an older
+ * policy that asks for it gets a failure (fail closed), never another function.
+ */
+export const predicateTable: (PolicyPredicate | undefined)[] = [];
 /** The handle of each function in `predicateTable`: one function, one handle. */
 const predicateHandles = new Map<PolicyPredicate, number>();
+/** Released handles, reused only once no call is in progress (see `retainPredicates`). */
+const releasedHandles: number[] = [];
+const reusableHandles: number[] = [];
 
-/** The keys of the markers below; a user's object holding one would be read as a marker. */
-const RESERVED_KEYS = ['$fn', '$regex', '$invalid'];
-
-/**
- * The JSON the core compiles from a policy (or any configuration holding matchers and
- * predicates): functions become `{ $fn: handle }`, RegExps `{ $regex: { source, flags } }`, and
- * values JSON cannot say `{ $invalid: type }`.
- *
- * The same function always gets the same handle, so a predicate named in several rules is one
- * predicate: the core asks it at most once per call, and lint can tell it from another function.
- * With `keep`, handles index `predicateTable`; without (lint, filters), they are numbered for
- * this description only. A plain object that itself holds a marker key (`$fn`, …: say, a policy
- * loaded from JSON) becomes `$invalid`, so data can never name one of the page's functions.
- */
-export function describeForCore(value: unknown, keep: boolean, local = new Map<unknown, number>(), ancestors = new Set<object>()): unknown {
-  if (typeof value === 'function') {
-    if (!keep) {
-      let handle = local.get(value);
-      if (handle === undefined) local.set(value, (handle = local.size));
-      return { $fn: handle };
-    }
-    let handle = predicateHandles.get(value as PolicyPredicate);
-    if (handle === undefined) {
-      handle = predicateTable.push(value as PolicyPredicate) - 1;
-      predicateHandles.set(value as PolicyPredicate, handle);
-    }
-    return { $fn: handle };
+/** The handle of `fn`, the same every time while a policy uses it. */
+function predicateHandle(fn: PolicyPredicate): number {
+  let handle = predicateHandles.get(fn);
+  if (handle === undefined) {
+    // A released handle could still be named by a call that started under the old policy;
+    // it is reused only after every call of that time ended.
+    if (reusableHandles.length === 0 && releasedHandles.length > 0 && getCore().callsInProgress() === 0) reusableHandles.push(...releasedHandles.splice(0));
+    handle = reusableHandles.pop() ?? predicateTable.length;
+    predicateTable[handle] = fn;
+    predicateHandles.set(fn, handle);
   }
-  if (value instanceof RegExp) return { $regex: { source: value.source, flags: value.flags } };
-  if (Array.isArray(value) || isPlainObject(value)) {
-    // A cycle would recurse forever: it is a value JSON cannot say, reported like one.
-    if (ancestors.has(value)) return { $invalid: 'a cyclic object' };
-    ancestors.add(value);
-    try {
-      if (Array.isArray(value)) return value.map((item) => describeForCore(item, keep, local, ancestors));
-      const object = value as Record<string, unknown>;
-      const reserved = RESERVED_KEYS.find((key) => Object.hasOwn(object, key));
-      if (reserved !== undefined) return { $invalid: `an object with the reserved key "${reserved}"` };
-      const out: Record<string, unknown> = {};
-      for (const key of Object.keys(object)) {
-        if (object[key] !== undefined) out[key] = describeForCore(object[key], keep, local, ancestors);
-      }
-      return out;
-    } finally {
-      ancestors.delete(value);
-    }
-  }
-  if (value === null || typeof value === 'string' || typeof value === 'boolean') return value;
-  if (typeof value === 'number') return Number.isFinite(value) ? value : { $invalid: String(value) };
-  return { $invalid: typeName(value) };
+  return handle;
 }
 
 /**
- * Checks a policy without applying it (SPEC §5): rules that can never fire (shadowed by an
- * earlier or higher-precedence rule), invalid patterns, unknown keys. Never throws.
+ * Releases every predicate function whose handle is not in `keep` (the handles of the policy in
+ * force), so a function no policy uses any more can be garbage-collected.
+ */
+export function retainPredicates(keep: ReadonlySet<number>): void {
+  for (const [fn, handle] of predicateHandles) {
+    if (keep.has(handle)) continue;
+    predicateHandles.delete(fn);
+    predicateTable[handle] = undefined;
+    releasedHandles.push(handle);
+  }
+}
+
+/** How many predicate functions the TS layer holds (for leak tests). */
+export function livePredicates(): number {
+  return predicateHandles.size;
+}
+
+/**
+ * A policy in the wire format the core compiles: functions become predicate handles (the same
+ * function the same handle, so a predicate named in several rules is asked at most once per
+ * call), RegExps typed tokens, and what JSON cannot say an unsupported value the core names.
+ * Own keys only, each read once: a `__proto__` key of a parsed policy stays a key.
+ */
+export function encodePolicy(policy: unknown): { bytes: Uint8Array; handles: Set<number> } {
+  const handles = new Set<number>();
+  const bytes = encode(policy, {
+    fn: (f) => {
+      const handle = predicateHandle(f as PolicyPredicate);
+      handles.add(handle);
+      return handle;
+    },
+  });
+  return { bytes, handles };
+}
+
+/** Seals an `approvedFingerprints: 'first_listing'` baseline at the first listing or call. */
+export function sealFirstListing(): void {
+  if (!governance.sealPending) return;
+  governance.sealPending = false;
+  getCore().sealBaseline();
+}
+
+/**
+ * Checks a policy without applying it: rules that can never fire (shadowed by an
+ * earlier or higher-precedence rule), invalid patterns, unknown keys. Never throws: what cannot
+ * be read (a getter or a proxy that throws) is reported like any other wrong value. Functions
+ * are numbered for this lint only and never called.
  */
 export function lintPolicy(policy: unknown): PolicyDiagnostic[] {
-  getCore();
-  return JSON.parse(Core.lintPolicy(JSON.stringify(describeForCore(policy, false)))) as PolicyDiagnostic[];
+  try {
+    const local = new Map<unknown, number>();
+    const bytes = encode(policy, {
+      fn: (f) => {
+        let handle = local.get(f);
+        if (handle === undefined) local.set(f, (handle = local.size));
+        return handle;
+      },
+    });
+    getCore();
+    const answer = decode(Core.lintPolicy(bytes)) as { ok: true; diagnostics: PolicyDiagnostic[] } | { ok: false; error: { code: string; message: string } };
+    if (answer.ok) return answer.diagnostics;
+    return [{ code: answer.error.code, message: answer.error.message, path: '' }];
+  } catch {
+    return [{ code: 'invalid_policy', message: 'the policy could not be read', path: '' }];
+  }
 }

@@ -1,8 +1,13 @@
-// Grants (SPEC §5): what `{ allow: 'always' }` records, where it is kept, and the grant API.
-// The core decides which grant is live and which a revoke removes; stores only keep them.
-import { Core } from '../wasm/warden_core.js';
+// Grants: what `{ allow: 'always' }` records, where it is kept, and the grant API.
+//
+// The core keeps the page's grants in a book (`src/policy/grants.rs`) and decides everything
+// about them: which grant is live for a call (one lookup, the store is not read), which ones a
+// revoke removes, which have expired. The configured `grantStore` only persists: it is loaded
+// into the core once, at the first need after it is configured, and saved after each change
+// (README, "Grants live in the core").
 import { getCore } from './core.js';
 import { ConfigurationError } from './errors.js';
+import { decode, encode } from './wire.js';
 
 /** A standing approval for one principal, one tool and one exact definition. */
 export interface Grant {
@@ -67,26 +72,87 @@ export const grantSettings = {
   clock: (): number => Date.now(),
 };
 
+/** Where the core's book stands against the configured store. */
+const book = {
+  /** The store was read into the core. */
+  loaded: false,
+  /** The read in progress, shared by everyone who needs it meanwhile. */
+  loading: undefined as Promise<LoadResult> | undefined,
+  /** Bumped when the store changes, so a read of the previous store is dropped. */
+  generation: 0,
+  /** Saves run one at a time, each writing the book as it is when it starts. */
+  saving: Promise.resolve() as Promise<unknown>,
+};
+
+type LoadResult = { ok: true } | { ok: false; error: unknown };
+
 /**
- * What the store holds, for deciding a call: a store that throws, rejects or answers something
- * other than an array holds no grants (an ask then goes to the approver; nothing is approved by
- * a broken store). Entries that are not grants are skipped by the core.
+ * Uses `store` from now on: the core forgets the grants of the previous store, and reads this
+ * one at the first need.
  */
-export async function loadGrants(): Promise<unknown[]> {
-  try {
-    const grants: unknown = await grantSettings.store.load();
-    return Array.isArray(grants) ? grants : [];
-  } catch {
-    return [];
-  }
+export function useGrantStore(store: GrantStore): void {
+  grantSettings.store = store;
+  book.generation++;
+  book.loaded = false;
+  book.loading = undefined;
+  getCore().clearGrants();
 }
 
-/** The live grants, as the core judges them at the current time. */
+/** Whether the store was read into the core (then nothing needs to be awaited). */
+export function grantsReady(): boolean {
+  return book.loaded;
+}
+
+/**
+ * Reads the store into the core once. A store that throws or rejects holds no grants for now
+ * (an ask then goes to the approver; nothing is approved by a broken store) and is read again
+ * at the next need; one that answers something other than an array holds none.
+ */
+export function loadGrantsOnce(): Promise<LoadResult> {
+  if (book.loaded) return Promise.resolve({ ok: true });
+  if (book.loading !== undefined) return book.loading;
+  const generation = book.generation;
+  const store = grantSettings.store;
+  const read = async (): Promise<LoadResult> => {
+    try {
+      const stored: unknown = await store.load();
+      if (generation !== book.generation) return { ok: false, error: new Error('the grant store was replaced') };
+      getCore().loadGrants(encode(Array.isArray(stored) ? stored : []));
+      book.loaded = true;
+      return { ok: true };
+    } catch (error) {
+      return { ok: false, error };
+    }
+  };
+  const loading = read().finally(() => {
+    if (book.loading === loading) book.loading = undefined;
+  });
+  book.loading = loading;
+  return loading;
+}
+
+/** Every grant in the core's book, as the store keeps them. */
+function storedGrants(): Grant[] {
+  return (decode(getCore().storedGrants()) as { grants: Grant[] }).grants;
+}
+
+/** Saves the book after a change; resolves when this save is done (a failure rejects). */
+function save(): Promise<void> {
+  const store = grantSettings.store;
+  const next = book.saving.then(
+    () => store.save(storedGrants()),
+    () => store.save(storedGrants()),
+  );
+  book.saving = next.catch(() => undefined);
+  return next.then(() => undefined);
+}
+
+/** The live grants, as the core judges them at the current time. Expired grants are dropped. */
 export async function listGrants(): Promise<Grant[]> {
-  const now = grantSettings.clock();
-  getCore();
-  const grants = await loadGrants();
-  return grants.filter((grant): grant is Grant => Core.isGrantLive(JSON.stringify(grant) ?? 'null', now));
+  await loadGrantsOnce();
+  const answer = decode(getCore().listGrants(grantSettings.clock())) as { grants: Grant[]; pruned: number };
+  if (answer.pruned > 0 && book.loaded) await save().catch(() => undefined);
+  return answer.grants;
 }
 
 /** Revokes every grant matching all the given fields (`principal: null` selects grants without one). */
@@ -95,28 +161,49 @@ export async function revokeGrant(filter: { principal?: string | null; server?: 
   if (filter === null || typeof filter !== 'object' || Array.isArray(filter)) {
     throw new ConfigurationError('invalid_filter', 'revokeGrant expects { principal?, server?, tool? }');
   }
-  getCore();
-  const loaded: unknown = await grantSettings.store.load();
-  const grants: unknown[] = Array.isArray(loaded) ? loaded : [];
-  const matches = JSON.parse(Core.revokeMatches(JSON.stringify(grants), JSON.stringify(filter))) as boolean[];
-  const kept = grants.filter((_, i) => !matches[i]) as Grant[];
-  await grantSettings.store.save(kept);
-  return grants.length - kept.length;
+  const loaded = await loadGrantsOnce();
+  // A store that cannot be read is not overwritten with what the core holds.
+  if (!loaded.ok) throw loaded.error;
+  const { removed } = decode(getCore().revokeGrants(encode(filter))) as { removed: number };
+  await save();
+  return removed;
 }
 
 /** Removes every grant. */
 export async function clearGrants(): Promise<void> {
-  await grantSettings.store.save([]);
+  getCore().clearGrants();
+  // The book and the store are both empty once this save is done: nothing left to read.
+  book.generation++;
+  book.loading = undefined;
+  book.loaded = true;
+  await save();
 }
 
-/** Records a grant the core made for an `{ allow: 'always' }` answer. */
-export async function recordGrant(grant: Grant): Promise<void> {
-  const stored: unknown = await grantSettings.store.load();
-  // Expired grants and the one this grant replaces are dropped, so a store does not grow forever.
-  const kept = (Array.isArray(stored) ? (stored as Grant[]) : []).filter(
-    (old) =>
-      Core.isGrantLive(JSON.stringify(old) ?? 'null', grant.grantedAt) &&
-      !(old.principal === grant.principal && old.server === grant.server && old.tool === grant.tool && old.fingerprint === grant.fingerprint),
-  );
-  await grantSettings.store.save([...kept, grant]);
+/**
+ * Records the grant the core makes for an `{ allow: 'always' }` answer to `call` and saves the
+ * book. When the store cannot be read or cannot keep it, the core forgets the grant again: the
+ * approval of this call stands, and the next call asks again.
+ */
+export async function recordGrant(call: number, principal: string | undefined): Promise<void> {
+  const loaded = await loadGrantsOnce();
+  const core = getCore();
+  const answer = decode(core.recordGrant(call, principal, grantSettings.clock(), grantSettings.ttl)) as { ok: boolean; grant?: Grant };
+  if (!answer.ok || answer.grant === undefined) return;
+  const grant = encode(answer.grant);
+  if (!loaded.ok) {
+    core.forgetGrant(grant);
+    return;
+  }
+  try {
+    await save();
+  } catch {
+    core.forgetGrant(grant);
+  }
+}
+
+/** Back to a fresh in-memory store (for `resetWebMCP()`), the core's book emptied. */
+export function resetGrants(): void {
+  grantSettings.ttl = 86_400_000;
+  grantSettings.clock = () => Date.now();
+  useGrantStore(memoryGrantStore());
 }

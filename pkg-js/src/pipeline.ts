@@ -7,8 +7,9 @@
 import { ACCEPTED, fieldOf, getCore, handleOf, Op, OP_MASK, Outcome } from './core.js';
 import { settings } from './config.js';
 import { CallFailure, WardenError } from './errors.js';
-import { approverFor, governance, predicateTable, taintSet, type Decision, type PolicyCall } from './governance.js';
-import { grantSettings, loadGrants, recordGrant, type Grant } from './grants.js';
+import { canonicalJson } from './canonical.js';
+import { approverFor, governance, predicateTable, sealFirstListing, taintSet, type Decision, type PolicyCall } from './governance.js';
+import { grantSettings, grantsReady, loadGrantsOnce, recordGrant } from './grants.js';
 import { hookTable, isPlainObject, typeName, type AnyHook } from './hookset.js';
 import { errorMessage, errorResult, normalizeError, normalizeResult } from './normalize.js';
 import { Ended, endedOutcome, NEVER_ABORTED, perform, shapeOf } from './perform.js';
@@ -16,6 +17,7 @@ import { shapeForModel } from './shape.js';
 import { emit, telemetryActive, type DecisionStep } from './telemetry.js';
 import type { CallError, CallOptions, CallOutcome, CallToolResult, JsonSchema, ToolContract, WebMCPTool } from './types.js';
 import { schemaProblem, summaryOf, toJson, validateJson, validateStandard, type Diagnostic, type StandardSchemaLike, type Validated } from './validation.js';
+import { decode, encode } from './wire.js';
 
 /** What the pipeline needs to know about a tool. */
 export interface PipelineTool {
@@ -130,6 +132,7 @@ export async function runCall(tool: PipelineTool, rawInput: unknown, givenOption
   }
   const options: CallOptions = givenOptions ?? {};
   const core = getCore();
+  sealFirstListing();
   // Clock reads only when telemetry will report a duration (each costs ~0.1 µs in Node).
   const started = telemetryActive() ? performance.now() : 0;
   const approver = approverFor(scope);
@@ -230,12 +233,14 @@ export async function runCall(tool: PipelineTool, rawInput: unknown, givenOption
             action = core.step(call, Outcome.Invalid);
             continue;
           }
-          const grants = await loadGrants();
-          // The arguments' JSON goes in as written (no parse and re-stringify), and is kept: if
-          // the same text reaches the args check, the digest policy took still holds.
-          const rest = JSON.stringify({ principal: options.principal, taint: [...taint], grants, nowMs: grantSettings.clock() });
+          // The grant store is read into the core once; after that nothing is awaited here.
+          if (!grantsReady()) await loadGrantsOnce();
+          // One snapshot of the arguments for the predicates and the digest, and its JSON text
+          // kept: if the same text reaches the args check, the digest policy took still holds.
+          const args: unknown = JSON.parse(json.text);
           policyArgs = json.text;
-          action = core.policyStart(call, '{"arguments":' + json.text + ',' + rest.slice(1));
+          const facts = { arguments: args, canonical: canonicalOrUndefined(args), principal: options.principal, taint: [...taint], nowMs: grantSettings.clock() };
+          action = core.policyStart(call, encode(facts));
           if (record) noteDecision(action);
           continue;
         }
@@ -266,10 +271,9 @@ export async function runCall(tool: PipelineTool, rawInput: unknown, givenOption
           record?.push({ step: 'approval', outcome: approvalName(outcome), durationMs: performance.now() - approvalStarted });
           action = core.step(call, outcome);
           if (action & ACCEPTED && outcome === Outcome.ApproveAlways) {
-            const grant = core.grantFor(call, options.principal, grantSettings.clock(), grantSettings.ttl);
             // The approval of this call stands even if the store cannot keep the grant: the
             // next call then asks again.
-            if (grant) await recordGrant(JSON.parse(grant) as Grant).catch(() => undefined);
+            await recordGrant(call, options.principal).catch(() => undefined);
           }
           continue;
         }
@@ -281,7 +285,7 @@ export async function runCall(tool: PipelineTool, rawInput: unknown, givenOption
           // The very JSON text the policy step digested: the digest is the same without
           // canonicalizing and hashing it again in the core (PO-11 still holds: any change in
           // the text goes to the core's digest comparison).
-          action = json.ok && json.text === policyArgs ? core.step(call, Outcome.ArgsSame) : core.checkArgs(call, json.ok ? json.text : 'null');
+          action = json.ok && json.text === policyArgs ? core.step(call, Outcome.ArgsSame) : core.checkArgs(call, json.ok ? canonicalOrUndefined(JSON.parse(json.text)) : undefined);
           continue;
         }
         case Op.RunTool: {
@@ -349,9 +353,8 @@ export async function runCall(tool: PipelineTool, rawInput: unknown, givenOption
   }
 
   function readDecision(): Decision | undefined {
-    const facts = core.askFacts(call);
-    const parsed = facts ? (JSON.parse(facts) as { decision?: Decision }) : undefined;
-    const found = parsed?.decision ?? undefined;
+    const facts = decode(core.askFacts(call)) as { ok: boolean; decision?: Decision };
+    const found = facts.ok ? facts.decision : undefined;
     if (found && record && !record.some((step) => step.step === 'policy')) {
       record.push({ step: 'policy', decision: found });
       emitDecision(found);
@@ -369,7 +372,7 @@ export async function runCall(tool: PipelineTool, rawInput: unknown, givenOption
 
   /** What the approver and function predicates see (SPEC §5). */
   function askCall(forDecision: Decision | undefined): PolicyCall {
-    const facts = JSON.parse(core.askFacts(call) ?? '{}') as { serverId: string; name: string; fingerprint: string; argsDigest: string };
+    const facts = decode(core.askFacts(call)) as { serverId: string; name: string; fingerprint: string; argsDigest: string };
     const json = toJson(input);
     const policyCall: PolicyCall = {
       serverId: facts.serverId,
@@ -496,6 +499,15 @@ export async function runCall(tool: PipelineTool, rawInput: unknown, givenOption
     const answer = JSON.parse(answerJson) as { ok: boolean; error?: { code: string; message: string } };
     const message = answer.error?.message ?? 'the hooks of this tool cannot be planned';
     return finish({ ok: false, error: { kind: 'hook', reason: answer.error?.code ?? 'invalid_configuration', message }, result: errorResult('Error: ' + message) });
+  }
+}
+
+/** The canonical JSON of arguments that passed `toJson`, or `undefined` if it has none. */
+function canonicalOrUndefined(args: unknown): string | undefined {
+  try {
+    return canonicalJson(args);
+  } catch {
+    return undefined;
   }
 }
 

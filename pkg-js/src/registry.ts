@@ -6,7 +6,7 @@ import { settings } from './config.js';
 import { WardenError } from './errors.js';
 import { hookTable } from './hookset.js';
 import { errorResult } from './normalize.js';
-import { governance } from './governance.js';
+import { governance, sealFirstListing } from './governance.js';
 import { genInvocationId, runCall, snapshotOf, type PipelineTool } from './pipeline.js';
 import { stripText } from './shape.js';
 import type { CallOptions, CallOutcome, ToolContract } from './types.js';
@@ -86,6 +86,7 @@ export async function listTools(options: Pick<CallOptions, 'principal' | 'assign
   const core = getCore();
   // The first listing is a first sight: it records each tool's baseline definition.
   for (const tool of tools) core.recordBaseline(tool.coreTool);
+  sealFirstListing();
   const plan = JSON.parse(core.listPlan(new Uint32Array(tools.map((t) => t.coreTool)), new Uint32Array(tools.map((t) => t.scope)))) as { handle: number; id: string; tools: number[] }[];
   const ctx = {
     invocationId: genInvocationId(),

@@ -1,13 +1,15 @@
 // `webmcp(fn, options)`: wrap a function as a governed tool, and register it with the browser.
 import { getCore } from './core.js';
 import { mergeHooks } from './config.js';
-import { ConfigurationError, RegistrationError, configurationError } from './errors.js';
+import { fingerprintFields } from './canonical.js';
+import { ConfigurationError, RegistrationError, WardenError, configurationError } from './errors.js';
 import { compileHookSet, isPlainObject, typeName } from './hookset.js';
 import { runCall, type PipelineTool } from './pipeline.js';
 import { compileSchema, isStandardSchema, jsonSchemaOf, type StandardSchemaLike } from './validation.js';
 import { addToRegistry, isVisible, registeredRecords, removeFromRegistry, setFilterListener, unknownToolOutcome } from './registry.js';
 import { getModelContext } from './runtime.js';
 import type { CallOptions, CallOutcome, JsonSchema, RegistrationStatus, ToolContract, WebMCPOptions, WebMCPTool } from './types.js';
+import { encode } from './wire.js';
 
 const NAME_RULE = /^[A-Za-z0-9_.-]{1,128}$/;
 const KNOWN_OPTIONS = new Set(['name', 'title', 'description', 'inputSchema', 'schema', 'outputSchema', 'annotations', 'hooks', 'server', 'shape', 'scope', 'enabled']);
@@ -143,7 +145,7 @@ function createTool<F extends (...args: any[]) => any>(fn: F, options: WebMCPOpt
 
   const newSet = compileHookSet(newHooks, label);
   const hookSets = newSet === undefined ? [...inheritedSets] : [...inheritedSets, newSet];
-  const defined = JSON.parse(core.defineTool(JSON.stringify(definitionOf(contract)), options.server, new Uint32Array(hookSets), label)) as
+  const defined = JSON.parse(core.defineTool(encodeDefinition(contract), options.server, new Uint32Array(hookSets), label)) as
     | { ok: true; tool: number; fingerprint: string }
     | { ok: false; error: { code: string; message: string; path?: string } };
   if (!defined.ok) throw configurationError(defined.error);
@@ -199,10 +201,20 @@ function createTool<F extends (...args: any[]) => any>(fn: F, options: WebMCPOpt
   return tool;
 }
 
-/** The definition fields a fingerprint covers (SPEC §5). */
-function definitionOf(contract: ToolContract): Record<string, unknown> {
-  const { name, title, description, inputSchema, outputSchema, annotations } = contract;
-  return { name, title, description, inputSchema, outputSchema, annotations };
+/**
+ * The definition as the core reads it: the name, the annotations (for policy predicates) and
+ * the canonical text of each fingerprinted field (the core hashes them; `src/digest.rs`).
+ */
+function encodeDefinition(contract: ToolContract): Uint8Array {
+  let canonical: Record<string, string>;
+  try {
+    canonical = fingerprintFields(contract as unknown as Record<string, unknown>);
+  } catch (err) {
+    // Our own reasons are quoted; what a getter or a `toJSON` threw never is.
+    const why = err instanceof WardenError ? err.message.replace(/^canonicalJson: /, '') : 'reading it threw';
+    throw new ConfigurationError('invalid_definition', `tool "${contract.name}": the definition has no JSON form (${why})`);
+  }
+  return encode({ name: contract.name, annotations: contract.annotations, canonical });
 }
 
 /** A deep copy of a JSON-like contract (callers may change it without touching the tool). */

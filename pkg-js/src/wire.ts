@@ -142,19 +142,22 @@ export function encode(value: unknown, options: EncodeOptions = {}): Uint8Array 
       out.byte(NULL);
       return;
     }
-    if (v instanceof RegExp) {
-      out.byte(REGEX);
-      out.string(v.source);
-      out.string(v.flags);
-      return;
-    }
     let proto: unknown;
     let isArray: boolean;
+    let regex: { source: string; flags: string } | undefined;
     try {
+      // `instanceof` and the RegExp accessors run a proxy's traps: inside the try.
+      if (v instanceof RegExp) regex = { source: v.source, flags: v.flags };
       proto = Object.getPrototypeOf(v);
       isArray = Array.isArray(v);
     } catch {
       unsupported('an unreadable value (a getter or proxy threw)');
+      return;
+    }
+    if (regex !== undefined) {
+      out.byte(REGEX);
+      out.string(regex.source);
+      out.string(regex.flags);
       return;
     }
     if (!isArray && proto !== Object.prototype && proto !== null) {
