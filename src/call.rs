@@ -209,8 +209,9 @@ pub struct Call {
     governance: Governance,
     evaluation: Option<Evaluation>,
     decision: Option<Decision>,
-    /// The canonical JSON text (written by the TS layer) of the final arguments policy saw;
-    /// their digest is computed only when something needs it (the approver, a predicate).
+    /// The canonical JSON text (written by the TS layer) of the final arguments policy saw. It
+    /// is sent only when something needs it (the approver, a predicate, arguments whose text
+    /// changed before the tool), so an allowed call never pays for canonicalizing and hashing.
     canonical: Option<String>,
     args_digest: Option<String>,
     /// A live grant settles an ask.
@@ -254,6 +255,15 @@ impl Call {
         self.args_digest.as_deref()
     }
 
+    /// Records the canonical JSON text of the arguments policy saw, the first time the TS
+    /// layer sends it (later texts are ignored: the first one is what the digest covers; the
+    /// policy step starts afresh).
+    pub fn provide_canonical(&mut self, canonical: &str) {
+        if self.canonical.is_none() {
+            self.canonical = Some(canonical.to_owned());
+        }
+    }
+
     /// Whether `canonical` (the canonical JSON text of the arguments about to reach the tool)
     /// is the text policy saw: equal texts are equal digests, so nothing is hashed here.
     pub fn same_arguments(&self, canonical: &str) -> bool {
@@ -269,12 +279,12 @@ impl Call {
     }
 
     /// Starts the policy evaluation built by the engine from the call's facts.
-    pub fn start_policy(&mut self, evaluation: Evaluation, canonical: String, live_grant: bool) -> Action {
+    pub fn start_policy(&mut self, evaluation: Evaluation, canonical: Option<String>, live_grant: bool) -> Action {
         if self.phase != Phase::Policy {
             return self.internal_error();
         }
         self.evaluation = Some(evaluation);
-        self.canonical = Some(canonical);
+        self.canonical = canonical;
         self.live_grant = live_grant;
         self.drive_policy()
     }

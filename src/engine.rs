@@ -46,7 +46,9 @@ pub fn is_listed_subset(given: &[String], returned: &[String]) -> bool {
 pub struct PolicyInput<'a> {
     /// The final arguments.
     pub arguments: &'a Value,
-    /// Their RFC 8785 text, written by the TS layer (`None`: JSON cannot carry them).
+    /// Their RFC 8785 text, written by the TS layer. A call may leave it out and send it when
+    /// the digest is needed ([`Engine::ask_facts`], [`Engine::check_args`]); a dry run without
+    /// it reports no digest.
     pub canonical: Option<&'a str>,
     /// Who the call is for.
     pub principal: Option<&'a str>,
@@ -453,12 +455,12 @@ impl Engine {
         Ok(self.calls.insert(Call::new(plan, tool, governance)))
     }
 
-    /// Runs the policy step of `call` on its facts: the final arguments and their canonical
-    /// text, the principal, the taint set and the time; grants come from the governor's book.
-    /// Returns the next action; `None` for an unknown call.
+    /// Runs the policy step of `call` on its facts: the final arguments (and, if the TS layer
+    /// sends it already, their canonical text), the principal, the taint set and the time;
+    /// grants come from the governor's book. Returns the next action; `None` for an unknown call.
     pub fn policy_start(&mut self, call: u32, facts: PolicyInput<'_>) -> Option<Action> {
         let entry = self.calls.get_mut(call)?;
-        let (Some(policy), Some(tool), Some(canonical)) = (entry.policy_due(), self.tools.get(entry.tool()), facts.canonical) else {
+        let (Some(policy), Some(tool)) = (entry.policy_due(), self.tools.get(entry.tool())) else {
             return Some(entry.step(Outcome::Invalid));
         };
         let Some(definition) = tool.definition.as_ref() else {
@@ -471,14 +473,18 @@ impl Engine {
         let key = (entry.tool(), Rc::as_ptr(&policy) as usize);
         let matched = self.matched_rules.entry(key).or_insert_with(|| Rc::new(MatchedRules::of(&policy, server, &tool.name))).clone();
         let evaluation = Evaluation::with_matched(&policy, facts.call_facts(server, &tool.name, definition, fingerprint, live), &matched);
-        Some(entry.start_policy(evaluation, canonical.to_owned(), live))
+        Some(entry.start_policy(evaluation, facts.canonical.map(str::to_owned), live))
     }
 
-    /// Compares the canonical text of the arguments about to reach the tool with the one policy
-    /// saw (`None`: JSON cannot carry them any more); returns the next action.
-    pub fn check_args(&mut self, call: u32, canonical: Option<&str>) -> Option<Action> {
+    /// Compares the canonical text of the arguments about to reach the tool (`now`; `None`:
+    /// JSON cannot carry them any more) with the one policy saw (`at_policy`, recorded if the
+    /// call does not hold it yet); returns the next action.
+    pub fn check_args(&mut self, call: u32, now: Option<&str>, at_policy: Option<&str>) -> Option<Action> {
         let entry = self.calls.get_mut(call)?;
-        let same = canonical.is_some_and(|canonical| entry.same_arguments(canonical));
+        if let Some(text) = at_policy {
+            entry.provide_canonical(text);
+        }
+        let same = now.is_some_and(|canonical| entry.same_arguments(canonical));
         Some(entry.step(if same { Outcome::ArgsSame } else { Outcome::ArgsChanged }))
     }
 
@@ -511,8 +517,13 @@ impl Engine {
     }
 
     /// What the approver is shown of a call: its tool, server, fingerprint and args digest.
-    pub fn ask_facts(&mut self, call: u32) -> Option<AskFacts> {
+    /// `canonical` is the canonical text of the arguments policy saw, recorded if the call does
+    /// not hold it yet; without it the digest is empty until it is sent.
+    pub fn ask_facts(&mut self, call: u32, canonical: Option<&str>) -> Option<AskFacts> {
         let entry = self.calls.get_mut(call)?;
+        if let Some(text) = canonical {
+            entry.provide_canonical(text);
+        }
         let tool = self.tools.get(entry.tool())?;
         Some(AskFacts {
             server_id: tool.server.clone().unwrap_or_else(|| self.server_id.clone()),

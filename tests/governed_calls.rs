@@ -62,7 +62,7 @@ fn an_allowed_call_checks_its_arguments_before_the_tool() {
     assert_eq!(action, Action::EvaluatePolicy);
     let args = args(json!({ "items": 2 }));
     assert_eq!(engine.policy_start(call, facts(&args)), Some(Action::CheckArgs));
-    assert_eq!(engine.check_args(call, Some("{\"items\":2}")), Some(Action::RunTool));
+    assert_eq!(engine.check_args(call, Some("{\"items\":2}"), None), Some(Action::RunTool));
 }
 
 #[test]
@@ -71,7 +71,7 @@ fn changed_arguments_fail_the_call_before_the_tool() {
     let (call, _) = start(&mut engine, tool, 0);
     let args = args(json!({ "items": 2 }));
     engine.policy_start(call, facts(&args));
-    assert_eq!(engine.check_args(call, Some("{\"items\":3}")), Some(Action::Finish { ok: false }));
+    assert_eq!(engine.check_args(call, Some("{\"items\":3}"), None), Some(Action::Finish { ok: false }));
     let (error, _) = engine.end(call).unwrap();
     assert_eq!((error.kind, error.reason), ("hook", "args_changed"));
 }
@@ -165,13 +165,31 @@ fn first_listing_makes_a_tool_defined_after_the_seal_new() {
 }
 
 #[test]
-fn arguments_json_cannot_carry_fail_the_policy_step() {
+fn the_canonical_text_may_come_when_the_digest_is_needed() {
+    let policy = json!({ "ask": [{ "match": "*", "id": "human" }] });
+    let text = "{\"total\":10}";
+    // Sent with the approver's facts: the digest covers it, and a later text does not replace it.
+    let (mut engine, tool) = engine_with(policy.clone());
+    let (call, _) = start(&mut engine, tool, APPROVER);
+    let value = v(json!({ "total": 10 }));
+    let input = PolicyInput { arguments: &value, canonical: None, principal: None, taint: &[], now_ms: 0.0, has_approver: true };
+    assert_eq!(engine.policy_start(call, input), Some(Action::Approve));
+    assert_eq!(engine.ask_facts(call, None).unwrap().args_digest, "", "no text, no digest yet");
+    assert_eq!(engine.ask_facts(call, Some(text)).unwrap().args_digest, webmcp_warden::digest::args_digest(text));
+    assert_eq!(engine.ask_facts(call, Some("{}")).unwrap().args_digest, webmcp_warden::digest::args_digest(text));
+    let (action, _) = engine.step(call, Outcome::ApproveOnce).unwrap();
+    assert_eq!(action, Action::CheckArgs);
+    assert_eq!(engine.check_args(call, Some(text), Some("{}")), Some(Action::RunTool), "the first text stands");
+    // Sent with the args check: changed arguments are still caught.
     let (mut engine, tool) = engine_with(json!({ "allow": ["*"] }));
     let (call, _) = start(&mut engine, tool, 0);
-    let value = v(json!({}));
-    let input = PolicyInput { arguments: &value, canonical: None, principal: None, taint: &[], now_ms: 0.0, has_approver: false };
-    assert_eq!(engine.policy_start(call, input), Some(Action::Finish { ok: false }));
-    assert_eq!(engine.end(call).unwrap().0.reason, "invalid_arguments");
+    assert_eq!(engine.policy_start(call, input), Some(Action::CheckArgs));
+    assert_eq!(engine.check_args(call, Some("{\"total\":11}"), Some(text)), Some(Action::Finish { ok: false }));
+    assert_eq!(engine.end(call).unwrap().0.reason, "args_changed");
+    // Arguments JSON cannot carry any more never pass.
+    let (call, _) = start(&mut engine, tool, 0);
+    assert_eq!(engine.policy_start(call, input), Some(Action::CheckArgs));
+    assert_eq!(engine.check_args(call, None, Some(text)), Some(Action::Finish { ok: false }));
 }
 
 #[test]

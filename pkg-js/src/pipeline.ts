@@ -171,6 +171,9 @@ export async function runCall(tool: PipelineTool, rawInput: unknown, givenOption
   let ended = false;
   /** The arguments' JSON the policy step received (see `Op.CheckArgs`). */
   let policyArgs: string | undefined;
+  let policyCanonical: string | undefined;
+  /** The canonical JSON of the arguments policy saw, made the first time the core needs it. */
+  const canonicalAtPolicy = (): string | undefined => (policyCanonical ??= policyArgs === undefined ? undefined : canonicalOrUndefined(JSON.parse(policyArgs)));
 
   try {
     let action = core.step(call, Outcome.Start);
@@ -235,11 +238,11 @@ export async function runCall(tool: PipelineTool, rawInput: unknown, givenOption
           }
           // The grant store is read into the core once; after that nothing is awaited here.
           if (!grantsReady()) await loadGrantsOnce();
-          // One snapshot of the arguments for the predicates and the digest, and its JSON text
-          // kept: if the same text reaches the args check, the digest policy took still holds.
-          const args: unknown = JSON.parse(json.text);
+          // One snapshot of the arguments for the predicates, and its JSON text kept: the digest
+          // is of that text (canonicalized only if a predicate, the approver or a changed text
+          // needs it), and if the same text reaches the args check, the digest still holds.
           policyArgs = json.text;
-          const facts = { arguments: args, canonical: canonicalOrUndefined(args), principal: options.principal, taint: [...taint], nowMs: grantSettings.clock() };
+          const facts = { arguments: JSON.parse(json.text) as unknown, principal: options.principal, taint: [...taint], nowMs: grantSettings.clock() };
           action = core.policyStart(call, encode(facts));
           if (record) noteDecision(action);
           continue;
@@ -285,7 +288,10 @@ export async function runCall(tool: PipelineTool, rawInput: unknown, givenOption
           // The very JSON text the policy step digested: the digest is the same without
           // canonicalizing and hashing it again in the core (PO-11 still holds: any change in
           // the text goes to the core's digest comparison).
-          action = json.ok && json.text === policyArgs ? core.step(call, Outcome.ArgsSame) : core.checkArgs(call, json.ok ? canonicalOrUndefined(JSON.parse(json.text)) : undefined);
+          action =
+            json.ok && json.text === policyArgs
+              ? core.step(call, Outcome.ArgsSame)
+              : core.checkArgs(call, json.ok ? canonicalOrUndefined(JSON.parse(json.text)) : undefined, canonicalAtPolicy());
           continue;
         }
         case Op.RunTool: {
@@ -353,7 +359,7 @@ export async function runCall(tool: PipelineTool, rawInput: unknown, givenOption
   }
 
   function readDecision(): Decision | undefined {
-    const facts = decode(core.askFacts(call)) as { ok: boolean; decision?: Decision };
+    const facts = decode(core.askFacts(call, undefined)) as { ok: boolean; decision?: Decision };
     const found = facts.ok ? facts.decision : undefined;
     if (found && record && !record.some((step) => step.step === 'policy')) {
       record.push({ step: 'policy', decision: found });
@@ -372,7 +378,7 @@ export async function runCall(tool: PipelineTool, rawInput: unknown, givenOption
 
   /** What the approver and function predicates see (SPEC §5). */
   function askCall(forDecision: Decision | undefined): PolicyCall {
-    const facts = decode(core.askFacts(call)) as { serverId: string; name: string; fingerprint: string; argsDigest: string };
+    const facts = decode(core.askFacts(call, canonicalAtPolicy())) as { serverId: string; name: string; fingerprint: string; argsDigest: string };
     const json = toJson(input);
     const policyCall: PolicyCall = {
       serverId: facts.serverId,

@@ -154,18 +154,20 @@ impl Core {
         action.map_or(0, |action| action.encode(false))
     }
 
-    /// Compares the canonical text of the arguments about to reach the tool with the one
-    /// policy saw (`undefined`: JSON cannot carry them); returns the next action, packed.
+    /// Compares the canonical text of the arguments about to reach the tool (`undefined`: JSON
+    /// cannot carry them) with the one policy saw (`atPolicy`, if the call was not sent it
+    /// yet); returns the next action, packed.
     #[wasm_bindgen(js_name = checkArgs)]
-    pub fn check_args(&mut self, call: u32, canonical: Option<String>) -> u32 {
-        self.engine.check_args(call, canonical.as_deref()).map_or(0, |action| action.encode(false))
+    pub fn check_args(&mut self, call: u32, canonical: Option<String>, at_policy: Option<String>) -> u32 {
+        self.engine.check_args(call, canonical.as_deref(), at_policy.as_deref()).map_or(0, |action| action.encode(false))
     }
 
     /// What the approver is shown of a call: `{ ok, serverId, name, fingerprint, argsDigest,
-    /// decision? }`.
+    /// decision? }`. `canonical` is the canonical text of the arguments policy saw, which the
+    /// call needs once for the digest (`argsDigest` is empty until it was sent).
     #[wasm_bindgen(js_name = askFacts)]
-    pub fn ask_facts(&mut self, call: u32) -> Vec<u8> {
-        reply(self.engine.ask_facts(call).map(ask_facts).ok_or_else(|| unknown("call")))
+    pub fn ask_facts(&mut self, call: u32, canonical: Option<String>) -> Vec<u8> {
+        reply(self.engine.ask_facts(call, canonical.as_deref()).map(ask_facts).ok_or_else(|| unknown("call")))
     }
 
     /// Records the grant `{ allow: 'always' }` makes for a call in the core's book; answers
