@@ -1,4 +1,4 @@
-//! Policy: which calls are allowed, asked about or denied, and why (the README's "Policy").
+//! Policy: which calls are allowed, asked about or denied, and why (README, "What you get").
 //!
 //! [`Policy::compile`] checks and compiles the policy object the TS layer sends as a
 //! [`Value`] (functions as handles, `RegExp`s as patterns).
