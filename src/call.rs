@@ -1010,25 +1010,9 @@ pub fn unknown_tool_explanation(name: &str) -> Value {
     }
 }
 
-/// A decision as the TS layer reads it: `{ effect, reason, rule?: { list, index, id? },
-/// explanation, pin?: { previous, current, changed } }`.
+/// A decision as the TS layer reads it (`Decision::to_value`).
 pub fn decision_value(decision: &Decision) -> Value {
-    let mut map = Map::new();
-    map.insert("effect", decision.effect.name().into());
-    map.insert("reason", decision.reason.name().into());
-    if let Some(rule) = &decision.rule {
-        let mut fields = Map::new();
-        fields.insert("list", rule.list.name().into());
-        fields.insert("index", rule.index.into());
-        fields.insert_some("id", rule.id.as_deref());
-        map.insert("rule", Value::Object(fields));
-    }
-    map.insert("explanation", decision.explanation.as_str().into());
-    if let Some(pin) = &decision.pin {
-        let changed = Value::Array(pin.changed.iter().map(|field| Value::from(field.as_str())).collect());
-        map.insert("pin", crate::object! { "previous" => pin.previous.as_str(), "current" => pin.current.as_str(), "changed" => changed });
-    }
-    Value::Object(map)
+    decision.to_value()
 }
 
 fn object_step(name: &str) -> Value {

@@ -1,223 +1,135 @@
-//! RFC 8785 (JCS) canonical JSON, SHA-256 args digests and tool-definition fingerprints (SPEC §5).
+//! Digests: SHA-256 of canonical JSON, tool fingerprints and which definition fields changed.
+//!
+//! RFC 8785 canonical JSON is written by the TS layer (`pkg-js/src/canonical.ts`): sorted keys
+//! plus `JSON.stringify` for every string and number, which is exactly the ECMAScript number
+//! and string output RFC 8785 asks for. Writing it here would need a JSON serializer with float
+//! formatting, most of a small wasm module (`docs/architecture.md`). The core keeps the hashing:
+//!
+//! - the args digest is the SHA-256 of the canonical text of the final arguments;
+//! - a tool's fingerprint is the SHA-256 of the canonical text of `{ annotations, description,
+//!   inputSchema, name, outputSchema, title }` (absent members omitted), which the core
+//!   assembles from the canonical text of each member ([`FieldTexts`]): an object's canonical
+//!   text is its members' texts in key order, so the result is exactly the RFC 8785 text of the
+//!   whole definition and fingerprints are what they were when the core canonicalized;
+//! - which fields changed is decided by comparing per-field digests, so a definition is kept
+//!   as six hashes, not as its schemas.
 
-use std::fmt;
-use std::fmt::Write as _;
-
-use serde::Deserialize;
-use serde_json::{Map, Value};
 use sha2::{Digest as _, Sha256};
 
-/// Deepest nesting of arrays and objects that [`canonical_json`] accepts.
-///
-/// A bare scalar has depth 0 and `[]` has depth 1, so `[[…]]` with 128 pairs of brackets
-/// is accepted and 129 is rejected with `too_deep`. The limit exists because the
-/// serializer underneath recurses once per level, and a wasm32 stack is small: the check
-/// itself walks the value with an explicit stack, so a 10,000-deep value is refused
-/// without recursing into it.
-pub const MAX_DEPTH: usize = 128;
+use crate::value::Value;
 
-/// Why a value could not be canonicalized.
-///
-/// `code` is stable and machine-readable; `message` is for people.
-#[derive(Debug, Clone, PartialEq)]
-pub struct DigestError {
-    /// One of `non_finite_number`, `too_deep`, or `canonicalize_failed`.
-    ///
-    /// `canonicalize_failed` wraps an error from the JCS serializer that the pre-checks did
-    /// not foresee; with `serde_json::Value` input it is not expected to occur.
-    pub code: &'static str,
-    /// Human-readable explanation.
-    pub message: String,
-}
+/// The fingerprinted fields of a tool definition, in the order [`changed_fields`] reports them.
+pub const FIELD_NAMES: [&str; 6] = ["name", "title", "description", "inputSchema", "outputSchema", "annotations"];
 
-impl DigestError {
-    fn new(code: &'static str, message: String) -> Self {
-        Self { code, message }
-    }
-}
-
-impl fmt::Display for DigestError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.code, self.message)
-    }
-}
-
-impl std::error::Error for DigestError {}
-
-/// The parts of a tool definition that make up its fingerprint (SPEC §5).
-///
-/// Deserializes from the JS shape (`inputSchema`, `outputSchema`); other members such as
-/// `execute` are ignored, and a member that is `null` counts as absent.
-#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ToolDefinition {
-    /// The tool's name.
-    pub name: String,
-    /// Optional human-readable title.
-    pub title: Option<String>,
-    /// Optional description shown to the model.
-    pub description: Option<String>,
-    /// Optional JSON Schema of the arguments.
-    pub input_schema: Option<Value>,
-    /// Optional JSON Schema of the structured result.
-    pub output_schema: Option<Value>,
-    /// Optional annotations (`readOnlyHint`, `destructiveHint`, …).
-    pub annotations: Option<Value>,
-}
-
-/// Names of the fingerprinted fields, in the order [`changed_fields`] reports them.
-const FIELD_NAMES: [&str; 6] = [
-    "name",
-    "title",
-    "description",
-    "inputSchema",
-    "outputSchema",
-    "annotations",
-];
-
-impl ToolDefinition {
-    /// The six fingerprinted members as JSON, in [`FIELD_NAMES`] order (`None` = absent).
-    fn fields(&self) -> [Option<Value>; 6] {
-        [
-            Some(Value::String(self.name.clone())),
-            self.title.clone().map(Value::String),
-            self.description.clone().map(Value::String),
-            self.input_schema.clone(),
-            self.output_schema.clone(),
-            self.annotations.clone(),
-        ]
-    }
-}
-
-/// Serializes `value` as RFC 8785 canonical JSON.
-///
-/// Object members are sorted by the UTF-16 code units of their names, numbers are written
-/// as ECMAScript `Number.prototype.toString` would (`1e+21`, `1e-7`, `-0` → `0`), strings
-/// are escaped exactly as `JSON.stringify` does, and there is no whitespace. The result is
-/// byte-for-byte what a JS JCS implementation produces for the same value.
-///
-/// # Errors
-///
-/// `too_deep` if arrays and objects nest deeper than [`MAX_DEPTH`]; `non_finite_number` if a
-/// number is NaN or infinite (only reachable when serde_json's `arbitrary_precision` is on);
-/// `canonicalize_failed` if the serializer fails for another reason.
-pub fn canonical_json(value: &Value) -> Result<String, DigestError> {
-    precheck(value)?;
-    // serde_json_canonicalizer does the JCS work: ryu-js for ECMAScript number formatting,
-    // UTF-16 key order, JSON.stringify escaping. It also turns on serde_json's
-    // `float_roundtrip`, without which `333333333.33333329` parses one ulp off.
-    serde_json_canonicalizer::to_string(value)
-        .map_err(|err| DigestError::new("canonicalize_failed", err.to_string()))
-}
-
-/// Walks `value` with an explicit stack, enforcing [`MAX_DEPTH`] and finite numbers.
-///
-/// This runs before the (recursive) serializer so that the serializer never sees a value
-/// deep enough to exhaust the stack.
-fn precheck(value: &Value) -> Result<(), DigestError> {
-    // Each entry is a value and the number of containers enclosing it.
-    let mut stack: Vec<(&Value, usize)> = vec![(value, 0)];
-    while let Some((current, enclosing)) = stack.pop() {
-        match current {
-            Value::Array(items) => {
-                let depth = container_depth(enclosing)?;
-                stack.extend(items.iter().map(|child| (child, depth)));
-            }
-            Value::Object(members) => {
-                let depth = container_depth(enclosing)?;
-                stack.extend(members.values().map(|child| (child, depth)));
-            }
-            Value::Number(number) => {
-                // With default serde_json features a Number is always finite; this guards
-                // an `arbitrary_precision` build, where "1e400" would otherwise reach the
-                // serializer as infinity.
-                if !number.as_f64().is_some_and(f64::is_finite) {
-                    return Err(DigestError::new(
-                        "non_finite_number",
-                        format!("number {number} is not a finite IEEE 754 double"),
-                    ));
-                }
-            }
-            Value::Null | Value::Bool(_) | Value::String(_) => {}
-        }
-    }
-    Ok(())
-}
-
-/// The depth of a container enclosed by `enclosing` others, or `too_deep` past [`MAX_DEPTH`].
-fn container_depth(enclosing: usize) -> Result<usize, DigestError> {
-    let depth = enclosing.saturating_add(1);
-    if depth > MAX_DEPTH {
-        return Err(DigestError::new(
-            "too_deep",
-            format!("arrays and objects nest deeper than {MAX_DEPTH} levels"),
-        ));
-    }
-    Ok(depth)
-}
+/// Indexes into [`FIELD_NAMES`] in RFC 8785 member order (UTF-16 code units; these names are
+/// ASCII): annotations, description, inputSchema, name, outputSchema, title.
+const CANONICAL_ORDER: [usize; 6] = [5, 2, 3, 0, 4, 1];
 
 /// Lowercase hex SHA-256 of `bytes`.
 pub fn sha256_hex(bytes: &[u8]) -> String {
-    let hash = Sha256::digest(bytes);
-    let mut hex = String::with_capacity(hash.len().saturating_mul(2));
-    for byte in hash.iter() {
-        // Writing to a String cannot fail, so the fmt::Result carries no information.
-        let _ = write!(hex, "{byte:02x}");
-    }
-    hex
+    hex(&Sha256::digest(bytes))
 }
 
-/// The args digest of SPEC §5: lowercase hex SHA-256 of the canonical JSON of `value`.
-///
-/// # Errors
-///
-/// As [`canonical_json`].
-pub fn digest(value: &Value) -> Result<String, DigestError> {
-    canonical_json(value).map(|canonical| sha256_hex(canonical.as_bytes()))
+/// The args digest: lowercase hex SHA-256 of the canonical JSON text of the final arguments.
+pub fn args_digest(canonical: &str) -> String {
+    sha256_hex(canonical.as_bytes())
 }
 
-/// The fingerprint of a tool definition (SPEC §5).
-///
-/// Hashes the canonical JSON of `{name, title, description, inputSchema, outputSchema,
-/// annotations}` with absent members omitted, so member order in the schemas does not matter.
-///
-/// # Errors
-///
-/// As [`canonical_json`]; the wrapping object counts as one level of nesting, so the
-/// schemas and annotations may nest at most `MAX_DEPTH - 1` levels.
-pub fn tool_fingerprint(def: &ToolDefinition) -> Result<String, DigestError> {
-    let mut object = Map::new();
-    for (name, field) in FIELD_NAMES.iter().zip(def.fields()) {
-        if let Some(value) = field {
-            object.insert((*name).to_owned(), value);
+fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(bytes.len().saturating_mul(2));
+    for byte in bytes {
+        for nibble in [byte >> 4, byte & 0x0f] {
+            out.push(char::from(DIGITS.get(usize::from(nibble)).copied().unwrap_or(b'0')));
         }
     }
-    digest(&Value::Object(object))
+    out
 }
+
+/// The canonical JSON text of each fingerprinted field of one definition (`None`: absent).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FieldTexts {
+    texts: [Option<String>; 6],
+}
+
+impl FieldTexts {
+    /// Reads `{ name: text, title?: text, … }` as the TS layer sends it, each value the RFC
+    /// 8785 text of that member of the definition.
+    ///
+    /// # Errors
+    /// A sentence naming what is wrong: not an object, an unknown field, a value that is not a
+    /// string, or no `name`.
+    pub fn from_value(value: &Value) -> Result<FieldTexts, String> {
+        let Some(map) = value.as_object() else {
+            return Err(format!("the canonical fields are an object, not {}", value.type_name()));
+        };
+        let mut texts: [Option<String>; 6] = Default::default();
+        for (key, text) in map.iter() {
+            let slot = FIELD_NAMES
+                .iter()
+                .position(|name| name == key)
+                .and_then(|index| texts.get_mut(index))
+                .ok_or_else(|| format!("\"{key}\" is not a fingerprinted field"))?;
+            let Some(text) = text.as_str() else {
+                return Err(format!("the canonical text of \"{key}\" is a string, not {}", text.type_name()));
+            };
+            *slot = Some(text.to_owned());
+        }
+        if texts.first().is_none_or(Option::is_none) {
+            return Err("a definition needs a name".to_owned());
+        }
+        Ok(FieldTexts { texts })
+    }
+
+    /// Builds the texts from `(field, canonical text)` pairs (for tests and native callers).
+    ///
+    /// # Errors
+    /// As [`FieldTexts::from_value`].
+    pub fn from_pairs<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Result<FieldTexts, String> {
+        let map = pairs.into_iter().map(|(key, text)| (key.to_owned(), Value::from(text))).collect();
+        FieldTexts::from_value(&Value::Object(map))
+    }
+
+    /// The RFC 8785 text of the whole definition object.
+    pub fn canonical_definition(&self) -> String {
+        let mut out = String::from("{");
+        for index in CANONICAL_ORDER {
+            let (Some(name), Some(Some(text))) = (FIELD_NAMES.get(index), self.texts.get(index)) else { continue };
+            if out.len() > 1 {
+                out.push(',');
+            }
+            out.push('"');
+            out.push_str(name);
+            out.push_str("\":");
+            out.push_str(text);
+        }
+        out.push('}');
+        out
+    }
+
+    /// The definition's fingerprint: lowercase hex SHA-256 of [`FieldTexts::canonical_definition`].
+    pub fn fingerprint(&self) -> String {
+        sha256_hex(self.canonical_definition().as_bytes())
+    }
+
+    /// The SHA-256 of each field's text, for telling later which fields changed.
+    pub fn digests(&self) -> FieldDigests {
+        FieldDigests(self.texts.clone().map(|text| text.map(|text| Sha256::digest(text.as_bytes()).into())))
+    }
+}
+
+/// The SHA-256 of each fingerprinted field's canonical text (`None`: absent).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FieldDigests([Option<[u8; 32]>; 6]);
 
 /// Which fingerprinted fields differ between two definitions, in the fixed order `name`,
-/// `title`, `description`, `inputSchema`, `outputSchema`, `annotations`.
-///
-/// Fields are compared by canonical form, so reordered object members or `1.0` vs `1` are
-/// not a change. If a field cannot be canonicalized (too deep), it is compared structurally
-/// instead, so the answer is still usable for showing what changed.
-pub fn changed_fields(previous: &ToolDefinition, current: &ToolDefinition) -> Vec<&'static str> {
+/// `title`, `description`, `inputSchema`, `outputSchema`, `annotations`. Fields compare by
+/// canonical form, so reordered object members or `1.0` against `1` are not a change.
+pub fn changed_fields(previous: &FieldDigests, current: &FieldDigests) -> Vec<&'static str> {
     FIELD_NAMES
         .iter()
-        .zip(previous.fields().iter().zip(current.fields().iter()))
-        .filter(|(_, (before, after))| !same_field(before.as_ref(), after.as_ref()))
+        .zip(previous.0.iter().zip(current.0.iter()))
+        .filter(|(_, (before, after))| before != after)
         .map(|(name, _)| *name)
         .collect()
-}
-
-/// Whether two optional field values have the same canonical form.
-fn same_field(before: Option<&Value>, after: Option<&Value>) -> bool {
-    match (before, after) {
-        (None, None) => true,
-        (Some(before), Some(after)) => match (canonical_json(before), canonical_json(after)) {
-            (Ok(before), Ok(after)) => before == after,
-            _ => before == after,
-        },
-        _ => false,
-    }
 }

@@ -18,7 +18,7 @@ use crate::governor::{Definition, Governor};
 use crate::hooks::{Event, Hook, HookSet};
 use crate::listing::Listing;
 use crate::plan::{Plan, Scopes};
-use crate::policy::{CallFacts, Evaluation, MatchedRules};
+use crate::policy::{CallFacts, Evaluation, Grant, MatchedRules};
 use crate::returns::{Contract, ReturnFacts};
 use crate::value::Value;
 
@@ -312,7 +312,7 @@ impl Engine {
             set.check_unique_ids(seen.iter().copied(), label)?;
             seen.extend(set.hooks.iter());
         }
-        let name = definition.fields.name.clone();
+        let name = definition.name.clone();
         self.tools.put(id, Tool { name, server, sets, definition: Some(definition), standalone: false });
         Ok(())
     }
@@ -439,11 +439,6 @@ impl Engine {
     pub fn step(&mut self, call: u32, outcome: Outcome, facts: ReturnFacts, payload: &Value, signal: Signal, duration_ms: f64) -> Option<Action> {
         let entry = self.calls.get_mut(call)?;
         let mut action = entry.step(outcome, facts, payload, signal, duration_ms);
-        if entry.take_grant_due() {
-            // The approver answered `allow: 'always'`: the grant is recorded here; `accepted`
-            // tells the TS layer to persist the grant book.
-            self.record_grant(call, payload);
-        }
         if action.op == crate::call::Op::EvaluatePolicy {
             action.handle = 1;
         }
@@ -467,18 +462,16 @@ impl Engine {
         let explain = entry.mode() == Mode::Explain;
         // A dry run records no baseline.
         let fingerprint = if explain { self.governor.peek_fingerprint_state(definition) } else { self.governor.fingerprint_state(definition) };
-        let live = self.governor.live_grant(facts.principal.as_deref(), server, &tool.name, &definition.fingerprint, facts.now_ms);
+        let live = self.governor.grants().live(facts.principal.as_deref(), server, &tool.name, &definition.fingerprint, facts.now_ms).is_some();
         let key = (tool_id, Rc::as_ptr(&policy) as usize);
         let matched = self.matched_rules.entry(key).or_insert_with(|| Rc::new(MatchedRules::of(&policy, server, &tool.name))).clone();
-        let annotations = definition.annotations().clone();
-        let arguments = crate::transition::to_legacy(&facts.arguments);
         let call_facts = CallFacts {
             server,
             name: &tool.name,
-            annotations: &annotations,
+            annotations: definition.annotations(),
             principal: facts.principal.as_deref(),
             taint: &facts.taint,
-            arguments: &arguments,
+            arguments: &facts.arguments,
             fingerprint,
             live_grant: live,
         };
@@ -487,17 +480,20 @@ impl Engine {
         Some(entry.start_policy(evaluation, live, signal))
     }
 
-    fn record_grant(&mut self, call: u32, payload: &Value) {
-        let Some(entry) = self.calls.get(call) else { return };
-        let Some(tool) = self.tools.get(entry.tool) else { return };
-        let Some(definition) = tool.definition.as_ref() else { return };
-        let server = tool.server.clone().unwrap_or_else(|| self.server_id().to_owned());
-        let principal = payload.get("principal").and_then(Value::as_str);
-        let now = payload.get("nowMs").and_then(Value::as_f64).unwrap_or(0.0);
-        let ttl = payload.get("ttlMs").and_then(Value::as_f64).unwrap_or(86_400_000.0);
-        let fingerprint = definition.fingerprint.clone();
-        let name = tool.name.clone();
-        self.governor.record_grant(principal, &server, &name, &fingerprint, now, ttl);
+    /// Records the grant `{ allow: 'always' }` makes for `call` (the approver answered so:
+    /// the step that reported it had `accepted` set) at `now_ms` for `ttl_ms`; answers it, for
+    /// the TS layer to save. `None` for an unknown call or a tool without a definition.
+    pub fn record_grant(&mut self, call: u32, principal: Option<&str>, now_ms: f64, ttl_ms: f64) -> Option<Grant> {
+        let entry = self.calls.get_mut(call)?;
+        if !entry.take_grant_due() {
+            return None;
+        }
+        let tool = self.tools.get(entry.tool)?;
+        let definition = tool.definition.as_ref()?;
+        let server = tool.server.as_deref().unwrap_or(self.server_id.as_deref().unwrap_or(DEFAULT_SERVER_ID));
+        let grant = Grant::new(principal, server, &tool.name, &definition.fingerprint, now_ms, ttl_ms);
+        self.governor.grants_mut().record(grant.clone(), now_ms);
+        Some(grant)
     }
 
     /// What the approver is shown of a call (its decision comes with [`Engine::outcome`]).
@@ -558,6 +554,12 @@ impl Engine {
     /// The governance settings.
     pub fn governor(&self) -> &Governor {
         &self.governor
+    }
+
+    /// Seals the fingerprint baseline (`approvedFingerprints: 'first_listing'`): the first
+    /// listing or agent call happened.
+    pub fn seal_baseline(&mut self) {
+        self.governor.seal_baseline();
     }
 
     // ---- listings ------------------------------------------------------------------------------

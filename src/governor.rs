@@ -1,43 +1,69 @@
-//! The page's governance state: policy, fingerprint baselines and pins, and the tool filter.
+//! The page's governance state: policy, fingerprint baselines and pins, grants, and the tool
+//! filter.
 //!
-//! The engine asks it for the facts policy decides on (SPEC §5): whether a tool's definition
-//! is the approved one, whether it is new, whether a tool is visible at all.
+//! The engine asks it for the facts policy decides on: whether a tool's definition is the
+//! approved one, whether it is new, whether a live grant covers the call, whether a tool is
+//! visible at all.
+//!
+//! Baselines (the README's decisions, "Fingerprint baselines"): by default each tool name's
+//! baseline is the definition it had when first seen (registration, listing or policy
+//! evaluation), so a re-registered tool with another definition meets the pin. With
+//! `approvedFingerprints: { name: fingerprint }` the map is the baseline and a tool outside it
+//! is new. With `approvedFingerprints: 'first_listing'` the baseline is sealed at the first
+//! listing or the first agent call, whichever comes first ([`Governor::seal_baseline`]): a
+//! tool first seen after that is new, and `allowNewTools` decides.
 
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use serde_json::Value;
-
-use crate::digest::{changed_fields, tool_fingerprint, ToolDefinition};
+use crate::digest::{changed_fields, FieldDigests, FieldTexts};
 use crate::error::ConfigError;
-use crate::matcher::{json_type, Matcher};
-use crate::policy::{FingerprintState, Policy};
+use crate::matcher::{Matcher, Target};
+use crate::policy::{FingerprintState, GrantBook, Policy};
+use crate::value::Value;
 
-/// A tool's definition and its fingerprint.
+/// A tool's definition as governance sees it: its name, annotations and fingerprint.
 #[derive(Debug, Clone)]
 pub struct Definition {
-    /// The definition fields SPEC §5 fingerprints.
-    pub fields: ToolDefinition,
-    /// Lowercase hex SHA-256 of their canonical JSON.
+    /// The tool's name.
+    pub name: String,
+    /// The tool's annotations (for `annotation` predicates), or `Null`.
+    pub annotations: Value,
+    /// Lowercase hex SHA-256 of the RFC 8785 text of the fingerprinted fields.
     pub fingerprint: String,
+    /// Each field's digest, to tell which fields changed.
+    fields: FieldDigests,
 }
 
 impl Definition {
-    /// Reads a definition (`{ name, title?, description?, inputSchema?, outputSchema?,
-    /// annotations? }`) and fingerprints it.
+    /// Reads `{ name, annotations?, canonical: { name, title?, description?, inputSchema?,
+    /// outputSchema?, annotations? } }`, where each member of `canonical` is the RFC 8785 text
+    /// of that definition field (the TS layer writes it), and fingerprints it.
     ///
     /// # Errors
-    /// `invalid_definition` when it is not such an object or nests too deep to fingerprint.
-    pub fn from_json(value: &Value) -> Result<Definition, ConfigError> {
-        let fields: ToolDefinition = serde_json::from_value(value.clone())
-            .map_err(|err| ConfigError::new("invalid_definition", format!("the tool definition cannot be read: {err}")))?;
-        let fingerprint = tool_fingerprint(&fields).map_err(|err| ConfigError::new("invalid_definition", err.message))?;
-        Ok(Definition { fields, fingerprint })
+    /// `invalid_definition` when it is not such an object.
+    pub fn from_value(value: &Value) -> Result<Definition, ConfigError> {
+        let invalid = |message: String| ConfigError::new("invalid_definition", message);
+        let name = value.get("name").and_then(Value::as_str).ok_or_else(|| invalid("the tool definition needs a name".into()))?;
+        let texts = value
+            .get("canonical")
+            .ok_or_else(|| invalid("the tool definition has no canonical fields".into()))
+            .and_then(|canonical| FieldTexts::from_value(canonical).map_err(invalid))?;
+        let annotations = match value.get("annotations") {
+            None => Value::Null,
+            Some(annotations) => annotations.clone(),
+        };
+        Ok(Definition::new(name, annotations, &texts))
+    }
+
+    /// A definition from its parts.
+    pub fn new(name: &str, annotations: Value, texts: &FieldTexts) -> Definition {
+        Definition { name: name.to_owned(), annotations, fingerprint: texts.fingerprint(), fields: texts.digests() }
     }
 
     /// The tool's annotations, or `Null`.
     pub fn annotations(&self) -> &Value {
-        self.fields.annotations.as_ref().unwrap_or(&Value::Null)
+        &self.annotations
     }
 }
 
@@ -48,18 +74,31 @@ struct ToolFilter {
     exclude: Vec<Matcher>,
 }
 
-/// Policy, pins and the tool filter of one page.
+/// What the baseline of approved definitions is.
+#[derive(Debug, Clone, Default, PartialEq)]
+enum Baseline {
+    /// Each tool name at its first sight (the default).
+    #[default]
+    PerTool,
+    /// An explicit `{ name: fingerprint }` map: tools outside it are new.
+    Map(HashMap<String, String>),
+    /// Every tool seen up to the first listing or agent call; `sealed` once that happened.
+    FirstListing {
+        /// Whether the first listing or agent call happened.
+        sealed: bool,
+    },
+}
+
+/// Policy, pins, grants and the tool filter of one page.
 #[derive(Debug, Default)]
 pub struct Governor {
     policy: Option<Rc<Policy>>,
-    /// An explicit `{ name: fingerprint }` map: tools outside it are new.
-    approved: Option<HashMap<String, String>>,
+    baseline: Baseline,
     /// The definition each tool name had when first seen; kept across unregister/register so
     /// a rug pull by re-registration is caught.
     baselines: HashMap<String, Definition>,
     filter: Option<ToolFilter>,
-    /// TRANSITION: the grant book (a simple list until the indexed one lands).
-    grants: Vec<crate::policy::Grant>,
+    grants: GrantBook,
 }
 
 impl Governor {
@@ -80,28 +119,56 @@ impl Governor {
         Ok(())
     }
 
-    /// Sets (or, with `Null`, removes) the explicit map of approved fingerprints.
+    /// Sets `approvedFingerprints`: an explicit `{ name: fingerprint }` map, `'first_listing'`,
+    /// or `Null` for the default (each tool's baseline at its first sight). Setting
+    /// `'first_listing'` starts unsealed: the next listing or agent call seals it.
     ///
     /// # Errors
-    /// `invalid_config` when it is not an object of strings.
+    /// `invalid_config` for anything else, or a map whose values are not strings.
     pub fn set_approved(&mut self, spec: &Value) -> Result<(), ConfigError> {
-        self.approved = match spec {
-            Value::Null => None,
+        let at = "approvedFingerprints";
+        self.baseline = match spec {
+            Value::Null => Baseline::PerTool,
+            Value::String(mode) if mode == "first_listing" => Baseline::FirstListing { sealed: false },
             Value::Object(map) => {
                 let mut approved = HashMap::new();
-                for (name, fingerprint) in map {
+                for (name, fingerprint) in map.iter() {
                     let Some(fingerprint) = fingerprint.as_str() else {
-                        return Err(ConfigError::new("invalid_config", format!("the fingerprint of \"{name}\" must be a string")).at("approvedFingerprints"));
+                        return Err(ConfigError::new("invalid_config", format!("the fingerprint of \"{name}\" must be a string")).at(at));
                     };
                     approved.insert(name.clone(), fingerprint.to_ascii_lowercase());
                 }
-                Some(approved)
+                Baseline::Map(approved)
+            }
+            Value::String(other) => {
+                return Err(ConfigError::new(
+                    "invalid_config",
+                    format!("must be an object of {{ name: fingerprint }} or 'first_listing', not \"{other}\""),
+                )
+                .at(at))
             }
             other => {
-                return Err(ConfigError::new("invalid_config", format!("must be an object of {{ name: fingerprint }}, not {}", json_type(other))).at("approvedFingerprints"))
+                return Err(ConfigError::new(
+                    "invalid_config",
+                    format!("must be an object of {{ name: fingerprint }} or 'first_listing', not {}", other.type_name()),
+                )
+                .at(at))
             }
         };
         Ok(())
+    }
+
+    /// Seals the baseline of `approvedFingerprints: 'first_listing'` (the first listing or
+    /// agent call); in the other modes it does nothing. Sealing again changes nothing.
+    pub fn seal_baseline(&mut self) {
+        if let Baseline::FirstListing { sealed } = &mut self.baseline {
+            *sealed = true;
+        }
+    }
+
+    /// Whether a sealed `'first_listing'` baseline is in force (no more baselines recorded).
+    fn sealed(&self) -> bool {
+        self.baseline == Baseline::FirstListing { sealed: true }
     }
 
     /// Sets (or, with `Null`, removes) the static tool filter `{ include?, exclude? }`, each a
@@ -119,7 +186,7 @@ impl Governor {
             other => {
                 return Err(ConfigError::new(
                     "invalid_config",
-                    format!("must be {{ include?, exclude? }} or a function (tool, ctx) => boolean, not {}", json_type(other)),
+                    format!("must be {{ include?, exclude? }} or a function (tool, ctx) => boolean, not {}", other.type_name()),
                 )
                 .at("tools"))
             }
@@ -133,7 +200,8 @@ impl Governor {
                     .map(|(index, item)| Matcher::compile(item).map_err(|err| err.at(&format!("tools.{key}[{index}]"))))
                     .collect::<Result<Vec<_>, _>>()
                     .map(Some),
-                Some(other) => Err(ConfigError::new("invalid_config", format!("must be an array of matchers, not {}", json_type(other))).at(&format!("tools.{key}"))),
+                Some(other) => Err(ConfigError::new("invalid_config", format!("must be an array of matchers, not {}", other.type_name()))
+                    .at(&format!("tools.{key}"))),
             }
         };
         if let Some(unknown) = map.keys().find(|key| *key != "include" && *key != "exclude") {
@@ -143,21 +211,29 @@ impl Governor {
         Ok(())
     }
 
-    /// Whether the static filter lets agents see the tool.
+    /// Whether the static filter lets agents see the tool. A `RegExp` that cannot test the
+    /// name hides the tool (fail closed): it neither includes nor escapes an exclude.
     pub fn is_visible(&self, server: &str, name: &str) -> bool {
         let Some(filter) = &self.filter else { return true };
-        let included = filter.include.as_ref().is_none_or(|include| include.iter().any(|m| m.matches(server, name)));
-        included && !filter.exclude.iter().any(|m| m.matches(server, name))
+        let target = Target::new(server, name);
+        let included = filter.include.as_ref().is_none_or(|include| include.iter().any(|m| m.test(&target) == Some(true)));
+        included && !filter.exclude.iter().any(|m| m.test(&target) != Some(false))
     }
 
-    /// Records the definition a tool name has the first time it is seen.
+    /// Records the definition a tool name has the first time it is seen. Once a
+    /// `'first_listing'` baseline is sealed, nothing more is recorded: a tool first seen after
+    /// that stays new.
     pub fn record_baseline(&mut self, definition: &Definition) {
-        self.baselines.entry(definition.fields.name.clone()).or_insert_with(|| definition.clone());
+        if self.sealed() {
+            return;
+        }
+        self.baselines.entry(definition.name.clone()).or_insert_with(|| definition.clone());
     }
 
-    /// The tool's definition against the approved one, recording a baseline at first sight.
+    /// The tool's definition against the approved one, recording a baseline at first sight
+    /// (except with an explicit map, which is the baseline).
     pub fn fingerprint_state(&mut self, definition: &Definition) -> FingerprintState {
-        if self.approved.is_none() {
+        if !matches!(self.baseline, Baseline::Map(_)) {
             self.record_baseline(definition);
         }
         self.peek_fingerprint_state(definition)
@@ -165,15 +241,18 @@ impl Governor {
 
     /// [`Governor::fingerprint_state`] without recording anything (for dry runs).
     pub fn peek_fingerprint_state(&self, definition: &Definition) -> FingerprintState {
-        let name = &definition.fields.name;
+        let name = &definition.name;
         let current = &definition.fingerprint;
-        if let Some(approved) = &self.approved {
+        let changed_since = |base: Option<&Definition>| -> Vec<String> {
+            base.map(|base| changed_fields(&base.fields, &definition.fields).into_iter().map(str::to_owned).collect()).unwrap_or_default()
+        };
+        if let Baseline::Map(approved) = &self.baseline {
             return match approved.get(name) {
                 Some(previous) if previous == current => FingerprintState::Unchanged,
                 Some(previous) => FingerprintState::Changed {
                     previous: previous.clone(),
                     current: current.clone(),
-                    changed: self.baselines.get(name).map(|base| changed(&base.fields, &definition.fields)).unwrap_or_default(),
+                    changed: changed_since(self.baselines.get(name)),
                 },
                 None => FingerprintState::New,
             };
@@ -182,46 +261,33 @@ impl Governor {
             Some(base) if &base.fingerprint != current => FingerprintState::Changed {
                 previous: base.fingerprint.clone(),
                 current: current.clone(),
-                changed: changed(&base.fields, &definition.fields),
+                changed: changed_since(Some(base)),
             },
-            _ => FingerprintState::Unchanged,
+            Some(_) => FingerprintState::Unchanged,
+            None if self.sealed() => FingerprintState::New,
+            None => FingerprintState::Unchanged,
         }
     }
 
-    /// Whether a live grant exists for (principal, server/tool, fingerprint) at `now_ms`.
-    pub fn live_grant(&self, principal: Option<&str>, server: &str, tool: &str, fingerprint: &str, now_ms: f64) -> bool {
-        crate::policy::live_grant(&self.grants, principal, server, tool, fingerprint, now_ms).is_some()
-    }
-
-    /// Records the grant `{ allow: 'always' }` gives, replacing an older one for the same key
-    /// and dropping expired ones.
-    pub fn record_grant(&mut self, principal: Option<&str>, server: &str, tool: &str, fingerprint: &str, now_ms: f64, ttl_ms: f64) {
-        let grant = crate::policy::new_grant(principal, server, tool, fingerprint, now_ms, ttl_ms);
-        self.grants.retain(|old| old.is_live(now_ms) && !(old.principal == grant.principal && old.server == grant.server && old.tool == grant.tool && old.fingerprint == grant.fingerprint));
-        self.grants.push(grant);
-    }
-
-    /// The grants held (TRANSITION: the TS layer persists them).
-    pub fn grants(&self) -> &[crate::policy::Grant] {
+    /// The page's grants.
+    pub fn grants(&self) -> &GrantBook {
         &self.grants
     }
 
-    /// Replaces the grants held (loaded from the store).
-    pub fn set_grants(&mut self, grants: Vec<crate::policy::Grant>) {
-        self.grants = grants;
+    /// The page's grants, to change.
+    pub fn grants_mut(&mut self) -> &mut GrantBook {
+        &mut self.grants
     }
 
-    /// Back to no policy, no pins, no filter; baselines are kept unless `baselines` is set.
+    /// Back to no policy, no pins, no filter and no grants (`resetWebMCP()` gives the page a
+    /// fresh grant store too); baselines are kept unless `baselines` is set.
     pub fn reset(&mut self, baselines: bool) {
         self.policy = None;
-        self.approved = None;
+        self.baseline = Baseline::PerTool;
         self.filter = None;
+        self.grants.clear();
         if baselines {
             self.baselines.clear();
         }
     }
-}
-
-fn changed(previous: &ToolDefinition, current: &ToolDefinition) -> Vec<String> {
-    changed_fields(previous, current).into_iter().map(str::to_owned).collect()
 }

@@ -178,10 +178,7 @@ fn compile_entry(entry: &Value, event: Event, index: usize) -> Result<Hook, Conf
         Some(other) => return Err(ConfigError::new("invalid_hook", format!("`run` must be a function, not {}", other.type_name()))),
     };
     if let Some(spec) = present(desc, "match") {
-        if let Value::Function(_) = spec {
-            return Err(ConfigError::new("invalid_matcher", "a matcher must be a string, a RegExp or { server, name: RegExp }, not a function".into()).at("match"));
-        }
-        hook.matcher = Matcher::compile(&crate::transition::to_legacy(spec)).map_err(|err| err.at("match"))?;
+        hook.matcher = Matcher::compile(spec).map_err(|err| err.at("match"))?;
     }
     if let Some(id) = present(desc, "id") {
         match id {

@@ -11,10 +11,10 @@
 //!
 //! | module | decides |
 //! |---|---|
-//! | [`hooks`], [`matcher`], [`plan`], [`js_regex`] | which hooks apply to a tool, in which order, with which contract |
+//! | [`hooks`], [`matcher`], [`plan`], [`pattern`] | which hooks apply to a tool, in which order, with which contract |
 //! | [`call`], [`engine`] | what each outcome means and what comes next; the page's tools and cached plans |
 //! | [`policy`], [`governor`] | deny > pin > ask > allow > default, grants, fingerprint pins, the tool filter |
-//! | [`digest`] | RFC 8785 canonical JSON, SHA-256 fingerprints and argument digests |
+//! | [`digest`] | SHA-256 fingerprints and argument digests over the canonical JSON the TS layer writes |
 //! | `validate` | JSON Schema validation (a feature, built as its own wasm module) |
 //! | [`shape`] | what a result looks like once shaped for a model |
 //!
@@ -38,14 +38,12 @@ pub mod engine;
 pub mod error;
 pub mod governor;
 pub mod hooks;
-pub mod js_regex;
 pub mod listing;
 pub mod matcher;
 pub mod pattern;
 pub mod plan;
 pub mod shape;
 pub mod policy;
-mod transition;
 pub mod returns;
 pub mod value;
 pub mod wire;

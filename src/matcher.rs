@@ -1,19 +1,25 @@
 //! Matchers: which tools a hook or a policy rule applies to, compiled once and compared loosely.
 //!
-//! A matcher is `'*'` / `'all'`, `'server/tool'` (with `*` globbing inside one segment), a bare
-//! `'tool'` (any server), a JS `RegExp` tested against the tool name, or `{ server, name: RegExp }`.
-//! Names compare loosely: case-folded, with `-`, `.` and `_` equivalent, so a redaction hook on
-//! `"fs/read_file"` also covers `Read-File` on server `fs`.
-
-use serde_json::Value;
+//! A matcher is `'*'` / `'all'` / `'any'`, `'server/tool'` (with `*` globbing inside one
+//! segment), a bare `'tool'` (any server), a JS `RegExp` tested against the tool name, or
+//! `{ server, name: RegExp }`. Names compare loosely: ASCII case-folded, with `-`, `.` and `_`
+//! equivalent, so a redaction hook on `"fs/read_file"` also covers `Read-File` on server `fs`.
+//! Tool names are ASCII (`A-Z a-z 0-9 _ . -`), so folding needs no Unicode tables.
+//!
+//! A `RegExp` runs on the page's own engine ([`crate::pattern`]), which may be unable to test a
+//! name (one longer than [`crate::pattern::INPUT_LIMIT`], or an engine failure). [`Matcher::test`]
+//! says so with `None`, and each caller fails closed in its own way: a hook runs, a deny or ask
+//! rule applies, an allow rule does not, a tool filter hides the tool.
 
 use crate::error::ConfigError;
-use crate::js_regex::JsRegex;
+use crate::pattern::Pattern;
+use crate::value::{Map, Value};
 
-/// Where a matcher sits in the onion order of one scope (SPEC §4): all → server → tool.
+/// Where a matcher sits in the onion order of one scope: all → server → tool (see the README,
+/// "What you get": hooks).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Level {
-    /// `'*'`, `'all'` or `'*/*'`: every tool.
+    /// `'*'`, `'all'`, `'any'` or `'*/*'`: every tool.
     All = 0,
     /// `'server/*'`: every tool of one server.
     Server = 1,
@@ -32,8 +38,11 @@ pub struct Matcher {
 enum Kind {
     All,
     Glob { server: Option<Glob>, tool: Glob },
-    Pattern { server: Option<Glob>, name: Box<JsRegex> },
+    Pattern { server: Option<Glob>, name: Pattern },
 }
+
+/// The text matchers that select every tool.
+pub const EVERY_TOOL: [&str; 3] = ["*", "all", "any"];
 
 impl Matcher {
     /// The matcher used when an entry gives none: every tool.
@@ -41,53 +50,49 @@ impl Matcher {
         Matcher { kind: Kind::All, level: Level::All }
     }
 
-    /// Compiles a matcher from the form the TS layer sends: a JSON string for a text matcher,
-    /// `{"$regex": {source, flags}}` for a `RegExp`, `{"server": s, "name": {"$regex": …}}` for
-    /// the object form, and `{"$invalid": "<typeof>"}` for anything JS-side that is none of these.
+    /// Compiles a matcher: a string, a `RegExp`, or `{ server: string, name: RegExp }`.
     ///
     /// # Errors
-    /// A [`ConfigError`] with code `invalid_matcher` (or the regex translator's code) whose message
-    /// says what is wrong; `path` is left for the caller to fill in.
+    /// A [`ConfigError`] with code `invalid_matcher`, or `invalid_pattern` for a `RegExp` the
+    /// engine refuses, whose message says what is wrong; `path` is left for the caller.
     pub fn compile(spec: &Value) -> Result<Matcher, ConfigError> {
         match spec {
             Value::String(text) => Matcher::from_text(text),
-            Value::Object(map) => {
-                if let Some(regex) = map.get("$regex") {
-                    let name = compile_regex(regex)?;
-                    return Ok(Matcher { kind: Kind::Pattern { server: None, name: Box::new(name) }, level: Level::Tool });
-                }
-                if let Some(Value::String(kind)) = map.get("$invalid") {
-                    return Err(invalid(format!(
-                        "a matcher must be a string, a RegExp or {{ server, name: RegExp }}, not {kind}"
-                    )));
-                }
-                let server = match map.get("server") {
-                    Some(Value::String(server)) => server_glob(server)?,
-                    _ => return Err(invalid("the object form of a matcher is { server: string, name: RegExp }".into())),
-                };
-                let name = match map.get("name").and_then(|name| name.get("$regex")) {
-                    Some(regex) => compile_regex(regex)?,
-                    None => return Err(invalid("the object form of a matcher needs `name: RegExp`".into())),
-                };
-                if let Some(extra) = map.keys().find(|key| *key != "server" && *key != "name") {
-                    return Err(invalid(format!("unknown key \"{extra}\" in a matcher object (expected server, name)")));
-                }
-                Ok(Matcher { kind: Kind::Pattern { server: Some(server), name: Box::new(name) }, level: Level::Tool })
+            Value::Regex { source, flags } => {
+                let name = compile_regex(source, flags)?;
+                Ok(Matcher { kind: Kind::Pattern { server: None, name }, level: Level::Tool })
             }
+            Value::Object(map) => Matcher::from_object(map),
             other => Err(invalid(format!(
                 "a matcher must be a string, a RegExp or {{ server, name: RegExp }}, not {}",
-                json_type(other)
+                other.type_name()
             ))),
         }
     }
 
-    /// Compiles a text matcher: `'*'`, `'all'`, `'server/tool'` or a bare `'tool'`.
+    /// `{ server, name: RegExp }`.
+    fn from_object(map: &Map) -> Result<Matcher, ConfigError> {
+        let server = match map.get("server") {
+            Some(Value::String(server)) => server_glob(server)?,
+            _ => return Err(invalid("the object form of a matcher is { server: string, name: RegExp }".into())),
+        };
+        let name = match map.get("name") {
+            Some(Value::Regex { source, flags }) => compile_regex(source, flags)?,
+            _ => return Err(invalid("the object form of a matcher needs `name: RegExp`".into())),
+        };
+        if let Some(extra) = map.keys().find(|key| *key != "server" && *key != "name") {
+            return Err(invalid(format!("unknown key \"{extra}\" in a matcher object (expected server, name)")));
+        }
+        Ok(Matcher { kind: Kind::Pattern { server: Some(server), name }, level: Level::Tool })
+    }
+
+    /// Compiles a text matcher: `'*'`, `'all'`, `'any'`, `'server/tool'` or a bare `'tool'`.
     ///
     /// # Errors
     /// `invalid_matcher` for an empty matcher, an empty segment, more than one `/`, or a tool
     /// segment holding characters no tool name can have (it could never match).
     pub fn from_text(text: &str) -> Result<Matcher, ConfigError> {
-        if text == "*" || text == "all" {
+        if EVERY_TOOL.contains(&text) {
             return Ok(Matcher::all());
         }
         if text.is_empty() {
@@ -96,9 +101,7 @@ impl Matcher {
         let (server, tool) = match text.split_once('/') {
             Some((server, tool)) => {
                 if tool.contains('/') {
-                    return Err(invalid(format!(
-                        "matcher \"{text}\" has more than one '/': use 'server/tool'"
-                    )));
+                    return Err(invalid(format!("matcher \"{text}\" has more than one '/': use 'server/tool'")));
                 }
                 (Some(server_glob(server)?), tool)
             }
@@ -109,7 +112,7 @@ impl Matcher {
         }
         if let Some(bad) = tool.chars().find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-' | '*'))) {
             return Err(invalid(format!(
-                "matcher \"{text}\" can never match: tool names hold only A-Z a-z 0-9 _ . - (found {bad:?})"
+                "matcher \"{text}\" can never match: tool names hold only A-Z a-z 0-9 _ . - (found '{bad}')"
             )));
         }
         let tool = Glob::new(tool);
@@ -128,21 +131,28 @@ impl Matcher {
         self.level
     }
 
-    /// Whether the matcher selects the tool `name` on server `server`.
+    /// Whether the matcher selects the tool `name` on server `server`. A `RegExp` that could
+    /// not be tested counts as matching: a hook that cannot tell whether it applies runs, since
+    /// skipping a guard is the unsafe side. Callers that need another answer use
+    /// [`Matcher::test`].
     pub fn matches(&self, server: &str, name: &str) -> bool {
-        self.matches_target(&Target::new(server, name))
+        self.test(&Target::new(server, name)).unwrap_or(true)
     }
 
-    /// [`Matcher::matches`] for names already in loose form, so a policy of many rules folds
+    /// Whether the matcher selects the tool: `None` when a `RegExp` could not be tested (see
+    /// the module docs). Takes names already in loose form, so a policy of many rules folds
     /// the tool's names once per decision instead of once per rule.
-    pub fn matches_target(&self, target: &Target<'_>) -> bool {
+    pub fn test(&self, target: &Target<'_>) -> Option<bool> {
         match &self.kind {
-            Kind::All => true,
-            Kind::Glob { server: server_glob, tool } => {
-                server_glob.as_ref().is_none_or(|glob| glob.matches_loose(&target.server)) && tool.matches_loose(&target.name)
+            Kind::All => Some(true),
+            Kind::Glob { server, tool } => {
+                Some(server.as_ref().is_none_or(|glob| glob.matches_loose(&target.server)) && tool.matches_loose(&target.name))
             }
-            Kind::Pattern { server: server_glob, name: regex } => {
-                server_glob.as_ref().is_none_or(|glob| glob.matches_loose(&target.server)) && regex.is_match(target.raw_name)
+            Kind::Pattern { server, name } => {
+                if !server.as_ref().is_none_or(|glob| glob.matches_loose(&target.server)) {
+                    return Some(false);
+                }
+                name.test(target.raw_name)
             }
         }
     }
@@ -193,18 +203,22 @@ fn glob_match(parts: &[String], text: &str) -> bool {
     let Some((last, middle)) = rest.split_last() else { return remaining.is_empty() };
     for part in middle {
         match remaining.find(part.as_str()) {
-            Some(at) => remaining = remaining.get(at + part.len()..).unwrap_or_default(),
+            Some(at) => remaining = remaining.get(at.saturating_add(part.len())..).unwrap_or_default(),
             None => return false,
         }
     }
     remaining.len() >= last.len() && remaining.ends_with(last.as_str())
 }
 
-/// The loose form of a name: lower-cased, with `-` and `.` turned into `_`.
+/// The loose form of a name: ASCII lower-cased, with `-` and `.` turned into `_`. Other
+/// characters are kept as they are (tool names are ASCII; a server id that is not still
+/// compares exactly).
 pub fn loose(name: &str) -> String {
     name.chars()
-        .flat_map(char::to_lowercase)
-        .map(|c| if c == '-' || c == '.' { '_' } else { c })
+        .map(|c| match c {
+            '-' | '.' => '_',
+            c => c.to_ascii_lowercase(),
+        })
         .collect()
 }
 
@@ -215,24 +229,82 @@ fn server_glob(server: &str) -> Result<Glob, ConfigError> {
     Ok(Glob::new(server))
 }
 
-fn compile_regex(spec: &Value) -> Result<JsRegex, ConfigError> {
-    let source = spec.get("source").and_then(Value::as_str).unwrap_or_default();
-    let flags = spec.get("flags").and_then(Value::as_str).unwrap_or_default();
-    JsRegex::new(source, flags).map_err(|err| ConfigError::new(err.code, format!("RegExp /{source}/{flags}: {}", err.message)))
+fn compile_regex(source: &str, flags: &str) -> Result<Pattern, ConfigError> {
+    Pattern::compile(source, flags).map_err(|reason| pattern_error(&format!("RegExp /{source}/{flags}"), source, flags, &reason))
+}
+
+/// An `invalid_pattern` error for a pattern the engine refused: `<what>: <the engine's
+/// reason>`, without the engine's own repetition of the pattern.
+pub(crate) fn pattern_error(what: &str, source: &str, flags: &str, reason: &str) -> ConfigError {
+    // The engine names the pattern with the flags it was given, which never hold `g` or `y`.
+    let kept: String = flags.chars().filter(|flag| *flag != 'g' && *flag != 'y').collect();
+    let prefix = format!("Invalid regular expression: /{source}/{kept}: ");
+    let detail = reason.strip_prefix(prefix.as_str()).unwrap_or(reason);
+    ConfigError::new("invalid_pattern", format!("{what} is not a valid pattern: {detail}"))
 }
 
 fn invalid(message: String) -> ConfigError {
     ConfigError::new("invalid_matcher", message)
 }
 
-/// The JSON type name of a value, for messages.
-pub fn json_type(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn regex(source: &str, flags: &str) -> Value {
+        Value::Regex { source: source.into(), flags: flags.into() }
+    }
+
+    #[test]
+    fn every_tool_spellings() {
+        for text in EVERY_TOOL.iter().copied().chain(["*/*"]) {
+            let matcher = Matcher::from_text(text).unwrap();
+            assert_eq!(matcher.level(), Level::All, "{text}");
+            assert!(matcher.matches("shop", "anything"), "{text}");
+        }
+        // 'any' is only special alone: as a segment it is a name like any other.
+        assert!(!Matcher::from_text("shop/any").unwrap().matches("shop", "other"));
+        assert!(Matcher::from_text("shop/any").unwrap().matches("shop", "ANY"));
+    }
+
+    #[test]
+    fn loose_folding_is_ascii() {
+        assert_eq!(loose("Read-File.v2"), "read_file_v2");
+        // Non-ASCII letters are not folded (no Unicode tables), and never equal an ASCII one.
+        assert_eq!(loose("ÉTÉ"), "ÉtÉ");
+        assert!(Matcher::from_text("fs/read_file").unwrap().matches("FS", "Read-File"));
+    }
+
+    #[test]
+    fn regexps_run_on_the_pattern_engine() {
+        let matcher = Matcher::compile(&regex("^read", "i")).unwrap();
+        assert!(matcher.matches("any", "READ_file"));
+        assert!(!matcher.matches("any", "write"));
+        let scoped = Matcher::compile(&crate::object! { "server" => "SHOP", "name" => regex("order$", "") }).unwrap();
+        assert_eq!(scoped.test(&Target::new("shop", "new_order")), Some(true));
+        assert_eq!(scoped.test(&Target::new("blog", "new_order")), Some(false));
+    }
+
+    #[test]
+    fn a_name_the_engine_cannot_test_is_none_and_runs_a_hook() {
+        let matcher = Matcher::compile(&regex("^a", "")).unwrap();
+        let long = "a".repeat(crate::pattern::INPUT_LIMIT + 1);
+        assert_eq!(matcher.test(&Target::new("s", &long)), None);
+        assert!(matcher.matches("s", &long));
+    }
+
+    #[test]
+    fn refused_patterns_and_shapes() {
+        let error = Matcher::compile(&regex("(", "g")).unwrap_err();
+        assert_eq!(error.code, "invalid_pattern");
+        assert!(error.message.starts_with("RegExp /(/g is not a valid pattern: "), "{}", error.message);
+        assert!(!error.message.contains("Invalid regular expression"), "{}", error.message);
+        for bad in [Value::Null, Value::Number(3.0), Value::Function(1), Value::Unsupported("a BigInt".into())] {
+            let error = Matcher::compile(&bad).unwrap_err();
+            assert_eq!(error.code, "invalid_matcher");
+            assert!(error.message.ends_with(bad.type_name()), "{}", error.message);
+        }
+        let error = Matcher::from_text("shop/bad name").unwrap_err();
+        assert!(error.message.contains("(found ' ')"), "{}", error.message);
     }
 }

@@ -5,8 +5,9 @@
 //! that engine; a second one in the core would cost more bytes than the rest of it and would
 //! still differ from the page in corner cases. So the core keeps patterns as handles: in the
 //! browser and Node the boundary installs a [`Host`] that compiles each pattern once with
-//! `new RegExp(source, flags)` and tests strings against it (`src/wasm/host.js`); natively
-//! (`cargo test`, fuzzing) a small linear-time engine stands in.
+//! `new RegExp(source, flags)` and tests strings against it (`src/wasm/host.rs`, which imports
+//! the global `RegExp`, so no JS file ships for it); natively (`cargo test`, fuzzing) a small
+//! linear-time engine stands in.
 //!
 //! This is the one place where the core calls into JavaScript during a decision. It calls only
 //! a `RegExp` the package built itself from a source string: never a user's function, and the
@@ -125,7 +126,7 @@ mod native {
     fn compile(source: &str, flags: &str) -> Result<u32, String> {
         let inline: String = flags.chars().filter(|flag| matches!(flag, 'i' | 'm' | 's')).collect();
         let pattern = if inline.is_empty() { source.to_owned() } else { format!("(?{inline}){source}") };
-        let regex = regex_lite::Regex::new(&pattern).map_err(|err| format!("Invalid regular expression: /{source}/: {err}"))?;
+        let regex = regex_lite::Regex::new(&pattern).map_err(|err| format!("Invalid regular expression: /{source}/{flags}: {err}"))?;
         TABLE.with(|table| {
             let mut table = table.borrow_mut();
             let slot = table.iter().position(Option::is_none).unwrap_or(table.len());

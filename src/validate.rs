@@ -402,7 +402,7 @@ impl SchemaCache {
             other => {
                 return Err(SchemaProblem::invalid(format!(
                     "a schema must be a JSON object or a boolean, not {}",
-                    crate::matcher::json_type(other)
+                    json_type(other)
                 )))
             }
         };
@@ -897,6 +897,18 @@ fn summary_item(d: &Diagnostic) -> String {
     }
     let place = if d.path.is_empty() { "(root)" } else { d.path.as_str() };
     format!("{place} {}", d.message)
+}
+
+/// The JSON type name of a value, for messages.
+fn json_type(value: &serde_json::Value) -> &'static str {
+    match value {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "a boolean",
+        serde_json::Value::Number(_) => "a number",
+        serde_json::Value::String(_) => "a string",
+        serde_json::Value::Array(_) => "an array",
+        serde_json::Value::Object(_) => "an object",
+    }
 }
 
 #[cfg(test)]

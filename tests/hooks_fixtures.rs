@@ -20,6 +20,7 @@ use serde_json::{json, Map, Value as Json};
 use webmcp_warden::call::{Op, Outcome, Signal, Verdict};
 use webmcp_warden::engine::{CallFlags, Engine};
 use webmcp_warden::error::ConfigError;
+use webmcp_warden::digest::FieldTexts;
 use webmcp_warden::governor::Definition;
 use webmcp_warden::hooks::Event;
 use webmcp_warden::returns::{Contract, ReturnFacts};
@@ -53,7 +54,9 @@ fn fixture_matcher(m: &Json) -> Value {
 }
 
 fn definition(name: &str) -> Definition {
-    Definition::from_json(&json!({ "name": name, "description": "x" })).unwrap()
+    let name_text = serde_json::to_string(name).unwrap();
+    let texts = FieldTexts::from_pairs([("name", name_text.as_str()), ("description", "\"x\"")]).unwrap();
+    Definition::new(name, Value::Null, &texts)
 }
 
 // ------------------------------------------------------------------ the page

@@ -5,7 +5,7 @@
 import { Warden } from './client.js';
 import { configure, type WebMCPConfig } from './config.js';
 import { explain, type Explanation } from './explain.js';
-import { clearGrants, listGrants, revokeGrant, type Grant } from './grants.js';
+import { clearGrants, listGrants, resetGrants, revokeGrant, type Grant } from './grants.js';
 import { mergeHooks } from './hookset.js';
 import type { ListingOptions } from './listing.js';
 import { syncRegistrations } from './registration.js';
@@ -81,6 +81,7 @@ export function createWarden(options?: WebMCPConfig): WardenClient {
     reset: () => {
       unregisterAll(w);
       w.resetState();
+      resetGrants(w);
     },
     dispose: () => {
       unregisterAll(w);

@@ -16,8 +16,8 @@ import type { Warden } from './client.js';
 import { CallFailure } from './errors.js';
 import { readReturn, type Returned } from './facts.js';
 import { canonicalJson } from './canonical.js';
-import { approverFor, taintSet, type Decision, type PolicyCall } from './governance.js';
-import { ensureGrants, persistGrants } from './grants.js';
+import { approverFor, sealFirstListing, taintSet, type Decision, type PolicyCall } from './governance.js';
+import { ensureGrants, recordGrant } from './grants.js';
 import type { PipelineTool } from './internal.js';
 import { errorMessage, errorResult, normalizeResult } from './normalize.js';
 import { Ended, NEVER_ABORTED, perform, type AnyHook } from './perform.js';
@@ -193,6 +193,7 @@ class CallRun {
     try {
       this.engine = this.w.engine();
       this.instance = this.w.coreInstance;
+      sealFirstListing(this.w);
       const flags =
         (this.tool.validation.standard ? CallFlags.StandardInput : this.tool.validation.input ? CallFlags.JsonInput : 0) |
         (this.tool.validation.output ? CallFlags.OutputSchema : 0) |
@@ -434,12 +435,11 @@ class CallRun {
     const [how, value] = Array.isArray(performed) ? performed : await performed;
     const duration = performance.now() - started;
     const [outcome, facts, payload] = this.report(how, value);
-    const grant = { principal: this.options.principal, nowMs: this.w.settings.clock(), ttlMs: this.w.settings.grantTtl };
-    const action = this.step(outcome, facts, duration, { ...(payload as object | undefined), ...grant });
+    const action = this.step(outcome, facts, duration, payload);
     if (outcome === Outcome.Returned && ((action >>> ActionBits.VerdictShift) & 7) === Verdict.Failed) warnBadReturn(this.w, 'approver', undefined);
-    // `{ allow: 'always' }`: the core recorded the grant; the store keeps it. The approval of
+    // `{ allow: 'always' }`: the core records the grant and the store keeps it. The approval of
     // this call stands even if the store cannot: the next call then asks again.
-    if (action & ActionBits.Accepted) await persistGrants(this.w).catch(() => undefined);
+    if (action & ActionBits.Accepted) await recordGrant(this.w, this.call, this.options.principal).catch(() => undefined);
     return action;
   }
 

@@ -10,11 +10,11 @@
 import { core, coreGeneration } from './core.js';
 import { configurationError } from './errors.js';
 import { Handles } from './handles.js';
-import { decode } from './wire.js';
+import { decode, encode } from './wire.js';
 import { TelemetryBus } from './telemetry.js';
 import { ActivityStore } from './activity.js';
 import { memoryGrantStore, type GrantStore } from './grants.js';
-import type { Approver, PolicyPredicate, ToolFilterFn } from './governance.js';
+import { Predicates, type Approver, type ToolFilterFn } from './governance.js';
 import type { AnyHook } from './perform.js';
 import type { RegisteredTool } from './internal.js';
 import type { WebMCPHooks } from './types.js';
@@ -71,6 +71,9 @@ function defaultSettings(): Settings {
   };
 }
 
+/** The wire encoding of `null`: a governance setting that is not set. */
+const NULL_SETTING = encode(null);
+
 /** What the client sent the core for one tool, to send again after a trap. */
 interface ToolEntry {
   definition: Uint8Array | undefined;
@@ -99,8 +102,10 @@ export class Warden {
   readonly handles = new Handles();
   /** Hook functions by handle. */
   readonly hooks = new Map<number, HookRecord>();
-  /** Policy function predicates by handle, and the handle of each function. */
-  readonly predicates = { table: [] as PolicyPredicate[], handles: new Map<PolicyPredicate, number>() };
+  /** Policy function predicates by handle. */
+  readonly predicates = new Predicates();
+  /** An `approvedFingerprints: 'first_listing'` baseline was sealed. */
+  sealed = false;
   /** Telemetry subscribers. */
   readonly telemetry = new TelemetryBus();
   /** Calls in progress and each tool's last outcome (the React layer's execution state). */
@@ -120,11 +125,11 @@ export class Warden {
     globals: [] as number[],
     tools: new Map<number, ToolEntry>(),
     scopes: new Map<number, { parent: number; set: number | undefined; label: string }>(),
-    policy: 'null',
-    approved: 'null',
-    filter: 'null',
+    policy: NULL_SETTING,
+    approved: NULL_SETTING,
+    filter: NULL_SETTING,
     baselines: new Map<string, ToolEntry>(),
-    grants: undefined as string | undefined,
+    grants: undefined as Uint8Array | undefined,
   };
 
   /** The engine id in the current core instance, replaying the configuration into a new one. */
@@ -154,6 +159,7 @@ export class Warden {
     core.setPolicy(e, this.log.policy);
     core.setApprovedFingerprints(e, this.log.approved);
     core.setToolFilter(e, this.log.filter);
+    if (this.sealed) core.sealBaseline(e);
     // Baselines first, with temporary tools: a rug pull seen before the trap is still a rug pull.
     for (const entry of this.log.baselines.values()) {
       if (entry.definition === undefined) continue;
@@ -256,18 +262,23 @@ export class Warden {
     this.settings.strictReturns = strict;
   }
 
-  /** Applies a governance setting (policy, approved fingerprints, tool filter) given as JSON. */
-  setGovernance(which: 'policy' | 'approved' | 'filter', json: string): void {
+  /** Applies a governance setting (policy, approved fingerprints, tool filter), wire-encoded. */
+  setGovernance(which: 'policy' | 'approved' | 'filter', bytes: Uint8Array): void {
     const e = this.engine();
-    const result = which === 'policy' ? core.setPolicy(e, json) : which === 'approved' ? core.setApprovedFingerprints(e, json) : core.setToolFilter(e, json);
-    const answer = JSON.parse(result) as { ok: boolean; error?: { code: string; message: string; path?: string } };
-    if (!answer.ok) throw configurationError(answer.error ?? { code: 'internal', message: 'the core refused without saying why' });
-    this.log[which] = json;
+    const result = which === 'policy' ? core.setPolicy(e, bytes) : which === 'approved' ? core.setApprovedFingerprints(e, bytes) : core.setToolFilter(e, bytes);
+    answered(result);
+    this.log[which] = bytes;
   }
 
-  /** The governance JSON last applied, to put back after a failed `configure`. */
-  governanceJson(which: 'policy' | 'approved' | 'filter'): string {
+  /** The governance setting last applied, to put back after a failed `configure`. */
+  governanceBytes(which: 'policy' | 'approved' | 'filter'): Uint8Array {
     return this.log[which];
+  }
+
+  /** Seals an `approvedFingerprints: 'first_listing'` baseline (the first listing or call happened). */
+  sealBaseline(): void {
+    core.sealBaseline(this.engine());
+    this.sealed = true;
   }
 
   /** Records a tool's baseline definition (registration, listing, a policy step). */
@@ -277,23 +288,29 @@ export class Warden {
     if (record) core.recordBaseline(this.engine(), tool);
   }
 
-  /** Hands the grants in the store to the core (after loading or a change). */
-  setGrants(json: string): void {
-    core.loadGrants(this.engine(), json);
-    this.log.grants = json;
+  /** Adds what a grant store holds (wire-encoded array) to the core's book. */
+  loadGrants(stored: Uint8Array): void {
+    answered(core.loadGrants(this.engine(), stored));
+    this.log.grants = encode(this.storedGrants());
   }
 
-  /** The grants the core holds, as JSON (for the store). */
-  grantsJson(): string {
-    const json = core.grantsSnapshot(this.engine());
-    this.log.grants = json;
-    return json;
+  /** Every grant in the core's book, as the store keeps them. */
+  storedGrants(): unknown[] {
+    const { grants } = answered<{ grants: unknown[] }>(core.storedGrants(this.engine()));
+    this.log.grants = encode(grants);
+    return grants;
+  }
+
+  /** Empties the core's book. */
+  clearGrants(): void {
+    core.clearGrants(this.engine());
+    this.log.grants = undefined;
   }
 
   /** How many things the core and the client hold (for leak tests). */
-  counts(): { sets: number; hooks: number; tools: number; scopes: number; plans: number; calls: number; listings: number; handles: number; hookFunctions: number } {
+  counts(): { sets: number; hooks: number; tools: number; scopes: number; plans: number; calls: number; listings: number; handles: number; hookFunctions: number; predicates: number } {
     const [sets = 0, hooks = 0, tools = 0, scopes = 0, plans = 0, calls = 0, listings = 0] = core.engineCounts(this.engine());
-    return { sets, hooks, tools, scopes, plans, calls, listings, handles: this.handles.live, hookFunctions: this.hooks.size };
+    return { sets, hooks, tools, scopes, plans, calls, listings, handles: this.handles.live, hookFunctions: this.hooks.size, predicates: this.predicates.live };
   }
 
   /**
@@ -313,15 +330,16 @@ export class Warden {
       this.handles.give(set);
     }
     for (const scope of this.log.scopes.keys()) this.handles.give(scope);
-    this.predicates.table.length = 0;
-    this.predicates.handles.clear();
+    this.predicates.inForce = new Set();
+    this.predicates.retain(this.predicates.inForce);
+    this.sealed = false;
     Object.assign(this.settings, defaultSettings());
     this.telemetry.reset();
     this.activity.reset();
     this.globalHooks = {};
     this.log.globals = [];
     this.log.scopes.clear();
-    this.log.policy = this.log.approved = this.log.filter = 'null';
+    this.log.policy = this.log.approved = this.log.filter = NULL_SETTING;
     this.log.baselines.clear();
     this.log.grants = undefined;
     this.resets++;

@@ -3,8 +3,9 @@
 // configuration as it was.
 import type { Warden } from './client.js';
 import { ConfigurationError } from './errors.js';
-import { describeForCore, type Approver, type Policy, type ToolFilterFn } from './governance.js';
-import type { GrantStore } from './grants.js';
+import { encodePolicy, type Approver, type Policy, type ToolFilterFn } from './governance.js';
+import { useGrantStore, type GrantStore } from './grants.js';
+import { encode } from './wire.js';
 import { compileHookSet, isPlainObject, mergeHooks, typeName } from './hookset.js';
 import { syncRegistrations } from './registration.js';
 import type { TelemetryHandler } from './telemetry.js';
@@ -130,17 +131,24 @@ export function configure(w: Warden, options: WebMCPConfig): void {
   const approved = options.approvedFingerprints;
   // Settings the core checks go first, each applied once its own check passed; if a later one
   // (or the hooks) fails, the earlier ones are put back.
-  const previous = { policy: w.governanceJson('policy'), approved: w.governanceJson('approved'), filter: w.governanceJson('filter') };
+  const previous = { policy: w.governanceBytes('policy'), approved: w.governanceBytes('approved'), filter: w.governanceBytes('filter') };
   const restore = () => {
     for (const which of ['policy', 'approved', 'filter'] as const) {
-      if (w.governanceJson(which) !== previous[which]) w.setGovernance(which, previous[which]);
+      if (w.governanceBytes(which) !== previous[which]) w.setGovernance(which, previous[which]);
     }
+    // Predicate functions the new policy encoded but that will not be in force are released.
+    w.predicates.retain(w.predicates.inForce);
   };
   let set: number | undefined;
+  let policyHandles: ReadonlySet<number> | undefined;
   try {
-    if (options.policy !== undefined) w.setGovernance('policy', JSON.stringify(describeForCore(options.policy, w)));
-    if (approved !== undefined) w.setGovernance('approved', JSON.stringify(describeForCore(approved, undefined)));
-    if (options.tools !== undefined) w.setGovernance('filter', typeof options.tools === 'function' ? 'null' : JSON.stringify(describeForCore(options.tools, undefined)));
+    if (options.policy !== undefined) {
+      const encoded = encodePolicy(w, options.policy);
+      policyHandles = encoded.handles;
+      w.setGovernance('policy', encoded.bytes);
+    }
+    if (approved !== undefined) w.setGovernance('approved', encode(approved));
+    if (options.tools !== undefined) w.setGovernance('filter', encode(typeof options.tools === 'function' ? null : options.tools));
     set = compileHookSet(w, hooks, 'hooks');
     if (set !== undefined) {
       for (const replaced of w.addGlobal(set, replace)) w.dropHookSet(replaced);
@@ -157,12 +165,19 @@ export function configure(w: Warden, options: WebMCPConfig): void {
   const s = w.settings;
   if (options.tools !== undefined) s.filter = typeof options.tools === 'function' ? options.tools : undefined;
   if (options.policy !== undefined) s.hasPolicy = options.policy !== null;
+  if (policyHandles !== undefined) {
+    w.predicates.inForce = policyHandles;
+    w.predicates.retain(policyHandles);
+  }
   if (options.onAsk !== undefined) s.approver = options.onAsk ?? undefined;
   if (options.askTimeout !== undefined) s.askTimeout = options.askTimeout;
   if (options.grantTtl !== undefined) s.grantTtl = options.grantTtl;
-  if (store !== undefined) s.grantStore = store;
+  if (store !== undefined) useGrantStore(w, store);
   if (options.clock !== undefined) s.clock = options.clock;
-  if (approved !== undefined) s.approvedFingerprints = approved ?? undefined;
+  if (approved !== undefined) {
+    s.approvedFingerprints = approved ?? undefined;
+    w.sealed = false;
+  }
   if (options.maxResultBytesForLlm !== undefined) s.maxResultBytesForLlm = options.maxResultBytesForLlm;
   if (options.capturePayloads !== undefined) s.capturePayloads = options.capturePayloads;
   if (options.telemetry !== undefined) w.telemetry.setConfigured(options.telemetry ?? undefined);

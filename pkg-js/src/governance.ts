@@ -1,11 +1,11 @@
-// Policy, approver and tool-filter settings: convert the user's policy into the JSON the core
-// compiles (functions become handles the core asks for), and keep the functions.
+// Policy, approver and tool-filter settings: encode the user's policy for the core (functions
+// become handles the core asks for), and keep the functions while a policy uses them.
 import type { Warden } from './client.js';
 import { core } from './core.js';
-import { isPlainObject, typeName } from './hookset.js';
 import type { ToolContract } from './types.js';
+import { decode, encode } from './wire.js';
 
-/** A policy decision (SPEC §5). */
+/** A policy decision. */
 export interface Decision {
   /** `allow`, `ask` or `deny`. */
   effect: 'allow' | 'ask' | 'deny';
@@ -19,7 +19,7 @@ export interface Decision {
   pin?: { previous: string; current: string; changed: string[] };
 }
 
-/** What the approver and function predicates see of a call (SPEC §5). */
+/** What the approver and function predicates see of a call. */
 export interface PolicyCall {
   serverId: string;
   name: string;
@@ -47,7 +47,7 @@ export type PolicyPredicate = (call: PolicyCall, ctx: { taint: Set<string>; prin
 /** A tool filter written in JS. */
 export type ToolFilterFn = (tool: ToolContract, ctx: { serverId: string }) => boolean;
 
-/** A policy predicate given as data, or a JS function (SPEC §5). */
+/** A policy predicate given as data, or a JS function. */
 export type PolicyWhen =
   | 'tainted'
   | { tainted: { ignore?: string[] } }
@@ -63,7 +63,7 @@ export type PolicyRule =
   | { server: string; name: RegExp }
   | { match?: string | RegExp | { server: string; name: RegExp }; when?: PolicyWhen | PolicyWhen[]; id?: string; reason?: string };
 
-/** A policy (SPEC §5): deny > pin > ask > allow > default, first match within a list. */
+/** A policy: deny > pin > ask > allow > default, first match within a list. */
 export interface Policy {
   /** Calls that are refused. */
   deny?: PolicyRule[];
@@ -79,7 +79,7 @@ export interface Policy {
   allowNewTools?: true | 'ask' | 'deny';
 }
 
-/** A diagnostic of `lintPolicy` (SPEC §5). */
+/** A diagnostic of `lintPolicy`. */
 export interface PolicyDiagnostic {
   code: string;
   message: string;
@@ -99,8 +99,9 @@ export function approverFor(w: Warden, scope: number): Approver | undefined {
 export const scopeApprovers = new WeakMap<Warden, (scope: number) => Approver | undefined>();
 
 /**
- * The call's taint as a Set of server ids. A single string is one server id (`taint: 'web'` is
- * `['web']`, never the letters of "web"); call options are checked to be strings before this.
+ * The call's taint as a Set of server ids. A single string is one server id
+ * (`taint: 'web'` is `['web']`, never the letters of "web", which TypeScript's
+ * `Iterable<string>` would allow); other entries become strings, so each one still counts.
  */
 export function taintSet(taint: Iterable<unknown> | string | null | undefined): Set<string> {
   if (taint === undefined || taint === null) return new Set();
@@ -108,63 +109,100 @@ export function taintSet(taint: Iterable<unknown> | string | null | undefined): 
   return new Set(Array.from(taint, String));
 }
 
-/** The keys of the markers below; a user's object holding one would be read as a marker. */
-const RESERVED_KEYS = ['$fn', '$regex', '$invalid'];
-
 /**
- * The JSON the core compiles from a policy (or any configuration holding matchers and
- * predicates): functions become `{ $fn: handle }`, RegExps `{ $regex: { source, flags } }`, and
- * values JSON cannot say `{ $invalid: type }`.
- *
- * The same function always gets the same handle, so a predicate named in several rules is one
- * predicate: the core asks it at most once per call, and lint can tell it from another function.
- * With `keep`, handles index `predicateTable`; without (lint, filters), they are numbered for
- * this description only. A plain object that itself holds a marker key (`$fn`, …: say, a policy
- * loaded from JSON) becomes `$invalid`, so data can never name one of the page's functions.
+ * A client's policy function predicates, by the handle the core asks for. A slot is
+ * `undefined` once its function was released (no policy uses it any more): a call still running
+ * under an older policy that asks for it gets a failure (fail closed), never another function.
  */
-export function describeForCore(value: unknown, w: Warden | undefined, local = new Map<unknown, number>(), ancestors = new Set<object>()): unknown {
-  if (typeof value === 'function') {
-    if (w === undefined) {
-      let handle = local.get(value);
-      if (handle === undefined) local.set(value, (handle = local.size));
-      return { $fn: handle };
-    }
-    const { table, handles } = w.predicates;
-    let handle = handles.get(value as PolicyPredicate);
+export class Predicates {
+  /** Functions by handle. */
+  readonly table: (PolicyPredicate | undefined)[] = [];
+  /** The handle of each function: one function, one handle. */
+  private readonly handles = new Map<PolicyPredicate, number>();
+  /** Released handles, reused only once no call is in progress (see `retain`). */
+  private readonly released: number[] = [];
+  private readonly reusable: number[] = [];
+  /** The handles the policy in force uses. */
+  inForce: ReadonlySet<number> = new Set();
+
+  /** The handle of `fn`, the same every time while a policy uses it. */
+  handleOf(fn: PolicyPredicate, callsInProgress: () => number): number {
+    let handle = this.handles.get(fn);
     if (handle === undefined) {
-      handle = table.push(value as PolicyPredicate) - 1;
-      handles.set(value as PolicyPredicate, handle);
+      // A released handle could still be named by a call that started under the old policy;
+      // it is reused only after every call of that time ended.
+      if (this.reusable.length === 0 && this.released.length > 0 && callsInProgress() === 0) this.reusable.push(...this.released.splice(0));
+      handle = this.reusable.pop() ?? this.table.length;
+      this.table[handle] = fn;
+      this.handles.set(fn, handle);
     }
-    return { $fn: handle };
+    return handle;
   }
-  if (value instanceof RegExp) return { $regex: { source: value.source, flags: value.flags } };
-  if (Array.isArray(value) || isPlainObject(value)) {
-    // A cycle would recurse forever: it is a value JSON cannot say, reported like one.
-    if (ancestors.has(value)) return { $invalid: 'a cyclic object' };
-    ancestors.add(value);
-    try {
-      if (Array.isArray(value)) return value.map((item) => describeForCore(item, w, local, ancestors));
-      const object = value as Record<string, unknown>;
-      const reserved = RESERVED_KEYS.find((key) => Object.hasOwn(object, key));
-      if (reserved !== undefined) return { $invalid: `an object with the reserved key "${reserved}"` };
-      const out: Record<string, unknown> = {};
-      for (const key of Object.keys(object)) {
-        if (object[key] !== undefined) out[key] = describeForCore(object[key], w, local, ancestors);
-      }
-      return out;
-    } finally {
-      ancestors.delete(value);
+
+  /**
+   * Releases every function whose handle is not in `keep` (the handles of the policy in force),
+   * so a function no policy uses any more can be garbage-collected.
+   */
+  retain(keep: ReadonlySet<number>): void {
+    for (const [fn, handle] of this.handles) {
+      if (keep.has(handle)) continue;
+      this.handles.delete(fn);
+      this.table[handle] = undefined;
+      this.released.push(handle);
     }
   }
-  if (value === null || typeof value === 'string' || typeof value === 'boolean') return value;
-  if (typeof value === 'number') return Number.isFinite(value) ? value : { $invalid: String(value) };
-  return { $invalid: typeName(value) };
+
+  /** How many functions are held (for leak tests). */
+  get live(): number {
+    return this.handles.size;
+  }
 }
 
 /**
- * Checks a policy without applying it (SPEC §5): rules that can never fire (shadowed by an
- * earlier or higher-precedence rule), invalid patterns, unknown keys. Never throws.
+ * A policy in the wire format the core compiles: functions become predicate handles (the same
+ * function the same handle, so a predicate named in several rules is asked at most once per
+ * call), RegExps typed tokens, and what JSON cannot say an unsupported value the core names.
+ * Own keys only, each read once: a `__proto__` key of a parsed policy stays a key.
+ */
+export function encodePolicy(w: Warden, policy: unknown): { bytes: Uint8Array; handles: Set<number> } {
+  const handles = new Set<number>();
+  const callsInProgress = () => w.counts().calls;
+  const bytes = encode(policy, {
+    fn: (f) => {
+      const handle = w.predicates.handleOf(f as PolicyPredicate, callsInProgress);
+      handles.add(handle);
+      return handle;
+    },
+  });
+  return { bytes, handles };
+}
+
+/** Seals an `approvedFingerprints: 'first_listing'` baseline at the first listing or call. */
+export function sealFirstListing(w: Warden): void {
+  if (w.settings.approvedFingerprints !== 'first_listing' || w.sealed) return;
+  w.sealBaseline();
+}
+
+/**
+ * Checks a policy without applying it: rules that can never fire (shadowed by an
+ * earlier or higher-precedence rule), invalid patterns, unknown keys. Never throws: what cannot
+ * be read (a getter or a proxy that throws) is reported like any other wrong value. Functions
+ * are numbered for this lint only and never called.
  */
 export function lintPolicy(policy: unknown): PolicyDiagnostic[] {
-  return JSON.parse(core.lintPolicy(JSON.stringify(describeForCore(policy, undefined)))) as PolicyDiagnostic[];
+  try {
+    const local = new Map<unknown, number>();
+    const bytes = encode(policy, {
+      fn: (f) => {
+        let handle = local.get(f);
+        if (handle === undefined) local.set(f, (handle = local.size));
+        return handle;
+      },
+    });
+    const answer = decode(core.lintPolicy(bytes)) as { ok: true; diagnostics: PolicyDiagnostic[] } | { ok: false; error: { code: string; message: string } };
+    if (answer.ok) return answer.diagnostics;
+    return [{ code: answer.error.code, message: answer.error.message, path: '' }];
+  } catch {
+    return [{ code: 'invalid_policy', message: 'the policy could not be read', path: '' }];
+  }
 }

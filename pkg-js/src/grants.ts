@@ -1,9 +1,11 @@
 // Grants: what `{ allow: 'always' }` records, where it is kept, and the grant API. The core
-// holds the grants and decides which is live and which a revoke removes; a store only keeps
-// them: it is read once (at the first need after it is set) and written after each change.
+// holds the grants (a book keyed by principal, tool and fingerprint) and decides which is live
+// and which a revoke removes; a store only keeps them: it is read into the core once (at the
+// first need after it is set) and written after each change.
 import type { Warden } from './client.js';
 import { core } from './core.js';
 import { ConfigurationError } from './errors.js';
+import { decode, encode } from './wire.js';
 
 /** A standing approval for one principal, one tool and one exact definition. */
 export interface Grant {
@@ -61,38 +63,86 @@ export function localStorageGrantStore(key = 'webmcp-warden:grants', storage?: S
   };
 }
 
-/** Which store each client has loaded into its core. */
-const loaded = new WeakMap<Warden, GrantStore>();
+/** Where a client's book stands against its store. */
+interface Book {
+  /** The store was read into the core. */
+  loaded: boolean;
+  /** The read in progress, shared by everyone who needs it meanwhile. */
+  loading: Promise<LoadResult> | undefined;
+  /** Bumped when the store changes, so a read of the previous store is dropped. */
+  generation: number;
+  /** Saves run one at a time, each writing the book as it is when it starts. */
+  saving: Promise<unknown>;
+}
+
+type LoadResult = { ok: true } | { ok: false; error: unknown };
+
+const books = new WeakMap<Warden, Book>();
+
+function bookOf(w: Warden): Book {
+  let book = books.get(w);
+  if (book === undefined) books.set(w, (book = { loaded: false, loading: undefined, generation: 0, saving: Promise.resolve() }));
+  return book;
+}
 
 /**
- * Loads the client's store into its core, once per store: a store that throws, rejects or
- * answers something other than an array holds no grants (an ask then goes to the approver;
- * nothing is approved by a broken store). Entries that are not grants are skipped by the core.
+ * Uses `store` from now on: the core forgets the grants of the previous store, and reads this
+ * one at the first need.
  */
-export async function ensureGrants(w: Warden): Promise<void> {
+export function useGrantStore(w: Warden, store: GrantStore): void {
+  const book = bookOf(w);
+  w.settings.grantStore = store;
+  book.generation++;
+  book.loaded = false;
+  book.loading = undefined;
+  w.clearGrants();
+}
+
+/**
+ * Reads the client's store into its core once. A store that throws or rejects holds no grants
+ * for now (an ask then goes to the approver; nothing is approved by a broken store) and is read
+ * again at the next need; one that answers something other than an array holds none.
+ */
+export function ensureGrants(w: Warden): Promise<LoadResult> {
+  const book = bookOf(w);
+  if (book.loaded) return Promise.resolve({ ok: true });
+  if (book.loading !== undefined) return book.loading;
+  const generation = book.generation;
   const store = w.settings.grantStore;
-  if (loaded.get(w) === store) return;
-  let grants: unknown;
-  try {
-    grants = await store.load();
-  } catch {
-    grants = [];
-  }
-  if (w.settings.grantStore !== store) return ensureGrants(w);
-  w.setGrants(JSON.stringify(Array.isArray(grants) ? grants : []) ?? '[]');
-  loaded.set(w, store);
+  const read = async (): Promise<LoadResult> => {
+    try {
+      const stored: unknown = await store.load();
+      if (generation !== book.generation) return { ok: false, error: new Error('the grant store was replaced') };
+      w.loadGrants(encode(Array.isArray(stored) ? stored : []));
+      book.loaded = true;
+      return { ok: true };
+    } catch (error) {
+      return { ok: false, error };
+    }
+  };
+  const loading = read().finally(() => {
+    if (book.loading === loading) book.loading = undefined;
+  });
+  book.loading = loading;
+  return loading;
 }
 
-/** Writes the grants the core holds to the store (after a grant was recorded or revoked). */
-export async function persistGrants(w: Warden): Promise<void> {
-  await w.settings.grantStore.save(JSON.parse(w.grantsJson()) as Grant[]);
+/** Saves the book after a change; resolves when this save is done (a failure rejects). */
+function save(w: Warden): Promise<void> {
+  const book = bookOf(w);
+  const store = w.settings.grantStore;
+  const write = () => store.save(w.storedGrants() as Grant[]);
+  const next = book.saving.then(write, write);
+  book.saving = next.catch(() => undefined);
+  return next.then(() => undefined);
 }
 
-/** The live grants, as the core judges them at the client's current time. */
+/** The live grants, as the core judges them at the client's current time. Expired grants are dropped. */
 export async function listGrants(w: Warden): Promise<Grant[]> {
   await ensureGrants(w);
-  const now = w.settings.clock();
-  return (JSON.parse(w.grantsJson()) as Grant[]).filter((grant) => core.isGrantLive(JSON.stringify(grant), now));
+  const answer = decode(core.listGrants(w.engine(), w.settings.clock())) as { grants: Grant[]; pruned: number };
+  if (answer.pruned > 0 && bookOf(w).loaded) await save(w).catch(() => undefined);
+  return answer.grants;
 }
 
 /** Revokes every grant matching all the given fields (`principal: null` selects grants without one). */
@@ -101,18 +151,48 @@ export async function revokeGrant(w: Warden, filter: { principal?: string | null
   if (filter === null || typeof filter !== 'object' || Array.isArray(filter)) {
     throw new ConfigurationError('invalid_filter', 'revokeGrant expects { principal?, server?, tool? }');
   }
-  await ensureGrants(w);
-  const grants = JSON.parse(w.grantsJson()) as Grant[];
-  const matches = JSON.parse(core.revokeMatches(JSON.stringify(grants), JSON.stringify(filter))) as boolean[];
-  const kept = grants.filter((_, i) => !matches[i]);
-  w.setGrants(JSON.stringify(kept));
-  await w.settings.grantStore.save(kept);
-  return grants.length - kept.length;
+  const loaded = await ensureGrants(w);
+  // A store that cannot be read is not overwritten with what the core holds.
+  if (!loaded.ok) throw loaded.error;
+  const { removed } = decode(core.revokeGrants(w.engine(), encode(filter))) as { removed: number };
+  await save(w);
+  return removed;
 }
 
 /** Removes every grant. */
 export async function clearGrants(w: Warden): Promise<void> {
-  w.setGrants('[]');
-  loaded.set(w, w.settings.grantStore);
-  await w.settings.grantStore.save([]);
+  const book = bookOf(w);
+  w.clearGrants();
+  // The book and the store are both empty once this save is done: nothing left to read.
+  book.generation++;
+  book.loading = undefined;
+  book.loaded = true;
+  await save(w);
+}
+
+/**
+ * Records the grant the core makes for an `{ allow: 'always' }` answer to `call` and saves the
+ * book. When the store cannot be read or cannot keep it, the core forgets the grant again: the
+ * approval of this call stands, and the next call asks again.
+ */
+export async function recordGrant(w: Warden, call: number, principal: string | undefined): Promise<void> {
+  const loaded = await ensureGrants(w);
+  const engine = w.engine();
+  const answer = decode(core.recordGrant(engine, call, principal, w.settings.clock(), w.settings.grantTtl)) as { ok: boolean; grant?: Grant };
+  if (!answer.ok || answer.grant === undefined) return;
+  const grant = encode(answer.grant);
+  if (!loaded.ok) {
+    core.forgetGrant(engine, grant);
+    return;
+  }
+  try {
+    await save(w);
+  } catch {
+    core.forgetGrant(engine, grant);
+  }
+}
+
+/** Back to a fresh in-memory store (for `resetWebMCP()`), the core's book emptied. */
+export function resetGrants(w: Warden): void {
+  useGrantStore(w, memoryGrantStore());
 }

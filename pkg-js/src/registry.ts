@@ -6,6 +6,7 @@ import { runCall, snapshotOf } from './call.js';
 import type { RegisteredTool } from './internal.js';
 import { listContracts, type ListingOptions } from './listing.js';
 import { errorResult } from './normalize.js';
+import { sealFirstListing } from './governance.js';
 import type { CallOptions, CallOutcome, ToolContract } from './types.js';
 
 /** Adds a tool; `false` when another tool already holds its name. */
@@ -75,5 +76,6 @@ export async function listTools(w: Warden, options: ListingOptions = {}): Promis
   // The first listing is a first sight: it records each tool's baseline definition, and seals
   // the baseline when the page asked for `approvedFingerprints: 'first_listing'`.
   for (const tool of tools) w.noteBaseline(tool.coreTool);
+  sealFirstListing(w);
   return listContracts(w, tools, options);
 }

@@ -1,7 +1,8 @@
 // `webmcp(fn, options)`: wrap a function as a governed tool of a client, and register it with
 // the page's registry and the browser.
 import type { Warden } from './client.js';
-import { ConfigurationError, RegistrationError } from './errors.js';
+import { fingerprintFields } from './canonical.js';
+import { ConfigurationError, RegistrationError, WardenError } from './errors.js';
 import { compileHookSet, isPlainObject, mergeHooks, typeName } from './hookset.js';
 import type { ToolRecord } from './internal.js';
 import { runCall } from './call.js';
@@ -161,7 +162,7 @@ function makeTool<F extends (...args: any[]) => any>(w: Warden, fn: F, options: 
   const coreTool = w.handles.take();
   let fingerprint: string;
   try {
-    fingerprint = w.defineTool(coreTool, encode(definitionOf(contract)), name, options.server, new Uint32Array(hookSets), label);
+    fingerprint = w.defineTool(coreTool, encodeDefinition(contract), name, options.server, new Uint32Array(hookSets), label);
   } catch (err) {
     w.handles.give(coreTool);
     if (newSet !== undefined) w.dropHookSet(newSet);
@@ -223,10 +224,20 @@ function makeTool<F extends (...args: any[]) => any>(w: Warden, fn: F, options: 
   return tool;
 }
 
-/** The definition fields a fingerprint covers. */
-function definitionOf(contract: ToolContract): Record<string, unknown> {
-  const { name, title, description, inputSchema, outputSchema, annotations } = contract;
-  return { name, title, description, inputSchema, outputSchema, annotations };
+/**
+ * The definition as the core reads it: the name, the annotations (for policy predicates) and
+ * the canonical text of each fingerprinted field (the core hashes them; `src/digest.rs`).
+ */
+function encodeDefinition(contract: ToolContract): Uint8Array {
+  let canonical: Record<string, string>;
+  try {
+    canonical = fingerprintFields(contract as unknown as Record<string, unknown>);
+  } catch (err) {
+    // Our own reasons are quoted; what a getter or a `toJSON` threw never is.
+    const why = err instanceof WardenError ? err.message.replace(/^canonicalJson: /, '') : 'reading it threw';
+    throw new ConfigurationError('invalid_definition', `tool "${contract.name}": the definition has no JSON form (${why})`);
+  }
+  return encode({ name: contract.name, annotations: contract.annotations, canonical });
 }
 
 /** A deep copy of a JSON-like contract (callers may change it without touching the tool). */

@@ -60,9 +60,28 @@ class Writer {
   }
 
   string(text: string): void {
+    const length = text.length;
+    // Most keys and values are short ASCII: written byte by byte, with a one-byte length,
+    // they skip the encoder and its view of the buffer (measured twice as fast on arguments).
+    if (length < 0x80) {
+      this.reserve(1 + length);
+      const bytes = this.bytes;
+      let at = this.at + 1;
+      let i = 0;
+      for (; i < length; i++) {
+        const unit = text.charCodeAt(i);
+        if (unit >= 0x80) break;
+        bytes[at++] = unit;
+      }
+      if (i === length) {
+        bytes[this.at] = length;
+        this.at = at;
+        return;
+      }
+    }
     // UTF-8 takes at most three bytes per UTF-16 unit. The length goes first, so reserve the
     // widest count that length could need and pad it (LEB128 allows redundant groups).
-    const max = text.length * 3;
+    const max = length * 3;
     const width = max < 0x80 ? 1 : max < 0x4000 ? 2 : max < 0x200000 ? 3 : max < 0x10000000 ? 4 : 5;
     this.reserve(width + max);
     const start = this.at + width;
@@ -95,6 +114,7 @@ export function typeName(value: unknown): string {
   const type = typeof value;
   if (type === 'undefined') return 'undefined';
   if (type === 'object') return 'an object';
+  if (type === 'bigint') return 'a BigInt';
   return `a ${type}`;
 }
 
@@ -141,19 +161,22 @@ export function encode(value: unknown, options: EncodeOptions = {}): Uint8Array 
       out.byte(NULL);
       return;
     }
-    if (v instanceof RegExp) {
-      out.byte(REGEX);
-      out.string(v.source);
-      out.string(v.flags);
-      return;
-    }
     let proto: unknown;
     let isArray: boolean;
+    let regex: { source: string; flags: string } | undefined;
     try {
+      // `instanceof` and the RegExp accessors run a proxy's traps: inside the try.
+      if (v instanceof RegExp) regex = { source: v.source, flags: v.flags };
       proto = Object.getPrototypeOf(v);
       isArray = Array.isArray(v);
     } catch {
       unsupported('an unreadable value (a getter or proxy threw)');
+      return;
+    }
+    if (regex !== undefined) {
+      out.byte(REGEX);
+      out.string(regex.source);
+      out.string(regex.flags);
       return;
     }
     if (!isArray && proto !== Object.prototype && proto !== null) {

@@ -427,9 +427,11 @@ describe('grants', () => {
     assert.equal(outcome.ok, true, JSON.stringify(outcome));
     assert.equal(decisions().at(-1).reason, 'grant');
     assert.deepEqual(await listGrants(), [good]);
-    assert.equal(await revokeGrant({ tool: name }), 1, 'a filtered revoke removes the grant, not the garbage');
-    assert.equal((await store.load()).length, 6);
-    assert.equal(await revokeGrant(), 6, 'revokeGrant() empties the store');
+    // The store only persists what the core holds: the first save after a change writes the
+    // grants back, and the garbage is gone.
+    assert.equal(await revokeGrant({ tool: name }), 1, 'a filtered revoke removes the grant');
+    assert.deepEqual(await store.load(), []);
+    assert.equal(await revokeGrant(), 0);
     assert.equal(runs.length, 1);
   });
 
@@ -538,6 +540,8 @@ describe('grants', () => {
     assert.deepEqual(JSON.parse(data.get('grants-test')), []);
     for (const garbage of ['{not json', '{"a":1}', '42', 'null']) {
       data.set('grants-test', garbage);
+      // A reload: the store is read once, when a page configures it.
+      configureWebMCP({ grantStore: localStorageGrantStore('grants-test', storage) });
       assert.deepEqual(await listGrants(), [], garbage);
       await invokeTool(name, {}, { principal: 'alice' });
     }
@@ -569,6 +573,68 @@ describe('grants', () => {
     await invokeTool(name, {});
     assert.equal(onAsk.calls.length, 1);
     assert.equal(grants.length, 1);
+  });
+
+  test('the store is read once and only persists: calls look grants up in the core', async () => {
+    const { t, name } = await tool();
+    let loads = 0;
+    const saved = [];
+    const stored = [{ principal: null, server: 'page', tool: name, fingerprint: t.fingerprint, expiresAt: 1e15, grantedAt: 0 }];
+    const store = {
+      load: async () => {
+        loads++;
+        await sleep(1);
+        return stored.slice();
+      },
+      save: (grants) => void saved.push(grants),
+    };
+    const onAsk = approver(() => ({ allow: 'always' }));
+    configureWebMCP({ policy: { ask: ['*'] }, onAsk, grantStore: store });
+    assert.equal(loads, 0, 'nothing is read before it is needed');
+    // Concurrent first needs share one read.
+    const first = await Promise.all([invokeTool(name, {}), invokeTool(name, {}), listGrants()]);
+    assert.ok(first[0].ok && first[1].ok);
+    for (let i = 0; i < 20; i++) assert.equal((await invokeTool(name, {})).ok, true);
+    assert.equal(onAsk.calls.length, 0, 'the stored grant settled every ask');
+    assert.equal(loads, 1, 'read once');
+    assert.deepEqual(saved, [], 'nothing changed, nothing saved');
+    await invokeTool(name, {}, { principal: 'bob' });
+    assert.equal(onAsk.calls.length, 1, "bob's call asked");
+    assert.equal(saved.length, 1, 'saved after the change');
+    assert.deepEqual(saved[0].map((g) => g.principal).sort(), ['bob', null].sort());
+    await invokeTool(name, {}, { principal: 'bob' });
+    assert.equal(onAsk.calls.length, 1, "bob's new grant settles his next ask");
+    await explain(name, {});
+    assert.equal(await revokeGrant({ principal: 'bob' }), 1);
+    assert.equal(saved.length, 2);
+    assert.equal(loads, 1, 'still read once');
+    // A store configured again is read again at its first need.
+    configureWebMCP({ grantStore: store });
+    assert.equal((await listGrants()).length, 1);
+    assert.equal(loads, 2);
+  });
+
+  test('listing the grants drops the expired ones from the core and the store', async () => {
+    let now = 0;
+    const store = memoryGrantStore();
+    const { name } = await tool();
+    configureWebMCP({ policy: { ask: ['*'] }, onAsk: () => ({ allow: 'always' }), grantStore: store, grantTtl: 100, clock: () => now });
+    await invokeTool(name, {}, { principal: 'a' });
+    now = 50;
+    await invokeTool(name, {}, { principal: 'b' });
+    assert.deepEqual((await store.load()).map((g) => g.principal).sort(), ['a', 'b']);
+    now = 120;
+    assert.deepEqual((await listGrants()).map((g) => g.principal), ['b']);
+    assert.deepEqual((await store.load()).map((g) => g.principal), ['b'], 'the pruned book was saved');
+  });
+
+  test('a store that cannot be read is not overwritten by revokeGrant', async () => {
+    const saves = [];
+    configureWebMCP({ grantStore: { load: () => { throw new Error('storage gone'); }, save: (grants) => void saves.push(grants) } });
+    await assert.rejects(revokeGrant({ principal: 'x' }), /storage gone/);
+    assert.deepEqual(saves, []);
+    await clearGrants();
+    assert.deepEqual(saves, [[]], 'clearGrants empties it without reading it');
   });
 
   test('a grant store must have load and save', () => {
@@ -666,6 +732,36 @@ describe('fingerprint pins', () => {
   test('approvedFingerprints must map names to strings', () => {
     assert.throws(() => configureWebMCP({ approvedFingerprints: { x: 5 } }), (err) => err instanceof ConfigurationError && err.path === 'approvedFingerprints');
     assert.throws(() => configureWebMCP({ approvedFingerprints: ['x'] }), ConfigurationError);
+    assert.throws(() => configureWebMCP({ approvedFingerprints: 'first-listing' }), (err) => err instanceof ConfigurationError && err.message.includes("'first_listing'"));
+  });
+
+  test("approvedFingerprints: 'first_listing' seals the baseline at the first listing", async () => {
+    const { name: early } = await tool();
+    configureWebMCP({ policy: { allow: ['*'], allowNewTools: 'deny' }, approvedFingerprints: 'first_listing' });
+    const { name: beforeListing } = await tool();
+    await listTools();
+    const { name: late } = await tool();
+    assert.equal((await invokeTool(early, {})).ok, true, 'registered before the setting');
+    assert.equal((await invokeTool(beforeListing, {})).ok, true, 'registered before the first listing');
+    const outcome = await invokeTool(late, {});
+    assert.deepEqual([outcome.error?.reason, outcome.error?.decision.reason], ['new_tool', 'new_tool'], 'first seen after the seal: new');
+    // Listing again does not let it in.
+    await listTools();
+    assert.equal((await invokeTool(late, {})).error?.reason, 'new_tool');
+    configureWebMCP({ policy: { allow: ['*'], allowNewTools: 'ask' } });
+    assert.equal((await invokeTool(late, {})).error?.reason, 'no_approver', 'allowNewTools decides');
+  });
+
+  test("approvedFingerprints: 'first_listing' seals at the first agent call when nothing was listed", async () => {
+    configureWebMCP({ policy: { allow: ['*'], allowNewTools: 'deny' }, approvedFingerprints: 'first_listing' });
+    const { name: first } = await tool();
+    assert.equal((await invokeTool(first, {})).ok, true, 'the first call seals a baseline that holds its tool');
+    const { name: late } = await tool();
+    assert.equal((await invokeTool(late, {})).error?.reason, 'new_tool');
+    // Without the setting (the default), each tool is baselined at first sight: never new.
+    configureWebMCP({ approvedFingerprints: null });
+    const { name: later } = await tool();
+    assert.equal((await invokeTool(later, {})).ok, true);
   });
 });
 
@@ -897,15 +993,41 @@ describe('fingerprints and linear-time patterns', () => {
     assert.equal(t.fingerprint, sha256(canonical));
   });
 
-  test('a catastrophic-backtracking pattern on hostile input stays fast', async () => {
+  test('a string too long to test fails closed: a deny rule applies, an allow rule does not', async () => {
+    const { name, runs } = await tool();
+    // 65,537 UTF-16 units: over the limit a pattern is tested against, so it is never tested
+    // (the page's RegExp backtracks; this bounds what an agent's argument can make it do).
+    const tooLong = 'a'.repeat(65_537);
+    configureWebMCP({ policy: { deny: [{ match: '*', when: { arg: '/q', matches: '^b' }, id: 'no-b' }], default: 'allow' } });
+    const denied = await invokeTool(name, { q: tooLong });
+    assert.equal(denied.error?.reason, 'rule');
+    assert.match(denied.error.decision.explanation, /failing closed because a pattern could not test the argument/);
+    assert.equal((await invokeTool(name, { q: 'a'.repeat(65_536) })).ok, true, 'at the limit it is tested (and does not match)');
+    configureWebMCP({ policy: { allow: [{ match: '*', when: { arg: '/q', matches: '^a' } }], default: 'deny' } });
+    const notAllowed = await invokeTool(name, { q: tooLong });
+    assert.deepEqual([notAllowed.error?.reason, notAllowed.error?.decision.reason], ['default', 'default'], 'the allow rule did not match');
+    assert.equal((await invokeTool(name, { q: 'abc' })).ok, true);
+    assert.equal(runs.length, 2);
+  });
+
+  test('patterns are JS RegExps: look-ahead, look-behind and back-references work in matches', async () => {
     const { name } = await tool();
-    configureWebMCP({ policy: { deny: [{ match: '*', when: { arg: '/q', matches: '^(a+)+$' } }, { match: /^(x+x+)+y$/ }], default: 'allow' } });
-    const hostile = 'a'.repeat(100_000) + '!';
-    const started = performance.now();
-    const outcome = await invokeTool(name, { q: hostile });
-    assert.ok(performance.now() - started < 500, `took ${performance.now() - started} ms`);
-    assert.equal(outcome.ok, true);
-    assert.equal((await invokeTool(name, { q: 'aaaa' })).ok, false, 'the pattern still matches');
+    configureWebMCP({
+      policy: {
+        deny: [
+          { match: '*', when: { arg: '/password', matches: '^(?=.*\\d)(?=.*[a-z]).{8,}$' }, id: 'looks-like-a-password' },
+          { match: '*', when: { arg: '/q', matches: /(?<=rm )-rf/ }, id: 'rm-rf' },
+          { match: '*', when: { arg: '/q', matches: '(\\w)\\1{3}' }, id: 'repeats' },
+        ],
+        default: 'allow',
+      },
+    });
+    assert.equal((await invokeTool(name, { password: 'abc12345' })).error?.decision.rule.id, 'looks-like-a-password');
+    assert.equal((await invokeTool(name, { password: 'abcdefgh' })).ok, true, 'the look-ahead needs a digit');
+    assert.equal((await invokeTool(name, { q: 'rm -rf /' })).error?.decision.rule.id, 'rm-rf');
+    assert.equal((await invokeTool(name, { q: 'ls -rf' })).ok, true, 'the look-behind needs "rm "');
+    assert.equal((await invokeTool(name, { q: 'zzzz' })).error?.decision.rule.id, 'repeats');
+    assert.equal((await invokeTool(name, { q: 'zzz' })).ok, true);
   });
 });
 

@@ -774,7 +774,7 @@ describe('ConfigurationError for entries JSON fixtures cannot express', () => {
     throwsConfig(() => webmcp(fn, { name: 'c2', hooks: { after: [{ run: fn, timeout: Infinity }] } }), 'invalid_hook', 'not Infinity');
     throwsConfig(() => webmcp(fn, { name: 'c3', hooks: { after: [{ run: fn, timeout: NaN }] } }), 'invalid_hook', 'not NaN');
     throwsConfig(() => webmcp(fn, { name: 'c4', hooks: { error: [{ run: fn, id: Symbol('s') }] } }), 'invalid_hook', 'not a symbol');
-    throwsConfig(() => configureWebMCP({ hooks: { denied: [{ run: fn, match: /a/, id: 7n }] } }), 'invalid_hook', 'not a bigint');
+    throwsConfig(() => configureWebMCP({ hooks: { denied: [{ run: fn, match: /a/, id: 7n }] } }), 'invalid_hook', 'not a BigInt');
   });
 
   test('a function without a name and no name option; an unnamed arrow', () => {

@@ -245,10 +245,10 @@ const invalidCases = load('policy-invalid.json');
 
 /**
  * Cases whose policy cannot be written in JS: `new RegExp('(')` throws before the package sees
- * it (the same code is shown with a pattern JS accepts but the linear-time engine refuses).
+ * it (the same code is shown with a `matches` source string, which the package compiles).
  */
 const NOT_EXPRESSIBLE = {
-  'an invalid RegExp in match': 'JS cannot construct a RegExp with source "(" (new RegExp throws first); see "a JS RegExp the linear-time engine refuses"',
+  'an invalid RegExp in match': 'JS cannot construct a RegExp with source "(" (new RegExp throws first); see "a pattern the page\'s RegExp refuses"',
 };
 
 describe('policy-invalid.json through configureWebMCP', () => {
@@ -296,15 +296,24 @@ describe('policy-invalid.json through configureWebMCP', () => {
     });
   }
 
-  test('a JS RegExp the linear-time engine refuses is an invalid pattern', () => {
+  test("a pattern the page's RegExp refuses is an invalid pattern, with the engine's reason", () => {
     assert.throws(
-      () => configureWebMCP({ policy: { ask: [{ match: /(a)\1/ }] } }),
-      (err) => err instanceof ConfigurationError && err.code === 'unsupported_backreference' && err.path === 'ask[0].match' && err.message.startsWith('ask[0].match: '),
+      () => configureWebMCP({ policy: { deny: [{ match: '*', when: { arg: '/q', matches: '(' } }] } }),
+      (err) =>
+        err instanceof ConfigurationError &&
+        err.code === 'invalid_pattern' &&
+        err.path === 'deny[0].when' &&
+        err.message === 'deny[0].when: `matches` pattern /(/ is not a valid pattern: Unterminated group',
     );
     assert.throws(
-      () => configureWebMCP({ policy: { deny: [{ match: '*', when: { arg: '/q', matches: '(?<=a)b' } }] } }),
-      (err) => err instanceof ConfigurationError && err.code === 'unsupported_lookaround' && err.path === 'deny[0].when',
+      () => configureWebMCP({ policy: { deny: [{ match: '*', when: { arg: '/q', matches: /a/ } }], allow: [{ match: '*', when: { arg: '/q', matches: '[z-a]' } }] } }),
+      (err) => err instanceof ConfigurationError && err.code === 'invalid_pattern' && err.path === 'allow[0].when',
     );
+  });
+
+  test('look-around and back-references are accepted: patterns mean what they mean in JS', () => {
+    assert.doesNotThrow(() => configureWebMCP({ policy: { ask: [{ match: /(a)\1/ }, { match: '*', when: { arg: '/q', matches: '(?<=a)b' } }, { server: 'shop', name: /^(?!admin_)/ }] } }));
+    assert.deepEqual(lintPolicy({ ask: [{ match: /^(?=get)\w+/ }] }), []);
   });
 
   test('a rejected policy leaves the previous one in force', async () => {
@@ -317,15 +326,16 @@ describe('policy-invalid.json through configureWebMCP', () => {
     assert.equal(outcome.result.content[0].text, 'Denied: closed');
   });
 
-  test('an object with a reserved "$fn" key in a policy given as data names no function', async () => {
-    // A policy loaded from JSON must not reach the page's function predicates by number.
+  test('an object with a "$fn" key in a policy given as data names no function', async () => {
+    // A policy loaded from JSON must not reach the page's function predicates by number: only
+    // a real function becomes a predicate handle, so `{ $fn: 0 }` is an object with an unknown key.
     const t = define(() => 'ran', { name: 'reserved_keys', description: 'd' });
     await t.register();
     let called = 0;
     configureWebMCP({ policy: { allow: [{ match: '*', when: () => { called++; return true; } }] } });
     assert.throws(
       () => configureWebMCP({ policy: { deny: [{ match: '*', when: { $fn: 0 } }], default: 'allow' } }),
-      (err) => err instanceof ConfigurationError && err.code === 'invalid_predicate' && err.path === 'deny[0].when',
+      (err) => err instanceof ConfigurationError && err.code === 'unknown_predicate' && err.path === 'deny[0].when' && err.message.includes('unknown key "$fn"'),
     );
     assert.equal(called, 0);
   });
@@ -398,8 +408,8 @@ describe('policy-lint.json through lintPolicy', () => {
     assert.deepEqual(found, []);
   });
 
-  test('a RegExp with an invalid pattern for the engine is reported, the rest still linted', () => {
-    const found = lintPolicy({ allow: ['*', 'x'], deny: [{ match: /(a)\1/ }] });
-    assert.deepEqual(found.map((d) => `${d.code}@${d.path}`).sort(), ['shadowed_rule@allow[1]', 'unsupported_backreference@deny[0].match']);
+  test('an invalid pattern is reported, the rest still linted', () => {
+    const found = lintPolicy({ allow: ['*', 'x'], deny: [{ match: /(a)\1/ }, { match: '*', when: { arg: '/q', matches: '(' } }] });
+    assert.deepEqual(found.map((d) => `${d.code}@${d.path}`).sort(), ['invalid_pattern@deny[1].when', 'shadowed_rule@allow[1]']);
   });
 });

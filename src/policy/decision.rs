@@ -1,13 +1,13 @@
-//! The decision as data (SPEC §5): effect, reason, deciding rule, explanation, and the helpers
-//! that settle an ask without an approver or with a live grant.
+//! The decision as data: effect, reason, deciding rule, explanation, and the helpers that
+//! settle an ask without an approver or with a live grant. [`Decision::to_value`] is the shape
+//! the JS API shows.
 
 use std::fmt;
 
-use serde::Serialize;
+use crate::value::{Map, Value};
 
 /// What policy says about a call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Effect {
     /// The call goes on to the tool.
     Allow,
@@ -29,8 +29,7 @@ impl Effect {
 }
 
 /// Why the decision is what it is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Reason {
     /// A rule of `deny`, `ask` or `allow` decided.
     Rule,
@@ -64,8 +63,7 @@ impl Reason {
 }
 
 /// One of the policy's three rule lists, in precedence order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum List {
     /// `deny`: checked first.
     Deny,
@@ -99,18 +97,26 @@ impl List {
 }
 
 /// Which rule decided: `{ list, index, id? }`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RuleRef {
     /// The list the rule is in.
     pub list: List,
     /// Its index in that list as given.
     pub index: usize,
     /// The `id` the user gave it, if any.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
 }
 
 impl RuleRef {
+    /// `{ list, index, id? }`, as the JS API shows it.
+    pub fn to_value(&self) -> Value {
+        let mut map = Map::new();
+        map.insert("list", self.list.name().into());
+        map.insert("index", self.index.into());
+        map.insert_some("id", self.id.as_deref());
+        Value::Object(map)
+    }
+
     /// How explanations name the rule: `deny[0]`, or `deny[0] ("no-deletes")` when it has an id.
     pub fn label(&self) -> String {
         match &self.id {
@@ -128,7 +134,7 @@ impl fmt::Display for RuleRef {
 }
 
 /// What changed in a pinned tool's definition: `decision.pin`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Pin {
     /// The approved fingerprint.
     pub previous: String,
@@ -138,34 +144,62 @@ pub struct Pin {
     pub changed: Vec<String>,
 }
 
-/// A policy decision (SPEC §5), serialized as the JS API shows it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+impl Pin {
+    /// `{ previous, current, changed }`.
+    pub fn to_value(&self) -> Value {
+        let mut map = Map::new();
+        map.insert("previous", self.previous.as_str().into());
+        map.insert("current", self.current.as_str().into());
+        map.insert("changed", Value::Array(self.changed.iter().map(|field| field.as_str().into()).collect()));
+        Value::Object(map)
+    }
+}
+
+/// A policy decision, as the JS API shows it ([`Decision::to_value`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Decision {
     /// `allow`, `ask` or `deny`.
     pub effect: Effect,
     /// Why.
     pub reason: Reason,
     /// The deciding rule, when a rule decided (kept when an ask is settled).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub rule: Option<RuleRef>,
     /// One sentence a person or the model can read, naming what decided.
     pub explanation: String,
     /// What changed, when the pin decided.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub pin: Option<Pin>,
-    /// The deciding rule's `reason` text. Not serialized: in the JS shape `reason` is the code,
-    /// and the text already appears in `explanation` and in [`Decision::denial_text`].
-    #[serde(skip)]
+    /// The deciding rule's `reason` text. Not in the JS shape: there `reason` is the code, and
+    /// the text already appears in `explanation` and in [`Decision::denial_text`].
     pub rule_reason: Option<String>,
 }
 
+/// Why a rule applied although part of it could not be decided (deny and ask fail closed).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FailedClosed {
+    /// A JS function predicate threw, timed out or answered a non-boolean.
+    Function,
+    /// A `matches` pattern could not test its string (too long, or the engine failed).
+    Pattern,
+}
+
 impl Decision {
-    /// A rule decided. `failed_closed` says a function predicate of it failed and was counted as
+    /// `{ effect, reason, rule?, explanation, pin? }`, as the JS API shows it.
+    pub fn to_value(&self) -> Value {
+        let mut map = Map::new();
+        map.insert("effect", self.effect.name().into());
+        map.insert("reason", self.reason.name().into());
+        map.insert_some("rule", self.rule.as_ref().map(RuleRef::to_value));
+        map.insert("explanation", self.explanation.as_str().into());
+        map.insert_some("pin", self.pin.as_ref().map(Pin::to_value));
+        Value::Object(map)
+    }
+
+    /// A rule decided. `closed` says part of it could not be decided and was counted as
     /// holding (deny and ask fail closed), which a person reading the log needs to know.
     pub(crate) fn by_rule(
         rule: RuleRef,
         rule_reason: Option<String>,
-        failed_closed: bool,
+        closed: Option<FailedClosed>,
     ) -> Decision {
         let verb = match rule.list {
             List::Deny => "Denied",
@@ -173,8 +207,14 @@ impl Decision {
             List::Allow => "Allowed",
         };
         let mut explanation = format!("{verb} by {}", rule.label());
-        if failed_closed {
-            explanation.push_str(", failing closed because a function predicate failed");
+        match closed {
+            Some(FailedClosed::Function) => {
+                explanation.push_str(", failing closed because a function predicate failed");
+            }
+            Some(FailedClosed::Pattern) => {
+                explanation.push_str(", failing closed because a pattern could not test the argument");
+            }
+            None => {}
         }
         match &rule_reason {
             Some(text) => {
@@ -263,7 +303,7 @@ impl Decision {
     }
 }
 
-/// Settles an ask when there is no approver (SPEC §5): a deny with reason `no_rule` when the ask
+/// Settles an ask when there is no approver: a deny with reason `no_rule` when the ask
 /// came from the default, `no_approver` otherwise. The rule and pin are kept, so the denial
 /// still says what asked. Any other decision is returned unchanged.
 pub fn settle_without_approver(decision: &Decision) -> Decision {
@@ -285,7 +325,7 @@ pub fn settle_without_approver(decision: &Decision) -> Decision {
     }
 }
 
-/// Settles an ask with a live grant (SPEC §5): effect `allow`, reason `grant`, keeping the rule
+/// Settles an ask with a live grant: effect `allow`, reason `grant`, keeping the rule
 /// that asked so the log still shows it. Any other decision is returned unchanged.
 pub fn settle_with_grant(decision: &Decision) -> Decision {
     if decision.effect != Effect::Ask {

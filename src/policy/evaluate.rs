@@ -7,14 +7,14 @@
 //! that applies if none of them matches. The evaluation therefore borrows nothing and can live
 //! across boundary crossings.
 
-use serde_json::Value;
-
 use crate::matcher::Target;
+use crate::value::Value;
 
-use super::decision::{Decision, List, Pin, RuleRef};
+use super::decision::{Decision, FailedClosed, List, Pin, RuleRef};
+use super::predicate::all_of;
 use super::Policy;
 
-/// Whether the called tool's definition is the approved one (SPEC §5, fingerprints).
+/// Whether the called tool's definition is the approved one (the README's "Pins & digests").
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FingerprintState {
     /// The current fingerprint is the approved one (or no baseline applies).
@@ -102,8 +102,9 @@ struct Candidate {
     functions: Vec<u32>,
     /// How many of `functions` have held so far.
     held: usize,
-    /// Whether one of them failed and was counted as holding (deny and ask only).
-    failed_closed: bool,
+    /// Whether part of the rule could not be decided and was counted as holding (deny and ask
+    /// only): a pattern before the functions, or one of them failing.
+    failed_closed: Option<FailedClosed>,
 }
 
 /// One policy evaluation in progress.
@@ -175,7 +176,7 @@ impl Evaluation {
                     candidate.held = candidate.held.saturating_add(1)
                 }
                 (Some(PredicateResult::Failed), List::Deny | List::Ask) => {
-                    candidate.failed_closed = true;
+                    candidate.failed_closed = Some(FailedClosed::Function);
                     candidate.held = candidate.held.saturating_add(1);
                 }
                 (Some(PredicateResult::False), _)
@@ -217,7 +218,9 @@ fn plan(policy: &Policy, facts: &CallFacts<'_>, matched: &MatchedRules, candidat
 }
 
 /// Walks one list: a rule that matches with no function predicates decides (later rules
-/// cannot matter); one that matches but has functions becomes a candidate.
+/// cannot matter); one that matches but has functions becomes a candidate. A data predicate
+/// that could not tell (a pattern that could not test its string) fails closed: the rule
+/// applies in deny and ask, and not in allow.
 fn scan(
     policy: &Policy,
     list: List,
@@ -228,23 +231,25 @@ fn scan(
     let rules = policy.rules(list);
     for &index in matched.list(list) {
         let Some(rule) = rules.get(index) else { continue };
-        if !rule.data.iter().all(|predicate| predicate.holds(facts)) {
-            continue;
-        }
+        let closed = match (all_of(rule.data.iter().map(|predicate| predicate.holds(facts))), list) {
+            (Some(true), _) => None,
+            (None, List::Deny | List::Ask) => Some(FailedClosed::Pattern),
+            (Some(false), _) | (None, List::Allow) => continue,
+        };
         let rule_ref = RuleRef {
             list,
             index,
             id: rule.id.clone(),
         };
         if rule.functions.is_empty() {
-            return Some(Decision::by_rule(rule_ref, rule.reason.clone(), false));
+            return Some(Decision::by_rule(rule_ref, rule.reason.clone(), closed));
         }
         candidates.push(Candidate {
             rule: rule_ref,
             rule_reason: rule.reason.clone(),
             functions: rule.functions.clone(),
             held: 0,
-            failed_closed: false,
+            failed_closed: closed,
         });
     }
     None
@@ -254,6 +259,9 @@ fn scan(
 /// the tool's server and name, so this is fixed for a tool until the policy changes: the engine
 /// computes it once per tool (a 1,000-rule policy then costs a call only the rules that
 /// concern its tool) and the per-call work is the data predicates of those rules.
+///
+/// A `RegExp` matcher that could not test the name fails closed: the rule concerns the tool in
+/// deny and ask, and not in allow.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct MatchedRules {
     lists: [Vec<usize>; 3],
@@ -264,7 +272,14 @@ impl MatchedRules {
     pub fn of(policy: &Policy, server: &str, name: &str) -> MatchedRules {
         let target = Target::new(server, name);
         let pick = |list: List| -> Vec<usize> {
-            policy.rules(list).iter().enumerate().filter(|(_, rule)| rule.matcher.matches_target(&target)).map(|(index, _)| index).collect()
+            let unknown_counts = list != List::Allow;
+            policy
+                .rules(list)
+                .iter()
+                .enumerate()
+                .filter(|(_, rule)| rule.matcher.test(&target).unwrap_or(unknown_counts))
+                .map(|(index, _)| index)
+                .collect()
         };
         MatchedRules { lists: [pick(List::Deny), pick(List::Ask), pick(List::Allow)] }
     }

@@ -1,17 +1,20 @@
-//! Grants: what `{ allow: 'always' }` records, and the questions asked of them.
+//! Grants: what `{ allow: 'always' }` records, and the book the core keeps them in.
 //!
-//! Storage is the TS layer's (pluggable `grantStore`), and so is the clock: every function here
-//! takes `now_ms`, so tests move time without sleeping.
+//! The book is the one place grants are decided: which grant is live for a call (a lookup by
+//! principal, server, tool and fingerprint, O(log n)), which ones a revoke filter removes, and
+//! which have expired. The TS layer's pluggable `grantStore` only persists: it is read into the
+//! book once and written from it after each change (the README's policy decisions). The clock
+//! is the TS layer's too: every function here takes `now_ms`, so tests move time without
+//! sleeping.
 
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use std::collections::BTreeMap;
+
+use crate::value::{Map, Value};
 
 /// A standing approval for one principal, one tool and one exact definition (fingerprint).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Grant {
     /// Who it is for; `None` is the call without a principal, kept apart from every named one.
-    #[serde(default)]
     pub principal: Option<String>,
     /// The server id of the tool.
     pub server: String,
@@ -26,111 +29,243 @@ pub struct Grant {
 }
 
 impl Grant {
-    /// Whether the grant still counts at `now_ms`. A grant whose expiry is not a number never
-    /// counts: an unreadable expiry must not become an endless approval.
+    /// The grant `{ allow: 'always' }` records at `now_ms`, lasting `ttl_ms` (`grantTtl`).
+    pub fn new(principal: Option<&str>, server: &str, tool: &str, fingerprint: &str, now_ms: f64, ttl_ms: f64) -> Grant {
+        Grant {
+            principal: principal.map(str::to_owned),
+            server: server.to_owned(),
+            tool: tool.to_owned(),
+            fingerprint: fingerprint.to_owned(),
+            expires_at: now_ms + ttl_ms,
+            granted_at: now_ms,
+        }
+    }
+
+    /// Whether the grant still counts at `now_ms`: until `expiresAt`, not at it.
     pub fn is_live(&self, now_ms: f64) -> bool {
         self.expires_at > now_ms
     }
-}
 
-/// The live grant for this principal, tool and exact fingerprint, if any (the one that lasts
-/// longest when several do). Principals compare exactly, `None` only with `None`.
-pub fn live_grant<'a>(
-    grants: &'a [Grant],
-    principal: Option<&str>,
-    server: &str,
-    tool: &str,
-    fingerprint: &str,
-    now_ms: f64,
-) -> Option<&'a Grant> {
-    grants
-        .iter()
-        .filter(|grant| {
-            grant.principal.as_deref() == principal
-                && grant.server == server
-                && grant.tool == tool
-                && grant.fingerprint == fingerprint
-                && grant.is_live(now_ms)
+    /// Reads one stored entry `{ principal?, server, tool, fingerprint, expiresAt, grantedAt }`
+    /// (`principal` a string, `null` or absent). `None` for anything else, such as a corrupted
+    /// or tampered `localStorage` entry: it never counts as an approval.
+    pub fn from_value(value: &Value) -> Option<Grant> {
+        let map = value.as_object()?;
+        let text = |key: &str| map.get(key).and_then(Value::as_str).map(str::to_owned);
+        let principal = match map.get("principal") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(principal)) => Some(principal.clone()),
+            Some(_) => return None,
+        };
+        Some(Grant {
+            principal,
+            server: text("server")?,
+            tool: text("tool")?,
+            fingerprint: text("fingerprint")?,
+            expires_at: map.get("expiresAt")?.as_f64()?,
+            granted_at: map.get("grantedAt")?.as_f64()?,
         })
-        .max_by(|a, b| a.expires_at.total_cmp(&b.expires_at))
-}
+    }
 
-/// The grant `{ allow: 'always' }` records at `now_ms`, lasting `ttl_ms` (`grantTtl`).
-pub fn new_grant(
-    principal: Option<&str>,
-    server: &str,
-    tool: &str,
-    fingerprint: &str,
-    now_ms: f64,
-    ttl_ms: f64,
-) -> Grant {
-    Grant {
-        principal: principal.map(str::to_owned),
-        server: server.to_owned(),
-        tool: tool.to_owned(),
-        fingerprint: fingerprint.to_owned(),
-        expires_at: now_ms + ttl_ms,
-        granted_at: now_ms,
+    /// `{ principal, server, tool, fingerprint, expiresAt, grantedAt }` (`principal: null`
+    /// for a grant without one), as `listGrants()` answers and the store keeps it.
+    pub fn to_value(&self) -> Value {
+        let mut map = Map::new();
+        map.insert("principal", self.principal.as_deref().into());
+        map.insert("server", self.server.as_str().into());
+        map.insert("tool", self.tool.as_str().into());
+        map.insert("fingerprint", self.fingerprint.as_str().into());
+        map.insert("expiresAt", self.expires_at.into());
+        map.insert("grantedAt", self.granted_at.into());
+        Value::Object(map)
+    }
+
+    fn key(&self) -> String {
+        key(self.principal.as_deref(), &self.server, &self.tool, &self.fingerprint)
     }
 }
 
-/// Whether `revokeGrant({ principal?, server?, tool? })` removes `grant`: it matches every field
-/// given, so an empty filter revokes every grant. `principal: Some(None)` selects the grants
-/// recorded without a principal; `None` leaves the principal out of the filter.
-pub fn grant_matches_revoke(
-    grant: &Grant,
-    principal: Option<Option<&str>>,
-    server: Option<&str>,
-    tool: Option<&str>,
-) -> bool {
-    principal.is_none_or(|principal| grant.principal.as_deref() == principal)
-        && server.is_none_or(|server| grant.server == server)
-        && tool.is_none_or(|tool| grant.tool == tool)
+/// The book's key: each part with its length in front, so no choice of strings can make two
+/// different grants share a key, and "no principal" differs from every principal.
+fn key(principal: Option<&str>, server: &str, tool: &str, fingerprint: &str) -> String {
+    let mut out = String::with_capacity(server.len() + tool.len() + fingerprint.len() + 32);
+    match principal {
+        None => out.push('-'),
+        Some(principal) => push_part(&mut out, principal),
+    }
+    for part in [server, tool, fingerprint] {
+        push_part(&mut out, part);
+    }
+    out
 }
 
-/// Reads the grants a store holds (a JSON array). An entry that is not a grant (a corrupted or
-/// tampered store) is skipped: it never counts as an approval, and it never fails the call or
-/// hides the good grants beside it.
-pub fn read_grants(stored: &Value) -> Vec<Grant> {
-    match stored {
-        Value::Array(items) => items.iter().filter_map(|item| Grant::deserialize(item).ok()).collect(),
-        _ => Vec::new(),
+fn push_part(out: &mut String, part: &str) {
+    out.push_str(&part.len().to_string());
+    out.push(':');
+    out.push_str(part);
+}
+
+/// What `revokeGrant({ principal?, server?, tool? })` removes: every grant matching all the
+/// fields given, so an empty filter revokes every grant.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RevokeFilter {
+    /// `Some(None)` selects the grants recorded without a principal; `None` leaves the
+    /// principal out of the filter.
+    pub principal: Option<Option<String>>,
+    /// The server id, when given.
+    pub server: Option<String>,
+    /// The tool's name, when given.
+    pub tool: Option<String>,
+}
+
+impl RevokeFilter {
+    /// Reads `{ principal?, server?, tool? }` (`null` for "no filter" too). `None` when a field
+    /// has the wrong type (say `principal: 5`), or when it is not an object: such a filter
+    /// revokes nothing, rather than being read as "not given" and revoking more than meant.
+    pub fn from_value(value: &Value) -> Option<RevokeFilter> {
+        let map = match value {
+            Value::Null => return Some(RevokeFilter::default()),
+            Value::Object(map) => map,
+            _ => return None,
+        };
+        let text = |key: &str| -> Result<Option<String>, ()> {
+            match map.get(key) {
+                None => Ok(None),
+                Some(Value::String(value)) => Ok(Some(value.clone())),
+                Some(_) => Err(()),
+            }
+        };
+        let principal = match map.get("principal") {
+            None => None,
+            Some(Value::Null) => Some(None),
+            Some(Value::String(value)) => Some(Some(value.clone())),
+            Some(_) => return None,
+        };
+        Some(RevokeFilter { principal, server: text("server").ok()?, tool: text("tool").ok()? })
+    }
+
+    /// Whether the filter selects `grant`. Principals compare exactly, `None` only with `None`.
+    pub fn matches(&self, grant: &Grant) -> bool {
+        self.principal.as_ref().is_none_or(|principal| grant.principal == *principal)
+            && self.server.as_ref().is_none_or(|server| grant.server == *server)
+            && self.tool.as_ref().is_none_or(|tool| grant.tool == *tool)
     }
 }
 
-/// Which entries of a store (a JSON array) `revokeGrant(filter)` removes, one boolean per entry.
-/// `filter` is `{ principal?, server?, tool? }`, where `principal: null` selects grants recorded
-/// without one. An entry that is not a grant matches only the empty filter (`revokeGrant()`
-/// clears the store); a field of the wrong type (say `principal: 5`) matches nothing, rather
-/// than being read as "not given" or "no principal", and so does a filter that is not an object;
-/// anything but an array has no entries.
-pub fn revoke_matches(stored: &Value, filter: &Value) -> Vec<bool> {
-    let Value::Array(items) = stored else { return Vec::new() };
-    if !(filter.is_object() || filter.is_null()) {
-        return vec![false; items.len()];
+/// The page's grants, one per (principal, server, tool, fingerprint).
+#[derive(Debug, Clone, Default)]
+pub struct GrantBook {
+    grants: BTreeMap<String, Grant>,
+}
+
+impl GrantBook {
+    /// An empty book.
+    pub fn new() -> GrantBook {
+        GrantBook::default()
     }
-    let text = |key: &str| -> Result<Option<&str>, ()> {
-        match filter.get(key) {
-            None => Ok(None),
-            Some(Value::String(value)) => Ok(Some(value)),
-            Some(_) => Err(()),
+
+    /// Adds what a store holds (an array of stored grants) to the book; returns how many
+    /// entries were grants. Entries that are not grants are skipped: they never count as an
+    /// approval, and they never hide the good grants beside them. Anything but an array holds
+    /// no grants. Of two grants for the same key, the one that lasts longer is kept.
+    pub fn load(&mut self, stored: &Value) -> usize {
+        let Some(items) = stored.as_array() else { return 0 };
+        let mut read = 0usize;
+        for grant in items.iter().filter_map(Grant::from_value) {
+            read = read.saturating_add(1);
+            self.keep_longer(grant);
         }
-    };
-    let principal = match filter.get("principal") {
-        None => Ok(None),
-        Some(Value::Null) => Ok(Some(None)),
-        Some(Value::String(value)) => Ok(Some(Some(value.as_str()))),
-        Some(_) => Err(()),
-    };
-    let (Ok(principal), Ok(server), Ok(tool)) = (principal, text("server"), text("tool")) else {
-        return vec![false; items.len()];
-    };
-    let empty = principal.is_none() && server.is_none() && tool.is_none();
-    items
-        .iter()
-        .map(|item| match Grant::deserialize(item) {
-            Ok(grant) => grant_matches_revoke(&grant, principal, server, tool),
-            Err(_) => empty,
-        })
-        .collect()
+        read
+    }
+
+    fn keep_longer(&mut self, grant: Grant) {
+        let key = grant.key();
+        match self.grants.get(&key) {
+            Some(held) if held.expires_at >= grant.expires_at => {}
+            _ => {
+                self.grants.insert(key, grant);
+            }
+        }
+    }
+
+    /// The live grant for this principal, tool and exact fingerprint, if any. Principals
+    /// compare exactly, `None` only with `None`. One map lookup: the book is never walked.
+    pub fn live(&self, principal: Option<&str>, server: &str, tool: &str, fingerprint: &str, now_ms: f64) -> Option<&Grant> {
+        self.grants.get(&key(principal, server, tool, fingerprint)).filter(|grant| grant.is_live(now_ms))
+    }
+
+    /// Records a grant, replacing the one for the same key, and drops expired grants first so
+    /// the book (and the store it is saved to) does not grow forever.
+    pub fn record(&mut self, grant: Grant, now_ms: f64) {
+        self.prune(now_ms);
+        self.grants.insert(grant.key(), grant);
+    }
+
+    /// Removes `grant` if the book holds exactly it; returns whether it did. For a grant the
+    /// store could not keep: a broken store approves nothing beyond the call that asked.
+    pub fn forget(&mut self, grant: &Grant) -> bool {
+        let key = grant.key();
+        if self.grants.get(&key) == Some(grant) {
+            self.grants.remove(&key);
+            return true;
+        }
+        false
+    }
+
+    /// Removes the grants `filter` selects; returns how many.
+    pub fn revoke(&mut self, filter: &RevokeFilter) -> usize {
+        let before = self.grants.len();
+        self.grants.retain(|_, grant| !filter.matches(grant));
+        before.saturating_sub(self.grants.len())
+    }
+
+    /// Removes every grant.
+    pub fn clear(&mut self) {
+        self.grants.clear();
+    }
+
+    /// Drops the grants that expired by `now_ms`; returns how many.
+    pub fn prune(&mut self, now_ms: f64) -> usize {
+        let before = self.grants.len();
+        self.grants.retain(|_, grant| grant.is_live(now_ms));
+        before.saturating_sub(self.grants.len())
+    }
+
+    /// Every grant in the book, in key order (what the store is given to keep).
+    pub fn iter(&self) -> impl Iterator<Item = &Grant> {
+        self.grants.values()
+    }
+
+    /// How many grants the book holds, expired ones not yet pruned included.
+    pub fn len(&self) -> usize {
+        self.grants.len()
+    }
+
+    /// Whether the book is empty.
+    pub fn is_empty(&self) -> bool {
+        self.grants.is_empty()
+    }
+
+    /// The grants as the store keeps them: an array of [`Grant::to_value`].
+    pub fn to_value(&self) -> Value {
+        Value::Array(self.iter().map(Grant::to_value).collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_cannot_collide() {
+        assert_ne!(key(Some("a"), "b:c", "d", "e"), key(Some("a:b"), "c", "d", "e"));
+        assert_ne!(key(None, "s", "t", "f"), key(Some(""), "s", "t", "f"));
+        assert_ne!(key(Some("-"), "s", "t", "f"), key(None, "s", "t", "f"));
+    }
+
+    #[test]
+    fn a_stored_grant_round_trips() {
+        let grant = Grant::new(None, "shop", "checkout", "f1", 1.0, 2.0);
+        assert_eq!(Grant::from_value(&grant.to_value()), Some(grant));
+    }
 }

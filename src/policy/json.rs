@@ -1,9 +1,9 @@
-//! JSON helpers for `arg` predicates: RFC 6901 pointers and structural equality.
+//! Helpers for `arg` predicates: RFC 6901 pointers, and finding what JSON cannot say.
 //!
 //! Both walk values without recursion: arguments come from an agent and may nest deeply, and a
 //! stack overflow in wasm would kill the page's whole instance.
 
-use serde_json::{Number, Value};
+use crate::value::Value;
 
 /// A parsed RFC 6901 JSON pointer, such as `/items/0/id`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -79,82 +79,19 @@ fn array_index(token: &str) -> Option<usize> {
     }
 }
 
-/// Structural equality of two JSON values as JavaScript code would expect it: object member
-/// order does not matter, and numbers compare by value (`1` equals `1.0`).
-pub(crate) fn json_equal(a: &Value, b: &Value) -> bool {
-    let mut pending = vec![(a, b)];
-    while let Some(pair) = pending.pop() {
-        match pair {
-            (Value::Null, Value::Null) => {}
-            (Value::Bool(x), Value::Bool(y)) if x == y => {}
-            (Value::String(x), Value::String(y)) if x == y => {}
-            (Value::Number(x), Value::Number(y)) if number_equal(x, y) => {}
-            (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
-                pending.extend(x.iter().zip(y))
-            }
-            (Value::Object(x), Value::Object(y)) if x.len() == y.len() => {
-                for (key, value) in x {
-                    match y.get(key) {
-                        Some(other) => pending.push((value, other)),
-                        None => return false,
-                    }
-                }
-            }
-            _ => return false,
-        }
-    }
-    true
-}
-
-/// Numbers are equal when they denote the same value; integers compare exactly, so two large
-/// ids that round to the same `f64` are still told apart.
-fn number_equal(a: &Number, b: &Number) -> bool {
-    if let (Some(x), Some(y)) = (a.as_i64(), b.as_i64()) {
-        return x == y;
-    }
-    if let (Some(x), Some(y)) = (a.as_u64(), b.as_u64()) {
-        return x == y;
-    }
-    match (a.as_f64(), b.as_f64()) {
-        (Some(x), Some(y)) => x == y,
-        _ => false,
-    }
-}
-
-/// The first value inside `value` (itself included) that the TS layer marked as something JSON
-/// cannot carry (`$invalid`), a function (`$fn`) or a `RegExp` (`$regex`): such a value can never
-/// equal an argument, so comparing with it is a configuration mistake. Returns what it is.
+/// The first value inside `value` (itself included) that JSON cannot say: a function, a
+/// `RegExp` or an unsupported JS value. Such a value can never equal an argument, so comparing
+/// with it is a configuration mistake. Returns how a message names it.
 pub(crate) fn foreign(value: &Value) -> Option<String> {
     let mut pending = vec![value];
     while let Some(value) = pending.pop() {
         match value {
-            Value::Object(map) => {
-                if let Some(kind) = map.get("$invalid") {
-                    return Some(invalid_kind(kind));
-                }
-                if map.contains_key("$fn") {
-                    return Some("a function".to_owned());
-                }
-                if map.contains_key("$regex") {
-                    return Some("a RegExp (use `matches`)".to_owned());
-                }
-                pending.extend(map.values());
-            }
+            Value::Object(map) => pending.extend(map.iter().map(|(_, item)| item)),
             Value::Array(items) => pending.extend(items),
-            _ => {}
+            Value::Regex { .. } => return Some("a RegExp (use `matches`)".to_owned()),
+            Value::Function(_) | Value::Unsupported(_) => return Some(value.type_name().to_owned()),
+            Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_) => {}
         }
     }
     None
-}
-
-/// How messages name what an `{"$invalid": "<type>"}` marker stood for: `"symbol"` becomes
-/// `a symbol`, `"undefined"` stays as it is.
-pub(crate) fn invalid_kind(kind: &Value) -> String {
-    match kind.as_str() {
-        None | Some("") => "a value JSON cannot carry".to_owned(),
-        Some(kind @ ("undefined" | "null")) => kind.to_owned(),
-        Some(kind) if kind.starts_with("a ") || kind.starts_with("an ") => kind.to_owned(),
-        Some(kind) if kind.starts_with(['a', 'e', 'i', 'o', 'u']) => format!("an {kind}"),
-        Some(kind) => format!("a {kind}"),
-    }
 }

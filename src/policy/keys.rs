@@ -11,13 +11,14 @@ pub(crate) fn unknown_key_message(key: &str, place: &str, known: &[&str]) -> Str
     }
 }
 
-/// The known name closest to `key`, compared case-insensitively, when it is close enough to be
-/// a typo: one edit for names of up to three letters (`id`, `in`), two for longer ones.
+/// The known name closest to `key`, compared ASCII case-insensitively (every known name is
+/// ASCII), when it is close enough to be a typo: one edit for names of up to three letters
+/// (`id`, `in`), two for longer ones.
 pub(crate) fn suggest<'k>(key: &str, known: &[&'k str]) -> Option<&'k str> {
-    let key = key.to_lowercase();
+    let key = key.to_ascii_lowercase();
     known
         .iter()
-        .map(|name| (edit_distance(&key, &name.to_lowercase()), *name))
+        .map(|name| (edit_distance(&key, &name.to_ascii_lowercase()), *name))
         .filter(|(distance, name)| *distance <= if name.len() <= 3 { 1 } else { 2 })
         .min_by_key(|(distance, _)| *distance)
         .map(|(_, name)| name)

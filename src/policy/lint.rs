@@ -5,19 +5,17 @@
 //! (same list) or a rule of a list checked earlier covers the later one's matcher and asks for
 //! no condition the later one does not also ask for. Anything less certain stays silent.
 
-use serde::Serialize;
-use serde_json::Value;
-
 use super::keys::suggest;
 use super::predicate::KNOWN_HINTS;
 use super::rule::raw_parts;
 use super::{parse, List};
 use crate::error::ConfigError;
-use crate::matcher::loose;
+use crate::matcher::{loose, EVERY_TOOL};
+use crate::value::{Map, Value};
 
 /// One finding of [`lint`]: `{ code, message, path }`, `path` naming the rule (`allow[0]`) or
 /// the part of it (`deny[1].when[0]`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Diagnostic {
     /// A stable machine code: a compile error's code, or `shadowed_rule`, `duplicate_rule_id`,
     /// `unknown_annotation`.
@@ -26,6 +24,17 @@ pub struct Diagnostic {
     pub message: String,
     /// Where the problem is.
     pub path: String,
+}
+
+impl Diagnostic {
+    /// `{ code, message, path }`, as `lintPolicy()` answers it (`path` always present).
+    pub fn to_value(&self) -> Value {
+        let mut map = Map::new();
+        map.insert("code", self.code.into());
+        map.insert("message", self.message.as_str().into());
+        map.insert("path", self.path.as_str().into());
+        Value::Object(map)
+    }
 }
 
 impl From<ConfigError> for Diagnostic {
@@ -100,21 +109,14 @@ impl Entry<'_> {
         match self.matcher {
             None => "'*'".to_owned(),
             Some(Value::String(text)) => format!("'{text}'"),
+            Some(Value::Regex { source, flags }) => format!("/{source}/{flags}"),
             Some(other) => {
-                let regex = other
-                    .get("$regex")
-                    .or_else(|| other.get("name").and_then(|name| name.get("$regex")));
-                let source = regex
-                    .and_then(|regex| regex.get("source"))
-                    .and_then(Value::as_str)
-                    .unwrap_or_default();
-                let flags = regex
-                    .and_then(|regex| regex.get("flags"))
-                    .and_then(Value::as_str)
-                    .unwrap_or_default();
-                match other.get("server").and_then(Value::as_str) {
-                    Some(server) => format!("{{ server: '{server}', name: /{source}/{flags} }}"),
-                    None => format!("/{source}/{flags}"),
+                let server = other.get("server").and_then(Value::as_str).unwrap_or_default();
+                match other.get("name") {
+                    Some(Value::Regex { source, flags }) => {
+                        format!("{{ server: '{server}', name: /{source}/{flags} }}")
+                    }
+                    _ => format!("{{ server: '{server}' }}"),
                 }
             }
         }
@@ -146,7 +148,7 @@ impl Shape {
             return Some(Shape::All);
         };
         match matcher {
-            Value::String(text) if text == "*" || text == "all" => Some(Shape::All),
+            Value::String(text) if EVERY_TOOL.contains(&text.as_str()) => Some(Shape::All),
             Value::String(text) => {
                 let (server, tool) = match text.split_once('/') {
                     Some((server, tool)) => (server_glob(server), loose(tool)),
@@ -157,23 +159,22 @@ impl Shape {
                     _ => Some(Shape::Glob { server, tool }),
                 }
             }
-            Value::Object(map) => {
-                let regex = map
-                    .get("$regex")
-                    .or_else(|| map.get("name").and_then(|name| name.get("$regex")))?;
-                Some(Shape::Regex {
+            Value::Regex { source, flags } => Some(Shape::Regex {
+                server: None,
+                source: source.clone(),
+                flags: flags.clone(),
+            }),
+            Value::Object(map) => match map.get("name")? {
+                Value::Regex { source, flags } => Some(Shape::Regex {
                     server: map
                         .get("server")
                         .and_then(Value::as_str)
                         .and_then(server_glob),
-                    source: regex.get("source").and_then(Value::as_str)?.to_owned(),
-                    flags: regex
-                        .get("flags")
-                        .and_then(Value::as_str)
-                        .unwrap_or_default()
-                        .to_owned(),
-                })
-            }
+                    source: source.clone(),
+                    flags: flags.clone(),
+                }),
+                _ => None,
+            },
             _ => None,
         }
     }
@@ -268,7 +269,7 @@ fn shadowed(entry: &Entry<'_>, earlier: &[Entry<'_>]) -> Option<Diagnostic> {
             && other
                 .when
                 .iter()
-                .all(|(_, condition)| entry.when.iter().any(|(_, own)| own == condition))
+                .all(|(_, condition)| entry.when.iter().any(|(_, own)| same_condition(own, condition)))
     })?;
     let how = if cover.when.is_empty() {
         "unconditionally"
@@ -294,6 +295,12 @@ fn shadowed(entry: &Entry<'_>, earlier: &[Entry<'_>]) -> Option<Diagnostic> {
         ),
         path,
     })
+}
+
+/// Whether two conditions are provably the same: equal as written (functions by handle,
+/// `RegExp`s by source and flags), or equal as JSON with members in another order.
+fn same_condition(a: &Value, b: &Value) -> bool {
+    a == b || a.json_eq(b)
 }
 
 /// A rule reusing an id already given to an earlier rule.

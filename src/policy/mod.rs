@@ -1,13 +1,14 @@
-//! Policy (SPEC §5): which calls are allowed, asked about or denied, and why.
+//! Policy: which calls are allowed, asked about or denied, and why (README, "What you get").
 //!
-//! [`Policy::compile`] checks and compiles the policy object the TS layer sends as JSON.
+//! [`Policy::compile`] checks and compiles the policy object the TS layer sends as a
+//! [`Value`] (functions as handles, `RegExp`s as patterns).
 //! [`Evaluation`] decides one call in the order deny > pin > ask > allow > default, stopping
 //! to ask the TS layer whenever a JS function predicate must run. Settling an ask (approver,
 //! grant) belongs to the call; [`settle_without_approver`] and [`settle_with_grant`] give the
 //! resulting decisions. [`lint`] reports every problem of a policy plus rules that can never
-//! fire; `grants` answers questions about stored grants with the clock passed in.
+//! fire; [`GrantBook`] keeps the grants `{ allow: 'always' }` recorded, with the clock passed in.
 //!
-//! Modules: `rule` and `predicate` parse, `json` holds pointers and equality, `evaluate` decides,
+//! Modules: `rule` and `predicate` parse, `json` holds pointers, `evaluate` decides,
 //! `decision` is the data and its sentences, `grants` and `lint` stand apart.
 
 mod decision;
@@ -19,17 +20,15 @@ mod lint;
 mod predicate;
 mod rule;
 
-use serde_json::{Map, Value};
-
 pub use decision::{
     settle_with_grant, settle_without_approver, Decision, Effect, List, Pin, Reason, RuleRef,
 };
 pub use evaluate::{CallFacts, EvalStep, Evaluation, FingerprintState, MatchedRules, PredicateResult};
-pub use grants::{grant_matches_revoke, live_grant, new_grant, read_grants, revoke_matches, Grant};
+pub use grants::{Grant, GrantBook, RevokeFilter};
 pub use lint::{lint, Diagnostic};
 
 use crate::error::ConfigError;
-use crate::matcher::json_type;
+use crate::value::{Map, Value};
 use keys::unknown_key_message;
 use rule::{parse_rule, Rule};
 
@@ -51,16 +50,16 @@ pub struct Policy {
 }
 
 impl Policy {
-    /// Compiles SPEC §5's policy object from the JSON the TS layer sends: matcher strings stay
-    /// strings, a `RegExp` is `{"$regex": {source, flags}}`, a function predicate is
-    /// `{"$fn": handle}`, and anything JSON cannot carry is `{"$invalid": "<type>"}`.
+    /// Compiles a policy object `{ deny, ask, allow, default, pin, allowNewTools }` as the TS
+    /// layer sends it: a function predicate is a [`Value::Function`] handle, a `RegExp` a
+    /// [`Value::Regex`], and a JS value JSON cannot say a [`Value::Unsupported`].
     ///
     /// # Errors
     /// The first problem found (unknown keys first, then `default`, `pin`, `allowNewTools`, then
     /// the rules in `deny`, `ask`, `allow` order), with `path` naming the entry, such as
     /// `deny[1].when[0]`. Codes: `invalid_policy`, `unknown_policy_key`, `invalid_rule`,
     /// `unknown_rule_key`, `invalid_matcher`, `invalid_predicate`, `unknown_predicate`,
-    /// `invalid_pattern` (or another code of the regex translator). [`lint`] reports them all.
+    /// `invalid_pattern`. [`lint`] reports them all.
     pub fn compile(spec: &Value) -> Result<Policy, ConfigError> {
         let mut errors = Vec::new();
         let draft = parse(spec, &mut errors);
@@ -176,23 +175,14 @@ impl Draft {
 /// `compile` can report the first and `lint` all of them. `None` when it is not a policy object.
 fn parse(spec: &Value, errors: &mut Vec<ConfigError>) -> Option<Draft> {
     let map = match spec {
-        Value::Object(map)
-            if !["$fn", "$invalid", "$regex"]
-                .iter()
-                .any(|marker| map.contains_key(*marker)) =>
-        {
-            map
-        }
+        Value::Object(map) => map,
         other => {
-            let kind = match other.get("$invalid") {
-                Some(kind) => json::invalid_kind(kind),
-                None if other.get("$fn").is_some() => "a function".to_owned(),
-                None if other.get("$regex").is_some() => "a RegExp".to_owned(),
-                None => json_type(other).to_owned(),
-            };
             errors.push(ConfigError::new(
                 "invalid_policy",
-                format!("a policy is an object {{ deny, ask, allow, default, pin, allowNewTools }}, not {kind}"),
+                format!(
+                    "a policy is an object {{ deny, ask, allow, default, pin, allowNewTools }}, not {}",
+                    other.type_name()
+                ),
             ));
             return None;
         }
@@ -260,7 +250,7 @@ fn parse(spec: &Value, errors: &mut Vec<ConfigError>) -> Option<Draft> {
 
 /// Reads one scalar setting with `read`; `None` when it is absent or wrong (wrong is reported).
 fn setting<T>(
-    map: &Map<String, Value>,
+    map: &Map,
     key: &str,
     errors: &mut Vec<ConfigError>,
     read: impl Fn(&Value) -> Option<T>,
@@ -272,7 +262,7 @@ fn setting<T>(
         let shown = match value {
             Value::String(text) => format!("\"{text}\""),
             Value::Bool(flag) => flag.to_string(),
-            other => json_type(other).to_owned(),
+            other => other.type_name().to_owned(),
         };
         errors.push(
             ConfigError::new(
@@ -287,7 +277,7 @@ fn setting<T>(
 
 /// Reads one rule list; each rule's errors are filed under `deny[i]` and so on.
 fn parse_list(
-    map: &Map<String, Value>,
+    map: &Map,
     list: List,
     errors: &mut Vec<ConfigError>,
 ) -> Vec<Option<Rule>> {
@@ -309,7 +299,7 @@ fn parse_list(
             errors.push(
                 ConfigError::new(
                     "invalid_policy",
-                    format!("`{name}` is an array of rules, not {}", json_type(other)),
+                    format!("`{name}` is an array of rules, not {}", other.type_name()),
                 )
                 .at(name),
             );

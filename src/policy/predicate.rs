@@ -1,17 +1,22 @@
 //! Predicates of a rule's `when`: parsing what the TS layer sends, and testing the data ones.
 //!
 //! Data predicates (`annotation`, `tainted`, `principal`, `arg`) are decided here, in Rust.
-//! A JS function predicate (`{"$fn": handle}`) is only recorded: the evaluation asks the TS layer
-//! to call it, after every data predicate of its rule held.
-
-use serde_json::{Map, Value};
+//! A JS function predicate (a [`Value::Function`] handle) is only recorded: the evaluation asks
+//! the TS layer to call it, after every data predicate of its rule held.
+//!
+//! A `matches` pattern runs on the page's engine ([`crate::pattern`]), which may be unable to
+//! test a string (longer than [`crate::pattern::INPUT_LIMIT`] UTF-16 units, or an engine
+//! failure). Predicates are therefore three-valued: `Some(true)`, `Some(false)`, or `None` for
+//! "could not tell", which the evaluation resolves by the rule's list (fail closed: a deny or
+//! ask rule applies, an allow rule does not).
 
 use super::evaluate::CallFacts;
-use super::json::{foreign, invalid_kind, json_equal, Pointer};
+use super::json::{foreign, Pointer};
 use super::keys::unknown_key_message;
 use crate::error::ConfigError;
-use crate::js_regex::JsRegex;
-use crate::matcher::json_type;
+use crate::matcher::pattern_error;
+use crate::pattern::Pattern;
+use crate::value::{Map, Value};
 
 /// The predicate keys of an object predicate other than `arg`.
 const KINDS: [&str; 4] = ["annotation", "tainted", "principal", "arg"];
@@ -60,7 +65,7 @@ pub(crate) enum Operator {
     /// Structurally equal to one of these.
     In(Vec<Value>),
     /// A string the pattern finds a match in (like `RegExp.prototype.test`).
-    Matches(Box<JsRegex>),
+    Matches(Pattern),
     /// A number ≤ this.
     Max(f64),
     /// A number ≥ this.
@@ -79,52 +84,74 @@ pub(crate) enum Parsed {
 }
 
 impl DataPredicate {
-    /// Whether the predicate holds for this call.
-    pub(crate) fn holds(&self, facts: &CallFacts<'_>) -> bool {
+    /// Whether the predicate holds for this call; `None` when a pattern could not tell.
+    pub(crate) fn holds(&self, facts: &CallFacts<'_>) -> Option<bool> {
         match self {
-            DataPredicate::Annotation(expected) => expected.iter().all(|(hint, value)| {
+            DataPredicate::Annotation(expected) => Some(expected.iter().all(|(hint, value)| {
                 // A missing (or null) hint has the draft's default, false, for boolean hints.
                 match facts
                     .annotations
                     .get(hint)
                     .filter(|actual| !actual.is_null())
                 {
-                    Some(actual) => json_equal(actual, value),
+                    Some(actual) => actual.json_eq(value),
                     None => *value == Value::Bool(false),
                 }
-            }),
-            DataPredicate::Tainted { ignore } => facts.taint.iter().any(|server| {
+            })),
+            DataPredicate::Tainted { ignore } => Some(facts.taint.iter().any(|server| {
                 server != facts.server && !ignore.iter().any(|ignored| ignored == server)
-            }),
-            DataPredicate::Principal(ids) => facts
-                .principal
-                .is_some_and(|principal| ids.iter().any(|id| id == principal)),
+            })),
+            DataPredicate::Principal(ids) => Some(
+                facts
+                    .principal
+                    .is_some_and(|principal| ids.iter().any(|id| id == principal)),
+            ),
             DataPredicate::Arg { pointer, operators } => {
                 let value = pointer.resolve(facts.arguments);
-                operators.iter().all(|operator| operator.holds(value))
+                all_of(operators.iter().map(|operator| operator.holds(value)))
             }
         }
     }
 }
 
+/// "All hold" over three-valued answers: `Some(false)` as soon as one is false (the others
+/// cannot change that), else `None` if one could not tell, else `Some(true)`.
+pub(crate) fn all_of(answers: impl Iterator<Item = Option<bool>>) -> Option<bool> {
+    let mut unknown = false;
+    for answer in answers {
+        match answer {
+            Some(false) => return Some(false),
+            None => unknown = true,
+            Some(true) => {}
+        }
+    }
+    if unknown {
+        None
+    } else {
+        Some(true)
+    }
+}
+
 impl Operator {
-    /// Whether the operator holds for the resolved value (`None`: the pointer did not resolve).
-    fn holds(&self, value: Option<&Value>) -> bool {
+    /// Whether the operator holds for the resolved value (`None` for `value`: the pointer did
+    /// not resolve); `None` when a pattern could not test the string.
+    fn holds(&self, value: Option<&Value>) -> Option<bool> {
         match (self, value) {
-            (Operator::Exists(expected), value) => value.is_some() == *expected,
-            (_, None) => false,
-            (Operator::Equals(expected), Some(value)) => json_equal(value, expected),
+            (Operator::Exists(expected), value) => Some(value.is_some() == *expected),
+            (_, None) => Some(false),
+            (Operator::Equals(expected), Some(value)) => Some(value.json_eq(expected)),
             (Operator::In(options), Some(value)) => {
-                options.iter().any(|option| json_equal(value, option))
+                Some(options.iter().any(|option| value.json_eq(option)))
             }
-            (Operator::Matches(regex), Some(value)) => {
-                value.as_str().is_some_and(|text| regex.is_match(text))
-            }
+            (Operator::Matches(pattern), Some(value)) => match value.as_str() {
+                Some(text) => pattern.test(text),
+                None => Some(false),
+            },
             (Operator::Max(limit), Some(value)) => {
-                value.as_f64().is_some_and(|number| number <= *limit)
+                Some(value.as_f64().is_some_and(|number| number <= *limit))
             }
             (Operator::Min(limit), Some(value)) => {
-                value.as_f64().is_some_and(|number| number >= *limit)
+                Some(value.as_f64().is_some_and(|number| number >= *limit))
             }
         }
     }
@@ -185,6 +212,11 @@ fn parse_predicate(value: &Value, errors: &mut Vec<ConfigError>) -> Option<Parse
                 format!("unknown predicate \"{text}\" (the only string predicate is 'tainted')"),
             ),
         ),
+        Value::Function(handle) => Some(Parsed::Function(*handle)),
+        Value::Regex { .. } => fail(
+            errors,
+            invalid("a RegExp is not a predicate: use { arg: '/pointer', matches: … }".into()),
+        ),
         Value::Object(map) => parse_object(map, errors),
         Value::Array(_) => fail(
             errors,
@@ -197,41 +229,14 @@ fn parse_predicate(value: &Value, errors: &mut Vec<ConfigError>) -> Option<Parse
             errors,
             invalid(format!(
                 "a predicate is 'tainted', an object or a function, not {}",
-                json_type(other)
+                other.type_name()
             )),
         ),
     }
 }
 
-/// Parses an object predicate, or one of the markers the TS layer puts in place of JS values.
-fn parse_object(map: &Map<String, Value>, errors: &mut Vec<ConfigError>) -> Option<Parsed> {
-    if let Some(handle) = map.get("$fn") {
-        return match handle
-            .as_u64()
-            .and_then(|handle| u32::try_from(handle).ok())
-        {
-            Some(handle) if map.len() == 1 => Some(Parsed::Function(handle)),
-            _ => {
-                errors.push(invalid(
-                    "malformed function handle from the TS layer".into(),
-                ));
-                None
-            }
-        };
-    }
-    if let Some(kind) = map.get("$invalid") {
-        let kind = invalid_kind(kind);
-        errors.push(invalid(format!(
-            "a predicate is 'tainted', an object or a function, not {kind}"
-        )));
-        return None;
-    }
-    if map.contains_key("$regex") {
-        errors.push(invalid(
-            "a RegExp is not a predicate: use { arg: '/pointer', matches: … }".into(),
-        ));
-        return None;
-    }
+/// Parses an object predicate.
+fn parse_object(map: &Map, errors: &mut Vec<ConfigError>) -> Option<Parsed> {
     if map.contains_key("arg") {
         return parse_arg(map, errors);
     }
@@ -267,7 +272,7 @@ fn parse_annotation(body: &Value) -> Result<DataPredicate, ConfigError> {
     let Value::Object(hints) = body else {
         return Err(invalid(format!(
             "`annotation` takes an object of hints, such as {{ destructiveHint: true }}, not {}",
-            json_type(body)
+            body.type_name()
         )));
     };
     if hints.is_empty() {
@@ -296,7 +301,7 @@ fn parse_tainted(body: &Value) -> Result<DataPredicate, ConfigError> {
     let Value::Object(options) = body else {
         return Err(invalid(format!(
             "`tainted` takes {{ ignore: [serverIds] }}, not {} (write 'tainted' for no exceptions)",
-            json_type(body)
+            body.type_name()
         )));
     };
     if let Some(unknown) = options.keys().find(|key| *key != "ignore") {
@@ -330,7 +335,7 @@ fn parse_principal(body: &Value) -> Result<DataPredicate, ConfigError> {
 
 /// `{ arg: '<JSON pointer>', <operator>: … }`. Several operators may be given (all must hold),
 /// so a range reads `{ arg: '/limit', min: 1, max: 50 }`.
-fn parse_arg(map: &Map<String, Value>, errors: &mut Vec<ConfigError>) -> Option<Parsed> {
+fn parse_arg(map: &Map, errors: &mut Vec<ConfigError>) -> Option<Parsed> {
     let pointer = match map.get("arg") {
         Some(Value::String(text)) => Pointer::parse(text)
             .map_err(|message| errors.push(invalid(message)))
@@ -338,7 +343,7 @@ fn parse_arg(map: &Map<String, Value>, errors: &mut Vec<ConfigError>) -> Option<
         Some(other) => {
             errors.push(invalid(format!(
                 "`arg` is a JSON pointer string such as '/limit', not {}",
-                json_type(other)
+                other.type_name()
             )));
             None
         }
@@ -392,23 +397,23 @@ fn parse_operator(key: &str, value: &Value) -> Result<Operator, ConfigError> {
             Value::Array(options) => comparable(value).map(|()| Operator::In(options.clone())),
             other => Err(invalid(format!(
                 "`in` takes an array of values, not {}",
-                json_type(other)
+                other.type_name()
             ))),
         },
-        "matches" => parse_pattern(value).map(|regex| Operator::Matches(Box::new(regex))),
+        "matches" => parse_pattern(value).map(Operator::Matches),
         "max" | "min" => match value.as_f64() {
             Some(limit) if key == "max" => Ok(Operator::Max(limit)),
             Some(limit) => Ok(Operator::Min(limit)),
             None => Err(invalid(format!(
                 "`{key}` takes a number, not {}",
-                json_type(value)
+                value.type_name()
             ))),
         },
         "exists" => match value {
             Value::Bool(expected) => Ok(Operator::Exists(*expected)),
             other => Err(invalid(format!(
                 "`exists` takes true or false, not {}",
-                json_type(other)
+                other.type_name()
             ))),
         },
         unknown => Err(ConfigError::new(
@@ -419,39 +424,21 @@ fn parse_operator(key: &str, value: &Value) -> Result<Operator, ConfigError> {
 }
 
 /// `matches`: a regex source in JS syntax (no flags), or a `RegExp` with its flags. Compiled by
-/// the linear-time translator, so an agent's argument cannot make matching take exponential time.
-fn parse_pattern(value: &Value) -> Result<JsRegex, ConfigError> {
+/// the page's engine, so it means exactly what the same `RegExp` means in JS (look-around and
+/// back-references included).
+fn parse_pattern(value: &Value) -> Result<Pattern, ConfigError> {
     let (source, flags) = match value {
         Value::String(source) => (source.as_str(), ""),
-        Value::Object(map) => match map.get("$regex") {
-            Some(regex) => (
-                regex
-                    .get("source")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default(),
-                regex
-                    .get("flags")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default(),
-            ),
-            None => {
-                return Err(invalid(
-                    "`matches` takes a regex source string or a RegExp".into(),
-                ))
-            }
-        },
+        Value::Regex { source, flags } => (source.as_str(), flags.as_str()),
         other => {
             return Err(invalid(format!(
                 "`matches` takes a regex source string or a RegExp, not {}",
-                json_type(other)
+                other.type_name()
             )))
         }
     };
-    JsRegex::new(source, flags).map_err(|error| {
-        ConfigError::new(
-            error.code,
-            format!("`matches` RegExp /{source}/{flags}: {}", error.message),
-        )
+    Pattern::compile(source, flags).map_err(|reason| {
+        pattern_error(&format!("`matches` pattern /{source}/{flags}"), source, flags, &reason)
     })
 }
 

@@ -1,12 +1,10 @@
 //! Rules: parsing one entry of `deny`, `ask` or `allow` into a compiled matcher and predicates.
 
-use serde_json::{Map, Value};
-
-use super::json::invalid_kind;
 use super::keys::unknown_key_message;
 use super::predicate::{parse_when, DataPredicate, Parsed};
 use crate::error::ConfigError;
-use crate::matcher::{json_type, Matcher};
+use crate::matcher::Matcher;
+use crate::value::{Map, Value};
 
 /// The keys of a rule object.
 const RULE_KEYS: [&str; 4] = ["match", "when", "id", "reason"];
@@ -46,7 +44,7 @@ pub(crate) type RawRule<'a> = (Option<&'a Value>, Vec<(String, &'a Value)>);
 /// the entry is not a rule object or string. Lint reads these to compare rules with each other.
 pub(crate) fn raw_parts(value: &Value) -> Option<RawRule<'_>> {
     match value {
-        Value::String(_) => Some((Some(value), Vec::new())),
+        Value::String(_) | Value::Regex { .. } => Some((Some(value), Vec::new())),
         Value::Object(map) if is_matcher_object(map) => Some((Some(value), Vec::new())),
         Value::Object(map) => {
             let when = match map.get("when") {
@@ -64,11 +62,10 @@ pub(crate) fn raw_parts(value: &Value) -> Option<RawRule<'_>> {
     }
 }
 
-/// Whether an object entry is a matcher standing in for a rule: a `RegExp` (`{"$regex"}`) or the
-/// `{ server, name: RegExp }` form. Both are accepted as rules because "a rule is a matcher".
-fn is_matcher_object(map: &Map<String, Value>) -> bool {
-    map.contains_key("$regex")
-        || (map.contains_key("server") && map.keys().all(|key| key == "server" || key == "name"))
+/// Whether an object entry is the `{ server, name: RegExp }` matcher standing in for a rule
+/// ("a rule is a matcher", as a string or a `RegExp` is).
+fn is_matcher_object(map: &Map) -> bool {
+    map.contains_key("server") && map.keys().all(|key| key == "server" || key == "name")
 }
 
 /// Parses one rule. Errors are pushed with paths relative to the rule (`match`, `when[0]`, …);
@@ -79,29 +76,26 @@ pub(crate) fn parse_rule(value: &Value, errors: &mut Vec<ConfigError>) -> Option
             .map(Rule::matching)
             .map_err(|error| errors.push(error))
             .ok(),
+        Value::Regex { .. } => Matcher::compile(value)
+            .map(Rule::matching)
+            .map_err(|error| errors.push(error))
+            .ok(),
         Value::Object(map) if is_matcher_object(map) => Matcher::compile(value)
             .map(Rule::matching)
             .map_err(|error| errors.push(error))
             .ok(),
-        Value::Object(map) if map.contains_key("$fn") => {
+        Value::Function(_) => {
             errors.push(invalid(
                 "a function is not a rule: put it in `when`, as { match: '*', when: fn }"
                     .to_owned(),
             ));
             None
         }
-        Value::Object(map) if map.contains_key("$invalid") => {
-            let kind = map.get("$invalid").map(invalid_kind).unwrap_or_default();
-            errors.push(invalid(format!(
-                "a rule is a matcher string or {{ match, when, id, reason }}, not {kind}"
-            )));
-            None
-        }
         Value::Object(map) => parse_object(map, errors),
         other => {
             errors.push(invalid(format!(
                 "a rule is a matcher string or {{ match, when, id, reason }}, not {}",
-                json_type(other)
+                other.type_name()
             )));
             None
         }
@@ -109,7 +103,7 @@ pub(crate) fn parse_rule(value: &Value, errors: &mut Vec<ConfigError>) -> Option
 }
 
 /// Parses `{ match?, when?, id?, reason? }`, collecting every problem in it.
-fn parse_object(map: &Map<String, Value>, errors: &mut Vec<ConfigError>) -> Option<Rule> {
+fn parse_object(map: &Map, errors: &mut Vec<ConfigError>) -> Option<Rule> {
     let before = errors.len();
     for key in map.keys().filter(|key| !RULE_KEYS.contains(&key.as_str())) {
         errors.push(
@@ -152,7 +146,7 @@ fn parse_object(map: &Map<String, Value>, errors: &mut Vec<ConfigError>) -> Opti
 /// An optional non-empty string member (`id`, `reason`). An empty one is refused: an empty id
 /// names nothing, and an empty reason would make the agent read just `Denied: `.
 fn text_member(
-    map: &Map<String, Value>,
+    map: &Map,
     key: &str,
     errors: &mut Vec<ConfigError>,
 ) -> Option<String> {
@@ -164,7 +158,7 @@ fn text_member(
             None
         }
         Some(other) => {
-            errors.push(invalid(format!("`{key}` is a string, not {}", json_type(other))).at(key));
+            errors.push(invalid(format!("`{key}` is a string, not {}", other.type_name())).at(key));
             None
         }
     }

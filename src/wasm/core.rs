@@ -80,13 +80,14 @@ pub fn set_hook_returns(engine: u32, strict: bool) {
     engines::with(engine, |e| e.set_contract(if strict { Contract::Strict } else { Contract::Lenient }));
 }
 
-/// Defines a tool from its definition (`{ name, title?, description?, inputSchema?,
-/// outputSchema?, annotations? }`); answers `{ ok, fingerprint }`.
+/// Defines a tool from its definition (`{ name, annotations?, canonical: { name, title?,
+/// description?, inputSchema?, outputSchema?, annotations? } }`, each member of `canonical` the
+/// RFC 8785 text of that field, written by the TS layer); answers `{ ok, fingerprint }`.
 #[wasm_bindgen(js_name = defineTool)]
 pub fn define_tool(engine: u32, tool: u32, definition: &[u8], server: Option<String>, sets: &[u32], label: &str) -> Vec<u8> {
     engines::with(engine, |e| {
         answer(decode(definition).and_then(|definition| {
-            let definition = crate::governor::Definition::from_json(&crate::transition::to_legacy(&definition))?;
+            let definition = crate::governor::Definition::from_value(&definition)?;
             let fingerprint = definition.fingerprint.clone();
             e.define_tool(tool, definition, server, sets.to_vec(), label)?;
             Ok(crate::object! { "fingerprint" => fingerprint })

@@ -1,44 +1,37 @@
 //! Exports of governance: policy, pins, the tool filter, grants and lint.
 //!
-//! TRANSITION: these still take JSON text; they move to wire buffers with the policy slice.
+//! Every export is "decode → call the core → encode": values cross as wire buffers
+//! (`src/wire.rs`), answers are `{ ok: true, … }` or `{ ok: false, error: { code, message,
+//! path? } }`, scalars cross as scalars.
 
-use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
 
-use super::engines;
-use crate::policy::{lint, read_grants, revoke_matches, Grant};
+use super::engines::{self, answer, decode, no_engine};
+use crate::policy::{lint, Grant, RevokeFilter};
+use crate::value::Value;
 
-fn to_json<T: serde::Serialize>(value: &T) -> String {
-    serde_json::to_string(value).unwrap_or_else(|_| r#"{"ok":false,"error":{"code":"internal","message":"could not encode the answer"}}"#.to_owned())
-}
-
-fn answer(result: Result<(), crate::error::ConfigError>) -> String {
-    match result {
-        Ok(()) => r#"{"ok":true}"#.to_owned(),
-        Err(error) => to_json(&json!({ "ok": false, "error": error })),
-    }
-}
-
-fn parse(spec: &str) -> Result<Value, crate::error::ConfigError> {
-    serde_json::from_str(spec).map_err(|err| crate::error::ConfigError::new("invalid_json", format!("the core could not read its input: {err}")))
-}
-
-/// Sets the policy (JSON; `null` removes it); answers `{ ok }` or the first problem.
+/// Sets the policy (`null` removes it); answers `{ ok }` or the first problem.
 #[wasm_bindgen(js_name = setPolicy)]
-pub fn set_policy(engine: u32, spec: &str) -> String {
-    engines::with(engine, |e| answer(parse(spec).and_then(|spec| e.governor_mut().set_policy(&spec)))).unwrap_or_default()
+pub fn set_policy(engine: u32, spec: &[u8]) -> Vec<u8> {
+    engines::with(engine, |e| answer(decode(spec).and_then(|spec| e.governor_mut().set_policy(&spec)).map(|()| crate::object! {}))).unwrap_or_else(no_engine)
 }
 
-/// Sets the explicit approved fingerprints (JSON object; `null` removes them).
+/// Sets `approvedFingerprints`: a `{ name: fingerprint }` map, `'first_listing'`, or `null`.
 #[wasm_bindgen(js_name = setApprovedFingerprints)]
-pub fn set_approved_fingerprints(engine: u32, spec: &str) -> String {
-    engines::with(engine, |e| answer(parse(spec).and_then(|spec| e.governor_mut().set_approved(&spec)))).unwrap_or_default()
+pub fn set_approved_fingerprints(engine: u32, spec: &[u8]) -> Vec<u8> {
+    engines::with(engine, |e| answer(decode(spec).and_then(|spec| e.governor_mut().set_approved(&spec)).map(|()| crate::object! {}))).unwrap_or_else(no_engine)
 }
 
-/// Sets the static tool filter `{ include?, exclude? }` (JSON; `null` removes it).
+/// Seals a `'first_listing'` baseline: called at the first listing and the first agent call.
+#[wasm_bindgen(js_name = sealBaseline)]
+pub fn seal_baseline(engine: u32) {
+    engines::with(engine, crate::engine::Engine::seal_baseline);
+}
+
+/// Sets the static tool filter `{ include?, exclude? }` (`null` removes it).
 #[wasm_bindgen(js_name = setToolFilter)]
-pub fn set_tool_filter(engine: u32, spec: &str) -> String {
-    engines::with(engine, |e| answer(parse(spec).and_then(|spec| e.governor_mut().set_filter(&spec)))).unwrap_or_default()
+pub fn set_tool_filter(engine: u32, spec: &[u8]) -> Vec<u8> {
+    engines::with(engine, |e| answer(decode(spec).and_then(|spec| e.governor_mut().set_filter(&spec)).map(|()| crate::object! {}))).unwrap_or_else(no_engine)
 }
 
 /// Whether the static tool filter lets agents see the tool.
@@ -53,39 +46,69 @@ pub fn record_baseline(engine: u32, tool: u32) {
     engines::with(engine, |e| e.record_baseline(tool));
 }
 
-/// Replaces the grants the engine holds with the store's (JSON array; entries that are not
-/// grants are skipped).
+/// Records the grant `{ allow: 'always' }` makes for a call in the book; answers `{ ok,
+/// grant }` (the TS layer then saves the book).
+#[wasm_bindgen(js_name = recordGrant)]
+pub fn record_grant(engine: u32, call: u32, principal: Option<String>, now_ms: f64, ttl_ms: f64) -> Vec<u8> {
+    engines::with(engine, |e| {
+        let grant = e.record_grant(call, principal.as_deref(), now_ms, ttl_ms);
+        answer(grant.map(|grant| crate::object! { "grant" => grant.to_value() }).ok_or_else(|| crate::error::ConfigError::new("unknown_handle", "no call with this handle".into())))
+    })
+    .unwrap_or_else(no_engine)
+}
+
+/// Removes a grant the store could not keep, if the book holds exactly it.
+#[wasm_bindgen(js_name = forgetGrant)]
+pub fn forget_grant(engine: u32, grant: &[u8]) -> bool {
+    let grant = crate::wire::decode(grant).ok().as_ref().and_then(Grant::from_value);
+    engines::with(engine, |e| grant.is_some_and(|grant| e.governor_mut().grants_mut().forget(&grant))).unwrap_or(false)
+}
+
+/// Adds what the grant store holds (an array) to the book; answers `{ ok, read }`, how many
+/// entries were grants (the others are skipped).
 #[wasm_bindgen(js_name = loadGrants)]
-pub fn load_grants(engine: u32, grants: &str) {
-    let stored: Value = serde_json::from_str(grants).unwrap_or(Value::Null);
-    engines::with(engine, |e| e.governor_mut().set_grants(read_grants(&stored)));
+pub fn load_grants(engine: u32, stored: &[u8]) -> Vec<u8> {
+    engines::with(engine, |e| answer(decode(stored).map(|stored| crate::object! { "read" => e.governor_mut().grants_mut().load(&stored) }))).unwrap_or_else(no_engine)
 }
 
-/// The grants the engine holds, as JSON, for the store.
-#[wasm_bindgen(js_name = grantsSnapshot)]
-pub fn grants_snapshot(engine: u32) -> String {
-    engines::with(engine, |e| to_json(&e.governor().grants())).unwrap_or_else(|| "[]".to_owned())
+/// The live grants at `now_ms`, after dropping the expired ones: `{ ok, grants, pruned }`.
+#[wasm_bindgen(js_name = listGrants)]
+pub fn list_grants(engine: u32, now_ms: f64) -> Vec<u8> {
+    engines::with(engine, |e| {
+        let book = e.governor_mut().grants_mut();
+        let pruned = book.prune(now_ms);
+        answer(Ok(crate::object! { "grants" => book.to_value(), "pruned" => pruned }))
+    })
+    .unwrap_or_else(no_engine)
 }
 
-/// Diagnostics of a policy (JSON), as JSON `[{ code, message, path }]`.
+/// Revokes the grants matching a filter `{ principal?, server?, tool? }` (`principal: null`
+/// selects grants without one; a field of the wrong type matches nothing): `{ ok, removed }`.
+#[wasm_bindgen(js_name = revokeGrants)]
+pub fn revoke_grants(engine: u32, filter: &[u8]) -> Vec<u8> {
+    engines::with(engine, |e| {
+        answer(decode(filter).map(|filter| {
+            let removed = RevokeFilter::from_value(&filter).map_or(0, |filter| e.governor_mut().grants_mut().revoke(&filter));
+            crate::object! { "removed" => removed }
+        }))
+    })
+    .unwrap_or_else(no_engine)
+}
+
+/// Removes every grant from the book.
+#[wasm_bindgen(js_name = clearGrants)]
+pub fn clear_grants(engine: u32) {
+    engines::with(engine, |e| e.governor_mut().grants_mut().clear());
+}
+
+/// Every grant in the book, as the store keeps them: `{ ok, grants }`.
+#[wasm_bindgen(js_name = storedGrants)]
+pub fn stored_grants(engine: u32) -> Vec<u8> {
+    engines::with(engine, |e| answer(Ok(crate::object! { "grants" => e.governor().grants().to_value() }))).unwrap_or_else(no_engine)
+}
+
+/// Diagnostics of a policy: `{ ok, diagnostics: [{ code, message, path }] }`.
 #[wasm_bindgen(js_name = lintPolicy)]
-pub fn lint_policy(spec: &str) -> String {
-    match serde_json::from_str::<Value>(spec) {
-        Ok(spec) => to_json(&lint(&spec)),
-        Err(err) => to_json(&json!([{ "code": "invalid_policy", "message": format!("the policy cannot be read: {err}"), "path": "" }])),
-    }
-}
-
-/// Which grants (JSON array) a revoke filter (JSON `{ principal?, server?, tool? }`) removes.
-#[wasm_bindgen(js_name = revokeMatches)]
-pub fn revoke_matches_json(grants: &str, filter: &str) -> String {
-    let grants: Value = serde_json::from_str(grants).unwrap_or(Value::Null);
-    let filter: Value = serde_json::from_str(filter).unwrap_or(Value::Null);
-    to_json(&revoke_matches(&grants, &filter))
-}
-
-/// Whether a grant (JSON) is live at `now_ms`.
-#[wasm_bindgen(js_name = isGrantLive)]
-pub fn is_grant_live(grant: &str, now_ms: f64) -> bool {
-    serde_json::from_str::<Grant>(grant).is_ok_and(|grant| grant.is_live(now_ms))
+pub fn lint_policy(spec: &[u8]) -> Vec<u8> {
+    answer(decode(spec).map(|spec| crate::object! { "diagnostics" => Value::Array(lint(&spec).iter().map(|found| found.to_value()).collect()) }))
 }

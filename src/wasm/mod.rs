@@ -21,6 +21,8 @@ mod engines;
 #[cfg(not(feature = "validator-module"))]
 mod governance;
 #[cfg(not(feature = "validator-module"))]
+mod host;
+#[cfg(not(feature = "validator-module"))]
 mod shape;
 #[cfg(feature = "validator-module")]
 mod validator;
