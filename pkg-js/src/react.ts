@@ -1,7 +1,8 @@
 'use client';
-// webmcp-warden/react: <WebMCPProvider>, useWebMCP, useApprovals.
+// webmcp-warden/react: <WebMCPProvider>, useWebMCP, useApprovals, useAgentActivity.
 //
-// A thin adapter over the framework-free client (`createWarden()`) and its tool records: React decides only *when* (render, commit, unmount). The pieces, one concern
+// A thin adapter over the framework-free client (`createWarden()`), its tool records and its
+// activity store: React decides only *when* (render, commit, unmount). The pieces, one concern
 // each (none imports this file, and none imports a later one in this list):
 //
 // - react/wrappers.ts   provider and per-mount hooks compiled once per structure, reached through wrappers
@@ -9,6 +10,7 @@
 // - react/approvals.ts  the approval queue behind useApprovals()
 // - react/context.ts    what a provider tells the components under it: client, scope, queue
 // - react/mounts.ts     mount reference counting: the first live mount registers, the last unregisters
+// - react/activity.ts   execution state read from the client's activity store
 // - react/provider.ts   <WebMCPProvider> and useApprovals()
 // - react/use-webmcp.ts useWebMCP()
 //
@@ -16,5 +18,7 @@
 // every client reference by name).
 export { WebMCPProvider, useApprovals, type WebMCPProviderProps } from './react/provider.js';
 export { useWebMCP, type UseWebMCPResult } from './react/use-webmcp.js';
+export { useAgentActivity, type ExecutionState } from './react/activity.js';
 export { WebMCPHooksContext, useWebMCPHooksContext, useWardenClient } from './react/context.js';
 export type { Ask, Approvals } from './react/approvals.js';
+export type { ActivitySnapshot, ActiveCall, ToolActivity } from './activity.js';

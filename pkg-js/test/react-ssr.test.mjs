@@ -2,8 +2,9 @@
 // nothing and does not throw; provider hooks are checked when the provider renders; and the
 // scopes a render builds already govern calls made through `result.tool.invoke` (so scoped
 // hooks and per-provider approvers are tested here without a DOM; registration, StrictMode,
-// and re-renders are tested in Chromium by test-browser/react.test.mjs).
-// `<WebMCPProvider client>`: per-request clients keep scopes, tools and approvers apart.
+// re-renders and execution state are tested in Chromium by test-browser/react.test.mjs).
+// `<WebMCPProvider client>`: per-request clients keep scopes, tools and approvers apart, and
+// the execution state a server renders is idle.
 //
 // Build first: `WASM_OPT=0 node pkg-js/build.mjs`.
 import { test, beforeEach, afterEach } from 'node:test';
@@ -12,7 +13,7 @@ import { PassThrough } from 'node:stream';
 import { Suspense, createElement as h, use } from 'react';
 import { renderToPipeableStream, renderToString } from 'react-dom/server';
 import { webmcp, configureWebMCP, resetWebMCP, listTools, invokeTool, ConfigurationError, createWarden, getDefaultWarden } from 'webmcp-warden';
-import { WebMCPProvider, WebMCPHooksContext, useWebMCP, useApprovals, useWebMCPHooksContext, useWardenClient } from 'webmcp-warden/react';
+import { WebMCPProvider, WebMCPHooksContext, useWebMCP, useApprovals, useWebMCPHooksContext, useAgentActivity, useWardenClient } from 'webmcp-warden/react';
 // The same module instance the package uses (the workspace link resolves to this file).
 import { internalOf } from '../dist/api.js';
 
@@ -262,7 +263,7 @@ test('core resources of providers and per-mount tools are released when collecte
 });
 
 // ---------------------------------------------------------------------------------------------
-// <WebMCPProvider client>, per-request clients
+// <WebMCPProvider client>, per-request clients, execution state on a server
 
 /** Streams `element` like a server answering a request; resolves with the whole HTML. */
 function stream(element) {
@@ -411,4 +412,40 @@ test('a tool belongs to the client it was made in: mounting it under another cli
   assert.throws(() => render(h(WebMCPProvider, { client: internalOf(a) }, 'x')), ConfigurationError, 'the internal client is not a client');
   a.dispose();
   b.dispose();
+});
+
+test('execution state on a server is idle, even while a call is in progress; the result carries it', async () => {
+  const client = createWarden();
+  const store = internalOf(client).activity;
+  const stop = store.subscribe(() => undefined);
+  const gate = deferred();
+  const slow = client.webmcp(() => gate.promise, { name: 'ssr_slow', description: 'Slow' });
+  const running = slow.invoke({});
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  assert.equal(store.getSnapshot().inProgress.length, 1, 'the store sees the call');
+  let fromTool;
+  let fromFn;
+  let activity;
+  function Probe() {
+    fromTool = useWebMCP(slow);
+    fromFn = useWebMCP(() => 1, { name: 'ssr_fn', description: 'x' });
+    activity = useAgentActivity();
+    return h('b', null, `${fromTool.isExecuting}/${fromTool.executionCount}/${activity.inProgress.length}`);
+  }
+  const html = render(h(WebMCPProvider, { client }, h(Probe)));
+  assert.match(html, /false\/0\/0/);
+  for (const result of [fromTool, fromFn]) {
+    assert.deepEqual(
+      { isExecuting: result.isExecuting, lastResult: result.lastResult, lastError: result.lastError, executionCount: result.executionCount, error: result.error },
+      { isExecuting: false, lastResult: undefined, lastError: null, executionCount: 0, error: null },
+    );
+  }
+  assert.deepEqual(activity.inProgress, []);
+  assert.equal(activity.tools.size, 0);
+  assert.ok(Object.isFrozen(activity));
+  gate.resolve('done');
+  assert.equal((await running).ok, true);
+  assert.equal(store.tool('ssr_slow').executionCount, 1, 'the store counted it (a client render would show it)');
+  stop();
+  client.dispose();
 });

@@ -1,5 +1,5 @@
-// useWebMCP: a tool registered with the browser while the component is mounted, and its
-// registration status.
+// useWebMCP: a tool registered with the browser while the component is mounted, its registration
+// status, and its execution state.
 import { useCallback, useContext, useEffect, useMemo, useRef, useSyncExternalStore } from 'react';
 import type { Warden } from '../client.js';
 import { ConfigurationError } from '../errors.js';
@@ -8,20 +8,24 @@ import { getModelContext } from '../runtime.js';
 import { createTool, isWebMCPTool, onStatusChange, recordOf } from '../tool.js';
 import type { RegistrationStatus, WebMCPHooks, WebMCPOptions, WebMCPTool } from '../types.js';
 import { isStandardSchema } from '../validation.js';
+import { executionStateOf, useToolActivity, type ExecutionState } from './activity.js';
 import { ScopeContext, useIsomorphicLayoutEffect, wardenOf } from './context.js';
 import { adoptTool, joinMount, mountView } from './mounts.js';
 import type { ScopeHandle } from './scope.js';
 import { structureOf, wrapHooks, type HookSource } from './wrappers.js';
 
-/** What {@link useWebMCP} reports. */
-export interface UseWebMCPResult {
+/** What {@link useWebMCP} reports: registration, and the execution state of the tool's calls. */
+export interface UseWebMCPResult extends ExecutionState {
   /** The page has a WebMCP runtime (`document.modelContext`). */
   supported: boolean;
   /** The tool is registered with the browser. */
   registered: boolean;
   /** The tool's registration status (`tool.status`, kept in sync). */
   status: RegistrationStatus;
-  /** The registration error, when `status` is `'error'`. */
+  /**
+   * The **registration** error, when `status` is `'error'`; the last call's error is
+   * `lastError` (see the README's React decisions).
+   */
   error: Error | null;
 }
 
@@ -72,8 +76,8 @@ const notSupported = (): boolean => false;
 const unregisteredStatus = (): RegistrationStatus => 'unregistered';
 
 /**
- * Registers `tool` with the browser while the component is mounted, and reports its status.
- * StrictMode-safe: mount → unmount → mount leaves exactly one registration.
+ * Registers `tool` with the browser while the component is mounted, and reports its status and
+ * execution state. StrictMode-safe: mount → unmount → mount leaves exactly one registration.
  * `result.tool.invoke` runs under this mount's provider hooks. The tool must belong to the
  * client the component uses (the nearest `<WebMCPProvider client>`, else the default one):
  * `ConfigurationError('client_mismatch')` otherwise.
@@ -81,7 +85,7 @@ const unregisteredStatus = (): RegistrationStatus => 'unregistered';
 export function useWebMCP<F extends (...a: any[]) => any = (...a: any[]) => any>(tool: WebMCPTool<F>, options?: { enabled?: boolean }): UseWebMCPResult & { tool: WebMCPTool<F> };
 /**
  * Wraps `fn` as a tool of the component's client once per mount, registers it while mounted,
- * and reports its status. Inline option literals and inline functions cause
+ * and reports its status and execution state. Inline option literals and inline functions cause
  * no re-registration: each call uses the latest committed `fn` and hook functions. A change of
  * the definition (name, description, schemas, annotations, …, or the hooks' structure) makes a
  * new tool, registered in place of the old one.
@@ -136,6 +140,10 @@ export function useWebMCP(toolOrFn: (...a: any[]) => any, options?: WebMCPOption
   const getStatus = useCallback(() => record.status, [record]);
   const status = useSyncExternalStore(subscribe, getStatus, unregisteredStatus);
   const supported = useSyncExternalStore(subscribeNothing, isSupported, notSupported);
+  const activity = useToolActivity(record.warden.activity, record.contract.name);
   const error = status === 'error' ? record.error : null;
-  return useMemo(() => ({ supported, registered: status === 'registered', status, error, tool: view }), [supported, status, error, view]);
+  return useMemo(
+    () => ({ supported, registered: status === 'registered', status, error, tool: view, ...executionStateOf(activity) }),
+    [supported, status, error, view, activity],
+  );
 }
