@@ -8,7 +8,7 @@ import { StrictMode, useLayoutEffect, useState, version as reactVersion } from '
 // Which React the page was bundled with (react18.test.mjs runs this suite against React 18).
 window.__reactVersion = reactVersion;
 import { flushSync } from 'react-dom';
-import { createRoot } from 'react-dom/client';
+import { createRoot, hydrateRoot } from 'react-dom/client';
 import { webmcp, configureWebMCP, resetWebMCP, createWarden, getDefaultWarden, invokeTool, listTools } from 'webmcp-warden';
 import { WebMCPProvider, useWebMCP, useApprovals, useAgentActivity, useWardenClient } from 'webmcp-warden/react';
 import { installFakeModelContext } from 'webmcp-warden/testing';
@@ -604,5 +604,47 @@ async function twoClients(runtime) {
   }
 }
 
-window.__react = { strict, rerender, providerUpdate, twoProviders, toggle, approvals, execution, twoClients };
+// Hydration of server HTML (what react-ssr.test.mjs renders for the same tree: idle execution
+// state, unregistered, not supported): no mismatch, then the live state takes over.
+async function hydrate(runtime) {
+  resetWebMCP();
+  const rt = useRuntime(runtime);
+  const name = `hydrate_${runtime}`;
+  const seen = {};
+  const recoverable = [];
+  function Tool() {
+    const result = useWebMCP(() => 'hydrated', { name, description: 'Hydrated' });
+    const activity = useAgentActivity();
+    seen.result = result;
+    return <output>{`${result.status} ${result.supported} ${result.isExecuting} ${result.executionCount} ${activity.inProgress.length}`}</output>;
+  }
+  const element = document.createElement('div');
+  element.innerHTML = '<output>unregistered false false 0 0</output>';
+  document.body.append(element);
+  let root;
+  try {
+    root = hydrateRoot(
+      element,
+      <StrictMode>
+        <WebMCPProvider>
+          <Tool />
+        </WebMCPProvider>
+      </StrictMode>,
+      { onRecoverableError: (error) => recoverable.push(String(error)) },
+    );
+    await waitFor(() => seen.result?.status === 'registered', 'registered');
+    await sleep(20);
+    const hydrated = element.textContent;
+    const agent = await rt.execute(name, {});
+    await waitFor(() => seen.result.executionCount === 1, 'the call counted');
+    await sleep(20);
+    return { recoverable, hydrated, agent, after: element.textContent };
+  } finally {
+    root?.unmount();
+    element.remove();
+    rt.done();
+  }
+}
+
+window.__react = { strict, rerender, providerUpdate, twoProviders, toggle, approvals, execution, twoClients, hydrate };
 window.__ready = true;

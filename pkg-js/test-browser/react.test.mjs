@@ -209,6 +209,14 @@ for (const runtime of ['native', 'fake']) {
     assert.deepEqual(r.afterPolicy, { a: 'Denied: a is closed', b: 'b:6', def: 'def:7' }, 'one client\'s policy leaves the others alone');
     assert.deepEqual(r.end, [0, 0, 0, 0]);
   });
+
+  test(`[${runtime}] hydrating server HTML: the idle execution state matches, then the live state takes over`, { skip: skipReason }, async () => {
+    const r = await run('hydrate', runtime);
+    assert.deepEqual(r.recoverable, [], 'no hydration mismatch');
+    assert.equal(r.hydrated, 'registered true false 0 0');
+    assert.equal(r.agent, 'hydrated');
+    assert.equal(r.after, 'registered true false 1 0');
+  });
 }
 
 test('no uncaught page errors or console errors', { skip: skipReason }, () => {

@@ -449,3 +449,12 @@ test('execution state on a server is idle, even while a call is in progress; the
   stop();
   client.dispose();
 });
+
+test('the server HTML test-browser/react-page.jsx hydrates (its "hydrate" scenario) is what a server renders', () => {
+  function Tool() {
+    const result = useWebMCP(() => 'hydrated', { name: unique('hydrate'), description: 'Hydrated' });
+    const activity = useAgentActivity();
+    return h('output', null, `${result.status} ${result.supported} ${result.isExecuting} ${result.executionCount} ${activity.inProgress.length}`);
+  }
+  assert.equal(render(h(WebMCPProvider, null, h(Tool))), '<output>unregistered false false 0 0</output>');
+});
