@@ -3,14 +3,14 @@
 // `runtime` is 'native' (Chromium's document.modelContext) or 'fake' (webmcp-warden/testing,
 // which honours abort signals like Chrome). Each scenario cleans up after itself and answers
 // plain JSON for the test to check.
-import { StrictMode, useState, version as reactVersion } from 'react';
+import { StrictMode, useLayoutEffect, useState, version as reactVersion } from 'react';
 
 // Which React the page was bundled with (react18.test.mjs runs this suite against React 18).
 window.__reactVersion = reactVersion;
 import { flushSync } from 'react-dom';
-import { createRoot } from 'react-dom/client';
-import { webmcp, configureWebMCP, resetWebMCP } from 'webmcp-warden';
-import { WebMCPProvider, useWebMCP, useApprovals } from 'webmcp-warden/react';
+import { createRoot, hydrateRoot } from 'react-dom/client';
+import { webmcp, configureWebMCP, resetWebMCP, createWarden, getDefaultWarden, invokeTool, listTools } from 'webmcp-warden';
+import { WebMCPProvider, useWebMCP, useApprovals, useAgentActivity, useWardenClient } from 'webmcp-warden/react';
 import { installFakeModelContext } from 'webmcp-warden/testing';
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -399,5 +399,252 @@ async function approvals(runtime) {
   }
 }
 
-window.__react = { strict, rerender, providerUpdate, twoProviders, toggle, approvals };
+
+window.__ready = true;
+
+/** Counts a component's renders (function calls) and commits (StrictMode doubles only the former). */
+function useCounted(counter, label) {
+  counter.renders[label] = (counter.renders[label] ?? 0) + 1;
+  useLayoutEffect(() => {
+    counter.commits[label] = (counter.commits[label] ?? 0) + 1;
+  });
+}
+
+function countsOf(counter) {
+  return { renders: { ...counter.renders }, commits: { ...counter.commits } };
+}
+
+function delta(after, before) {
+  const out = {};
+  for (const kind of ['renders', 'commits']) {
+    out[kind] = {};
+    for (const label of Object.keys(after[kind])) out[kind][label] = after[kind][label] - (before[kind][label] ?? 0);
+  }
+  return out;
+}
+
+// Execution state: a slow tool called by an agent through the browser (and through invokeTool and
+// tool.invoke), while running, after success, after a denial and after an error, with the count;
+// and what it costs in renders: none while idle, none for another tool's calls.
+async function execution(runtime) {
+  resetWebMCP();
+  const rt = useRuntime(runtime);
+  const root = mountRoot();
+  const slowName = `exec_slow_${runtime}`;
+  const otherName = `exec_other_${runtime}`;
+  const counter = { renders: {}, commits: {} };
+  const gates = [];
+  let hold = false;
+  const seen = {};
+  function Slow() {
+    useCounted(counter, 'slow');
+    const result = useWebMCP(
+      async ({ mode }) => {
+        if (hold) await new Promise((resolve) => gates.push(resolve));
+        if (mode === 'throw') throw new Error('the cart service is down');
+        return `done ${mode}`;
+      },
+      { name: slowName, description: 'Slow', inputSchema: { type: 'object', properties: { mode: { type: 'string' } } } },
+    );
+    seen.slow = result;
+    const last = result.lastResult === undefined ? '-' : result.lastResult.ok ? 'ok' : result.lastError.kind;
+    return <output id="exec-slow">{`${result.isExecuting ? 'executing' : 'idle'} ${result.executionCount} ${last}`}</output>;
+  }
+  function Other() {
+    useCounted(counter, 'other');
+    seen.other = useWebMCP(() => 'other', { name: otherName, description: 'Other' });
+    return null;
+  }
+  function Activity() {
+    useCounted(counter, 'activity');
+    seen.activity = useAgentActivity();
+    return <output id="exec-activity">{seen.activity.inProgress.map((call) => call.tool).join(',')}</output>;
+  }
+  const text = (id) => document.getElementById(id)?.textContent;
+  const state = () => {
+    const r = seen.slow;
+    return {
+      isExecuting: r.isExecuting,
+      executionCount: r.executionCount,
+      ok: r.lastResult?.ok ?? null,
+      resultText: r.lastResult?.result.content[0].text ?? null,
+      errorKind: r.lastError?.kind ?? null,
+      errorReason: r.lastError?.reason ?? null,
+      rendered: text('exec-slow'),
+    };
+  };
+  try {
+    root.render(
+      <StrictMode>
+        <WebMCPProvider hooks={{ before: [(ctx) => (ctx.input?.mode === 'deny' ? { action: 'deny', message: 'not now' } : undefined)] }}>
+          <Slow />
+          <Other />
+          <Activity />
+        </WebMCPProvider>
+      </StrictMode>,
+    );
+    await waitFor(() => seen.slow.status === 'registered' && seen.other.status === 'registered', 'registered');
+    await sleep(50);
+    const out = { initial: state() };
+
+    let mark = countsOf(counter);
+    await sleep(300);
+    out.idle = delta(countsOf(counter), mark);
+
+    mark = countsOf(counter);
+    for (let i = 0; i < 3; i++) await rt.execute(otherName, {});
+    await waitFor(() => seen.other.executionCount === 3, 'three calls of the other tool');
+    await sleep(20);
+    out.otherCalls = { ...delta(countsOf(counter), mark), otherCount: seen.other.executionCount, tools: [...seen.activity.tools.keys()] };
+
+    mark = countsOf(counter);
+    hold = true;
+    const agent = rt.execute(slowName, { mode: 'ok' });
+    await waitFor(() => seen.slow.isExecuting, 'the call to show as executing');
+    // One DOM read: the tool's state and the page-wide activity must agree (no tearing).
+    out.running = { ...state(), inProgress: seen.activity.inProgress.map((call) => call.tool), activityText: text('exec-activity'), running: seen.activity.tools.get(slowName)?.running };
+    await waitFor(() => gates.length === 1, 'the tool to wait');
+    gates.shift()();
+    hold = false;
+    out.success = { agent: await agent, ...(await waitFor(() => seen.slow.executionCount === 1 && state(), 'the success')) };
+    out.afterSuccess = { activityText: text('exec-activity'), inProgress: seen.activity.inProgress.length };
+
+    out.denied = { agent: await rt.execute(slowName, { mode: 'deny' }), ...(await waitFor(() => seen.slow.executionCount === 2 && state(), 'the denial')) };
+    out.failed = { agent: await rt.execute(slowName, { mode: 'throw' }), ...(await waitFor(() => seen.slow.executionCount === 3 && state(), 'the error')) };
+    const byName = await invokeTool(slowName, { mode: 'by-name' });
+    const own = await seen.slow.tool.invoke({ mode: 'own' });
+    out.otherPaths = { byName: byName.ok, own: own.ok, ...(await waitFor(() => seen.slow.executionCount === 5 && state(), 'two more calls')) };
+    await sleep(20);
+    out.fiveCalls = delta(countsOf(counter), mark);
+
+    mark = countsOf(counter);
+    await sleep(300);
+    out.idleAgain = delta(countsOf(counter), mark);
+    root.unmount();
+    return out;
+  } finally {
+    rt.done();
+  }
+}
+
+// Two clients on one page (<WebMCPProvider client>), next to the default client: each keeps its
+// tools, hooks, policy and activity to itself; all three reach the browser.
+async function twoClients(runtime) {
+  resetWebMCP();
+  const rt = useRuntime(runtime);
+  const root = mountRoot();
+  const log = [];
+  const a = createWarden({ hooks: { before: [() => void log.push('a:global')] } });
+  const b = createWarden();
+  const names = { a: `clients_a_${runtime}`, b: `clients_b_${runtime}`, bInner: `clients_b_inner_${runtime}`, def: `clients_default_${runtime}` };
+  const counter = { renders: {}, commits: {} };
+  const seen = {};
+  function ToolOf({ label }) {
+    seen[label] = useWebMCP(({ n }) => `${label}:${n}`, { name: names[label], description: label });
+    seen[`${label}Client`] = useWardenClient();
+    return null;
+  }
+  function ActivityOf({ label }) {
+    useCounted(counter, label);
+    seen[`${label}Activity`] = useAgentActivity();
+    return null;
+  }
+  try {
+    root.render(
+      <StrictMode>
+        <WebMCPProvider client={a} hooks={{ before: [() => void log.push('a:scoped')] }}>
+          <ToolOf label="a" />
+          <ActivityOf label="a" />
+        </WebMCPProvider>
+        <WebMCPProvider client={b} hooks={{ before: [() => void log.push('b:scoped')] }}>
+          <ToolOf label="b" />
+          <ActivityOf label="b" />
+          <WebMCPProvider hooks={{ before: [() => void log.push('b:inner')] }}>
+            <ToolOf label="bInner" />
+          </WebMCPProvider>
+        </WebMCPProvider>
+        <ToolOf label="def" />
+        <ActivityOf label="def" />
+      </StrictMode>,
+    );
+    await waitFor(() => ['a', 'b', 'bInner', 'def'].every((label) => seen[label].status === 'registered'), 'registered');
+    const sorted = (tools) => tools.map((tool) => tool.name).sort();
+    const out = {
+      browser: (await Promise.all(Object.values(names).map((name) => rt.live(name)))),
+      listed: { a: sorted(await a.listTools()), b: sorted(await b.listTools()), def: sorted(await listTools()) },
+      clients: { a: seen.aClient === a, b: seen.bClient === b, bInner: seen.bInnerClient === b, def: seen.defClient === getDefaultWarden() },
+    };
+    await sleep(30);
+    const mark = countsOf(counter);
+    out.agentA = await rt.execute(names.a, { n: 1 });
+    out.logA = log.splice(0);
+    await waitFor(() => seen.a.executionCount === 1, 'a counted');
+    await sleep(20);
+    out.afterA = {
+      counts: { a: seen.a.executionCount, b: seen.b.executionCount, bInner: seen.bInner.executionCount, def: seen.def.executionCount },
+      activity: { a: [...seen.aActivity.tools.keys()], b: [...seen.bActivity.tools.keys()], def: [...seen.defActivity.tools.keys()] },
+      commits: delta(countsOf(counter), mark).commits,
+    };
+    out.agentBInner = await rt.execute(names.bInner, { n: 2 });
+    out.logBInner = log.splice(0);
+    out.agentDef = await rt.execute(names.def, { n: 3 });
+    out.logDef = log.splice(0);
+    out.cross = { aCallsB: (await a.invokeTool(names.b, {})).error?.kind, defCallsA: (await invokeTool(names.a, {})).error?.kind, bCallsBInner: (await b.invokeTool(names.bInner, { n: 4 })).ok };
+    log.splice(0);
+    a.configure({ policy: { deny: [{ match: '*', reason: 'a is closed' }] } });
+    out.afterPolicy = { a: await rt.execute(names.a, { n: 5 }), b: await rt.execute(names.b, { n: 6 }), def: await rt.execute(names.def, { n: 7 }) };
+    root.unmount();
+    await sleep(30);
+    out.end = await Promise.all(Object.values(names).map((name) => rt.live(name)));
+    return out;
+  } finally {
+    a.dispose();
+    b.dispose();
+    rt.done();
+  }
+}
+
+// Hydration of server HTML (what react-ssr.test.mjs renders for the same tree: idle execution
+// state, unregistered, not supported): no mismatch, then the live state takes over.
+async function hydrate(runtime) {
+  resetWebMCP();
+  const rt = useRuntime(runtime);
+  const name = `hydrate_${runtime}`;
+  const seen = {};
+  const recoverable = [];
+  function Tool() {
+    const result = useWebMCP(() => 'hydrated', { name, description: 'Hydrated' });
+    const activity = useAgentActivity();
+    seen.result = result;
+    return <output>{`${result.status} ${result.supported} ${result.isExecuting} ${result.executionCount} ${activity.inProgress.length}`}</output>;
+  }
+  const element = document.createElement('div');
+  element.innerHTML = '<output>unregistered false false 0 0</output>';
+  document.body.append(element);
+  let root;
+  try {
+    root = hydrateRoot(
+      element,
+      <StrictMode>
+        <WebMCPProvider>
+          <Tool />
+        </WebMCPProvider>
+      </StrictMode>,
+      { onRecoverableError: (error) => recoverable.push(String(error)) },
+    );
+    await waitFor(() => seen.result?.status === 'registered', 'registered');
+    await sleep(20);
+    const hydrated = element.textContent;
+    const agent = await rt.execute(name, {});
+    await waitFor(() => seen.result.executionCount === 1, 'the call counted');
+    await sleep(20);
+    return { recoverable, hydrated, agent, after: element.textContent };
+  } finally {
+    root?.unmount();
+    element.remove();
+    rt.done();
+  }
+}
+
+window.__react = { strict, rerender, providerUpdate, twoProviders, toggle, approvals, execution, twoClients, hydrate };
 window.__ready = true;

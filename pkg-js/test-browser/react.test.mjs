@@ -1,4 +1,4 @@
-// Browser test of webmcp-warden/react (SPEC §11, §12) in Chromium, against both the native
+// Browser test of webmcp-warden/react (README, "React") in Chromium, against both the native
 // `document.modelContext` (--enable-features=WebMCP) and the fake of webmcp-warden/testing.
 // The page (react-page.jsx) is bundled with esbuild into a temp dir, with React's development
 // build so StrictMode double-invokes effects, and served under the same strict CSP as
@@ -160,6 +160,64 @@ test('useApprovals: approve once / always, deny, deny with halt, abort, and unmo
   assert.equal(r.unmounted.reason, 'ask_denied');
   assert.match(r.unmounted.text, /^Denied: /);
 });
+
+const NO_CHANGE = { renders: { slow: 0, other: 0, activity: 0 }, commits: { slow: 0, other: 0, activity: 0 } };
+
+for (const runtime of ['native', 'fake']) {
+  test(`[${runtime}] execution state: while a slow call runs, after success, denial and error, with the count, on every agent path`, { skip: skipReason }, async () => {
+    const r = await run('execution', runtime);
+    assert.deepEqual(r.initial, { isExecuting: false, executionCount: 0, ok: null, resultText: null, errorKind: null, errorReason: null, rendered: 'idle 0 -' });
+    assert.equal(r.running.isExecuting, true);
+    assert.equal(r.running.executionCount, 0);
+    assert.equal(r.running.rendered, 'executing 0 -');
+    assert.deepEqual(r.running.inProgress, [`exec_slow_${runtime}`]);
+    assert.equal(r.running.activityText, `exec_slow_${runtime}`, 'the tool and the page-wide activity agree in one commit');
+    assert.equal(r.running.running, 1);
+    assert.deepEqual(r.success, { agent: 'done ok', isExecuting: false, executionCount: 1, ok: true, resultText: 'done ok', errorKind: null, errorReason: null, rendered: 'idle 1 ok' });
+    assert.deepEqual(r.afterSuccess, { activityText: '', inProgress: 0 });
+    assert.equal(r.denied.agent, 'Denied: not now');
+    assert.deepEqual(r.denied, { agent: 'Denied: not now', isExecuting: false, executionCount: 2, ok: false, resultText: 'Denied: not now', errorKind: 'denied', errorReason: 'hook_denied', rendered: 'idle 2 denied' });
+    assert.deepEqual(r.failed, { agent: 'Error: the cart service is down', isExecuting: false, executionCount: 3, ok: false, resultText: 'Error: the cart service is down', errorKind: 'tool', errorReason: 'tool_error', rendered: 'idle 3 tool' }, 'lastResult is the outcome the agent got');
+    assert.deepEqual({ byName: r.otherPaths.byName, own: r.otherPaths.own, count: r.otherPaths.executionCount, text: r.otherPaths.resultText, error: r.otherPaths.errorKind }, { byName: true, own: true, count: 5, text: 'done own', error: null }, 'invokeTool and tool.invoke count too');
+    assert.deepEqual(r.idle, NO_CHANGE, 'no render while idle');
+    assert.deepEqual(r.idleAgain, NO_CHANGE, 'no render while idle, after calls');
+    assert.equal(r.otherCalls.otherCount, 3);
+    assert.equal(r.otherCalls.renders.slow, 0, 'another tool\'s calls do not render this tool\'s component');
+    assert.equal(r.otherCalls.commits.slow, 0);
+    assert.ok(r.otherCalls.commits.other >= 3 && r.otherCalls.commits.other <= 6, `the other tool: ${r.otherCalls.commits.other} commits for 3 calls (one or two each)`);
+    assert.deepEqual(r.otherCalls.tools, [`exec_other_${runtime}`]);
+    assert.ok(r.fiveCalls.commits.slow >= 5 && r.fiveCalls.commits.slow <= 10, `one or two commits per call (start, finish): ${r.fiveCalls.commits.slow} for 5 calls`);
+    assert.equal(r.fiveCalls.commits.other, 0, 'the other tool\'s component: no commit');
+  });
+
+  test(`[${runtime}] two clients on one page (<WebMCPProvider client>) are kept apart`, { skip: skipReason }, async () => {
+    const r = await run('twoClients', runtime);
+    assert.deepEqual(r.browser, [1, 1, 1, 1], 'every client\'s tools reach the browser');
+    assert.deepEqual(r.listed, { a: [`clients_a_${runtime}`], b: [`clients_b_${runtime}`, `clients_b_inner_${runtime}`].sort(), def: [`clients_default_${runtime}`] });
+    assert.deepEqual(r.clients, { a: true, b: true, bInner: true, def: true });
+    assert.equal(r.agentA, 'a:1');
+    assert.deepEqual(r.logA, ['a:global', 'a:scoped'], 'client a\'s global and scoped hooks only');
+    assert.deepEqual(r.afterA.counts, { a: 1, b: 0, bInner: 0, def: 0 });
+    assert.deepEqual(r.afterA.activity, { a: [`clients_a_${runtime}`], b: [], def: [] });
+    assert.equal(r.afterA.commits.b, 0, 'another client\'s activity does not render');
+    assert.equal(r.afterA.commits.def, 0);
+    assert.equal(r.agentBInner, 'bInner:2');
+    assert.deepEqual(r.logBInner, ['b:scoped', 'b:inner'], 'a nested provider inherits its parent\'s client and scope');
+    assert.equal(r.agentDef, 'def:3');
+    assert.deepEqual(r.logDef, []);
+    assert.deepEqual(r.cross, { aCallsB: 'not_found', defCallsA: 'not_found', bCallsBInner: true });
+    assert.deepEqual(r.afterPolicy, { a: 'Denied: a is closed', b: 'b:6', def: 'def:7' }, 'one client\'s policy leaves the others alone');
+    assert.deepEqual(r.end, [0, 0, 0, 0]);
+  });
+
+  test(`[${runtime}] hydrating server HTML: the idle execution state matches, then the live state takes over`, { skip: skipReason }, async () => {
+    const r = await run('hydrate', runtime);
+    assert.deepEqual(r.recoverable, [], 'no hydration mismatch');
+    assert.equal(r.hydrated, 'registered true false 0 0');
+    assert.equal(r.agent, 'hydrated');
+    assert.equal(r.after, 'registered true false 1 0');
+  });
+}
 
 test('no uncaught page errors or console errors', { skip: skipReason }, () => {
   assert.deepEqual(pageErrors, []);

@@ -1,4 +1,4 @@
-// React 18 is a supported peer (SPEC §12): run the whole React browser suite again with React
+// React 18 is a supported peer (README, "React"): run the whole React browser suite again with React
 // 18.3.1 bundled into its page instead of the workspace's React 19.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,16 +1,21 @@
-// webmcp-warden/react on a server (SPEC §12): renderToString with no `document` registers
+// webmcp-warden/react on a server (README, "React"): renderToString with no `document` registers
 // nothing and does not throw; provider hooks are checked when the provider renders; and the
 // scopes a render builds already govern calls made through `result.tool.invoke` (so scoped
-// hooks and per-provider approvers are tested here without a DOM; registration, StrictMode and
-// re-renders are tested in Chromium by test-browser/react.test.mjs).
+// hooks and per-provider approvers are tested here without a DOM; registration, StrictMode,
+// re-renders and execution state are tested in Chromium by test-browser/react.test.mjs).
+// `<WebMCPProvider client>`: per-request clients keep scopes, tools and approvers apart, and
+// the execution state a server renders is idle.
 //
 // Build first: `WASM_OPT=0 node pkg-js/build.mjs`.
 import { test, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { createElement as h } from 'react';
-import { renderToString } from 'react-dom/server';
-import { webmcp, configureWebMCP, resetWebMCP, listTools, invokeTool, ConfigurationError } from 'webmcp-warden';
-import { WebMCPProvider, WebMCPHooksContext, useWebMCP, useApprovals, useWebMCPHooksContext } from 'webmcp-warden/react';
+import { PassThrough } from 'node:stream';
+import { Suspense, createElement as h, use } from 'react';
+import { renderToPipeableStream, renderToString } from 'react-dom/server';
+import { webmcp, configureWebMCP, resetWebMCP, listTools, invokeTool, ConfigurationError, createWarden, getDefaultWarden } from 'webmcp-warden';
+import { WebMCPProvider, WebMCPHooksContext, useWebMCP, useApprovals, useWebMCPHooksContext, useAgentActivity, useWardenClient } from 'webmcp-warden/react';
+// The same module instance the package uses (the workspace link resolves to this file).
+import { internalOf } from '../dist/api.js';
 
 let counter = 0;
 const unique = (base) => `${base}_${++counter}`;
@@ -97,8 +102,8 @@ test('useWebMCPHooksContext: nested providers merge additively, outer first', ()
   assert.ok(WebMCPHooksContext, 'the context is exported');
 });
 
-// Nested providers merge additively (`[...outer, ...inner]`) into one scoped level, and SPEC §4
-// keeps declaration order inside a level for after-hooks too (simple-webmcp's mergeHooksOrdered).
+// Nested providers merge additively (`[...outer, ...inner]`) into one scoped level, and the
+// declaration order inside a level holds for after-hooks too (simple-webmcp's mergeHooksOrdered).
 test('scoped hooks run global → scoped (outer, inner) → tool; after-hooks tool → scoped → global', async () => {
   const log = [];
   const mark = (label) => () => void log.push(label);
@@ -229,8 +234,6 @@ test('core resources of providers and per-mount tools are released when collecte
   const vm = await import('node:vm');
   v8.setFlagsFromString('--expose-gc');
   const gc = vm.runInNewContext('gc');
-  // The same module instance the package uses (the workspace link resolves to this file).
-  const { getDefaultWarden, internalOf } = await import('../dist/api.js');
   const held = () => internalOf(getDefaultWarden()).counts().hookFunctions;
   const kept = [];
   let keep;
@@ -257,4 +260,201 @@ test('core resources of providers and per-mount tools are released when collecte
   await new Promise((resolve) => setTimeout(resolve, 10));
   assert.equal(text(await kept[0].invoke({})), 'ok');
   assert.deepEqual(log, ['kept provider']);
+});
+
+// ---------------------------------------------------------------------------------------------
+// <WebMCPProvider client>, per-request clients, execution state on a server
+
+/** Streams `element` like a server answering a request; resolves with the whole HTML. */
+function stream(element) {
+  return new Promise((resolve, reject) => {
+    const { pipe } = renderToPipeableStream(element, {
+      onAllReady() {
+        const out = new PassThrough();
+        let html = '';
+        out.on('data', (chunk) => (html += chunk));
+        out.on('end', () => resolve(html));
+        pipe(out);
+      },
+      onShellError: reject,
+      onError: reject,
+    });
+  });
+}
+
+function deferred() {
+  let resolve;
+  const promise = new Promise((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+/** Suspends until `promise` resolves (a data fetch of the request). */
+function Gate({ promise, children }) {
+  use(promise);
+  return children;
+}
+
+const counts = (client) => internalOf(client).counts();
+
+test('per-request clients: two interleaved server renders keep scopes, tools and approvers apart, and register nothing', async () => {
+  const before = counts(getDefaultWarden());
+  const requests = ['a', 'b'].map((label) => ({ label, client: createWarden(), gate: deferred(), log: [], seen: {} }));
+  function Tool({ request }) {
+    const result = useWebMCP((input) => `${request.label}:${input.n}`, { name: 'checkout', description: 'Pays', shape: false });
+    request.seen.result = result;
+    request.seen.client = useWardenClient();
+    return h('i', null, result.status);
+  }
+  const app = (request) =>
+    h(WebMCPProvider, { client: request.client, hooks: { before: [() => void request.log.push(`${request.label}:scoped`)] }, approver: () => ({ deny: `${request.label} approver` }) },
+      h(Suspense, { fallback: 'loading' }, h(Gate, { promise: request.gate.promise }, h(Tool, { request }))));
+  // Both requests start, both suspend inside their provider, and resume in the other order.
+  const pages = requests.map((request) => stream(app(request)));
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  requests[1].gate.resolve();
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  requests[0].gate.resolve();
+  const html = await Promise.all(pages);
+  for (const [i, request] of requests.entries()) {
+    assert.match(html[i], /unregistered/);
+    const { result, client } = request.seen;
+    assert.equal(client, request.client, 'useWardenClient() is the provider\'s client');
+    assert.equal(internalOf(client), internalOf(request.client));
+    assert.deepEqual(await request.client.listTools(), [], 'nothing registered');
+    assert.equal(result.tool.status, 'unregistered');
+    assert.equal((await result.tool.invoke({ n: 1 })).result.content[0].text, `${request.label}:1`);
+    // The tool belongs to the request's client: its registry answers for it, no one else's.
+    assert.equal((await request.client.invokeTool('checkout', {})).error.kind, 'not_found', 'unregistered: not callable by name');
+  }
+  assert.deepEqual(requests[0].log, ['a:scoped']);
+  assert.deepEqual(requests[1].log, ['b:scoped']);
+  for (const request of requests) {
+    assert.equal(counts(request.client).scopes, 1, 'one provider scope, in this request\'s core');
+    request.client.configure({ policy: { ask: ['*'] } });
+    const denied = await request.seen.result.tool.invoke({ n: 2 });
+    assert.equal(denied.result.content[0].text, `Denied: ${request.label} approver`, 'each provider\'s approver, in its own client');
+  }
+  const after = counts(getDefaultWarden());
+  assert.deepEqual({ scopes: after.scopes, tools: after.tools, sets: after.sets }, { scopes: before.scopes, tools: before.tools, sets: before.sets }, 'the default client saw nothing');
+  // A request ends: its client goes; what the render left is freed with it, finalizers included.
+  for (const request of requests) request.client.dispose();
+  assert.equal((await requests[0].seen.result.tool.invoke({})).ok, false, 'a disposed client runs nothing');
+  requests.length = 0;
+  const v8 = await import('node:v8');
+  const vm = await import('node:vm');
+  v8.setFlagsFromString('--expose-gc');
+  const gc = vm.runInNewContext('gc');
+  for (let round = 0; round < 3; round++) {
+    gc();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+});
+
+test('nested providers inherit the nearest client; a provider of another client starts a tree of its own', async () => {
+  const a = createWarden();
+  const b = createWarden();
+  const log = [];
+  const seen = {};
+  function Probe({ label }) {
+    seen[label] = { client: useWardenClient(), hooks: useWebMCPHooksContext(), tool: useWebMCP(() => label, { name: `nested_${label}`, description: label }).tool };
+    return null;
+  }
+  function Approvals({ label }) {
+    try {
+      useApprovals();
+      seen[`${label}Approvals`] = 'ok';
+    } catch (err) {
+      seen[`${label}Approvals`] = err.code;
+    }
+    return null;
+  }
+  const mark = (label) => () => void log.push(label);
+  const outerHook = mark('a:outer');
+  render(
+    h(WebMCPProvider, { client: a, hooks: { before: [outerHook] }, approver: true },
+      h(Probe, { label: 'outer' }),
+      h(WebMCPProvider, { hooks: { before: [mark('a:inner')] } }, h(Probe, { label: 'inner' }), h(Approvals, { label: 'inner' })),
+      h(WebMCPProvider, { client: b, hooks: { before: [mark('b')] } }, h(Probe, { label: 'other' }), h(Approvals, { label: 'other' }))),
+  );
+  assert.equal(seen.outer.client, a);
+  assert.equal(seen.inner.client, a, 'a provider without client inherits it');
+  assert.equal(seen.other.client, b);
+  assert.equal(seen.inner.hooks.before.length, 2);
+  assert.equal(seen.inner.hooks.before[0], outerHook);
+  assert.equal(seen.other.hooks.before.length, 1, 'the outer client\'s hooks do not reach into another client\'s tree');
+  assert.equal(seen.innerApprovals, 'ok');
+  assert.equal(seen.otherApprovals, 'no_approver', 'nor does its approval queue');
+  await seen.inner.tool.invoke({});
+  await seen.other.tool.invoke({});
+  assert.deepEqual(log, ['a:outer', 'a:inner', 'b']);
+  assert.equal(internalOf(a).counts().tools >= 2 && internalOf(b).counts().tools >= 1, true);
+  a.dispose();
+  b.dispose();
+});
+
+test('a tool belongs to the client it was made in: mounting it under another client is a ConfigurationError', () => {
+  const a = createWarden();
+  const b = createWarden();
+  const ofA = a.webmcp(() => 1, { name: 'of_a', description: 'x' });
+  const ofDefault = webmcp(() => 1, { name: unique('of_default'), description: 'x' });
+  function Mount({ tool }) {
+    useWebMCP(tool);
+    return null;
+  }
+  const mismatch = (err) => err instanceof ConfigurationError && err.code === 'client_mismatch' && /"of_a"|"of_default_\d+"/.test(err.message) && /another webmcp-warden client/.test(err.message);
+  assert.throws(() => render(h(WebMCPProvider, { client: b }, h(Mount, { tool: ofA }))), mismatch);
+  assert.throws(() => render(h(WebMCPProvider, { client: a }, h(Mount, { tool: ofDefault }))), mismatch);
+  assert.throws(() => render(h(Mount, { tool: ofA })), (err) => mismatch(err) && /default client/.test(err.message));
+  // Under its own client, and the default tool outside any provider: fine.
+  render(h(WebMCPProvider, { client: a }, h(WebMCPProvider, null, h(Mount, { tool: ofA }))));
+  render(h(Mount, { tool: ofDefault }));
+  assert.throws(() => render(h(WebMCPProvider, { client: {} }, 'x')), (err) => err instanceof ConfigurationError && err.path === 'client');
+  assert.throws(() => render(h(WebMCPProvider, { client: internalOf(a) }, 'x')), ConfigurationError, 'the internal client is not a client');
+  a.dispose();
+  b.dispose();
+});
+
+test('execution state on a server is idle, even while a call is in progress; the result carries it', async () => {
+  const client = createWarden();
+  const store = internalOf(client).activity;
+  const stop = store.subscribe(() => undefined);
+  const gate = deferred();
+  const slow = client.webmcp(() => gate.promise, { name: 'ssr_slow', description: 'Slow' });
+  const running = slow.invoke({});
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  assert.equal(store.getSnapshot().inProgress.length, 1, 'the store sees the call');
+  let fromTool;
+  let fromFn;
+  let activity;
+  function Probe() {
+    fromTool = useWebMCP(slow);
+    fromFn = useWebMCP(() => 1, { name: 'ssr_fn', description: 'x' });
+    activity = useAgentActivity();
+    return h('b', null, `${fromTool.isExecuting}/${fromTool.executionCount}/${activity.inProgress.length}`);
+  }
+  const html = render(h(WebMCPProvider, { client }, h(Probe)));
+  assert.match(html, /false\/0\/0/);
+  for (const result of [fromTool, fromFn]) {
+    assert.deepEqual(
+      { isExecuting: result.isExecuting, lastResult: result.lastResult, lastError: result.lastError, executionCount: result.executionCount, error: result.error },
+      { isExecuting: false, lastResult: undefined, lastError: null, executionCount: 0, error: null },
+    );
+  }
+  assert.deepEqual(activity.inProgress, []);
+  assert.equal(activity.tools.size, 0);
+  assert.ok(Object.isFrozen(activity));
+  gate.resolve('done');
+  assert.equal((await running).ok, true);
+  assert.equal(store.tool('ssr_slow').executionCount, 1, 'the store counted it (a client render would show it)');
+  stop();
+  client.dispose();
+});
+
+test('the server HTML test-browser/react-page.jsx hydrates (its "hydrate" scenario) is what a server renders', () => {
+  function Tool() {
+    const result = useWebMCP(() => 'hydrated', { name: unique('hydrate'), description: 'Hydrated' });
+    const activity = useAgentActivity();
+    return h('output', null, `${result.status} ${result.supported} ${result.isExecuting} ${result.executionCount} ${activity.inProgress.length}`);
+  }
+  assert.equal(render(h(WebMCPProvider, null, h(Tool))), '<output>unregistered false false 0 0</output>');
 });
