@@ -1,10 +1,9 @@
 use std::{cmp::Ordering, collections::HashMap, error::Error, fmt::Display};
 
-use regex::Regex;
 use serde_json::{Map, Value};
 use url::Url;
 
-use crate::{content::*, draft::*, ecma, formats::*, root::*, roots::*, util::*, *};
+use crate::{content::*, draft::*, formats::*, pattern::Regex, root::*, roots::*, util::*, *};
 
 /// Supported draft versions
 #[non_exhaustive]
@@ -375,18 +374,11 @@ impl ObjCompiler<'_, '_, '_, '_, '_, '_> {
                 let mut v = vec![];
                 if let Some(Value::Object(obj)) = self.value("patternProperties") {
                     for pname in obj.keys() {
-                        let ecma =
-                            ecma::convert(pname).map_err(|src| CompileError::InvalidRegex {
-                                url: self.up.format("patternProperties"),
-                                regex: pname.to_owned(),
-                                src,
-                            })?;
-                        let regex =
-                            Regex::new(ecma.as_ref()).map_err(|e| CompileError::InvalidRegex {
-                                url: self.up.format("patternProperties"),
-                                regex: ecma.into_owned(),
-                                src: e.into(),
-                            })?;
+                        let regex = Regex::new(pname).map_err(|src| CompileError::InvalidRegex {
+                            url: self.up.format("patternProperties"),
+                            regex: pname.to_owned(),
+                            src,
+                        })?;
                         let ptr = self.up.ptr.append2("patternProperties", pname);
                         let sch = self.enqueue_schema(ptr);
                         v.push((regex, sch));
@@ -468,8 +460,11 @@ impl ObjCompiler<'_, '_, '_, '_, '_, '_> {
             s.min_length = self.usize("minLength");
 
             if let Some(Value::String(p)) = self.value("pattern") {
-                let p = ecma::convert(p).map_err(CompileError::Bug)?;
-                s.pattern = Some(Regex::new(p.as_ref()).map_err(|e| CompileError::Bug(e.into()))?);
+                s.pattern = Some(Regex::new(p).map_err(|src| CompileError::InvalidRegex {
+                    url: self.up.format("pattern"),
+                    regex: p.to_owned(),
+                    src,
+                })?);
             }
 
             s.max_items = self.usize("maxItems");
@@ -723,7 +718,9 @@ impl<'v> ObjCompiler<'_, 'v, '_, '_, '_, '_> {
             return None;
         };
         if n.is_u64() {
-            n.as_u64().map(|n| n as usize)
+            // webmcp-warden patch: saturate; `as` truncates on 32-bit targets (wasm32), where
+            // `"maxLength": 4294967296` became 0.
+            n.as_u64().map(|n| usize::try_from(n).unwrap_or(usize::MAX))
         } else {
             n.as_f64()
                 .filter(|n| n.is_sign_positive() && n.fract() == 0.0)

@@ -2,7 +2,6 @@ use std::{collections::HashMap, error::Error};
 
 use base64::Engine;
 use once_cell::sync::Lazy;
-use serde::de::IgnoredAny;
 use serde_json::Value;
 
 // decoders --
@@ -74,9 +73,8 @@ pub(crate) static MEDIA_TYPES: Lazy<HashMap<&'static str, MediaType>> = Lazy::ne
 });
 
 fn check_json(bytes: &[u8], deserialize: bool) -> Result<Option<Value>, Box<dyn Error>> {
-    if deserialize {
-        return Ok(Some(serde_json::from_slice(bytes)?));
-    }
-    serde_json::from_slice::<IgnoredAny>(bytes)?;
-    Ok(None)
+    // webmcp-warden patch: one way to parse (text into a `Value`), so the module links one JSON
+    // parser instead of three (`from_slice` into `Value` and into `IgnoredAny`).
+    let value: Value = serde_json::from_str(std::str::from_utf8(bytes)?)?;
+    Ok(deserialize.then_some(value))
 }

@@ -116,8 +116,10 @@ pub(crate) static DRAFT2020: Lazy<Draft> = Lazy::new(|| {
     }
 });
 
-pub(crate) static STD_METASCHEMAS: Lazy<Schemas> =
-    Lazy::new(|| load_std_metaschemas().expect("std metaschemas must be compilable"));
+// webmcp-warden patch: a failure (no pattern engine installed yet) is kept as an error that
+// refuses every schema, instead of a panic.
+pub(crate) static STD_METASCHEMAS: Lazy<Result<Schemas, ()>> =
+    Lazy::new(|| load_std_metaschemas().map_err(|_| ()));
 
 pub(crate) fn latest() -> &'static Draft {
     crate::Draft::default().internal()
@@ -147,13 +149,11 @@ impl Draft {
         if let Some(s) = url.strip_prefix("https://") {
             url = s;
         }
+        // webmcp-warden patch: the drafts whose meta-schemas are not bundled are unknown.
         match url {
             "json-schema.org/schema" => Some(latest()),
             "json-schema.org/draft/2020-12/schema" => Some(&DRAFT2020),
-            "json-schema.org/draft/2019-09/schema" => Some(&DRAFT2019),
             "json-schema.org/draft-07/schema" => Some(&DRAFT7),
-            "json-schema.org/draft-06/schema" => Some(&DRAFT6),
-            "json-schema.org/draft-04/schema" => Some(&DRAFT4),
             _ => None,
         }
     }
@@ -168,19 +168,22 @@ impl Draft {
             _ => return None,
         };
         let up = UrlPtr {
-            url: Url::parse(url).unwrap_or_else(|_| panic!("{url} should be valid url")),
+            url: Url::parse(url).ok()?,
             ptr: "".into(),
         };
-        STD_METASCHEMAS.get_by_loc(&up).map(|s| s.idx)
+        STD_METASCHEMAS.as_ref().ok()?.get_by_loc(&up).map(|s| s.idx)
     }
 
     pub(crate) fn validate(&self, up: &UrlPtr, v: &Value) -> Result<(), CompileError> {
+        let metaschemas = STD_METASCHEMAS
+            .as_ref()
+            .map_err(|_| CompileError::Bug("the meta-schemas do not compile".into()))?;
         let Some(sch) = self.get_schema() else {
             return Err(CompileError::Bug(
                 format!("no metaschema preloaded for draft {}", self.version).into(),
             ));
         };
-        STD_METASCHEMAS
+        metaschemas
             .validate(v, sch)
             .map_err(|src| CompileError::ValidationError {
                 url: up.to_string(),
@@ -428,11 +431,9 @@ fn load_std_metaschemas() -> Result<Schemas, CompileError> {
     let mut schemas = Schemas::new();
     let mut compiler = Compiler::new();
     compiler.enable_format_assertions();
+    // webmcp-warden patch: 2020-12 and draft-07 only (see STD_METAFILES).
     compiler.compile("https://json-schema.org/draft/2020-12/schema", &mut schemas)?;
-    compiler.compile("https://json-schema.org/draft/2019-09/schema", &mut schemas)?;
     compiler.compile("http://json-schema.org/draft-07/schema", &mut schemas)?;
-    compiler.compile("http://json-schema.org/draft-06/schema", &mut schemas)?;
-    compiler.compile("http://json-schema.org/draft-04/schema", &mut schemas)?;
     Ok(schemas)
 }
 

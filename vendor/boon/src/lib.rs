@@ -105,10 +105,10 @@ println!("{output:#}"); // prints indented json
 mod compiler;
 mod content;
 mod draft;
-mod ecma;
 mod formats;
 mod loader;
 mod output;
+mod pattern;
 mod root;
 mod roots;
 mod util;
@@ -124,13 +124,14 @@ pub use {
     output::{
         AbsoluteKeywordLocation, FlagOutput, KeywordPath, OutputError, OutputUnit, SchemaToken,
     },
+    pattern::{set_pattern_engine, CompiledPattern, PatternEngine, PatternFailure},
     validator::{InstanceLocation, InstanceToken},
 };
 
 use std::{borrow::Cow, collections::HashMap, error::Error, fmt::Display};
 
 use ahash::AHashMap;
-use regex::Regex;
+use pattern::Regex;
 use serde_json::{Number, Value};
 use util::*;
 
@@ -518,6 +519,13 @@ pub enum ErrorKind<'s, 'v> {
         got: Cow<'v, str>,
         want: &'s str,
     },
+    /// A string could not be tested against the pattern `want` (webmcp-warden patch): the
+    /// value of `pattern`, or the name `prop` for `patternProperties`.
+    PatternNotChecked {
+        prop: Option<Cow<'v, str>>,
+        want: &'s str,
+        why: PatternFailure,
+    },
     ContentEncoding {
         want: &'static str,
         err: Box<dyn Error>,
@@ -678,6 +686,9 @@ impl Display for ErrorKind<'_, '_> {
             Self::MaxLength { got, want } => write!(f, "length must be <={want}, but got {got}"),
             Self::Pattern { got, want } => {
                 write!(f, "{} does not match pattern {}", quote(got), quote(want))
+            }
+            Self::PatternNotChecked { want, why, .. } => {
+                write!(f, "not tested against pattern {}: {why}", quote(want))
             }
             Self::ContentEncoding { want, err } => {
                 write!(f, "value is not {} encoded: {err}", quote(want))

@@ -73,6 +73,14 @@ impl UrlLoader for SchemeUrlLoader {
 
 // --
 
+struct RefuseAll;
+
+impl UrlLoader for RefuseAll {
+    fn load(&self, _url: &str) -> Result<Value, Box<dyn Error>> {
+        Err("no loader is installed".into())
+    }
+}
+
 pub(crate) struct DefaultUrlLoader {
     doc_map: RefCell<HashMap<Url, usize>>,
     doc_list: AppendList<Value>,
@@ -80,15 +88,13 @@ pub(crate) struct DefaultUrlLoader {
 }
 
 impl DefaultUrlLoader {
-    #[cfg_attr(target_arch = "wasm32", allow(unused_mut))]
+    // webmcp-warden patch: no default loader (upstream reads `file:` URLs natively); the
+    // embedder installs one with `Compiler::use_loader`. Until then every URL is refused.
     pub fn new() -> Self {
-        let mut loader = SchemeUrlLoader::new();
-        #[cfg(not(target_arch = "wasm32"))]
-        loader.register("file", Box::new(FileLoader));
         Self {
             doc_map: Default::default(),
             doc_list: AppendList::new(),
-            loader: Box::new(loader),
+            loader: Box::new(RefuseAll),
         }
     }
 
@@ -207,16 +213,10 @@ pub(crate) static STD_METAFILES: Lazy<HashMap<String, &str>> = Lazy::new(|| {
             );
         };
     }
-    add!("metaschemas/draft-04/schema");
-    add!("metaschemas/draft-06/schema");
+    // webmcp-warden patch: only the two dialects webmcp-warden supports are bundled, so a
+    // `$ref` to another draft's meta-schema is external (and refused), and the first compile
+    // does not compile three meta-schemas nobody uses.
     add!("metaschemas/draft-07/schema");
-    add!("metaschemas/draft/2019-09/schema");
-    add!("metaschemas/draft/2019-09/meta/core");
-    add!("metaschemas/draft/2019-09/meta/applicator");
-    add!("metaschemas/draft/2019-09/meta/validation");
-    add!("metaschemas/draft/2019-09/meta/meta-data");
-    add!("metaschemas/draft/2019-09/meta/format");
-    add!("metaschemas/draft/2019-09/meta/content");
     add!("metaschemas/draft/2020-12/schema");
     add!("metaschemas/draft/2020-12/meta/core");
     add!("metaschemas/draft/2020-12/meta/applicator");

@@ -526,6 +526,8 @@ impl<'s> ErrorKind<'s, '_> {
             MinLength { .. } => kw("minLength"),
             MaxLength { .. } => kw("maxLength"),
             Pattern { .. } => kw("pattern"),
+            PatternNotChecked { prop: None, .. } => kw("pattern"),
+            PatternNotChecked { .. } => kw("patternProperties"),
             ContentEncoding { .. } => kw("contentEncoding"),
             ContentMediaType { .. } => kw("contentMediaType"),
             Minimum { .. } => kw("minimum"),

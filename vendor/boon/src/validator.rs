@@ -253,9 +253,21 @@ impl<'v> Validator<'v, '_, '_, '_> {
 
             // patternProperties --
             for (regex, sch) in &s.pattern_properties {
-                if regex.is_match(pname) {
-                    evaluated = true;
-                    add_err!(self.validate_val(*sch, pvalue, prop!(pname)));
+                match regex.is_match(pname) {
+                    Ok(true) => {
+                        evaluated = true;
+                        add_err!(self.validate_val(*sch, pvalue, prop!(pname)));
+                    }
+                    Ok(false) => {}
+                    Err(why) => {
+                        // Not tested: fail, and do not also report it as additional.
+                        evaluated = true;
+                        self.add_error(ErrorKind::PatternNotChecked {
+                            prop: Some(pname.into()),
+                            want: regex.as_str(),
+                            why,
+                        });
+                    }
                 }
             }
 
@@ -386,7 +398,7 @@ impl<'v> Validator<'v, '_, '_, '_> {
                         }
                     }
                     Additional::SchemaRef(sch) => {
-                        for (i, item) in arr[evaluated..].iter().enumerate() {
+                        for (i, item) in arr.iter().enumerate().skip(evaluated) {
                             add_err!(self.validate_val(*sch, item, item!(i)));
                         }
                     }
@@ -402,7 +414,7 @@ impl<'v> Validator<'v, '_, '_, '_> {
             // items2020 --
             if let Some(sch) = &s.items2020 {
                 let evaluated = min(s.prefix_items.len(), len);
-                for (i, item) in arr[evaluated..].iter().enumerate() {
+                for (i, item) in arr.iter().enumerate().skip(evaluated) {
                     add_err!(self.validate_val(*sch, item, item!(i)));
                 }
                 debug_assert!(self.uneval.items.is_empty());
@@ -469,8 +481,14 @@ impl<'v> Validator<'v, '_, '_, '_> {
 
         // pattern --
         if let Some(regex) = &s.pattern {
-            if !regex.is_match(str) {
-                self.add_error(kind!(Pattern, str.into(), regex.as_str()));
+            match regex.is_match(str) {
+                Ok(true) => {}
+                Ok(false) => self.add_error(kind!(Pattern, str.into(), regex.as_str())),
+                Err(why) => self.add_error(ErrorKind::PatternNotChecked {
+                    prop: None,
+                    want: regex.as_str(),
+                    why,
+                }),
             }
         }
 
@@ -887,7 +905,7 @@ impl<'v, 's> Validator<'v, 's, '_, '_> {
             } else {
                 let cur = &self.schemas.get(scope.sch).loc;
                 let parent = &self.schemas.get(parent.sch).loc;
-                loc.insert_str(0, &cur[parent.len()..]);
+                loc.insert_str(0, cur.get(parent.len()..).unwrap_or_default());
             }
             scope = parent;
         }
@@ -1105,6 +1123,11 @@ impl<'s> ErrorKind<'s, '_> {
             Pattern { got, want } => Pattern {
                 got: got.into_owned().into(),
                 want,
+            },
+            PatternNotChecked { prop, want, why } => PatternNotChecked {
+                prop: prop.map(|p| p.into_owned().into()),
+                want,
+                why,
             },
             Minimum { got, want } => Minimum {
                 got: Cow::Owned(got.into_owned()),
