@@ -114,6 +114,13 @@ pub const SUMMARY_ITEMS: usize = 5;
 /// a longer one fails validation (see the module docs, "Patterns").
 pub const MAX_PATTERN_INPUT_CHARS: usize = 10_000;
 
+/// The deepest nesting of arrays and objects accepted in a schema's text (`{}` is 1). Checking a
+/// schema against its meta-schema recurses once per level and more; measured in Node (whose
+/// stack is about as deep as a browser's main thread), every keyword compiles at 100 levels and
+/// the deepest-recursing ones (`if`, `contains`...) ran out of stack past 107. (Should a smaller
+/// stack run out anyway, the loader replaces the module and the schema is refused.)
+pub const MAX_SCHEMA_DEPTH: usize = 100;
+
 /// The URL of the draft-07 meta-schema, as draft-07 schemas spell it.
 pub const DRAFT_07_URL: &str = "http://json-schema.org/draft-07/schema#";
 /// The URL of the 2020-12 meta-schema.
@@ -377,7 +384,8 @@ impl SchemaCache {
     ///
     /// # Errors
     ///
-    /// `invalid_schema` when the text is not JSON, the schema breaks its meta-schema (the message
+    /// `invalid_schema` when the text is not JSON or nests deeper than [`MAX_SCHEMA_DEPTH`]
+    /// levels, the schema breaks its meta-schema (the message
     /// names the location inside the schema), `$schema` names an unsupported dialect, a `pattern`
     /// is not a valid regular expression, or a `$ref` does not resolve inside the schema
     /// (external references are never fetched). `too_many_schemas` when the handles ran out.
@@ -466,6 +474,11 @@ impl SchemaCache {
     }
 
     fn build(&self, schema_json: &str) -> Result<(Schemas, SchemaIndex), SchemaProblem> {
+        if nesting_exceeds(schema_json, MAX_SCHEMA_DEPTH) {
+            return Err(SchemaProblem::invalid(format!(
+                "the schema nests arrays and objects deeper than {MAX_SCHEMA_DEPTH} levels"
+            )));
+        }
         let schema: Value = serde_json::from_str(schema_json).map_err(|e| {
             let detail = e.to_string();
             SchemaProblem::invalid(if detail.starts_with("recursion limit exceeded") {

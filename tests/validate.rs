@@ -260,23 +260,29 @@ fn bundled_meta_schemas_resolve_without_io() {
 
 #[test]
 fn deep_schemas_compile_or_are_refused_cleanly() {
+    use webmcp_warden::validate::MAX_SCHEMA_DEPTH;
     let mut cache = SchemaCache::new();
+    // 49 levels of `properties` are 99 levels of JSON: the deepest accepted.
     let mut schema = serde_json::json!({"type": "string"});
-    for _ in 0..60 {
+    for _ in 0..49 {
         schema = serde_json::json!({ "properties": { "a": schema } });
     }
     let h = cache.compile(&schema.to_string()).unwrap();
     let mut bad = Value::from(5);
-    for _ in 0..60 {
+    for _ in 0..49 {
         bad = serde_json::json!({ "a": bad });
     }
     let d = cache.validate(h, &bad.to_string()).unwrap();
     assert_eq!(d.len(), 1);
-    assert_eq!(d[0].path, "/a".repeat(60));
-    let too_deep = format!("{}{}", "{\"not\":".repeat(200), "}".repeat(200));
-    let problem = cache.compile(&too_deep).unwrap_err();
-    assert_eq!(problem.code, "invalid_schema");
-    assert!(problem.message.contains("deeper than 127"), "{problem:?}");
+    assert_eq!(d[0].path, "/a".repeat(49));
+    let at_limit = format!("{}{{}}{}", "{\"not\":".repeat(MAX_SCHEMA_DEPTH - 1), "}".repeat(MAX_SCHEMA_DEPTH - 1));
+    assert!(cache.compile(&at_limit).is_ok());
+    for levels in [MAX_SCHEMA_DEPTH, 200] {
+        let too_deep = format!("{}{{}}{}", "{\"not\":".repeat(levels), "}".repeat(levels));
+        let problem = cache.compile(&too_deep).unwrap_err();
+        assert_eq!(problem.code, "invalid_schema");
+        assert!(problem.message.contains(&format!("deeper than {MAX_SCHEMA_DEPTH} levels")), "{problem:?}");
+    }
 }
 
 #[test]

@@ -37,6 +37,7 @@ interface Glue {
   validate(handle: number, instance: string, maxBytes: number, maxDepth: number): string;
   dropSchema(handle: number): void;
   __test_trap(): void;
+  __test_conformance_suite(dialect: string, documents: string): string;
 }
 
 /** The pattern engine the module imports (its `RegExp`s live there, by id). */
@@ -83,6 +84,15 @@ export class ValidatorModule {
       this.glue.dropSchema(handle);
       return '';
     });
+  }
+
+  /**
+   * For the JSON-Schema-Test-Suite run only: drops every compiled schema and sets the dialect of
+   * schemas without `$schema` and the documents `$ref` may name (a JSON object, URI to document).
+   */
+  __testConformanceSuite(dialect: 'draft-07' | '2020-12', documents: string): string {
+    this.generation += 1; // every handle is gone
+    return this.guard('setting up the conformance suite', () => this.glue.__test_conformance_suite(dialect, documents));
   }
 
   /** For tests only: makes the module trap, as a bug would. */

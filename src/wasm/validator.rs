@@ -26,7 +26,7 @@ use boon::{CompiledPattern, PatternEngine, PatternFailure};
 use serde_json::json;
 use wasm_bindgen::prelude::*;
 
-use crate::validate::{install_pattern_engine, summary, Limits, SchemaCache};
+use crate::validate::{install_pattern_engine, summary, Dialect, Limits, SchemaCache};
 
 #[wasm_bindgen(module = "/pkg-js/src/validator-host.js")]
 extern "C" {
@@ -127,6 +127,28 @@ pub fn validate(handle: u32, instance: &str, max_bytes: u32, max_depth: u32) -> 
             "summary": if diagnostics.is_empty() { String::new() } else { summary(&diagnostics) },
             "diagnostics": diagnostics,
         }),
+        Err(problem) => json!({ "ok": false, "error": problem }),
+    })
+}
+
+/// For the package's JSON-Schema-Test-Suite run only (`pkg-js/test/json-schema-suite.test.mjs`):
+/// replaces the table, dropping every compiled schema, with one where schemas without `$schema`
+/// are `dialect` (`"draft-07"`, else 2020-12) and `$ref`s may name `documents` (a JSON object, URI
+/// to document), as `tests/json_schema_suite.rs` sets it up natively. Answers `{ ok }` or
+/// `{ ok: false, error }`.
+#[wasm_bindgen(js_name = __test_conformance_suite)]
+pub fn test_conformance_suite(dialect: &str, documents: &str) -> String {
+    let dialect = if dialect == "draft-07" { Dialect::Draft7 } else { Dialect::Draft202012 };
+    // Parsed as a `Value` (a typed parse would link serde's error messages, ~15 KB).
+    let documents: Vec<(String, String)> = match serde_json::from_str::<serde_json::Value>(documents) {
+        Ok(serde_json::Value::Object(map)) => map.iter().map(|(uri, doc)| (uri.clone(), doc.to_string())).collect(),
+        _ => Vec::new(),
+    };
+    with_cache(|cache| match SchemaCache::for_conformance_suite(dialect, documents) {
+        Ok(suite) => {
+            *cache = suite;
+            json!({ "ok": true })
+        }
         Err(problem) => json!({ "ok": false, "error": problem }),
     })
 }
