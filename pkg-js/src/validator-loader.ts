@@ -3,22 +3,23 @@
 //
 // How it ships, and why (numbers from pkg-js/build.mjs's report, brotli -q 11 / gzip -9):
 //
-// | way | raw | on the wire |
-// |---|---:|---:|
-// | `.wasm` file beside the JS, `new URL(…, import.meta.url)` | ~365 KB | ~117 KB brotli, ~140 KB gzip |
-// | this: deflate-compressed, base64, in a JS chunk (`import()`) | ~187 KB | ~141 KB, brotli or gzip alike |
-// | base64 of the raw `.wasm` in a JS chunk (the old fallback) | ~487 KB | ~158 KB brotli, ~190 KB gzip |
+// | way | raw | brotli | gzip |
+// |---|---:|---:|---:|
+// | `.wasm` file beside the JS, `new URL(…, import.meta.url)` | 367,897 | 118,595 | 140,806 |
+// | this: deflate-compressed, base64, in a JS chunk (`import()`) | 188,552 | 141,370 | 141,999 |
+// | base64 of the raw `.wasm` in a JS chunk (the old fallback) | 490,563 | 158,807 | 190,652 |
 //
-// The `.wasm` file is the smallest download, but only Vite and webpack emit such an asset: esbuild
-// and plain Rollup leave a URL that answers 404 (one failed request, then a fallback), Vite's dev
-// pre-bundling moves the JS away from it, and Next.js needs configuration. A dynamic `import()` of
-// a JS module is split and served by every bundler and works unbundled, and deflate is undone by
-// the platform (`DecompressionStream`, in Node ≥ 18, Chrome 80, Firefox 113, Safari 16.4): one
-// code path everywhere, no request that can fail, for ~24 KB more than the best case on the wire
-// (the same as the `.wasm` under gzip: brotli cannot recompress deflated bytes, but it packs
-// base64 back to them). Compilation is asynchronous (`WebAssembly.compile`, not the synchronous
-// compile browsers refuse on the main thread for large modules), and needs CSP
-// `'wasm-unsafe-eval'`, like the core.
+// The `.wasm` file is the smallest download, but not every bundler handles such an asset: esbuild
+// and plain Rollup leave a URL that answers 404 (one failed request, then a fallback), and Vite's
+// dev server, pre-bundling, serves it with a MIME type that makes the glue warn (checked by hand;
+// Vite build, webpack 5 and Next.js 16 emitted it fine). A dynamic `import()` of a JS module is
+// split and served by every bundler and works unbundled, and deflate is undone by the platform
+// (`DecompressionStream`, in Node ≥ 18, Chrome 80, Firefox 113, Safari 16.4): one code path
+// everywhere, no request that can fail, for ~23 KB more than the best case on the wire (about
+// the `.wasm` under gzip: brotli cannot recompress deflated bytes, but it packs base64 back to
+// them). Decompressing and compiling take ~10 ms in Node. Compilation is asynchronous
+// (`WebAssembly.compile`, not the synchronous compile browsers refuse on the main thread for
+// large modules) and needs CSP `'wasm-unsafe-eval'`, like the core.
 //
 // A trap (a bug, or running out of stack on a pathological schema) leaves an instance unusable:
 // the call that trapped fails (closed: an invalid schema or an invalid instance), the instance is
