@@ -467,7 +467,8 @@ impl SchemaCache {
             // under `not`, `anyOf`, `if`..., which could have made the instance pass.
             if !out.iter().any(|d| d.keyword == "pattern" || d.keyword == "patternProperties") {
                 out.truncate(MAX_DIAGNOSTICS.saturating_sub(1));
-                out.push(Diagnostic::new("", "pattern", format!("has a string that was not tested against a pattern: {}", failure_text(&failure))));
+                let message = format!("has a string that was not tested against a pattern: {}", failure_text(&failure));
+                out.push(Diagnostic::new("", "pattern", message));
             }
         }
         Ok(out)
