@@ -1,4 +1,6 @@
-use std::{borrow::Cow, cmp::min, collections::HashSet, fmt::Write};
+use std::{borrow::Cow, cmp::min, fmt::Write};
+
+use ahash::AHashSet;
 
 use serde_json::{Map, Value};
 
@@ -947,8 +949,11 @@ impl<'v, 's> Validator<'v, 's, '_, '_> {
 
 #[derive(Default)]
 struct Uneval<'v> {
-    props: HashSet<&'v String>,
-    items: HashSet<usize>,
+    // webmcp-warden patch: ahash (random keys) rather than std's hasher, whose keys are fixed
+    // on wasm32-unknown-unknown: the property names come from the instance, and known keys would
+    // let an argument make these sets degrade to linear probing.
+    props: AHashSet<&'v String>,
+    items: AHashSet<usize>,
 }
 
 impl<'v> Uneval<'v> {
