@@ -5,9 +5,9 @@
 //
 // | way | raw | brotli | gzip |
 // |---|---:|---:|---:|
-// | `.wasm` file beside the JS, `new URL(…, import.meta.url)` | 367,897 | 118,595 | 140,806 |
-// | this: deflate-compressed, base64, in a JS chunk (`import()`) | 188,552 | 141,370 | 141,999 |
-// | base64 of the raw `.wasm` in a JS chunk (the old fallback) | 490,563 | 158,807 | 190,652 |
+// | `.wasm` file beside the JS, `new URL(…, import.meta.url)` | 367,784 | 118,373 | 140,708 |
+// | this: deflate-compressed, base64, in a JS chunk (`import()`) | 188,428 | 141,568 | 141,901 |
+// | base64 of the raw `.wasm` in a JS chunk (the old fallback) | 490,411 | 158,332 | 190,333 |
 //
 // The `.wasm` file is the smallest download, but not every bundler handles such an asset: esbuild
 // and plain Rollup leave a URL that answers 404 (one failed request, then a fallback), and Vite's
