@@ -6,11 +6,15 @@
 // can be compiled synchronously on first use everywhere (Node, Vite, a plain <script
 // type="module">, strict CSP with only 'wasm-unsafe-eval'), and no bundler has to know about a
 // .wasm asset. The size cost is measured and printed below (and kept in wasm/sizes.json).
+//
+// The JSON Schema validator is a module of its own, loaded lazily, and shipped differently: its
+// bytes are deflate-compressed, base64-encoded, in a JS module the loader imports dynamically
+// (pkg-js/src/validator-loader.ts says why, with the measurements).
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync, mkdirSync, rmSync, copyFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, writeFileSync, mkdirSync, rmSync, copyFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { gzipSync, brotliCompressSync, deflateRawSync, constants as zlib } from 'node:zlib';
+import { gzipSync, brotliCompressSync, deflateRawSync, deflateSync, constants as zlib } from 'node:zlib';
 
 const pkgDir = dirname(fileURLToPath(import.meta.url));
 const root = join(pkgDir, '..');
@@ -25,9 +29,11 @@ const run = (cmd, args, opts = {}) => {
 const MODULES = [
   // Embedded: the core must be usable synchronously (SPEC §2).
   { name: 'warden_core', cargoArgs: ['--no-default-features'], embed: true },
-  // Fetched as a .wasm file when first needed (smaller to download, and it stream-compiles);
-  // the embedded copy is the fallback for bundlers that do not emit `new URL(…)` assets.
-  { name: 'warden_validate', cargoArgs: ['--no-default-features', '--features', 'validator-module'], embed: 'fallback' },
+  // A deflate-compressed chunk, imported when first needed: every bundler splits a dynamic
+  // import, none needs to know about a .wasm asset, and no request can fail. `wasm-opt -O1`:
+  // measured here, it shrinks this module's deflate (what the chunk carries) by ~2 KB, where
+  // -Oz/-Os/-O2 make it ~2 KB larger.
+  { name: 'warden_validate', cargoArgs: ['--no-default-features', '--features', 'validator-module'], embed: 'deflate', wasmOpt: ['-O1'] },
 ];
 
 function bindgenVersionFromLock() {
@@ -58,21 +64,65 @@ function sizes(bytes) {
   };
 }
 
-function wasmOpt(file) {
+function wasmOpt(file, passes) {
   const bin = join(root, 'node_modules', '.bin', 'wasm-opt');
-  // Off by default: measured here, wasm-opt -Oz makes both modules smaller raw but larger
-  // after gzip and brotli, which is what a page downloads. WASM_OPT=1 turns it on.
-  if (process.env.WASM_OPT !== '1' || !existsSync(bin)) {
+  // Off by default for the core: measured here, wasm-opt -Oz makes it smaller raw but larger
+  // after gzip and brotli, which is what a page downloads. WASM_OPT=1 turns it on. A module
+  // that names its passes (the validator) always runs them.
+  if (!existsSync(bin) || (passes === undefined && process.env.WASM_OPT !== '1')) {
     console.log('wasm-opt skipped' + (existsSync(bin) ? ' (set WASM_OPT=1 to run it)' : ' (npm binaryen not installed)'));
     return;
   }
   // npm's binaryen only: Debian's binaryen 108 emits modules that crash at init.
-  run(bin, ['-Oz', '--enable-bulk-memory', '--enable-reference-types', '--enable-nontrapping-float-to-int', '--enable-sign-ext', '--enable-mutable-globals', '--enable-multivalue', '--enable-simd', file, '-o', file + '.opt']);
+  run(bin, [...(passes ?? ['-Oz']), '--enable-bulk-memory', '--enable-reference-types', '--enable-nontrapping-float-to-int', '--enable-sign-ext', '--enable-mutable-globals', '--enable-multivalue', '--enable-simd', file, '-o', file + '.opt']);
   copyFileSync(file + '.opt', file);
   rmSync(file + '.opt');
 }
 
-function buildModule({ name, cargoArgs, embed }) {
+/**
+ * The validator's glue: its pattern engine (pkg-js/src/validator-host.js, which wasm-bindgen
+ * copies under `snippets/<crate>-<hash>/`) moves to `wasm/validator-host.js`, a path the loader
+ * can import too; and the glue gets `__wbg_reset()`, which forgets the instance so that the
+ * next `initSync()` instantiates the module again (the loader's recovery after a trap).
+ */
+function finishValidatorGlue(name) {
+  const gluePath = join(wasmDir, `${name}.js`);
+  let glue = readFileSync(gluePath, 'utf8');
+  const hostImport = /from '\.\/snippets\/[^']+\/pkg-js\/src\/validator-host\.js'/;
+  const found = glue.match(hostImport);
+  if (!found) throw new Error(`glue of ${name} does not import validator-host.js from snippets/; update build.mjs`);
+  const snippet = join(wasmDir, found[0].slice("from './".length, -1));
+  copyFileSync(snippet, join(wasmDir, 'validator-host.js'));
+  rmSync(join(wasmDir, 'snippets'), { recursive: true, force: true });
+  glue = glue.replace(hostImport, "from './validator-host.js'");
+  for (const needed of ['let wasmModule, wasmInstance, wasm;', 'let cachedDataViewMemory0 = null;', 'let cachedUint8ArrayMemory0 = null;']) {
+    if (!glue.includes(needed)) throw new Error(`glue of ${name} no longer declares \`${needed}\`; update build.mjs (__wbg_reset)`);
+  }
+  glue += `
+/** Added by build.mjs: forgets the instance, so that the next initSync() instantiates the module again. */
+export function __wbg_reset() {
+    wasm = undefined;
+    wasmInstance = undefined;
+    wasmModule = undefined;
+    cachedDataViewMemory0 = null;
+    cachedUint8ArrayMemory0 = null;
+}
+`;
+  writeFileSync(gluePath, glue);
+  const typesPath = join(wasmDir, `${name}.d.ts`);
+  writeFileSync(typesPath, readFileSync(typesPath, 'utf8') + '\n/** Forgets the instance, so that the next initSync() instantiates the module again. */\nexport function __wbg_reset(): void;\n');
+  writeFileSync(join(wasmDir, 'validator-host.d.ts'), [
+    '/** The validator module\'s pattern engine (pkg-js/src/validator-host.js). */',
+    'export declare function patternCompile(source: string): number;',
+    'export declare function patternTest(id: number, text: string): boolean;',
+    'export declare function patternRelease(id: number): void;',
+    'export declare function patternReleaseAll(): void;',
+    'export declare function patternCount(): number;',
+    '',
+  ].join('\n'));
+}
+
+function buildModule({ name, cargoArgs, embed, wasmOpt: passes }) {
   const args = ['build', '--release', '--target', 'wasm32-unknown-unknown', '--lib', ...cargoArgs];
   // opt-level "z": measured smaller than "s" for both modules (the size of a page's download
   // matters more here than the last few percent of speed).
@@ -81,8 +131,9 @@ function buildModule({ name, cargoArgs, embed }) {
   run('wasm-bindgen', ['--target', 'web', '--out-dir', wasmDir, '--out-name', name, '--remove-name-section', '--remove-producers-section', built]);
   const wasmFile = join(wasmDir, `${name}_bg.wasm`);
   const before = sizes(readFileSync(wasmFile));
-  wasmOpt(wasmFile);
+  wasmOpt(wasmFile, passes);
   const bytes = readFileSync(wasmFile);
+  if (name === 'warden_validate') finishValidatorGlue(name);
 
   // The glue's default `init()` would fetch `new URL('<name>_bg.wasm', import.meta.url)`;
   // bundlers see that URL and emit the .wasm as an asset even though we never fetch it.
@@ -119,6 +170,16 @@ function buildModule({ name, cargoArgs, embed }) {
     writeFileSync(join(wasmDir, `${name}_bytes.d.ts`), `/** The ${name} module's bytes, deflate-raw compressed, base64-encoded. */\nexport declare const WASM_DEFLATED_BASE64: string;\n`);
     return { name, beforeWasmOpt: before, wasm: sizes(bytes), embeddedJs: sizes(Buffer.from(js)) };
   }
+  rmSync(wasmFile);
+  if (embed === 'deflate') {
+    // zlib's "deflate" (RFC 1950) rather than raw deflate: 6 bytes more, and every
+    // DecompressionStream has it (Node 20.0-20.11's has no "deflate-raw").
+    const base64 = deflateSync(bytes, { level: 9, memLevel: 9 }).toString('base64');
+    const chunk = `// Generated by build.mjs: the ${name} module, deflate-compressed (zlib format), base64-encoded.\nexport const WASM_DEFLATE_BASE64 = ${JSON.stringify(base64)};\n`;
+    writeFileSync(join(wasmDir, `${name}_deflate.js`), chunk);
+    writeFileSync(join(wasmDir, `${name}_deflate.d.ts`), `/** The ${name} module, deflate-compressed (zlib format), base64-encoded. */\nexport declare const WASM_DEFLATE_BASE64: string;\n`);
+    return { name, beforeWasmOpt: before, wasm: sizes(bytes), embeddedJs: sizes(Buffer.from(chunk)) };
+  }
   const base64 = bytes.toString('base64');
   writeFileSync(join(wasmDir, `${name}_base64.js`), `// Generated by build.mjs: the ${name} module's bytes.\nexport const WASM_BASE64 = ${JSON.stringify(base64)};\n`);
   writeFileSync(join(wasmDir, `${name}_base64.d.ts`), `/** The ${name} module's bytes, base64-encoded. */\nexport declare const WASM_BASE64: string;\n`);
@@ -132,8 +193,12 @@ function checkBudget(report) {
   for (const module of report) {
     const limit = budget[module.name];
     if (!limit) continue;
-    for (const [kind, max] of Object.entries(limit)) {
-      if (module.wasm[kind] > max) over.push(`${module.name} ${kind} ${module.wasm[kind]} B > budget ${max} B`);
+    // `brotli`, `gzip`, `raw`: the .wasm; `embeddedJs.*`: the JS module that carries it.
+    for (const [key, max] of Object.entries(limit)) {
+      const [where, kind] = key.includes('.') ? key.split('.') : ['wasm', key];
+      const actual = module[where]?.[kind];
+      if (actual === undefined) throw new Error(`size-budget.json: ${module.name} has no measurement "${key}"`);
+      if (actual > max) over.push(`${module.name} ${key} ${actual} B > budget ${max} B`);
     }
   }
   if (over.length) throw new Error(`size budget exceeded:\n  ${over.join('\n  ')}`);

@@ -7,8 +7,13 @@
 //! that does not validate is a list of [`Diagnostic`]s, and [`summary`] turns that list into the one
 //! line the agent reads after `Error: `.
 //!
-//! The engine is the `jsonschema` crate (0.61.2, pinned, default features off); see
-//! `shared/reference/jsonschema-crates.md` for why, and for its measured conformance.
+//! The engine is `boon` 0.6.1, vendored under `vendor/boon/` and patched so that regular
+//! expressions are not compiled by the `regex` crates (which would make up most of the module)
+//! but by an engine this crate installs: in the browser the page's own `RegExp` (installed by
+//! `src/wasm/validator.rs`), natively `regress`, an ECMAScript engine in Rust. `vendor/boon/README.md`
+//! lists every change. Unpatched, boon passes the JSON-Schema-Test-Suite's required tests of both
+//! dialects, and so does this build (`tests/json_schema_suite.rs`, natively; the package's
+//! `pkg-js/test/json-schema-suite.test.mjs`, through the built module and the JS `RegExp`).
 //!
 //! # Dialects
 //!
@@ -23,9 +28,28 @@
 //!
 //! Only references that resolve inside the schema itself are followed (`#/$defs/x`,
 //! `#/definitions/x`, anchors, `$id`-based references to embedded resources, and the bundled
-//! meta-schemas). Anything else is `invalid_schema` "external $ref ... is not fetched". The
-//! library never does network or file I/O: default features are off (no HTTP or file resolver is
-//! even compiled in), and every compile also installs a retriever that refuses every URI.
+//! meta-schemas of the two dialects). Anything else is `invalid_schema` "external $ref ... is not
+//! fetched": every compile installs a loader that refuses every URL, so no `$ref` can cause
+//! network or file I/O.
+//!
+//! # Patterns
+//!
+//! `pattern`, `patternProperties` and `format: "regex"` are ECMA-262 regular expressions by the
+//! specification, and they are run as such: with the `u` flag (as ajv does by default) and
+//! exactly as written, nothing translated. Look-around and back-references work (Zod 4 emits
+//! look-aheads for `z.email()`, `z.iso.duration()`, `z.hostname()`); a pattern the engine refuses
+//! makes the schema `invalid_schema`, and a `format: "regex"` value it refuses is invalid. Each
+//! pattern is compiled once, when its schema is compiled.
+//!
+//! Both engines backtrack, so a pattern can take time exponential or polynomial in the length of
+//! the string it is tested against. A page's schema is written by the page; the strings come from
+//! an agent. So a string (or, for `patternProperties`, a property name) longer than
+//! [`MAX_PATTERN_INPUT_CHARS`] characters is not tested at all: the instance is invalid (keyword
+//! `pattern`, or `patternProperties`, at that location), whatever keyword the pattern sits under
+//! (`not`, `anyOf`, `if`: an unchecked string never counts as matching or as not matching). The
+//! same holds if the engine fails while testing. The bound makes polynomial patterns
+//! (`^\s*x\s*$`-like, cubic at worst in practice) cheap enough; it cannot make a pattern with
+//! nested quantifiers (`^(a+)+$`) safe on a short string: the schema author must not write those.
 //!
 //! # `format`
 //!
@@ -42,11 +66,14 @@
 //! - the JS tooling pages use agrees: ajv with `ajv-formats` asserts formats in every draft, and
 //!   Zod validates its string formats at run time anyway.
 //!
-//! Formats this engine does not know (`"format": "textarea"`, `idn-email`, `idn-hostname`:
-//! the `idna` feature is off to save ~45 KB) are ignored, as the specification allows. The test
-//! suite harness (`tests/json_schema_suite.rs`) runs the 2020-12 `format.json` tests whose
-//! description says "only an annotation by default" with the expectation inverted, listed in
-//! `tests/json-schema-test-suite/known-failures.json`.
+//! Formats the engine does not know (`"format": "textarea"`) are ignored, as the specification
+//! allows. `idn-hostname` and `idn-email` are ignored too: checking them needs Unicode IDNA
+//! tables (ICU, +35 KB brotli) that this module leaves out; `iri` and `iri-reference` are checked
+//! by RFC 3987 syntax, which needs none. `contentEncoding` / `contentMediaType` are asserted in
+//! draft-07 (which allows it) and are annotations in 2020-12 (which requires that). The test
+//! suite harness (`tests/json_schema_suite.rs`) runs the 2020-12
+//! `format.json` tests whose description says "only an annotation by default" with the
+//! expectation inverted, listed in `tests/json-schema-test-suite/known-failures.json`.
 //!
 //! # Limits
 //!
@@ -62,15 +89,18 @@
 //! (`""` for the root). Two keywords are reported at the offending property rather than at its
 //! parent object, because that is where a small model has to look: `additionalProperties` /
 //! `unevaluatedProperties` give one diagnostic per unexpected property, at that property
-//! (`/extra`, `is not allowed`). `required` stays at the parent (`""`, `is required: "q"`), and
-//! [`summary`] renders it as `/q is required`. Messages never quote instance values (arguments
-//! may hold secrets), only property names and values taken from the schema.
+//! (`/extra`, `is not allowed`). `required` stays at the parent (`""`, `is required: "q"`, one
+//! diagnostic per missing property, also for `dependentRequired` and draft-07 `dependencies`),
+//! and [`summary`] renders it as `/q is required`. Messages never quote instance values
+//! (arguments may hold secrets), only property names and values taken from the schema.
 
-use std::collections::HashMap;
+use std::cell::Cell;
 use std::fmt::Write as _;
 
-use jsonschema::error::{TypeKind, ValidationErrorKind};
-use jsonschema::{Draft, ReferencingError, Retrieve, Uri, ValidationError, Validator};
+use boon::{
+    CompileError, CompiledPattern, Compiler, Draft, ErrorKind, PatternEngine, PatternFailure, SchemaIndex,
+    Schemas, Type, UrlLoader, ValidationError,
+};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -80,10 +110,25 @@ pub const MAX_DIAGNOSTICS: usize = 20;
 /// The most diagnostics [`summary`] spells out before `; … (N more)`.
 pub const SUMMARY_ITEMS: usize = 5;
 
+/// The longest string (or property name), in characters, that is tested against a pattern;
+/// a longer one fails validation (see the module docs, "Patterns").
+pub const MAX_PATTERN_INPUT_CHARS: usize = 10_000;
+
+/// The deepest nesting of arrays and objects accepted in a schema's text (`{}` is 1). Checking a
+/// schema against its meta-schema recurses once per level and more; measured in Node (whose
+/// stack is about as deep as a browser's main thread), every keyword compiles at 100 levels and
+/// the deepest-recursing ones (`if`, `contains`...) ran out of stack past 107. (Should a smaller
+/// stack run out anyway, the loader replaces the module and the schema is refused.)
+pub const MAX_SCHEMA_DEPTH: usize = 100;
+
 /// The URL of the draft-07 meta-schema, as draft-07 schemas spell it.
 pub const DRAFT_07_URL: &str = "http://json-schema.org/draft-07/schema#";
 /// The URL of the 2020-12 meta-schema.
 pub const DRAFT_2020_12_URL: &str = "https://json-schema.org/draft/2020-12/schema";
+
+/// Where a compiled schema lives for the engine: its base URI when it has no `$id`. Relative
+/// `$ref`s resolve against it (and are then refused as external); messages show them without it.
+const SCHEMA_URL: &str = "json-schema:///";
 
 /// A JSON Schema dialect this module supports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -99,8 +144,8 @@ pub enum Dialect {
 impl Dialect {
     fn engine_draft(self) -> Draft {
         match self {
-            Dialect::Draft7 => Draft::Draft7,
-            Dialect::Draft202012 => Draft::Draft202012,
+            Dialect::Draft7 => Draft::V7,
+            Dialect::Draft202012 => Draft::V2020_12,
         }
     }
 
@@ -173,50 +218,110 @@ impl Default for Limits {
     }
 }
 
-/// The retriever every compile installs: it refuses every URI, so no `$ref` can cause I/O.
-struct RefuseRetrieval;
+// ---- patterns ---------------------------------------------------------------------------------
 
-/// The error [`RefuseRetrieval`] returns (the compile error is then reported as an external `$ref`).
-#[derive(Debug)]
-struct NotFetched;
+thread_local! {
+    /// Set when a string could not be tested against a pattern during the current validation
+    /// (validation runs on one thread, start to end, so a thread-local is per validation).
+    static PATTERN_UNCHECKED: Cell<Option<PatternFailure>> = const { Cell::new(None) };
+}
 
-impl std::fmt::Display for NotFetched {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("external references are not fetched")
+/// Installs the engine that compiles and runs patterns, wrapped so that strings over
+/// [`MAX_PATTERN_INPUT_CHARS`] are never handed to it and every failure is recorded for
+/// [`SchemaCache::validate_with_limits`]. Once per process; later calls are ignored. Natively
+/// [`SchemaCache::new`] installs `regress`; the wasm module installs the page's `RegExp` first.
+pub(crate) fn install_pattern_engine(engine: Box<dyn PatternEngine>) {
+    boon::set_pattern_engine(Box::new(Guarded(engine)));
+}
+
+struct Guarded(Box<dyn PatternEngine>);
+
+impl PatternEngine for Guarded {
+    fn compile(&self, source: &str) -> Result<Box<dyn CompiledPattern>, String> {
+        Ok(Box::new(GuardedPattern(self.0.compile(source)?)))
     }
 }
 
-impl std::error::Error for NotFetched {}
+struct GuardedPattern(Box<dyn CompiledPattern>);
 
-impl Retrieve for RefuseRetrieval {
-    fn retrieve(&self, _uri: &Uri<String>) -> Result<Value, Box<dyn std::error::Error + Send + Sync>> {
-        Err(Box::new(NotFetched))
+impl CompiledPattern for GuardedPattern {
+    fn is_match(&self, text: &str) -> Result<bool, PatternFailure> {
+        // Bytes bound characters from above, so most strings skip the count.
+        let answer = if text.len() > MAX_PATTERN_INPUT_CHARS && text.chars().count() > MAX_PATTERN_INPUT_CHARS {
+            Err(PatternFailure::TooLong { max_chars: MAX_PATTERN_INPUT_CHARS })
+        } else {
+            self.0.is_match(text)
+        };
+        if let Err(failure) = &answer {
+            PATTERN_UNCHECKED.with(|cell| cell.set(Some(failure.clone())));
+        }
+        answer
     }
 }
+
+/// Natively, patterns run on `regress` (ECMAScript syntax and semantics, `u` flag).
+#[cfg(not(target_arch = "wasm32"))]
+struct Regress;
+
+#[cfg(not(target_arch = "wasm32"))]
+impl PatternEngine for Regress {
+    fn compile(&self, source: &str) -> Result<Box<dyn CompiledPattern>, String> {
+        match regress::Regex::with_flags(source, "u") {
+            Ok(regex) => Ok(Box::new(RegressPattern(regex))),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+struct RegressPattern(regress::Regex);
+
+#[cfg(not(target_arch = "wasm32"))]
+impl CompiledPattern for RegressPattern {
+    fn is_match(&self, text: &str) -> Result<bool, PatternFailure> {
+        Ok(self.0.find(text).is_some())
+    }
+}
+
+// ---- references -------------------------------------------------------------------------------
+
+/// The loader every compile installs: it refuses every URL, so no `$ref` can cause I/O. (The
+/// engine serves the meta-schemas of the two dialects from copies compiled into it.)
+struct RefuseLoader;
+
+impl UrlLoader for RefuseLoader {
+    fn load(&self, _url: &str) -> Result<Value, Box<dyn std::error::Error>> {
+        Err("external references are not fetched".into())
+    }
+}
+
+// ---- the cache --------------------------------------------------------------------------------
 
 struct Entry {
-    validator: Validator,
+    handle: u32,
+    schemas: Schemas,
+    index: SchemaIndex,
     /// How many `compile` calls returned this handle and were not yet dropped.
     refs: u32,
-    /// The schema text, to remove the dedup entry when the last reference goes.
+    /// The schema text: compiling the same text again shares the entry.
     text: String,
 }
 
 /// Compiled validators by handle.
 ///
-/// Compiling is the expensive part (0.3-2 ms per schema in wasm, mostly validating the schema
-/// against its meta-schema), so a schema is compiled once and validated against many times.
-/// Compiling the same text again returns the same handle and counts a reference; each `compile`
-/// should be matched by one [`SchemaCache::drop_schema`].
+/// Compiling is the expensive part (validating the schema against its meta-schema, compiling its
+/// patterns), so a schema is compiled once and validated against many times. Compiling the same
+/// text again returns the same handle and counts a reference; each `compile` should be matched by
+/// one [`SchemaCache::drop_schema`]. Each schema is compiled on its own (nothing it defines is
+/// visible to another), so dropping it frees everything it holds, its patterns included.
 pub struct SchemaCache {
-    entries: HashMap<u32, Entry>,
-    by_text: HashMap<String, u32>,
+    /// In handle order. A page compiles a schema per tool, tens at most: a scan costs less than
+    /// hashing, and a map per key type would add ~10 KB of code to the module.
+    entries: Vec<Entry>,
     next_handle: u32,
     default_dialect: Dialect,
     /// Documents handed in up front (conformance tests only); never fetched.
-    registry: Option<jsonschema::Registry<'static>>,
-    /// URIs of `registry`'s documents, which may then be named by `$schema`.
-    preloaded: Vec<String>,
+    documents: Vec<(String, Value)>,
 }
 
 impl Default for SchemaCache {
@@ -228,13 +333,13 @@ impl Default for SchemaCache {
 impl SchemaCache {
     /// An empty cache.
     pub fn new() -> Self {
+        #[cfg(not(target_arch = "wasm32"))]
+        install_pattern_engine(Box::new(Regress));
         SchemaCache {
-            entries: HashMap::new(),
-            by_text: HashMap::new(),
+            entries: Vec::new(),
             next_handle: 1,
             default_dialect: Dialect::Draft202012,
-            registry: None,
-            preloaded: Vec::new(),
+            documents: Vec::new(),
         }
     }
 
@@ -247,27 +352,19 @@ impl SchemaCache {
     ///
     /// # Errors
     ///
-    /// `invalid_schema` when a document is not JSON or the set cannot be indexed.
+    /// `invalid_schema` when a document is not JSON.
     #[doc(hidden)]
     pub fn for_conformance_suite(
         default_dialect: Dialect,
         documents: Vec<(String, String)>,
     ) -> Result<Self, SchemaProblem> {
-        let mut preloaded = Vec::with_capacity(documents.len());
         let mut parsed = Vec::with_capacity(documents.len());
         for (uri, text) in documents {
             let value: Value = serde_json::from_str(&text)
                 .map_err(|e| SchemaProblem::invalid(format!("document {uri} is not JSON: {e}")))?;
-            preloaded.push(uri.trim_end_matches('#').to_owned());
             parsed.push((uri, value));
         }
-        let registry = jsonschema::Registry::new()
-            .retriever(RefuseRetrieval)
-            .draft(default_dialect.engine_draft())
-            .extend(parsed)
-            .and_then(jsonschema::RegistryBuilder::prepare)
-            .map_err(|e| SchemaProblem::invalid(format!("documents cannot be indexed: {e}")))?;
-        Ok(SchemaCache { default_dialect, registry: Some(registry), preloaded, ..SchemaCache::new() })
+        Ok(SchemaCache { default_dialect, documents: parsed, ..SchemaCache::new() })
     }
 
     /// How many distinct compiled schemas the cache holds.
@@ -287,37 +384,35 @@ impl SchemaCache {
     ///
     /// # Errors
     ///
-    /// `invalid_schema` when the text is not JSON, the schema breaks its meta-schema (the message
+    /// `invalid_schema` when the text is not JSON or nests deeper than [`MAX_SCHEMA_DEPTH`]
+    /// levels, the schema breaks its meta-schema (the message
     /// names the location inside the schema), `$schema` names an unsupported dialect, a `pattern`
     /// is not a valid regular expression, or a `$ref` does not resolve inside the schema
     /// (external references are never fetched). `too_many_schemas` when the handles ran out.
     pub fn compile(&mut self, schema_json: &str) -> Result<u32, SchemaProblem> {
-        if let Some(&handle) = self.by_text.get(schema_json) {
-            if let Some(entry) = self.entries.get_mut(&handle) {
-                entry.refs = entry.refs.saturating_add(1);
-                return Ok(handle);
-            }
+        if let Some(entry) = self.entries.iter_mut().find(|e| e.text == schema_json) {
+            entry.refs = entry.refs.saturating_add(1);
+            return Ok(entry.handle);
         }
-        let validator = self.build(schema_json)?;
+        let (schemas, index) = self.build(schema_json)?;
         let handle = self.next_handle;
         self.next_handle = handle.checked_add(1).ok_or_else(|| SchemaProblem {
             code: "too_many_schemas",
             message: "no schema handles are left in this cache".to_owned(),
             path: String::new(),
         })?;
-        self.entries.insert(handle, Entry { validator, refs: 1, text: schema_json.to_owned() });
-        self.by_text.insert(schema_json.to_owned(), handle);
+        self.entries.push(Entry { handle, schemas, index, refs: 1, text: schema_json.to_owned() });
         Ok(handle)
     }
 
     /// Releases one reference to `handle`; the compiled schema goes with the last one. An unknown
     /// handle is ignored.
     pub fn drop_schema(&mut self, handle: u32) {
-        let Some(entry) = self.entries.get_mut(&handle) else { return };
-        entry.refs = entry.refs.saturating_sub(1);
-        if entry.refs == 0 {
-            if let Some(entry) = self.entries.remove(&handle) {
-                self.by_text.remove(&entry.text);
+        let Some(at) = self.entries.iter().position(|e| e.handle == handle) else { return };
+        if let Some(entry) = self.entries.get_mut(at) {
+            entry.refs = entry.refs.saturating_sub(1);
+            if entry.refs == 0 {
+                self.entries.remove(at);
             }
         }
     }
@@ -346,7 +441,7 @@ impl SchemaCache {
         instance_json: &str,
         limits: Limits,
     ) -> Result<Vec<Diagnostic>, SchemaProblem> {
-        let entry = self.entries.get(&handle).ok_or_else(|| SchemaProblem {
+        let entry = self.entries.iter().find(|e| e.handle == handle).ok_or_else(|| SchemaProblem {
             code: "unknown_handle",
             message: format!("no compiled schema has handle {handle}"),
             path: String::new(),
@@ -355,25 +450,36 @@ impl SchemaCache {
             Ok(instance) => instance,
             Err(diagnostic) => return Ok(vec![diagnostic]),
         };
-        if entry.validator.is_valid(&instance) {
-            return Ok(Vec::new());
-        }
+        PATTERN_UNCHECKED.with(|cell| cell.set(None));
+        let result = entry.schemas.validate(&instance, entry.index);
+        let unchecked = PATTERN_UNCHECKED.with(Cell::take);
         let mut out = Vec::new();
-        for error in entry.validator.iter_errors(&instance) {
-            push_diagnostics(&mut out, &error, &instance);
-            if out.len() >= MAX_DIAGNOSTICS {
-                break;
+        if let Err(error) = &result {
+            push_diagnostics(&mut out, error, &instance);
+            out.truncate(MAX_DIAGNOSTICS);
+            if out.is_empty() {
+                // Every failure the engine reports has a leaf; never report "valid" here.
+                out.push(Diagnostic::new("", "schema", "does not match the schema"));
             }
         }
-        out.truncate(MAX_DIAGNOSTICS);
-        if out.is_empty() {
-            // `is_valid` and `iter_errors` never disagreed in the suite; never report "valid" here.
-            out.push(Diagnostic::new("", "schema", "does not match the schema"));
+        if let Some(failure) = unchecked {
+            // Fail closed: a string that was not tested may have been taken as "not matching"
+            // under `not`, `anyOf`, `if`..., which could have made the instance pass.
+            if !out.iter().any(|d| d.keyword == "pattern" || d.keyword == "patternProperties") {
+                out.truncate(MAX_DIAGNOSTICS.saturating_sub(1));
+                let message = format!("has a string that was not tested against a pattern: {}", failure_text(&failure));
+                out.push(Diagnostic::new("", "pattern", message));
+            }
         }
         Ok(out)
     }
 
-    fn build(&self, schema_json: &str) -> Result<Validator, SchemaProblem> {
+    fn build(&self, schema_json: &str) -> Result<(Schemas, SchemaIndex), SchemaProblem> {
+        if nesting_exceeds(schema_json, MAX_SCHEMA_DEPTH) {
+            return Err(SchemaProblem::invalid(format!(
+                "the schema nests arrays and objects deeper than {MAX_SCHEMA_DEPTH} levels"
+            )));
+        }
         let schema: Value = serde_json::from_str(schema_json).map_err(|e| {
             let detail = e.to_string();
             SchemaProblem::invalid(if detail.starts_with("recursion limit exceeded") {
@@ -388,7 +494,9 @@ impl SchemaCache {
                 None => Some(self.default_dialect),
                 Some(Value::String(url)) => match dialect_of_url(url) {
                     Some(dialect) => Some(dialect),
-                    None if self.preloaded.iter().any(|u| u == url.trim_end_matches('#')) => None,
+                    None if self.documents.iter().any(|(u, _)| u.trim_end_matches('#') == url.trim_end_matches('#')) => {
+                        None
+                    }
                     None => return Err(SchemaProblem::invalid(unsupported_dialect(url))),
                 },
                 Some(_) => {
@@ -406,18 +514,53 @@ impl SchemaCache {
                 )))
             }
         };
-        let mut options = jsonschema::options()
-            .with_retriever(RefuseRetrieval)
-            .should_validate_formats(true)
-            .should_ignore_unknown_formats(true);
-        if let Some(dialect) = dialect {
-            options = options.with_draft(dialect.engine_draft());
-        }
-        if let Some(registry) = &self.registry {
-            options = options.with_registry(registry);
-        }
         let dialect_name = dialect.map_or("(custom meta-schema)", Dialect::name);
-        options.build(&schema).map_err(|e| compile_problem(&e, dialect_name))
+        let mut compiler = Compiler::new();
+        compiler.set_default_draft(self.default_dialect.engine_draft());
+        compiler.enable_format_assertions();
+        compiler.use_loader(Box::new(RefuseLoader));
+        compiler.register_format(boon::Format { name: "iri", func: check_iri });
+        compiler.register_format(boon::Format { name: "iri-reference", func: check_iri_reference });
+        if dialect == Some(Dialect::Draft7) {
+            // Draft-07 lets validators assert contentEncoding / contentMediaType, and the
+            // previous engine did; 2020-12 makes them annotations only (its required tests say so).
+            compiler.enable_content_assertions();
+        }
+        for (uri, document) in &self.documents {
+            compiler
+                .add_resource(uri, document.clone())
+                .map_err(|_| SchemaProblem::invalid(format!("document {uri} cannot be used: its URI is not absolute")))?;
+        }
+        let problem = |e: CompileError| compile_problem(&e, &schema, dialect_name);
+        compiler.add_resource(SCHEMA_URL, schema.clone()).map_err(problem)?;
+        let mut schemas = Schemas::new();
+        let index = compiler.compile(SCHEMA_URL, &mut schemas).map_err(problem)?;
+        Ok((schemas, index))
+    }
+}
+
+/// `format: "iri"` (RFC 3987, a scheme required), without IDNA tables.
+fn check_iri(value: &Value) -> Result<(), Box<dyn std::error::Error>> {
+    if let Value::String(text) = value {
+        fluent_uri::Iri::parse(text.as_str())?;
+    }
+    Ok(())
+}
+
+/// `format: "iri-reference"` (RFC 3987), without IDNA tables.
+fn check_iri_reference(value: &Value) -> Result<(), Box<dyn std::error::Error>> {
+    if let Value::String(text) = value {
+        fluent_uri::IriRef::parse(text.as_str())?;
+    }
+    Ok(())
+}
+
+fn failure_text(failure: &PatternFailure) -> String {
+    match failure {
+        PatternFailure::TooLong { max_chars } => {
+            format!("it is longer than {max_chars} characters, the most a pattern is tested against")
+        }
+        PatternFailure::Engine => "the regular expression engine failed".to_owned(),
     }
 }
 
@@ -439,31 +582,166 @@ fn unsupported_dialect(url: &str) -> String {
     )
 }
 
-/// Turns a compile error into a [`SchemaProblem`].
-fn compile_problem(error: &ValidationError<'_>, dialect: &str) -> SchemaProblem {
-    let path = error.instance_path().as_str().to_owned();
-    let message = match error.kind() {
-        ValidationErrorKind::Referencing(reference) => referencing_message(reference),
-        ValidationErrorKind::Format { format } if format == "regex" => {
-            format!("{} is not a valid regular expression", at_schema(&path))
-        }
-        ValidationErrorKind::BacktrackLimitExceeded { .. } | ValidationErrorKind::RegexEngineFailure { .. } => {
+// ---- compile errors ---------------------------------------------------------------------------
+
+/// Turns a compile error into a [`SchemaProblem`]. `schema` is the schema as given, to show an
+/// external `$ref` as its author wrote it.
+fn compile_problem(error: &CompileError, schema: &Value, dialect: &str) -> SchemaProblem {
+    let (path, message) = match error {
+        CompileError::ValidationError { src, .. } => meta_schema_problem(src, schema, dialect),
+        CompileError::LoadUrlError { url, .. } | CompileError::UnsupportedUrlScheme { url } => (
+            String::new(),
             format!(
-                "{} has a regular expression that cannot be compiled: {}",
+                "external $ref {} is not fetched: only references inside the schema itself are resolved \
+                 (put shared definitions under \"$defs\" and use \"#/$defs/...\")",
+                quote(&written_ref(schema, url))
+            ),
+        ),
+        CompileError::JsonPointerNotFound(loc) => {
+            (String::new(), format!("$ref {} points to nothing in the schema", quote(display_url(loc))))
+        }
+        CompileError::AnchorNotFound { reference, .. } => (
+            String::new(),
+            format!("$ref {} names an anchor the schema does not define", quote(display_url(reference))),
+        ),
+        CompileError::InvalidRegex { url, regex, src } => {
+            let path = fragment_of(url);
+            let message = format!(
+                "{} has a regular expression that is not valid (ECMAScript, u flag): {} ({})",
                 at_schema(&path),
-                clip(&error.to_string(), 200)
-            )
+                quote(&clip(regex, 120)),
+                clip(&src.to_string(), 200)
+            );
+            (path, message)
         }
-        _ => {
-            let detail = short_message(error);
-            let keyword = error.kind().keyword();
-            format!(
-                "the schema is not valid JSON Schema {dialect}: {} {detail} (meta-schema keyword \"{keyword}\")",
-                at_schema(&path)
-            )
+        CompileError::UnsupportedDraft { url } | CompileError::InvalidMetaSchemaUrl { url, .. } => {
+            (String::new(), unsupported_dialect(display_url(url)))
         }
+        // Written here rather than with the engine's `Display`, which would link its
+        // formatting of every error kind into the module.
+        CompileError::ParseUrlError { url, src } => {
+            (String::new(), format!("{} is not a valid URI reference ({src})", quote(display_url(url))))
+        }
+        CompileError::ParseIdError { loc } => {
+            (fragment_of(loc), format!("{} has an \"$id\" that is not a valid URI reference", at_schema(&fragment_of(loc))))
+        }
+        CompileError::ParseAnchorError { loc } => {
+            (fragment_of(loc), format!("{} has an anchor that cannot be parsed", at_schema(&fragment_of(loc))))
+        }
+        CompileError::DuplicateId { id, ptr1, ptr2, .. } => (
+            ptr2.clone(),
+            format!("\"$id\" {} is used twice, at {} and {}", quote(display_url(id)), quote(ptr1), quote(ptr2)),
+        ),
+        CompileError::DuplicateAnchor { anchor, ptr1, ptr2, .. } => (
+            ptr2.clone(),
+            format!("the anchor {} is defined twice, at {} and {}", quote(anchor), quote(ptr1), quote(ptr2)),
+        ),
+        CompileError::InvalidJsonPointer(loc) => {
+            (String::new(), format!("$ref {} is not a valid JSON Pointer", quote(display_url(loc))))
+        }
+        CompileError::MetaSchemaCycle { url } => {
+            (String::new(), format!("the meta-schema {} refers to itself through \"$schema\"", quote(display_url(url))))
+        }
+        CompileError::UnsupportedVocabulary { vocabulary, .. } => {
+            (String::new(), format!("the meta-schema requires the unsupported vocabulary {}", quote(vocabulary)))
+        }
+        CompileError::Bug(src) => (String::new(), format!("the schema cannot be compiled ({src})")),
     };
     SchemaProblem { code: "invalid_schema", message: clip(&message, 600), path }
+}
+
+/// The first problem the meta-schema found, with its location inside the schema.
+fn meta_schema_problem(error: &ValidationError<'_, '_>, schema: &Value, dialect: &str) -> (String, String) {
+    let leaf = first_leaf(error);
+    let path = leaf.instance_location.to_string();
+    let message = match &leaf.kind {
+        ErrorKind::Format { want: "regex", err, .. } => format!(
+            "{} is not a valid regular expression (ECMAScript, u flag): {}",
+            at_schema(&path),
+            clip(&err.to_string(), 200)
+        ),
+        ErrorKind::PropertyName { prop }
+            if leaf.causes.first().is_some_and(|c| matches!(first_leaf(c).kind, ErrorKind::Format { want: "regex", .. })) =>
+        {
+            format!(
+                "{} has a key that is not a valid regular expression (ECMAScript, u flag): {}",
+                at_schema(&path),
+                quote(&clip(prop, 120))
+            )
+        }
+        kind => format!(
+            "the schema is not valid JSON Schema {dialect}: {} {} (meta-schema keyword \"{}\")",
+            at_schema(&path),
+            short_message(leaf, schema),
+            keyword_of(kind)
+        ),
+    };
+    (path, message)
+}
+
+/// The `$ref` of `schema` (as written) that names `url`, the document the engine tried to load;
+/// `url` itself, shown without the engine's base, when none does.
+fn written_ref(schema: &Value, url: &str) -> String {
+    let wanted = display_url(url);
+    let mut stack = vec![schema];
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::Object(map) => {
+                for (key, member) in map {
+                    if let (true, Value::String(reference)) = (key == "$ref" || key == "$dynamicRef", member) {
+                        let document = reference.split('#').next().unwrap_or_default();
+                        if document == wanted || document == url {
+                            return reference.clone();
+                        }
+                    }
+                    stack.push(member);
+                }
+            }
+            Value::Array(items) => stack.extend(items),
+            _ => {}
+        }
+    }
+    wanted.to_owned()
+}
+
+/// A URL as the schema's author wrote it: without the engine's base for schemas without `$id`.
+fn display_url(url: &str) -> &str {
+    url.strip_prefix(SCHEMA_URL).unwrap_or(url)
+}
+
+/// The JSON Pointer in a URL's fragment (`json-schema:///#/a/pattern` gives `/a/pattern`).
+fn fragment_of(url: &str) -> String {
+    let fragment = url.split_once('#').map_or("", |(_, f)| f);
+    percent_decode(fragment)
+}
+
+/// Undoes the engine's percent-encoding of fragments (which it applies to a few ASCII
+/// characters only); anything malformed is kept as it is.
+fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0usize;
+    while let Some(&b) = bytes.get(i) {
+        let decoded = if b == b'%' {
+            bytes
+                .get(i + 1..i + 3)
+                .and_then(|hex| std::str::from_utf8(hex).ok())
+                .and_then(|hex| u8::from_str_radix(hex, 16).ok())
+        } else {
+            None
+        };
+        match decoded {
+            Some(byte) => {
+                out.push(byte);
+                i += 3;
+            }
+            None => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8(out).unwrap_or_else(|_| text.to_owned())
 }
 
 fn at_schema(path: &str) -> String {
@@ -474,29 +752,7 @@ fn at_schema(path: &str) -> String {
     }
 }
 
-fn referencing_message(error: &ReferencingError) -> String {
-    match error {
-        ReferencingError::Unretrievable { uri, .. } => format!(
-            "external $ref {} is not fetched: only references inside the schema itself are resolved \
-             (put shared definitions under \"$defs\" and use \"#/$defs/...\")",
-            quote(display_uri(uri))
-        ),
-        ReferencingError::PointerToNowhere { pointer } => {
-            let reference = if pointer.starts_with('/') { format!("#{pointer}") } else { pointer.clone() };
-            format!("$ref {} points to nothing in the schema", quote(&reference))
-        }
-        ReferencingError::NoSuchAnchor { anchor } => {
-            format!("$ref names the anchor {}, which the schema does not define", quote(anchor))
-        }
-        ReferencingError::UnknownSpecification { specification } => unsupported_dialect(specification),
-        other => format!("a $ref cannot be resolved: {other}"),
-    }
-}
-
-/// URIs relative to no `$id` are resolved against `json-schema:///`; show them as written.
-fn display_uri(uri: &str) -> &str {
-    uri.strip_prefix("json-schema:///").unwrap_or(uri)
-}
+// ---- instance text ----------------------------------------------------------------------------
 
 /// Parses instance text after checking the limits, or says why it cannot be validated.
 fn parse_instance(text: &str, limits: Limits) -> Result<Value, Diagnostic> {
@@ -602,39 +858,57 @@ fn nesting_exceeds(text: &str, max_depth: usize) -> bool {
     false
 }
 
-/// Appends the diagnostics for one engine error (one, or one per unexpected property).
-/// `root` is the whole instance, to list the properties of an object the engine only points at.
-fn push_diagnostics(out: &mut Vec<Diagnostic>, error: &ValidationError<'_>, root: &Value) {
-    let path = error.instance_path().as_str();
-    match error.kind() {
-        ValidationErrorKind::AdditionalProperties { unexpected }
-        | ValidationErrorKind::UnevaluatedProperties { unexpected } => {
-            let keyword = error.kind().keyword();
-            for name in unexpected {
-                out.push(Diagnostic::new(pointer_child(path, name), keyword, "is not allowed"));
-            }
-        }
-        // `additionalProperties: false` with no `properties`/`patternProperties` is reported as a
-        // false schema at the object (not at the property), for its first member only: every
-        // member is unexpected there, so list them all.
-        ValidationErrorKind::FalseSchema if false_schema_keyword(error) == Some("additionalProperties") => {
-            match root.pointer(path) {
-                Some(Value::Object(members)) if !members.is_empty() => {
-                    for name in members.keys() {
-                        out.push(Diagnostic::new(pointer_child(path, name), "additionalProperties", "is not allowed"));
-                    }
-                }
-                _ => out.push(Diagnostic::new(path, "additionalProperties", "must have no properties")),
-            }
-        }
-        _ => out.push(Diagnostic::new(path, keyword_of(error), short_message(error))),
+// ---- diagnostics ------------------------------------------------------------------------------
+
+/// Appends the diagnostics for one engine error: the engine reports a tree (a node per schema
+/// or `$ref` it went through); the diagnostics are its leaves, one per failed keyword, except
+/// that `anyOf` / `oneOf` stay one diagnostic (with hints from their alternatives), and
+/// `additionalProperties` / `required` give one per property. `root` is the whole instance, to
+/// read the arrays the engine only points at.
+fn push_diagnostics(out: &mut Vec<Diagnostic>, error: &ValidationError<'_, '_>, root: &Value) {
+    if out.len() >= MAX_DIAGNOSTICS {
+        return;
     }
+    let path = error.instance_location.to_string();
+    match &error.kind {
+        ErrorKind::Group | ErrorKind::Schema { .. } | ErrorKind::Reference { .. } | ErrorKind::AllOf => {
+            for cause in &error.causes {
+                push_diagnostics(out, cause, root);
+            }
+        }
+        ErrorKind::AdditionalProperties { got } => {
+            for name in got {
+                out.push(Diagnostic::new(pointer_child(&path, name), "additionalProperties", "is not allowed"));
+            }
+        }
+        ErrorKind::Required { want } => {
+            for name in want {
+                out.push(Diagnostic::new(&path, "required", format!("is required: {}", quote(name))));
+            }
+        }
+        ErrorKind::Dependency { missing, .. } | ErrorKind::DependentRequired { missing, .. } => {
+            for name in missing {
+                out.push(Diagnostic::new(&path, "required", format!("is required: {}", quote(name))));
+            }
+        }
+        ErrorKind::PatternNotChecked { prop: Some(name), why, .. } => out.push(Diagnostic::new(
+            pointer_child(&path, name),
+            "patternProperties",
+            format!("has a name that was not tested against a pattern: {}", failure_text(why)),
+        )),
+        ErrorKind::FalseSchema => {
+            let keyword = false_schema_keyword(error.schema_url);
+            out.push(Diagnostic::new(path, keyword.unwrap_or("falseSchema"), "is not allowed"));
+        }
+        kind => out.push(Diagnostic::new(&path, keyword_of(kind), short_message(error, root))),
+    }
+    out.truncate(MAX_DIAGNOSTICS);
 }
 
-/// For a false-schema error, the keyword whose value was `false` (`items`, `propertyNames`, ...),
-/// when the schema path ends in one; `None` for `false` at the root or under `properties`.
-fn false_schema_keyword<'e>(error: &'e ValidationError<'_>) -> Option<&'e str> {
-    const KEYWORDS: [&str; 7] = [
+/// For a false schema, the keyword whose value was `false` (`items`, `propertyNames`, ...), when
+/// its location ends in one; `None` for `false` at the root or under `properties`.
+fn false_schema_keyword(schema_url: &str) -> Option<&'static str> {
+    const KEYWORDS: [&str; 8] = [
         "items",
         "additionalItems",
         "additionalProperties",
@@ -642,145 +916,177 @@ fn false_schema_keyword<'e>(error: &'e ValidationError<'_>) -> Option<&'e str> {
         "unevaluatedItems",
         "unevaluatedProperties",
         "contains",
+        "not",
     ];
     const MAPS: [&str; 6] =
         ["properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies"];
-    let mut segments = error.schema_path().as_str().rsplit('/');
+    let fragment = schema_url.split_once('#').map_or("", |(_, f)| f);
+    let mut segments = fragment.rsplit('/');
     let last = segments.next()?;
     let before = segments.next();
-    if KEYWORDS.contains(&last) && !before.is_some_and(|b| MAPS.contains(&b)) {
-        Some(last)
-    } else {
-        None
+    if before.is_some_and(|b| MAPS.contains(&b)) {
+        return None;
     }
+    KEYWORDS.into_iter().find(|k| *k == last)
 }
 
-/// The keyword to report: the engine's, refined for `minContains`/`maxContains`.
-fn keyword_of(error: &ValidationError<'_>) -> String {
-    if matches!(error.kind(), ValidationErrorKind::FalseSchema) {
-        if let Some(keyword) = false_schema_keyword(error) {
-            return keyword.to_owned();
-        }
+/// The keyword a (leaf) error is about.
+fn keyword_of(kind: &ErrorKind<'_, '_>) -> &'static str {
+    match kind {
+        ErrorKind::Type { .. } => "type",
+        ErrorKind::Enum { .. } => "enum",
+        ErrorKind::Const { .. } => "const",
+        ErrorKind::Format { .. } => "format",
+        ErrorKind::MinProperties { .. } => "minProperties",
+        ErrorKind::MaxProperties { .. } => "maxProperties",
+        ErrorKind::PropertyName { .. } => "propertyNames",
+        ErrorKind::MinItems { .. } => "minItems",
+        ErrorKind::MaxItems { .. } => "maxItems",
+        ErrorKind::Contains => "contains",
+        ErrorKind::MinContains { .. } => "minContains",
+        ErrorKind::MaxContains { .. } => "maxContains",
+        ErrorKind::UniqueItems { .. } => "uniqueItems",
+        ErrorKind::AdditionalItems { .. } => "additionalItems",
+        ErrorKind::MinLength { .. } => "minLength",
+        ErrorKind::MaxLength { .. } => "maxLength",
+        ErrorKind::Pattern { .. } | ErrorKind::PatternNotChecked { .. } => "pattern",
+        ErrorKind::ContentEncoding { .. } => "contentEncoding",
+        ErrorKind::ContentMediaType { .. } => "contentMediaType",
+        ErrorKind::ContentSchema => "contentSchema",
+        ErrorKind::Minimum { .. } => "minimum",
+        ErrorKind::Maximum { .. } => "maximum",
+        ErrorKind::ExclusiveMinimum { .. } => "exclusiveMinimum",
+        ErrorKind::ExclusiveMaximum { .. } => "exclusiveMaximum",
+        ErrorKind::MultipleOf { .. } => "multipleOf",
+        ErrorKind::Not => "not",
+        ErrorKind::AnyOf => "anyOf",
+        ErrorKind::OneOf(_) => "oneOf",
+        ErrorKind::RefCycle { .. } => "$ref",
+        ErrorKind::AdditionalProperties { .. } => "additionalProperties",
+        ErrorKind::Required { .. } | ErrorKind::Dependency { .. } | ErrorKind::DependentRequired { .. } => "required",
+        ErrorKind::FalseSchema => "falseSchema",
+        ErrorKind::AllOf => "allOf",
+        ErrorKind::Group | ErrorKind::Schema { .. } | ErrorKind::Reference { .. } => "schema",
     }
-    if matches!(error.kind(), ValidationErrorKind::Contains) {
-        if let Some(last) = last_segment(error.schema_path().as_str()) {
-            if last == "minContains" || last == "maxContains" {
-                return last.to_owned();
-            }
-        }
-    }
-    error.kind().keyword().to_owned()
-}
-
-fn last_segment(pointer: &str) -> Option<&str> {
-    pointer.rsplit('/').next()
 }
 
 /// A short message for a small model, read after the path. Never quotes instance values.
-fn short_message(error: &ValidationError<'_>) -> String {
-    match error.kind() {
-        ValidationErrorKind::Type { kind } => match kind {
-            TypeKind::Single(ty) => format!("must be {ty}"),
-            TypeKind::Multiple(set) => {
-                // `null` last: "must be string or null" reads as the schema author meant it.
-                let mut names: Vec<&str> = set.iter().map(|t| t.as_str()).filter(|t| *t != "null").collect();
-                if set.iter().any(|t| t.as_str() == "null") {
-                    names.push("null");
-                }
-                format!("must be {}", or_list(&names))
+fn short_message(error: &ValidationError<'_, '_>, root: &Value) -> String {
+    match &error.kind {
+        ErrorKind::Type { want, .. } => {
+            // `null` last: "must be string or null" reads as the schema author meant it.
+            let mut names: Vec<String> = want.iter().filter(|t| *t != Type::Null).map(|t| t.to_string()).collect();
+            if want.contains(Type::Null) {
+                names.push("null".to_owned());
             }
-        },
-        ValidationErrorKind::Required { property } => format!("is required: {}", short_json(property, 80)),
-        ValidationErrorKind::AdditionalProperties { unexpected } => {
-            format!("has properties that are not allowed: {}", quoted_names(unexpected))
+            format!("must be {}", or_list(&names))
         }
-        ValidationErrorKind::UnevaluatedProperties { unexpected } => {
-            format!("has properties that are not allowed: {}", quoted_names(unexpected))
+        ErrorKind::Enum { want } => enum_message(want),
+        ErrorKind::Const { want } => format!("must be {}", short_json(want, 80)),
+        ErrorKind::Format { want, .. } => format!("must be a valid {want}"),
+        ErrorKind::MinProperties { want, .. } => {
+            format!("must have at least {want} propert{}", if *want == 1 { "y" } else { "ies" })
         }
-        ValidationErrorKind::UnevaluatedItems { unexpected } => {
-            let n = unexpected.len();
-            format!("has {n} item{} that no schema allows", if n == 1 { "" } else { "s" })
+        ErrorKind::MaxProperties { want, .. } => {
+            format!("must have at most {want} propert{}", if *want == 1 { "y" } else { "ies" })
         }
-        ValidationErrorKind::AdditionalItems { limit } => {
-            format!("must have at most {limit} item{}", if *limit == 1 { "" } else { "s" })
+        ErrorKind::AdditionalProperties { got } => {
+            format!("has properties that are not allowed: {}", got.iter().map(|n| quote(n)).collect::<Vec<_>>().join(", "))
         }
-        ValidationErrorKind::Enum { options } => enum_message(options),
-        ValidationErrorKind::Constant { expected_value } => format!("must be {}", short_json(expected_value, 80)),
-        ValidationErrorKind::Minimum { limit } => format!("must be >= {limit}"),
-        ValidationErrorKind::Maximum { limit } => format!("must be <= {limit}"),
-        ValidationErrorKind::ExclusiveMinimum { limit } => format!("must be > {limit}"),
-        ValidationErrorKind::ExclusiveMaximum { limit } => format!("must be < {limit}"),
-        ValidationErrorKind::MultipleOf { multiple_of } => format!("must be a multiple of {multiple_of}"),
-        ValidationErrorKind::MinLength { limit } => {
-            format!("must have at least {limit} character{}", plural(*limit))
+        ErrorKind::Required { want } => {
+            format!("is required: {}", want.iter().map(|n| quote(n)).collect::<Vec<_>>().join(", "))
         }
-        ValidationErrorKind::MaxLength { limit } => {
-            format!("must have at most {limit} character{}", plural(*limit))
+        ErrorKind::Dependency { missing, .. } | ErrorKind::DependentRequired { missing, .. } => {
+            format!("is required: {}", missing.iter().map(|n| quote(n)).collect::<Vec<_>>().join(", "))
         }
-        ValidationErrorKind::MinItems { limit } => format!("must have at least {limit} item{}", plural(*limit)),
-        ValidationErrorKind::MaxItems { limit } => format!("must have at most {limit} item{}", plural(*limit)),
-        ValidationErrorKind::MinProperties { limit } => {
-            format!("must have at least {limit} propert{}", if *limit == 1 { "y" } else { "ies" })
+        ErrorKind::MinItems { want, .. } => format!("must have at least {want} item{}", plural(*want)),
+        ErrorKind::MaxItems { want, .. } => format!("must have at most {want} item{}", plural(*want)),
+        ErrorKind::AdditionalItems { got } => {
+            // The engine counts the extra items; the schema's limit is what the author wrote.
+            let length = match root_pointer(root, &error.instance_location.to_string()) {
+                Some(Value::Array(items)) => items.len(),
+                _ => 0,
+            };
+            let limit = length.saturating_sub(*got);
+            format!("must have at most {limit} item{}", plural(limit))
         }
-        ValidationErrorKind::MaxProperties { limit } => {
-            format!("must have at most {limit} propert{}", if *limit == 1 { "y" } else { "ies" })
+        ErrorKind::UniqueItems { .. } => "must not contain duplicate items".to_owned(),
+        ErrorKind::Contains => "must contain at least one item matching \"contains\"".to_owned(),
+        ErrorKind::MinContains { want, .. } => {
+            format!("must contain at least {want} item{} matching \"contains\"", plural(*want))
         }
-        ValidationErrorKind::UniqueItems => "must not contain duplicate items".to_owned(),
-        ValidationErrorKind::Pattern { pattern } => format!("must match the pattern {}", clip(pattern, 160)),
-        ValidationErrorKind::BacktrackLimitExceeded { .. } | ValidationErrorKind::RegexEngineFailure { .. } => {
-            "could not be checked against its pattern (the regular expression is too costly)".to_owned()
+        ErrorKind::MaxContains { want, .. } => {
+            format!("must contain at most {want} item{} matching \"contains\"", plural(*want))
         }
-        ValidationErrorKind::Format { format } => format!("must be a valid {format}"),
-        ValidationErrorKind::Contains => match last_segment(error.schema_path().as_str()) {
-            Some("minContains") => "has too few items matching \"contains\"".to_owned(),
-            Some("maxContains") => "has too many items matching \"contains\"".to_owned(),
-            _ => "must contain at least one item matching \"contains\"".to_owned(),
-        },
-        ValidationErrorKind::Not { .. } => "must not match the schema in \"not\"".to_owned(),
-        ValidationErrorKind::FalseSchema => match false_schema_keyword(error) {
-            Some("propertyNames") => "must have no properties".to_owned(),
-            _ => "is not allowed".to_owned(),
-        },
-        ValidationErrorKind::AnyOf { context } => {
-            alternatives_message("must match at least one of the anyOf alternatives", error, context)
+        ErrorKind::MinLength { want, .. } => format!("must have at least {want} character{}", plural(*want)),
+        ErrorKind::MaxLength { want, .. } => format!("must have at most {want} character{}", plural(*want)),
+        ErrorKind::Pattern { want, .. } => format!("must match the pattern {}", clip(want, 160)),
+        ErrorKind::PatternNotChecked { why, .. } => {
+            format!("was not tested against its pattern: {}", failure_text(why))
         }
-        ValidationErrorKind::OneOfNotValid { context } => {
-            alternatives_message("must match exactly one of the oneOf alternatives", error, context)
-        }
-        ValidationErrorKind::OneOfMultipleValid { .. } => {
+        ErrorKind::Minimum { want, .. } => format!("must be >= {want}"),
+        ErrorKind::Maximum { want, .. } => format!("must be <= {want}"),
+        ErrorKind::ExclusiveMinimum { want, .. } => format!("must be > {want}"),
+        ErrorKind::ExclusiveMaximum { want, .. } => format!("must be < {want}"),
+        ErrorKind::MultipleOf { want, .. } => format!("must be a multiple of {want}"),
+        ErrorKind::Not => "must not match the schema in \"not\"".to_owned(),
+        ErrorKind::AnyOf => alternatives_message("must match at least one of the anyOf alternatives", error, root),
+        ErrorKind::OneOf(None) => alternatives_message("must match exactly one of the oneOf alternatives", error, root),
+        ErrorKind::OneOf(Some(_)) => {
             "must match exactly one of the oneOf alternatives, but matches more than one".to_owned()
         }
-        ValidationErrorKind::PropertyNames { error: inner } => match inner.instance().as_ref() {
-            Value::String(name) => format!("has an invalid property name {}: {}", quote(name), short_message(inner)),
-            _ => format!("has an invalid property name: {}", short_message(inner)),
-        },
-        ValidationErrorKind::ContentEncoding { content_encoding } => format!("must be valid {content_encoding}"),
-        ValidationErrorKind::FromUtf8 { .. } => "must decode to valid UTF-8".to_owned(),
-        ValidationErrorKind::ContentMediaType { content_media_type } => {
-            format!("must be valid {content_media_type}")
+        ErrorKind::PropertyName { prop } => {
+            let inner = error.causes.first().map(first_leaf);
+            match inner.map(|e| &e.kind) {
+                Some(ErrorKind::FalseSchema) => "must have no properties".to_owned(),
+                Some(_) => format!(
+                    "has an invalid property name {}: {}",
+                    quote(prop),
+                    inner.map(|e| short_message(e, root)).unwrap_or_default()
+                ),
+                None => format!("has an invalid property name {}", quote(prop)),
+            }
         }
-        ValidationErrorKind::Custom { message, .. } => clip(message, 200),
-        ValidationErrorKind::Referencing(reference) => clip(&referencing_message(reference), 200),
+        ErrorKind::RefCycle { .. } => "cannot be validated: the schema's references loop without end".to_owned(),
+        ErrorKind::FalseSchema => "is not allowed".to_owned(),
+        ErrorKind::ContentEncoding { want, .. } | ErrorKind::ContentMediaType { want, .. } => {
+            format!("must be valid {want}")
+        }
+        ErrorKind::ContentSchema => "has content that does not match \"contentSchema\"".to_owned(),
+        ErrorKind::Group | ErrorKind::Schema { .. } | ErrorKind::Reference { .. } | ErrorKind::AllOf => {
+            "does not match the schema".to_owned()
+        }
     }
+}
+
+/// The first leaf below an error: what a wrapper node (a `$ref`, a schema, a group) reports first.
+fn first_leaf<'e, 's, 'v>(mut error: &'e ValidationError<'s, 'v>) -> &'e ValidationError<'s, 'v> {
+    while matches!(
+        error.kind,
+        ErrorKind::Group | ErrorKind::Schema { .. } | ErrorKind::Reference { .. } | ErrorKind::AllOf
+    ) {
+        match error.causes.first() {
+            Some(cause) => error = cause,
+            None => break,
+        }
+    }
+    error
 }
 
 /// `must match ... alternatives: must be string or must be number`, hinting with each
 /// alternative's first problem when it is at the same location (at most 3).
-fn alternatives_message(head: &str, error: &ValidationError<'_>, context: &[Vec<ValidationError<'static>>]) -> String {
-    let here = error.instance_path().as_str();
+fn alternatives_message(head: &str, error: &ValidationError<'_, '_>, root: &Value) -> String {
+    let here = error.instance_location.to_string();
     let mut hints: Vec<String> = Vec::new();
-    for branch in context {
-        if let Some(first) = branch.first() {
-            if first.instance_path().as_str() == here
-                && !matches!(
-                    first.kind(),
-                    ValidationErrorKind::AnyOf { .. } | ValidationErrorKind::OneOfNotValid { .. }
-                )
-            {
-                let hint = short_message(first);
-                if !hints.contains(&hint) {
-                    hints.push(hint);
-                }
+    // One alternative failing is reported by the engine as that failure itself.
+    for branch in &error.causes {
+        let first = first_leaf(branch);
+        if first.instance_location.to_string() == here
+            && !matches!(first.kind, ErrorKind::AnyOf | ErrorKind::OneOf(_) | ErrorKind::Group)
+        {
+            let hint = short_message(first, root);
+            if !hints.contains(&hint) {
+                hints.push(hint);
             }
         }
     }
@@ -796,23 +1102,25 @@ fn alternatives_message(head: &str, error: &ValidationError<'_>, context: &[Vec<
     message
 }
 
-fn enum_message(options: &Value) -> String {
+/// The value at a JSON Pointer of `root`.
+fn root_pointer<'v>(root: &'v Value, pointer: &str) -> Option<&'v Value> {
+    root.pointer(pointer)
+}
+
+fn enum_message(options: &[Value]) -> String {
     const SHOWN: usize = 8;
-    let Value::Array(items) = options else {
-        return format!("must be one of {}", short_json(options, 120));
-    };
-    if let [only] = items.as_slice() {
+    if let [only] = options {
         return format!("must be {}", short_json(only, 80));
     }
-    let shown: Vec<String> = items.iter().take(SHOWN).map(|v| short_json(v, 40)).collect();
+    let shown: Vec<String> = options.iter().take(SHOWN).map(|v| short_json(v, 40)).collect();
     let mut message = format!("must be one of {}", shown.join(", "));
-    if items.len() > SHOWN {
-        let _ = write!(message, ", … ({} more)", items.len().saturating_sub(SHOWN));
+    if options.len() > SHOWN {
+        let _ = write!(message, ", … ({} more)", options.len().saturating_sub(SHOWN));
     }
     message
 }
 
-fn plural(n: u64) -> &'static str {
+fn plural(n: usize) -> &'static str {
     if n == 1 {
         ""
     } else {
@@ -820,16 +1128,12 @@ fn plural(n: u64) -> &'static str {
     }
 }
 
-fn or_list(items: &[&str]) -> String {
+fn or_list(items: &[String]) -> String {
     match items {
         [] => String::new(),
-        [one] => (*one).to_owned(),
+        [one] => one.clone(),
         [init @ .., last] => format!("{} or {last}", init.join(", ")),
     }
-}
-
-fn quoted_names(names: &[String]) -> String {
-    names.iter().map(|n| quote(n)).collect::<Vec<_>>().join(", ")
 }
 
 /// A string as a JSON string literal.
@@ -889,8 +1193,10 @@ pub fn summary(diagnostics: &[Diagnostic]) -> String {
 
 fn summary_item(d: &Diagnostic) -> String {
     if d.keyword == "required" {
-        if let Some(name) =
-            d.message.strip_prefix("is required: ").and_then(|rest| serde_json::from_str::<String>(rest).ok())
+        // Parsed as a `Value`, not a `String`: a typed parse links serde's "invalid type" messages
+        // and with them float formatting (~15 KB of the module).
+        if let Some(Value::String(name)) =
+            d.message.strip_prefix("is required: ").and_then(|rest| serde_json::from_str::<Value>(rest).ok())
         {
             return format!("{} is required", pointer_child(&d.path, &name));
         }

@@ -13,9 +13,10 @@
 //!
 //! Remote references (`http://localhost:1234/...`) are served from the suite's `remotes/` folder:
 //! this file reads the documents and hands their text to the hidden
-//! `SchemaCache::for_conformance_suite` constructor, which preloads them into the engine's
-//! registry. The library itself never reads files or fetches anything; any other external `$ref`
-//! is still refused. Schemas without `$schema` use the folder's dialect (the suite's draft7
+//! `SchemaCache::for_conformance_suite` constructor, which adds them to every compile as known
+//! resources. The library itself never reads files or fetches anything; any other external `$ref`
+//! is still refused. Patterns run on `regress` here; `pkg-js/test/json-schema-suite.test.mjs`
+//! runs the same tests through the built wasm module, where they run on the JS `RegExp`. Schemas without `$schema` use the folder's dialect (the suite's draft7
 //! schemas carry none), which that constructor also sets.
 //!
 //! The `optional/` tests are run for information only (printed, never failing).

@@ -260,23 +260,29 @@ fn bundled_meta_schemas_resolve_without_io() {
 
 #[test]
 fn deep_schemas_compile_or_are_refused_cleanly() {
+    use webmcp_warden::validate::MAX_SCHEMA_DEPTH;
     let mut cache = SchemaCache::new();
+    // 49 levels of `properties` are 99 levels of JSON: the deepest accepted.
     let mut schema = serde_json::json!({"type": "string"});
-    for _ in 0..60 {
+    for _ in 0..49 {
         schema = serde_json::json!({ "properties": { "a": schema } });
     }
     let h = cache.compile(&schema.to_string()).unwrap();
     let mut bad = Value::from(5);
-    for _ in 0..60 {
+    for _ in 0..49 {
         bad = serde_json::json!({ "a": bad });
     }
     let d = cache.validate(h, &bad.to_string()).unwrap();
     assert_eq!(d.len(), 1);
-    assert_eq!(d[0].path, "/a".repeat(60));
-    let too_deep = format!("{}{}", "{\"not\":".repeat(200), "}".repeat(200));
-    let problem = cache.compile(&too_deep).unwrap_err();
-    assert_eq!(problem.code, "invalid_schema");
-    assert!(problem.message.contains("deeper than 127"), "{problem:?}");
+    assert_eq!(d[0].path, "/a".repeat(49));
+    let at_limit = format!("{}{{}}{}", "{\"not\":".repeat(MAX_SCHEMA_DEPTH - 1), "}".repeat(MAX_SCHEMA_DEPTH - 1));
+    assert!(cache.compile(&at_limit).is_ok());
+    for levels in [MAX_SCHEMA_DEPTH, 200] {
+        let too_deep = format!("{}{{}}{}", "{\"not\":".repeat(levels), "}".repeat(levels));
+        let problem = cache.compile(&too_deep).unwrap_err();
+        assert_eq!(problem.code, "invalid_schema");
+        assert!(problem.message.contains(&format!("deeper than {MAX_SCHEMA_DEPTH} levels")), "{problem:?}");
+    }
 }
 
 #[test]
@@ -289,4 +295,100 @@ fn problems_serialize_for_the_js_side() {
     let h = cache.compile(r#"{"required":["q"]}"#).unwrap();
     let json = serde_json::to_value(cache.validate(h, "{}").unwrap()).unwrap();
     assert_eq!(json, serde_json::json!([{ "path": "", "keyword": "required", "message": "is required: \"q\"" }]));
+}
+
+#[test]
+fn patterns_are_ecmascript_with_the_u_flag() {
+    let mut cache = SchemaCache::new();
+    // `\d` is ASCII only, `\p{…}` needs the u flag, look-around and back-references work.
+    let cases: [(&str, &str, bool); 8] = [
+        (r"^\d+$", "123", true),
+        (r"^\d+$", "١٢٣", false),
+        (r"^\p{L}+$", "héllo", true),
+        (r"^(?!\.)[a-z.]+$", ".a", false),
+        (r"^(?<=x)", "x", false),
+        (r"^(a)\1$", "aa", true),
+        (r"^.$", "😀", true),
+        (r"^[^a]$", "😀", true),
+    ];
+    for (pattern, text, valid) in cases {
+        let h = cache.compile(&serde_json::json!({ "pattern": pattern }).to_string()).unwrap();
+        let d = cache.validate(h, &Value::from(text).to_string()).unwrap();
+        assert_eq!(d.is_empty(), valid, "{pattern} on {text}: {d:?}");
+    }
+    // The u flag refuses what only the legacy syntax allows (a lone `{`, `\-` outside a class).
+    for pattern in ["a{", r"\-", "(unclosed"] {
+        let problem = cache.compile(&serde_json::json!({ "pattern": pattern }).to_string()).unwrap_err();
+        assert_eq!(problem.code, "invalid_schema");
+        assert_eq!(problem.path, "/pattern", "{pattern}: {problem:?}");
+        assert!(problem.message.contains("not a valid regular expression (ECMAScript, u flag): "), "{problem:?}");
+    }
+    let problem = cache.compile(r#"{"patternProperties":{"(":{}}}"#).unwrap_err();
+    assert!(problem.message.contains("has a key that is not a valid regular expression"), "{problem:?}");
+    assert!(problem.message.contains(r#""(""#), "{problem:?}");
+    // `format: "regex"` values are checked by the same engine.
+    let h = cache.compile(r#"{"format":"regex"}"#).unwrap();
+    assert!(cache.validate(h, r#""^(?<=a)b$""#).unwrap().is_empty());
+    let d = cache.validate(h, r#""a{""#).unwrap();
+    assert_eq!((d[0].keyword.as_str(), d[0].message.as_str()), ("format", "must be a valid regex"));
+}
+
+#[test]
+fn strings_over_the_pattern_bound_fail_closed_without_running_the_pattern() {
+    use webmcp_warden::validate::MAX_PATTERN_INPUT_CHARS;
+    let mut cache = SchemaCache::new();
+    // Exponential on a backtracking engine: run on this string, it would not finish.
+    let evil = format!("{}!", "a".repeat(MAX_PATTERN_INPUT_CHARS));
+    let started = std::time::Instant::now();
+    let h = cache.compile(r#"{"properties":{"q":{"pattern":"^(a+)+$"}}}"#).unwrap();
+    let d = cache.validate(h, &serde_json::json!({ "q": evil }).to_string()).unwrap();
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert_eq!((d[0].path.as_str(), d[0].keyword.as_str()), ("/q", "pattern"));
+    assert!(d[0].message.contains(&format!("longer than {MAX_PATTERN_INPUT_CHARS} characters")), "{d:?}");
+    assert!(!d[0].message.contains("aaaa"), "the value is not quoted: {d:?}");
+    // Exactly at the bound, the pattern runs (a harmless one here); characters, not bytes, count.
+    let h = cache.compile(r#"{"pattern":"^é+$"}"#).unwrap();
+    assert!(cache.validate(h, &Value::from("é".repeat(MAX_PATTERN_INPUT_CHARS)).to_string()).unwrap().is_empty());
+    assert_eq!(cache.validate(h, &Value::from("é".repeat(MAX_PATTERN_INPUT_CHARS + 1)).to_string()).unwrap()[0].keyword, "pattern");
+    // Under `not` (or anyOf, if) an untested string must not count as "not matching".
+    let h = cache.compile(r#"{"not":{"pattern":"^a"}}"#).unwrap();
+    let d = cache.validate(h, &Value::from("b".repeat(MAX_PATTERN_INPUT_CHARS + 1)).to_string()).unwrap();
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert_eq!((d[0].path.as_str(), d[0].keyword.as_str()), ("", "pattern"));
+    let h = cache.compile(r#"{"anyOf":[{"pattern":"^a"},{"type":"string"}]}"#).unwrap();
+    assert!(!cache.validate(h, &Value::from("b".repeat(MAX_PATTERN_INPUT_CHARS + 1)).to_string()).unwrap().is_empty());
+    // Property names too, reported at the property (and not also as additional).
+    let h = cache.compile(r#"{"patternProperties":{"^x":{}},"additionalProperties":false}"#).unwrap();
+    let name = "x".repeat(MAX_PATTERN_INPUT_CHARS + 1);
+    let d = cache.validate(h, &serde_json::json!({ name.clone(): 1 }).to_string()).unwrap();
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert_eq!((d[0].path.as_str(), d[0].keyword.as_str()), (format!("/{name}").as_str(), "patternProperties"));
+    assert!(started.elapsed().as_secs() < 10, "took {:?}", started.elapsed());
+}
+
+#[test]
+fn item_errors_carry_the_items_own_index() {
+    let mut cache = SchemaCache::new();
+    let h = cache.compile(r#"{"prefixItems":[{}],"items":{"type":"string"}}"#).unwrap();
+    let d = cache.validate(h, r#"["a","b",3]"#).unwrap();
+    assert_eq!(d, vec![Diagnostic { path: "/2".into(), keyword: "type".into(), message: "must be string".into() }]);
+    let h = cache
+        .compile(r#"{"$schema":"http://json-schema.org/draft-07/schema#","items":[{}],"additionalItems":{"type":"string"}}"#)
+        .unwrap();
+    let d = cache.validate(h, r#"[1,"b",3]"#).unwrap();
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert_eq!(d[0].path, "/2");
+}
+
+#[test]
+fn iri_formats_need_no_idna_tables_and_idn_formats_are_annotations() {
+    let mut cache = SchemaCache::new();
+    let iri = cache.compile(r#"{"format":"iri"}"#).unwrap();
+    assert!(cache.validate(iri, r#""http://ƒøø.ßår/?∂éœ=πîx#πîüx""#).unwrap().is_empty());
+    assert!(!cache.validate(iri, r#""/relative""#).unwrap().is_empty());
+    let reference = cache.compile(r#"{"format":"iri-reference"}"#).unwrap();
+    assert!(cache.validate(reference, r#""//ƒøø.ßår/?∂éœ=πîx#πîüx""#).unwrap().is_empty());
+    assert!(!cache.validate(reference, r#""\\\\WINDOWS\\filëßåré""#).unwrap().is_empty());
+    let idn = cache.compile(r#"{"format":"idn-hostname"}"#).unwrap();
+    assert!(cache.validate(idn, r#""실례.테스트""#).unwrap().is_empty());
 }

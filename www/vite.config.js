@@ -7,7 +7,7 @@ export default defineConfig({
   // load relative to import.meta.url) stay where they are.
   optimizeDeps: { exclude: ['webmcp-warden'] },
   // The package embeds its wasm modules (base64) in its JS, so two chunks are large by design:
-  // the app chunk holds the core (~0.65 MB), and the JSON Schema validator (~3.2 MB) is a chunk
+  // the app chunk holds the core (~0.65 MB), and the JSON Schema validator (~190 KB) is a chunk
   // of its own that the page fetches only when a tool with a JSON Schema is first called.
   build: { chunkSizeWarningLimit: 3500 },
   server: { host: '127.0.0.1', port: 5173 },

@@ -1,15 +1,18 @@
-// Validation (SPEC §6): JSON Schema in the lazily loaded validator module, Standard Schema in JS.
+// Validation: JSON Schema in the lazily loaded validator module, Standard Schema in JS.
 //
-// The validator module is fetched (a dynamic import a bundler splits into its own chunk) and
-// compiled only when a tool with a JSON Schema is first called or registered, so a page that
-// validates with Standard Schema, or not at all, never downloads it. Each schema is compiled
-// once per tool and cached. Arguments cross as one JSON string, after a walk that turns what
-// JSON cannot carry (a cycle, a BigInt, a function, too deep, too big) into a clear diagnostic
-// instead of an exception or a silently dropped value.
-import { decodeBase64 } from './core.js';
+// The validator module (./validator-loader.ts) is loaded (a dynamic import a bundler splits into
+// its own chunk) and compiled only when a tool with a JSON Schema is first called or registered,
+// so a page that validates with Standard Schema, or not at all, never downloads it. Each schema
+// is compiled once per tool and cached (and compiled again if the module was replaced after a
+// trap). Arguments cross as one JSON string, after a walk that turns what JSON cannot carry (a
+// cycle, a BigInt, a function, too deep, too big) into a clear diagnostic instead of an
+// exception or a silently dropped value.
 import { isPlainObject } from './hookset.js';
 import { Ended, NEVER_ABORTED, perform, type AnyHook } from './perform.js';
 import type { JsonSchema } from './types.js';
+import { loadValidator, type ValidatorModule } from './validator-loader.js';
+
+export { loadValidator } from './validator-loader.js';
 
 /** One reason a value failed validation. */
 export interface Diagnostic {
@@ -38,60 +41,20 @@ export const DEFAULT_LIMITS: Limits = { maxBytes: 1024 * 1024, maxDepth: 64 };
  */
 export const MAX_ARGUMENT_DEPTH = 100;
 
-interface ValidatorInstance {
-  compile(schema: string): string;
-  validate(handle: number, instance: string, maxBytes: number, maxDepth: number): string;
-}
-
-let loading: Promise<ValidatorInstance> | undefined;
-
-/** Loads and compiles the validator module once (asynchronously, off the call's critical path). */
-export function loadValidator(): Promise<ValidatorInstance> {
-  if (loading === undefined) {
-    loading = (async () => {
-      const glue = await import('../wasm/warden_validate.js');
-      // The module is fetched as a .wasm file, not embedded like the core: nothing needs it
-      // synchronously, so it can stream-compile, and brotli shrinks a .wasm 30 % more than its
-      // base64. Vite and webpack see this `new URL(…, import.meta.url)` and emit the file;
-      // bundlers that do not (esbuild, plain Rollup) leave a URL that answers 404, and then the
-      // embedded copy (a lazily imported chunk) is used instead.
-      const url = new URL('../wasm/warden_validate_bg.wasm', import.meta.url);
-      try {
-        await glue.default({ module_or_path: url.protocol === 'file:' ? await readLocalFile(url) : url });
-      } catch {
-        const { WASM_BASE64 } = await import('../wasm/warden_validate_base64.js');
-        glue.initSync({ module: await WebAssembly.compile(decodeBase64(WASM_BASE64) as BufferSource) });
-      }
-      return new glue.Validator() as ValidatorInstance;
-    })();
-    // A failed load (offline chunk, CSP) may be retried by a later call.
-    loading.catch(() => {
-      loading = undefined;
-    });
-  }
-  return loading;
-}
-
-/** The bytes of a `file:` URL, in Node (whose `fetch` does not read files). */
-async function readLocalFile(url: URL): Promise<Uint8Array> {
-  type Fs = { readFileSync(path: URL): Uint8Array };
-  const node = (globalThis as { process?: { getBuiltinModule?: (name: string) => unknown } }).process;
-  // Node ≥ 20.16 hands out built-ins without an import a bundler would try to resolve.
-  const builtin = node?.getBuiltinModule?.('node:fs') as Fs | undefined;
-  if (builtin) return builtin.readFileSync(url);
-  const name = 'node:fs';
-  const fs = (await import(/* @vite-ignore */ /* webpackIgnore: true */ name)) as Fs;
-  return fs.readFileSync(url);
-}
-
-type Compiled = { handle: number } | { error: string };
+/** A compiled schema's handle, valid in one generation of the module; or why the schema is invalid. */
+type Compiled = { handle: number; generation: number } | { error: string };
 const compiled = new WeakMap<object, Compiled>();
 
 /** Compiles a JSON Schema once per schema object; answers its handle or why it is invalid. */
 export async function compileSchema(schema: JsonSchema): Promise<Compiled> {
+  return compileWith(await loadValidator(), schema);
+}
+
+/** {@link compileSchema} on a loaded module, synchronously: the handle is valid in its current generation. */
+function compileWith(validator: ValidatorModule, schema: JsonSchema): Compiled {
   const cached = compiled.get(schema);
-  if (cached !== undefined) return cached;
-  const validator = await loadValidator();
+  // A handle from before the module was replaced (after a trap) is gone: compile again.
+  if (cached !== undefined && ('error' in cached || cached.generation === validator.generation)) return cached;
   let text: string;
   try {
     text = JSON.stringify(schema);
@@ -101,7 +64,7 @@ export async function compileSchema(schema: JsonSchema): Promise<Compiled> {
     return result;
   }
   const answer = JSON.parse(validator.compile(text)) as { ok: true; handle: number } | { ok: false; error: { message: string } };
-  const result: Compiled = answer.ok ? { handle: answer.handle } : { error: answer.error.message };
+  const result: Compiled = answer.ok ? { handle: answer.handle, generation: validator.generation } : { error: answer.error.message };
   compiled.set(schema, result);
   return result;
 }
@@ -113,14 +76,20 @@ export type JsonValidated = { valid: true } | { valid: false; diagnostics: Diagn
  * Validates JSON text (what `toJson` wrote) against a JSON Schema; an invalid schema is
  * reported, not thrown. `which` names the schema in that report's message.
  */
-export async function validateJsonText(schema: JsonSchema, text: string, which: 'inputSchema' | 'outputSchema', limits: { maxArgumentBytes: number; maxArgumentDepth: number }): Promise<JsonValidated> {
-  const schemaHandle = await compileSchema(schema);
-  if ('error' in schemaHandle) return { valid: false, invalidSchema: schemaHandle.error };
+export async function validateJsonText(schema: JsonSchema, text: string, _which: 'inputSchema' | 'outputSchema', limits: { maxArgumentBytes: number; maxArgumentDepth: number }): Promise<JsonValidated> {
   const validator = await loadValidator();
+  // Compiled (or found in the cache) and used with no await between: no trap elsewhere can
+  // replace the module in the meantime and leave a stale handle.
+  const schemaHandle = compileWith(validator, schema);
+  if ('error' in schemaHandle) return { valid: false, invalidSchema: schemaHandle.error };
   const answer = JSON.parse(validator.validate(schemaHandle.handle, text, asU32(limits.maxArgumentBytes), asU32(limits.maxArgumentDepth))) as
     | { ok: true; valid: boolean; diagnostics: Diagnostic[] }
-    | { ok: false; error: { message: string } };
-  if (!answer.ok) return { valid: false, invalidSchema: answer.error.message };
+    | { ok: false; error: { code: string; message: string } };
+  if (!answer.ok) {
+    // The module trapped while validating (and was replaced): these arguments were not checked.
+    if (answer.error.code === 'validator_failed') return { valid: false, diagnostics: [{ path: '', keyword: 'validator', message: `could not be validated: ${answer.error.message}` }] };
+    return { valid: false, invalidSchema: answer.error.message };
+  }
   return answer.valid ? { valid: true } : { valid: false, diagnostics: answer.diagnostics };
 }
 

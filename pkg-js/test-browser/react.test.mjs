@@ -9,7 +9,7 @@
 // under CI (env CI set), where that is a failure.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -45,10 +45,6 @@ async function bundlePage() {
       ? { alias: { react: path.join(process.env.WARDEN_REACT_DIR, 'react'), 'react-dom': path.join(process.env.WARDEN_REACT_DIR, 'react-dom') } }
       : {}),
   });
-  // esbuild does not emit `new URL(…, import.meta.url)` assets: put the validator module where
-  // the bundle's URL points, as the README tells esbuild users to.
-  mkdirSync(path.join(outDir, 'wasm'));
-  copyFileSync(path.join(pkgRoot, 'wasm', 'warden_validate_bg.wasm'), path.join(outDir, 'wasm', 'warden_validate_bg.wasm'));
   writeFileSync(
     path.join(outDir, 'index.html'),
     '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>webmcp-warden/react test</title></head>' +

@@ -10,9 +10,10 @@
 // - schemaError: `register()` rejects with a ConfigurationError `invalid_schema` naming the tool,
 //   and a call fails with `invalid_schema` without calling the tool.
 //
-// Each case is also run against the built validator module itself (pkg-js/wasm), and the
-// tool's answer must be exactly the module's: same diagnostics, and `Error: ` + the module's
-// summary, which is the Rust `validate::summary` line. `instanceJson` cases are raw JSON text
+// Each case is also run against the built validator module itself (as the package's loader
+// loads it, with the JS RegExp for patterns), and the tool's answer must be exactly the module's:
+// same diagnostics, and `Error: ` + the module's summary, which is the Rust `validate::summary`
+// line. `instanceJson` cases are raw JSON text
 // (an argument is a JS value, never text), so only the module can be given them as written; the
 // one that is JS-representable (a lone surrogate) is also run through a tool, where the TS layer
 // refuses it before any text is written (hostile-input.test.mjs checks its precise path).
@@ -22,24 +23,15 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { webmcp, configureWebMCP, invokeTool, ConfigurationError } from 'webmcp-warden';
 import { installFakeModelContext } from 'webmcp-warden/testing';
-import * as validatorGlue from '../wasm/warden_validate.js';
-import { readFileSync } from 'node:fs';
+import { loadValidator } from '../dist/validator-loader.js';
 import { loadFixture, recordingTools } from '../test-support/helpers.mjs';
 
 const cases = loadFixture('validation.json');
 const DEFAULT_LIMITS = { maxBytes: 1024 * 1024, maxDepth: 64 };
 
-/** The validator module, instantiated here on its own (its own copy, not the package's). */
-let moduleValidator;
-function validatorModule() {
-  if (!moduleValidator) {
-    validatorGlue.initSync({ module: readFileSync(new URL('../wasm/warden_validate_bg.wasm', import.meta.url)) });
-    moduleValidator = new validatorGlue.Validator();
-  }
-  return moduleValidator;
-}
-function moduleAnswer(c) {
-  const v = validatorModule();
+/** The built validator module, called directly (the package's instance). */
+async function moduleAnswer(c) {
+  const v = await loadValidator();
   const compiled = JSON.parse(v.compile(JSON.stringify(c.schema)));
   if (!compiled.ok) return { schemaError: compiled.error };
   const text = c.instanceJson ?? JSON.stringify(c.instance ?? null);
@@ -83,7 +75,7 @@ describe('validation fixtures through tool.invoke', () => {
   for (const c of cases) {
     if (c.schemaError) {
       test(`${c.name}: register() rejects naming the tool; a call fails with invalid_schema`, async () => {
-        const module = moduleAnswer(c);
+        const module = await moduleAnswer(c);
         assert.ok(module.schemaError, 'the module compiles the schema, but the fixture says it is invalid');
         assert.equal(module.schemaError.code, c.schemaError.code);
         assert.ok(module.schemaError.message.includes(c.schemaError.messageContains), module.schemaError.message);
@@ -117,7 +109,7 @@ describe('validation fixtures through tool.invoke', () => {
     }
 
     test(c.name, async () => {
-      const module = moduleAnswer(c);
+      const module = await moduleAnswer(c);
       assert.ok(!module.schemaError, `the module did not compile the schema: ${JSON.stringify(module.schemaError)}`);
       // The built module agrees with the fixture (as the Rust harness checks natively).
       assert.equal(module.valid, c.valid, `module: ${JSON.stringify(module)}`);

@@ -1,64 +1,160 @@
 //! The validator module's exports: compile a JSON Schema once, validate JSON text against it.
 //!
-//! A module of its own because the JSON Schema crate outweighs the rest of the core several
-//! times; pages load it only when a tool with a schema is first called (SPEC §2, §6).
+//! A module of its own because the JSON Schema engine outweighs the rest of the core; pages load
+//! it only when a tool with a schema is first registered or called (SPEC §2, §6).
+//!
+//! Free functions over one table of compiled schemas, with integer handles, and no exported
+//! class: when the module traps (a bug, or running out of stack), the page replaces the instance,
+//! and a class's `FinalizationRegistry` would later free stale pointers into the new one.
+//! Everything crosses as JSON text or integers, and every answer is data:
+//!
+//! - `compile(schema)` → `{ "ok": true, "handle": 1 }` or `{ "ok": false, "error": { code, message, path? } }`;
+//! - `validate(handle, instance, maxBytes, maxDepth)` → `{ "ok": true, "valid", "diagnostics", "summary" }`
+//!   or `{ "ok": false, "error" }` (`unknown_handle`);
+//! - `dropSchema(handle)`.
+//!
+//! An answer with error code `validator_broken` means the table is unusable (a call died half
+//! way, which only a trap or a stack overflow can do): the loader then replaces the instance.
+//!
+//! Patterns run on the page's `RegExp` through `pkg-js/src/validator-host.js` (see the module
+//! docs of `crate::validate`, "Patterns"); each import is declared `catch`, so a JS exception
+//! comes back as an error value instead of unwinding through wasm.
 
+use std::cell::RefCell;
+
+use boon::{CompiledPattern, PatternEngine, PatternFailure};
 use serde_json::json;
 use wasm_bindgen::prelude::*;
 
-use crate::validate::{summary, Limits, SchemaCache};
+use crate::validate::{install_pattern_engine, summary, Dialect, Limits, SchemaCache};
 
-/// Compiled schemas, one per page.
-#[wasm_bindgen]
-pub struct Validator {
-    cache: SchemaCache,
+#[wasm_bindgen(module = "/pkg-js/src/validator-host.js")]
+extern "C" {
+    #[wasm_bindgen(catch, js_name = patternCompile)]
+    fn pattern_compile(source: &str) -> Result<u32, JsValue>;
+
+    #[wasm_bindgen(catch, js_name = patternTest)]
+    fn pattern_test(id: u32, text: &str) -> Result<bool, JsValue>;
+
+    #[wasm_bindgen(catch, js_name = patternRelease)]
+    fn pattern_release(id: u32) -> Result<(), JsValue>;
 }
 
-#[wasm_bindgen]
-impl Validator {
-    /// A validator with no schemas.
-    #[wasm_bindgen(constructor)]
-    pub fn new() -> Validator {
-        Validator { cache: SchemaCache::new() }
-    }
+/// The page's `RegExp`, with the `u` flag.
+struct PageRegExp;
 
-    /// Compiles a schema (JSON text); answers `{ ok, handle }` or `{ ok: false, error }`.
-    pub fn compile(&mut self, schema: &str) -> String {
-        let answer = match self.cache.compile(schema) {
-            Ok(handle) => json!({ "ok": true, "handle": handle }),
-            Err(problem) => json!({ "ok": false, "error": problem }),
-        };
-        answer.to_string()
-    }
-
-    /// Forgets a compiled schema.
-    #[wasm_bindgen(js_name = dropSchema)]
-    pub fn drop_schema(&mut self, handle: u32) {
-        self.cache.drop_schema(handle);
-    }
-
-    /// Validates JSON text; answers `{ ok: true, valid, diagnostics, summary }` or `{ ok:
-    /// false, error }` for an unknown handle.
-    pub fn validate(&self, handle: u32, instance: &str, max_bytes: u32, max_depth: u32) -> String {
-        let limits = Limits {
-            max_bytes: usize::try_from(max_bytes).unwrap_or(usize::MAX),
-            max_depth: usize::try_from(max_depth).unwrap_or(usize::MAX),
-        };
-        let answer = match self.cache.validate_with_limits(handle, instance, limits) {
-            Ok(diagnostics) => json!({
-                "ok": true,
-                "valid": diagnostics.is_empty(),
-                "summary": if diagnostics.is_empty() { String::new() } else { summary(&diagnostics) },
-                "diagnostics": diagnostics,
-            }),
-            Err(problem) => json!({ "ok": false, "error": problem }),
-        };
-        answer.to_string()
+impl PatternEngine for PageRegExp {
+    fn compile(&self, source: &str) -> Result<Box<dyn CompiledPattern>, String> {
+        match pattern_compile(source) {
+            Ok(id) => Ok(Box::new(PagePattern(id))),
+            Err(thrown) => Err(thrown.as_string().unwrap_or_else(|| "the page's RegExp refused it".to_owned())),
+        }
     }
 }
 
-impl Default for Validator {
-    fn default() -> Self {
-        Validator::new()
+/// A pattern compiled by the page, by its id in `validator-host.js`.
+struct PagePattern(u32);
+
+impl CompiledPattern for PagePattern {
+    fn is_match(&self, text: &str) -> Result<bool, PatternFailure> {
+        pattern_test(self.0, text).map_err(|_| PatternFailure::Engine)
     }
+}
+
+impl Drop for PagePattern {
+    fn drop(&mut self) {
+        // Forgetting an id cannot fail in the host; nothing to report if it did.
+        let _ = pattern_release(self.0);
+    }
+}
+
+thread_local! {
+    /// The compiled schemas of this instance; created (and the pattern engine installed) on
+    /// first use.
+    static CACHE: RefCell<Option<SchemaCache>> = const { RefCell::new(None) };
+}
+
+/// Runs `f` on the table, or answers `validator_broken` when a previous call died holding it.
+fn with_cache(f: impl FnOnce(&mut SchemaCache) -> serde_json::Value) -> String {
+    let answer = CACHE.with(|cell| {
+        let mut slot = cell.try_borrow_mut().ok()?;
+        let cache = slot.get_or_insert_with(|| {
+            install_pattern_engine(Box::new(PageRegExp));
+            SchemaCache::new()
+        });
+        Some(f(cache))
+    });
+    answer
+        .unwrap_or_else(|| {
+            json!({ "ok": false, "error": { "code": "validator_broken", "message": "the validator module must be reloaded" } })
+        })
+        .to_string()
+}
+
+/// Compiles a schema (JSON text); answers `{ ok, handle }` or `{ ok: false, error }`.
+#[wasm_bindgen]
+pub fn compile(schema: &str) -> String {
+    with_cache(|cache| match cache.compile(schema) {
+        Ok(handle) => json!({ "ok": true, "handle": handle }),
+        Err(problem) => json!({ "ok": false, "error": problem }),
+    })
+}
+
+/// Forgets one reference to a compiled schema (see `SchemaCache::drop_schema`).
+#[wasm_bindgen(js_name = dropSchema)]
+pub fn drop_schema(handle: u32) {
+    CACHE.with(|cell| {
+        if let Ok(mut slot) = cell.try_borrow_mut() {
+            if let Some(cache) = slot.as_mut() {
+                cache.drop_schema(handle);
+            }
+        }
+    });
+}
+
+/// Validates JSON text; answers `{ ok: true, valid, diagnostics, summary }` or `{ ok: false,
+/// error }` for an unknown handle.
+#[wasm_bindgen]
+pub fn validate(handle: u32, instance: &str, max_bytes: u32, max_depth: u32) -> String {
+    let limits = Limits {
+        max_bytes: usize::try_from(max_bytes).unwrap_or(usize::MAX),
+        max_depth: usize::try_from(max_depth).unwrap_or(usize::MAX),
+    };
+    with_cache(|cache| match cache.validate_with_limits(handle, instance, limits) {
+        Ok(diagnostics) => json!({
+            "ok": true,
+            "valid": diagnostics.is_empty(),
+            "summary": if diagnostics.is_empty() { String::new() } else { summary(&diagnostics) },
+            "diagnostics": diagnostics,
+        }),
+        Err(problem) => json!({ "ok": false, "error": problem }),
+    })
+}
+
+/// For the package's JSON-Schema-Test-Suite run only (`pkg-js/test/json-schema-suite.test.mjs`):
+/// replaces the table, dropping every compiled schema, with one where schemas without `$schema`
+/// are `dialect` (`"draft-07"`, else 2020-12) and `$ref`s may name `documents` (a JSON object, URI
+/// to document), as `tests/json_schema_suite.rs` sets it up natively. Answers `{ ok }` or
+/// `{ ok: false, error }`.
+#[wasm_bindgen(js_name = __test_conformance_suite)]
+pub fn test_conformance_suite(dialect: &str, documents: &str) -> String {
+    let dialect = if dialect == "draft-07" { Dialect::Draft7 } else { Dialect::Draft202012 };
+    // Parsed as a `Value` (a typed parse would link serde's error messages, ~15 KB).
+    let documents: Vec<(String, String)> = match serde_json::from_str::<serde_json::Value>(documents) {
+        Ok(serde_json::Value::Object(map)) => map.iter().map(|(uri, doc)| (uri.clone(), doc.to_string())).collect(),
+        _ => Vec::new(),
+    };
+    with_cache(|cache| match SchemaCache::for_conformance_suite(dialect, documents) {
+        Ok(suite) => {
+            *cache = suite;
+            json!({ "ok": true })
+        }
+        Err(problem) => json!({ "ok": false, "error": problem }),
+    })
+}
+
+/// For tests only: traps (`unreachable`), as a bug would, so the loader's recovery can be tested.
+#[wasm_bindgen(js_name = __test_trap)]
+pub fn test_trap() {
+    core::arch::wasm32::unreachable()
 }

@@ -1,0 +1,188 @@
+// The BUILT validator module as the package loads it (pkg-js/src/validator-loader.ts): patterns on
+// this engine's RegExp (Zod 4's look-ahead patterns included), the bound on strings a pattern is
+// tested against, the one JS module it ships in, and what happens when it traps.
+// Build first: `node pkg-js/build.mjs`.
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { loadValidator } from '../dist/validator-loader.js';
+import { validateJson } from '../dist/validation.js';
+import { patternCount } from '../wasm/validator-host.js';
+import { recordingTools } from '../test-support/helpers.mjs';
+
+const { recordingTool } = recordingTools('vm', 'a validator-module test tool');
+const MiB = 1024 * 1024;
+/** The bound documented in src/validate.rs (MAX_PATTERN_INPUT_CHARS). */
+const MAX_PATTERN_INPUT_CHARS = 10_000;
+
+async function compiled(schema) {
+  const validator = await loadValidator();
+  const answer = JSON.parse(validator.compile(JSON.stringify(schema)));
+  assert.equal(answer.ok, true, `does not compile: ${JSON.stringify(answer)}`);
+  return (value) => JSON.parse(validator.validate(answer.handle, JSON.stringify(value), MiB, 64));
+}
+
+describe('Zod 4 patterns (look-ahead included) compile and agree with zod', () => {
+  // Each helper's samples; zod's own verdict is the expected one (these helpers check with the
+  // regex they export, so zod and a correct ECMAScript engine must agree on every sample).
+  const helpers = {
+    emoji: [z.emoji(), ['😀', '👍🏽', '🇫🇷', '1️⃣', 'abc', '😀a', '', '#', '🏽']],
+    duration: [z.iso.duration(), ['P1DT2H', 'PT30S', 'P3W', 'P', 'PT', 'P1W2D', 'P1Y2M3DT4H5M6.5S', 'P1,5D', 'PT1H30M', 'p1d']],
+    hostname: [z.hostname(), ['shop.example.com', 'localhost', 'a-b.c', '-bad-.example', 'x'.repeat(254), 'a'.repeat(63) + '.com', 'a'.repeat(64) + '.com', 'trailing.dot.', 'under_score.com', '']],
+    email: [z.email(), ['first.last+tag@example.co.uk', '.first@example.com', 'a..b@example.com', 'a@b.c', 'someone@example.com']],
+    uuid: [z.uuid(), ['123e4567-e89b-12d3-a456-426614174000', '123e4567-e89b-92d3-a456-426614174000', '00000000-0000-0000-0000-000000000000']],
+    date: [z.iso.date(), ['2024-02-29', '2023-02-29', '2024-13-01', '2024-04-31']],
+    time: [z.iso.time(), ['12:30', '23:59:59.123', '24:00', '12:60']],
+    e164: [z.e164(), ['+14155552671', '14155552671', '+0123456789']],
+    mac: [z.mac(), ['00:1A:2b:3C:4d:5E', '00:1a:2b:3c:4d:5e', '00:1A:2B:3C:4D:5E']],
+    lowercase: [z.string().lowercase(), ['abc', 'aBc', 'ünïcode', 'ÄBC']],
+  };
+
+  test('three of them use look-ahead, which a regex engine without backtracking cannot compile', () => {
+    for (const name of ['emoji', 'duration', 'hostname']) assert.match(z.toJSONSchema(helpers[name][0]).pattern, /\(\?[=!]/, name);
+  });
+
+  for (const [name, [schema, samples]] of Object.entries(helpers)) {
+    test(`${name}: the exported pattern compiles, and the module agrees with zod on ${samples.length} samples`, async () => {
+      // The pattern alone (zod's `format` names are not all JSON Schema formats).
+      const { pattern } = z.toJSONSchema(schema);
+      const check = await compiled({ type: 'string', pattern });
+      let valid = 0;
+      for (const sample of samples) {
+        const zodSays = schema.safeParse(sample).success;
+        const answer = check(sample);
+        assert.equal(answer.valid, zodSays, `${JSON.stringify(sample)}: zod says ${zodSays}, the module ${JSON.stringify(answer)}`);
+        if (!zodSays) assert.deepEqual(answer.diagnostics.map((d) => d.keyword), ['pattern']);
+        valid += zodSays ? 1 : 0;
+      }
+      assert.ok(valid > 0 && valid < samples.length, 'the samples hold valid and invalid values');
+    });
+  }
+
+  test('a whole zod object schema, through a tool (patterns and asserted formats together)', async () => {
+    const schema = z.object({ every: z.iso.duration(), host: z.hostname(), mood: z.emoji().optional() });
+    const { tool, calls } = recordingTool({ inputSchema: z.toJSONSchema(schema) });
+    await tool.register();
+    assert.equal((await tool.invoke({ every: 'P1DT2H', host: 'shop.example.com', mood: '😀' })).ok, true);
+    const bad = await tool.invoke({ every: 'P', host: '-x-', mood: 'no' });
+    assert.equal(bad.ok, false);
+    assert.deepEqual(bad.error.diagnostics.map((d) => `${d.path} ${d.keyword}`).sort(), ['/every format', '/every pattern', '/host format', '/host pattern', '/mood pattern']);
+    assert.equal(calls.length, 1);
+  });
+});
+
+describe('patterns are ECMAScript, run by this engine', () => {
+  test('the u flag: \\p{…}, astral characters as one, and syntax only legacy mode allows is refused', async () => {
+    const letters = await compiled({ pattern: '^\\p{L}+$' });
+    assert.equal(letters('héllo').valid, true);
+    assert.equal(letters('h3llo').valid, false);
+    const one = await compiled({ pattern: '^.$' });
+    assert.equal(one('😀').valid, true, 'an astral character is one character under u');
+    const validator = await loadValidator();
+    for (const pattern of ['a{', '\\-', '(unclosed', '[b-a]']) {
+      const answer = JSON.parse(validator.compile(JSON.stringify({ pattern })));
+      assert.equal(answer.ok, false, pattern);
+      assert.equal(answer.error.code, 'invalid_schema');
+      assert.equal(answer.error.path, '/pattern');
+      // The engine says why (V8: "Invalid regular expression: /(unclosed/u: Unterminated group").
+      assert.match(answer.error.message, /not a valid regular expression \(ECMAScript, u flag\): .*Invalid regular expression/, answer.error.message);
+    }
+  });
+
+  test('patterns are not anchored, and a format: "regex" value is checked by the same engine', async () => {
+    assert.equal((await compiled({ pattern: 'b' }))('abc').valid, true);
+    const regex = await compiled({ format: 'regex' });
+    assert.equal(regex('^(?<=a)b\\k<x>?(?<x>c)$').valid, true);
+    assert.deepEqual(regex('(?P<name>x)').diagnostics, [{ path: '', keyword: 'format', message: 'must be a valid regex' }]);
+  });
+
+  test('each compiled pattern is one RegExp held while its schema lives', async () => {
+    const validator = await loadValidator();
+    const before = patternCount();
+    const answer = JSON.parse(validator.compile(JSON.stringify({ properties: { a: { pattern: '^a' }, b: { pattern: '^b' } }, patternProperties: { '^x-': {} } })));
+    assert.equal(patternCount(), before + 3);
+    validator.dropSchema(answer.handle);
+    assert.equal(patternCount(), before);
+  });
+});
+
+describe('strings too long to test against a pattern fail closed, at once', () => {
+  test(`a hostile ${2 * MAX_PATTERN_INPUT_CHARS}-character string against an exponential pattern: the documented diagnostic, no hang`, async () => {
+    const { tool, calls } = recordingTool({ inputSchema: { type: 'object', properties: { q: { type: 'string', pattern: '^(a+)+$' } } } });
+    const hostile = 'a'.repeat(2 * MAX_PATTERN_INPUT_CHARS) + '!';
+    const started = performance.now();
+    const outcome = await tool.invoke({ q: hostile });
+    const ms = performance.now() - started;
+    assert.equal(outcome.ok, false);
+    assert.deepEqual(outcome.error.diagnostics, [
+      { path: '/q', keyword: 'pattern', message: `was not tested against its pattern: it is longer than ${MAX_PATTERN_INPUT_CHARS} characters, the most a pattern is tested against` },
+    ]);
+    assert.ok(!outcome.error.message.includes('aaaa'), 'the value is not quoted');
+    assert.equal(calls.length, 0);
+    assert.ok(ms < 1000, `took ${ms} ms`);
+    // Run on the string, the same pattern would not end: under the bound it runs (harmlessly here).
+    assert.equal((await tool.invoke({ q: 'a'.repeat(MAX_PATTERN_INPUT_CHARS) })).ok, true);
+  });
+
+  test('under not, anyOf and patternProperties too: an untested string never counts as "not matching"', async () => {
+    const long = 'b'.repeat(MAX_PATTERN_INPUT_CHARS + 1);
+    const not = await validateJson({ not: { pattern: '^a' } }, long);
+    assert.equal(not.valid, false);
+    assert.deepEqual(not.diagnostics.map((d) => d.keyword), ['pattern']);
+    assert.equal((await validateJson({ anyOf: [{ pattern: '^a' }, { maxLength: 1 }] }, long)).valid, false);
+    const names = await validateJson({ type: 'object', patternProperties: { '^x': {} }, additionalProperties: false }, { [long]: 1 });
+    assert.deepEqual(names.diagnostics.map((d) => [d.path.length, d.keyword]), [[long.length + 1, 'patternProperties']]);
+  });
+});
+
+describe('how the module ships', () => {
+  test('one JS module holds it, deflate-compressed, and nothing else is fetched or read', () => {
+    const sizes = JSON.parse(readFileSync(new URL('../wasm/sizes.json', import.meta.url), 'utf8')).find((m) => m.name === 'warden_validate');
+    const chunk = readFileSync(new URL('../wasm/warden_validate_deflate.js', import.meta.url), 'utf8');
+    assert.equal(sizes.embeddedJs.raw, Buffer.byteLength(chunk));
+    // base64 of deflate: about 4/3 of the compressed module, well under its raw size.
+    assert.ok(sizes.embeddedJs.raw < sizes.wasm.raw * 0.6, JSON.stringify(sizes));
+    const loader = readFileSync(new URL('../dist/validator-loader.js', import.meta.url), 'utf8')
+      .replace(/\/\*[\s\S]*?\*\//g, '')
+      .replace(/^\s*\/\/.*$/gm, '');
+    assert.doesNotMatch(loader, /import\.meta\.url|fetch\(|\.wasm['"]/, 'the loader neither fetches nor names a .wasm file');
+    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+    assert.ok(!pkg.files.some((f) => f.endsWith('.wasm')), 'no .wasm file is shipped');
+  });
+});
+
+describe('a trap does not brick validation', () => {
+  test('the module is replaced from the compiled Module; schemas are compiled again when next used', async () => {
+    const schema = { type: 'object', properties: { id: { type: 'string', pattern: '^[a-z]+$' } }, required: ['id'] };
+    const { tool, calls } = recordingTool({ inputSchema: schema });
+    await tool.register();
+    assert.equal((await tool.invoke({ id: 'abc' })).ok, true);
+    const validator = await loadValidator();
+    const { generation, replacements } = validator;
+    const held = patternCount();
+    const trapped = JSON.parse(validator.__testTrap());
+    assert.deepEqual(trapped, { ok: false, error: { code: 'validator_failed', message: 'the validator module trapped while trapping on purpose and was reloaded' } });
+    assert.equal(validator.generation, generation + 1);
+    assert.equal(validator.replacements, replacements + 1);
+    assert.ok(patternCount() < held, 'the dead instance\'s patterns are released');
+    // The same tool keeps validating, with its schema compiled again on the new instance.
+    assert.equal((await tool.invoke({ id: 'xyz' })).ok, true);
+    const bad = await tool.invoke({ id: 'X1' });
+    assert.equal(bad.error?.reason, 'invalid_arguments');
+    assert.equal(bad.result.content[0].text, 'Error: Validation failed: /id must match the pattern ^[a-z]+$');
+    assert.deepEqual(calls, [{ id: 'abc' }, { id: 'xyz' }]);
+    assert.equal(validator.generation, generation + 1, 'one replacement, not one per call');
+  });
+
+  test('a schema nested past the limit is refused before the module runs out of stack', async () => {
+    const validator = await loadValidator();
+    const { replacements } = validator;
+    const nested = (levels) => '{"not":'.repeat(levels) + '{}' + '}'.repeat(levels);
+    assert.equal(JSON.parse(validator.compile(nested(99))).ok, true, '100 levels (the limit) compile');
+    const refused = JSON.parse(validator.compile(nested(100)));
+    assert.equal(refused.error.code, 'invalid_schema');
+    assert.match(refused.error.message, /deeper than 100 levels/);
+    assert.equal(validator.replacements, replacements, 'no trap, no replacement');
+  });
+});
