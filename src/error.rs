@@ -1,22 +1,18 @@
 //! Configuration errors: what the TS layer turns into a thrown `ConfigurationError`.
 
-use serde::Serialize;
-
 /// A problem with configuration the user gave (hooks, matchers, policy), found when it was given.
 ///
 /// Crosses the boundary as data; the TS layer throws it as `ConfigurationError` because bad
 /// configuration is misuse, not a call outcome.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConfigError {
     /// A stable machine code, such as `invalid_matcher` or `duplicate_hook_id`.
     pub code: &'static str,
     /// One sentence saying what is wrong, starting with the path when there is one.
     pub message: String,
     /// Where the problem is, such as `hooks.before[1]` or `deny[1].when[0]`.
-    #[serde(skip_serializing_if = "String::is_empty")]
     pub path: String,
     /// The message without its path, kept so an outer caller can extend the path.
-    #[serde(skip)]
     detail: String,
 }
 
