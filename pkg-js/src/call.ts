@@ -564,6 +564,10 @@ class CallRun {
   }
 
   private internalError(_err: unknown): CallOutcome {
+    if (this.w.isDisposed) {
+      const message = 'this webmcp-warden client was disposed';
+      return { ok: false, error: { kind: 'tool', reason: 'disposed', message }, result: errorResult('Error: ' + message) };
+    }
     return this.answer({ ok: false, error: { kind: 'tool', reason: 'internal_error', message: 'internal error in webmcp-warden' }, result: errorResult('Error: internal error in webmcp-warden') }, []);
   }
 

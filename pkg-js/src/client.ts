@@ -7,7 +7,7 @@
 // The client is also what makes a wasm trap survivable: it keeps, for each live thing it gave
 // the core, exactly what it sent (the replay log), so when the core instance is replaced it
 // replays them into a fresh engine with the same handles.
-import { core, coreGeneration } from './core.js';
+import { core, coreGeneration, liveGeneration } from './core.js';
 import { configurationError } from './errors.js';
 import { Handles } from './handles.js';
 import { decode, encode } from './wire.js';
@@ -83,6 +83,18 @@ interface ToolEntry {
   label: string;
 }
 
+/** Frees the engine of a client that was collected without `dispose()`. */
+const clientFinalizer =
+  typeof FinalizationRegistry === 'function'
+    ? new FinalizationRegistry<{ engine: number; generation: number }>(({ engine, generation }) => {
+        try {
+          if (generation === liveGeneration()) core.engineDrop(engine);
+        } catch {
+          // the instance is gone: nothing to free
+        }
+      })
+    : undefined;
+
 /** A core answer `{ ok, … }` or `{ ok: false, error }`; an error is thrown as `ConfigurationError`. */
 export function answered<T extends object>(bytes: Uint8Array): T {
   const answer = decode(bytes) as { ok: boolean; error?: { code: string; message: string; path?: string } } & T;
@@ -139,9 +151,18 @@ export class Warden {
     if (generation !== this.generation) {
       this.engineId = core.engineNew();
       this.generation = generation;
+      // A client nobody holds any more (a per-request client never disposed) gives its engine
+      // back when it is collected; an explicit dispose() is still the way to free it at once.
+      clientFinalizer?.unregister(this);
+      clientFinalizer?.register(this, { engine: this.engineId, generation }, this);
       this.replay();
     }
     return this.engineId;
+  }
+
+  /** Whether `dispose()` was called. */
+  get isDisposed(): boolean {
+    return this.disposed;
   }
 
   /** The core instance the engine lives in; a call started in another one is stale. */
@@ -348,7 +369,8 @@ export class Warden {
   /** Frees the engine; the client cannot be used afterwards. */
   disposeEngine(): void {
     if (this.disposed) return;
-    if (this.generation === coreGeneration()) core.engineDrop(this.engineId);
+    clientFinalizer?.unregister(this);
+    if (this.generation === liveGeneration()) core.engineDrop(this.engineId);
     this.disposed = true;
   }
 }

@@ -87,6 +87,8 @@ function functionOrNull(name: string, value: unknown): void {
  * changes, so a `ConfigurationError` leaves the configuration as it was.
  */
 export function configure(w: Warden, options: WebMCPConfig): void {
+  // A disposed client refuses configuration (this throws `ConfigurationError('disposed')`).
+  w.engine();
   if (!isPlainObject(options)) throw new ConfigurationError('invalid_config', `configureWebMCP expects an options object, not ${typeName(options)}`);
   for (const key of Object.keys(options)) {
     if (!KNOWN_OPTIONS.has(key)) throw new ConfigurationError('unknown_option', `configureWebMCP: unknown option "${key}"`);

@@ -52,6 +52,11 @@ export function coreGeneration(): number {
   return generation;
 }
 
+/** The live instance's generation without loading anything; `-1` when no instance is live. */
+export function liveGeneration(): number {
+  return live ? generation : -1;
+}
+
 /**
  * Resolves when the core is loaded. Optional: every API loads the core when it needs it; call
  * this to move the few milliseconds of compilation to a moment of your choosing.

@@ -68,3 +68,15 @@ test('every client is restored, each with its own configuration', async () => {
   a.dispose();
   b.dispose();
 });
+
+test('a disposed client answers calls as data and refuses configuration', async () => {
+  const client = createWarden();
+  const t = client.webmcp(() => 'ran', { name: 'disposed_tool', description: 'd' });
+  assert.equal((await t.invoke({})).ok, true);
+  client.dispose();
+  const outcome = await t.invoke({});
+  assert.deepEqual([outcome.ok, outcome.error.kind, outcome.error.reason], [false, 'tool', 'disposed']);
+  assert.throws(() => client.configure({ hookTimeout: 10 }), (err) => err.code === 'disposed');
+  assert.throws(() => client.webmcp(() => 1, { name: 'after_dispose' }), (err) => err.code === 'disposed');
+  await assert.rejects(client.listTools(), (err) => err.code === 'disposed');
+});
