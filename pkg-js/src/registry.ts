@@ -72,6 +72,8 @@ export async function invokeTool(w: Warden, name: string, input?: unknown, optio
  * `hook_failed`) rather than answering an empty list.
  */
 export async function listTools(w: Warden, options: ListingOptions = {}): Promise<ToolContract[]> {
+  // A disposed client refuses (this throws `ConfigurationError('disposed')`).
+  w.engine();
   const tools = [...w.registry.values()].filter((tool) => isVisible(w, tool));
   // The first listing is a first sight: it records each tool's baseline definition, and seals
   // the baseline when the page asked for `approvedFingerprints: 'first_listing'`.
