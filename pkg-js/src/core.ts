@@ -7,14 +7,25 @@ import { initSync, Core } from '../wasm/warden_core.js';
 import { WASM_BASE64 } from '../wasm/warden_core_base64.js';
 
 let core: Core | undefined;
+let memory: WebAssembly.Memory | undefined;
 
 /** The page's core, compiled on first use. */
 export function getCore(): Core {
   if (core === undefined) {
-    initSync({ module: decodeBase64(WASM_BASE64) });
+    memory = initSync({ module: decodeBase64(WASM_BASE64) }).memory;
     core = new Core();
   }
   return core;
+}
+
+/**
+ * The size of the core module's linear memory in bytes (`memory.buffer.byteLength` of the
+ * instance the glue made). Wasm memory only grows, so tests read it before and after a large
+ * result to show what shaping keeps.
+ */
+export function coreMemoryBytes(): number {
+  getCore();
+  return memory === undefined ? 0 : memory.buffer.byteLength;
 }
 
 /**

@@ -33,6 +33,8 @@ export interface PipelineTool {
   readonly validation: { input?: JsonSchema; standard?: StandardSchemaLike; output?: JsonSchema };
   /** Shaping on the agent path (`'llm'` by default). */
   readonly shape: 'llm' | false;
+  /** `false`: a plain object the tool returns becomes text only, without `structuredContent` (default `true`). */
+  readonly structured?: boolean;
 }
 
 let invocationCounter = 0;
@@ -307,7 +309,7 @@ export async function runCall(tool: PipelineTool, rawInput: unknown, givenOption
           continue;
         }
         case Op.ValidateOutput: {
-          const structured = normalizeResult(output).structuredContent;
+          const structured = normalizeResult(output, { structured: tool.structured }).structuredContent;
           const result: Validated = structured === undefined ? { valid: true } : await validateJson(tool.validation.output as JsonSchema, structured, 'outputSchema');
           if (!result.valid) validated = result;
           record?.push(validationStep('output', result));
@@ -316,7 +318,7 @@ export async function runCall(tool: PipelineTool, rawInput: unknown, givenOption
         }
         case Op.Finish: {
           ended = true;
-          const outcome: CallOutcome = fieldOf(action) & 1 ? { ok: true, result: normalizeResult(output) } : failed(core.end(call));
+          const outcome: CallOutcome = fieldOf(action) & 1 ? { ok: true, result: normalizeResult(output, { structured: tool.structured }) } : failed(core.end(call));
           return finish(outcome);
         }
         default:
