@@ -477,7 +477,7 @@ fn structured_content_far_over_the_cap_is_dropped_unmeasured() {
     assert_eq!(text_at(&measured, 1), format!("{TRUNCATION_PREFIX}kept 1 of {} bytes]", 1 + cap + STRUCTURED_SLACK));
     assert!(!measured.flags.oversized);
     let over = shape_result(&input(&format!("{at_limit}x")), &opts(cap));
-    assert_eq!(text_at(&over, 1), format!("{TRUNCATION_PREFIX}kept 1 of at least 1 bytes]"));
+    assert_eq!(text_at(&over, 1), format!("{TRUNCATION_PREFIX}kept 1 of at least {} bytes]", 1 + cap + STRUCTURED_SLACK + 1));
     assert!(over.flags.oversized && over.result.get("structuredContent").is_none());
     assert_eq!(shape_result(&over.result, &opts(cap)), over);
     // Stripping can make a measured one fit: the limit is on the raw JSON, the cap on the shaped.

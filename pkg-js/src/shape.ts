@@ -57,6 +57,11 @@ function namesOf(bits: number): string[] {
   return flagNames.filter((_, i) => bits & (1 << i));
 }
 
+/** The most candidate windows that cross for one text; past it (or past 1 unit in 16), the text crosses whole or is stripped here. */
+const MAX_WINDOWS = 4096;
+/** The longest text that crosses whole to be scanned; a longer, densely dirty text is stripped here with the core's pattern. */
+const MAX_SCANNED_UNITS = 65_536;
+
 /** Removes the hidden and direction-changing characters from one string; returns it and the flag bits. */
 export function stripText(text: string): [string, number] {
   if (typeof text !== 'string') return [text, 0];
@@ -64,7 +69,13 @@ export function stripText(text: string): [string, number] {
   // aligned, and no removal can join two halves into a new character.
   const whole = wellFormed(text);
   if (!candidates().test(whole)) return [whole, 0];
-  const scan = scanCandidates(whole) ?? scanText(whole);
+  const scan = scanCandidates(whole) ?? (whole.length <= MAX_SCANNED_UNITS ? scanText(whole) : undefined);
+  if (scan === undefined) {
+    // Megabytes of densely hidden characters: crossing them would cost wasm memory for good.
+    const stripper = new Stripper(0);
+    const out = stripper.strip(whole);
+    return [out, stripper.flagBits()];
+  }
   if (scan.length <= 1) return [whole, 0];
   let out = '';
   let from = 0;
@@ -82,11 +93,11 @@ export function stripText(text: string): [string, number] {
  * (never removed; the core classifies each character on its own), and the removal ranges come
  * back mapped to positions in `text`. A 1 MiB text with a few hidden characters then costs a
  * regex pass instead of a 1 MiB UTF-8 copy into the core. `undefined` when candidates are more
- * than one unit in 16: then the whole text crossing is cheaper.
+ * than one unit in 16 (then the whole text crossing is cheaper) or more than `MAX_WINDOWS`.
  */
 function scanCandidates(text: string): Uint32Array | undefined {
   const finder = candidateFinder;
-  const limit = text.length >> 4;
+  const limit = Math.min(text.length >> 4, MAX_WINDOWS);
   const starts: number[] = [];
   let windows = '';
   finder.lastIndex = 0;
@@ -462,9 +473,10 @@ class Preparation {
    * when it is not base64 (a notice, whatever the rest holds).
    */
   data(block: number, data: string, kept: boolean, need: number, before: number): string {
-    const base64 = BASE64ISH.test(data);
-    if (data.length === 0 || (need > 0 && kept && base64 && before + data.length < need)) return data;
+    if (data.length === 0) return data;
     if (need > 0 && !kept) return '';
+    const base64 = BASE64ISH.test(data);
+    if (need > 0 && base64 && before + data.length < need) return data;
     if (!base64) return '!';
     this.omit(block, Field.Data, data.length);
     return '';

@@ -37,8 +37,9 @@
 //!   content blocks after the first [`MAX_BLOCKS`], and a `structuredContent` whose raw JSON
 //!   (before stripping) is longer than the cap plus [`STRUCTURED_SLACK`]. The result is then
 //!   cut (`truncated`) with the flag `oversized`, and its notice says `kept K of at least T
-//!   bytes`: T counts what was measured. A `mimeType` longer than [`MAX_MIME_BYTES`] once
-//!   stripped makes its block malformed.
+//!   bytes`: T counts what was measured, and such a `structuredContent` as one byte more than
+//!   its limit (its raw JSON is at least that long). A `mimeType` longer than
+//!   [`MAX_MIME_BYTES`] once stripped makes its block malformed.
 //! - **The truncation notice does not count** toward the cap. In a result whose
 //!   `provenance.truncated` is `true` (one this function shaped and cut before), a final text
 //!   block that is exactly a notice this function would write, and whose "kept" equals the
@@ -705,6 +706,12 @@ fn finish(
         Structured::Kept(value) => json_len(value, numbers),
         Structured::Absent | Structured::OverLimit => 0,
     };
+    // Over its limit, structuredContent counts as one byte more than the limit: its raw JSON
+    // is at least that long, and the notice then says how large a part was dropped.
+    let over_len = match &structured {
+        Structured::OverLimit => structured_limit(opts.max_bytes).saturating_add(1),
+        Structured::Absent | Structured::Kept(_) => 0,
+    };
     let sizes_before = |pieces: &[Piece]| pieces.iter().fold(structured_len, |sum, p| sum.saturating_add(p.size()));
     // An earlier shaping's notice: recognised only in a result that says it was cut, and only
     // when its "kept" is exactly what precedes it, so a tool's text that merely resembles one
@@ -757,6 +764,7 @@ fn finish(
     };
 
     let truncated = cut || over_limit || earlier_total.is_some();
+    let total = total.saturating_add(over_len);
     let original = earlier_total.map_or(total, |(t, _)| t.max(total));
     let at_least = over_limit || earlier_total.is_some_and(|(_, at_least)| at_least);
     if truncated {
