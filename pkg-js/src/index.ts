@@ -10,7 +10,7 @@ export { ready } from './core.js';
 export { configureWebMCP, getGlobalHooks, resetGlobalHooks, resetWebMCP, mergeHooks, mergeHooksOrdered, type WebMCPConfig } from './config.js';
 export { createHookedExecute, type HookedExecuteOptions } from './engine.js';
 export { WardenError, ConfigurationError, RegistrationError, NotSupportedError, CallFailure } from './errors.js';
-export { normalizeResult, normalizeError } from './normalize.js';
+export { normalizeResult, normalizeError, type NormalizeOptions } from './normalize.js';
 export { genInvocationId } from './pipeline.js';
 export { invokeTool, listTools } from './registry.js';
 export { explain, type Explanation, type ExplainStep } from './explain.js';
