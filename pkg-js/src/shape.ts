@@ -470,16 +470,18 @@ class Preparation {
   /**
    * `data` or `blob` as sent: whole when it may be kept and fit; `''` when it becomes a notice
    * whatever it holds, or (with its length omitted) when it is base64 that cannot fit; `'!'`
-   * when it is not base64 (a notice, whatever the rest holds).
+   * when it is not base64 (a notice, whatever the rest holds). Also answers the bytes the core
+   * will count for it if it keeps it (0 when it becomes a notice: a lower bound).
    */
-  data(block: number, data: string, kept: boolean, need: number, before: number): string {
-    if (data.length === 0) return data;
-    if (need > 0 && !kept) return '';
+  data(block: number, data: string, kept: boolean, need: number, before: number): [string, number] {
+    if (data.length === 0) return [data, 0];
+    if (need > 0 && !kept) return ['', 0];
     const base64 = BASE64ISH.test(data);
-    if (need > 0 && base64 && before + data.length < need) return data;
-    if (!base64) return '!';
+    if (!base64) return ['!', 0];
+    const counted = kept ? data.length : 0;
+    if (need > 0 && before + data.length < need) return [data, counted];
     this.omit(block, Field.Data, data.length);
-    return '';
+    return ['', counted];
   }
 }
 
@@ -632,9 +634,9 @@ function writeBlock(p: Preparation, block: unknown, index: number, root: object,
         if (need > 0 && m.ok && typeof data === 'string' && data.length > 0) kept = (shapeMediaKinds(m.send) & (type === 'image' ? 1 : 2)) !== 0;
       }
       if (typeof data === 'string') {
-        const send = p.data(index, data, kept, need, 0);
+        const [send, counted] = p.data(index, data, kept, need, 0);
         out.string('data', send);
-        if (kept) size = data.length;
+        size = counted;
       }
       break;
     }
@@ -671,8 +673,9 @@ function writeBlock(p: Preparation, block: unknown, index: number, root: object,
           if (u && need > 0 && m?.ok && blob.length > 0) kept = (shapeMediaKinds(m.send) & 1) !== 0;
           // A URI cut short cannot fit: the blob is then sent as if it could not either.
           const before = u ? (u.omitted > 0 ? need : u.bytes) : 0;
-          r.string('blob', p.data(index, blob, kept, need, before));
-          if (kept && u) size = u.bytes + blob.length;
+          const [send, counted] = p.data(index, blob, kept, need, before);
+          r.string('blob', send);
+          if (counted > 0 && u) size = u.bytes + counted;
         }
         r.end();
       });

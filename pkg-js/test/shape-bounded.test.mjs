@@ -245,9 +245,9 @@ describe('the bounded route answers what the core answers for the whole result',
       case 0:
       case 1:
       case 2: return { type: 'text', text: long() };
-      case 3: return { type: pick(['image', 'audio']), mimeType: mime(), data: pick([base64(rand(60)), base64(rand(2)), 'not base64!', '']), _meta: { x: 1 } };
+      case 3: return { type: pick(['image', 'audio']), mimeType: mime(), data: pick([base64(rand(60)), base64(rand(2)), 'not base64!', '%'.repeat(rand(400)), '']), _meta: { x: 1 } };
       case 4: return { type: 'resource', resource: { uri: long(), mimeType: mime(), text: long() } };
-      case 5: return { type: 'resource', resource: { uri: long(), mimeType: mime(), blob: pick([base64(rand(60)), '%%']) } };
+      case 5: return { type: 'resource', resource: { uri: long(), mimeType: mime(), blob: pick([base64(rand(60)), '%%', '%'.repeat(rand(400))]) } };
       case 6: return { type: 'resource_link', uri: long(), ...(rand(2) ? { name: long() } : {}) };
       case 7: return pick([{ type: textOf(3) }, 'not a block', { type: 'text', text: 5 }, { type: 'resource' }, { type: 'x'.repeat(80) }]);
       default: return { type: 'text', text: pick(['[truncated by the MCP client: kept 3 of 9 bytes]', '[truncated by the MCP client: kept 0 of at least 0 bytes]']) };
