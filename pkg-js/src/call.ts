@@ -445,7 +445,7 @@ class CallRun {
 
   private async validateOutput(): Promise<number> {
     const schema = this.tool.validation.output;
-    const structured = normalizeResult(this.output).structuredContent;
+    const structured = normalizeResult(this.output, { structured: this.tool.structured }).structuredContent;
     if (schema === undefined || structured === undefined) return this.step(Outcome.Valid, 0);
     const json = toJson(structured, { maxBytes: Number.MAX_SAFE_INTEGER, maxDepth: 100 });
     if (!json.ok) return this.step(Outcome.Invalid, 0, 0, { diagnostics: [json.diagnostic] });
@@ -552,7 +552,7 @@ class CallRun {
   private finish(): CallOutcome {
     const answer = decode(core.end(this.engine, this.call)) as { ok: boolean; error?: CallError & { decision?: Decision }; text?: string; record?: DecisionStep[] };
     const outcome: CallOutcome = answer.ok
-      ? { ok: true, result: normalizeResult(this.output) }
+      ? { ok: true, result: normalizeResult(this.output, { structured: this.tool.structured }) }
       : { ok: false, error: answer.error as CallError, result: errorResult(answer.text ?? 'Error: internal error in webmcp-warden') };
     return this.answer(outcome, answer.record);
   }

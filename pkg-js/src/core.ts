@@ -26,6 +26,7 @@ export class CoreTrapped extends Error {
 let compiled: WebAssembly.Module | undefined;
 let generation = 0;
 let live = false;
+let memory: WebAssembly.Memory | undefined;
 
 /** Decodes base64 with `Buffer` in Node and `atob` in browsers. */
 export function decodeBase64(base64: string): Uint8Array {
@@ -45,7 +46,7 @@ export function coreGeneration(): number {
   if (!live) {
     // Inflating takes about a millisecond; the bytes ship deflated (see build.mjs for why).
     compiled ??= new WebAssembly.Module(inflateSync(decodeBase64(WASM_DEFLATED_BASE64)) as BufferSource);
-    glue.initSync({ module: compiled });
+    memory = glue.initSync({ module: compiled }).memory;
     generation++;
     live = true;
   }
@@ -55,6 +56,15 @@ export function coreGeneration(): number {
 /** The live instance's generation without loading anything; `-1` when no instance is live. */
 export function liveGeneration(): number {
   return live ? generation : -1;
+}
+
+/**
+ * The size of the live instance's linear memory in bytes. Wasm memory only grows, so tests read
+ * it before and after a large result to show what shaping keeps.
+ */
+export function coreMemoryBytes(): number {
+  coreGeneration();
+  return memory === undefined ? 0 : memory.buffer.byteLength;
 }
 
 /**
@@ -137,7 +147,9 @@ export const core = {
   scanText: (text: string) => guard(() => glue.scanText(text)),
   shapeCandidatePattern: () => guard(() => glue.shapeCandidatePattern()),
   shapeFlagNames: () => guard(() => glue.shapeFlagNames()),
-  shapeResult: (json: string, serverId: string, max: number) => guard(() => glue.shapeResult(json, serverId, max)),
+  shapeLimits: () => guard(() => glue.shapeLimits()),
+  shapeMediaKinds: (mime: string) => guard(() => glue.shapeMediaKinds(mime)),
+  shapeResult: (request: Uint8Array) => guard(() => glue.shapeResult(request)),
   sha256Hex: (text: string) => guard(() => glue.sha256Hex(text)),
   explainUnknown: (name: string) => guard(() => glue.explainUnknown(name)),
   /** Forces a trap (tests of the recovery only). */

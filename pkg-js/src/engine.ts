@@ -55,8 +55,9 @@ export function createHookedExecute(
       w.dropTool(current.pipeline.coreTool);
       if (current.set !== undefined) w.dropHookSet(current.set);
     }
-    // simple-webmcp's engine neither validates with JSON Schema nor shapes: it keeps that meaning.
-    const pipeline: PipelineTool = { coreTool, fn: run, publicTool: tool, contract, server: undefined, validation: {}, shape: false };
+    // simple-webmcp's engine neither validates with JSON Schema nor shapes, and its results are
+    // text only (no structuredContent): it keeps that meaning.
+    const pipeline: PipelineTool = { coreTool, fn: run, publicTool: tool, contract, server: undefined, validation: {}, shape: false, structured: false };
     current = { entries, set, pipeline };
     return pipeline;
   };

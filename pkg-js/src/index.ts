@@ -19,7 +19,7 @@ export { type WebMCPConfig } from './config.js';
 export { mergeHooks, mergeHooksOrdered } from './hookset.js';
 export { createHookedExecute, type HookedExecuteOptions } from './engine.js';
 export { WardenError, ConfigurationError, RegistrationError, NotSupportedError, CallFailure } from './errors.js';
-export { normalizeResult, normalizeError } from './normalize.js';
+export { normalizeResult, normalizeError, type NormalizeOptions } from './normalize.js';
 export { genInvocationId } from './call.js';
 export { type Explanation, type ExplainStep } from './explain.js';
 export { lintPolicy, type Policy, type PolicyRule, type PolicyWhen, type Decision, type PolicyCall, type AskAnswer, type Approver, type PolicyPredicate, type PolicyDiagnostic, type ToolFilterFn } from './governance.js';

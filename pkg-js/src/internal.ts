@@ -19,6 +19,8 @@ export interface PipelineTool {
   readonly validation: { input?: JsonSchema; standard?: StandardSchemaLike; output?: JsonSchema };
   /** Shaping on the agent path (`'llm'` by default). */
   readonly shape: 'llm' | false;
+  /** `false`: a plain object the tool returns becomes text only, without `structuredContent` (default `true`). */
+  readonly structured?: boolean;
 }
 
 /** A tool the in-page registry holds. */

@@ -1,41 +1,68 @@
-// Shaping a result for a model (SPEC §7): the rules live in the core; this file decides only
-// what must cross the boundary. Clean text never crosses: a regex the core supplies finds text
-// that may hold a removable character; such text crosses once and comes back as removal
-// positions, not as a new string; anything beyond plain text blocks (media, unknown blocks,
-// `_meta`, `structuredContent`, a result that may pass the byte cap) is shaped whole by the core.
+// Shaping a result for a model: the rules live in the core (`src/shape/`); this file decides only
+// what crosses the boundary, so that shaping costs what is kept, not what a tool returned.
 //
-// Lone surrogates (text that is not valid UTF-16) become U+FFFD, as any UTF-8 encoder makes
-// them, on both paths: the core's JSON cannot carry them, and a shaped result is then always
-// well-formed text.
+// - Plain text that fits the cap (the common case) never crosses unless it may hold a removable
+//   character: a regex the core supplies finds such text, which crosses once and comes back as
+//   removal positions (`scanText`), not as a new string.
+// - Everything else crosses as one wire buffer (`shapeResult`), prepared here so that it is
+//   bounded by the cap: strings are stripped with the core's exact pattern (the core classifies
+//   the distinct characters found, in one crossing), a text longer than the cap could keep sends
+//   only its first bytes, media that cannot fit sends no data, blocks past the core's limit are
+//   not sent, and a `structuredContent` whose JSON passes the cap plus a slack is not sent. The
+//   core is told what was left out (`src/shape/request.rs`) and answers exactly as it would for
+//   the whole result (the tests compare both routes, `shapeReference` being the whole one).
+//
+// Lone surrogates become U+FFFD on every path, so a shaped result is always well-formed text.
 import { core } from './core.js';
+import { isContainer, jsonView, ownMember, SKIP, Unsupported, Unsayable, utf8Length, walkJson, type JsonSink } from './json-walk.js';
 import type { CallToolResult } from './types.js';
+import { decode, Tag, Writer } from './wire.js';
 
 /** A result shaped for a model, with what shaping did. */
 export interface ShapedResult {
   /** The result, with `provenance`. */
   result: CallToolResult;
-  /** The flags set (`bidi`, `zero_width`, `tag_chars`, `variation_selectors`, `media_dropped`, `unsupported_content`). */
+  /** The flags set (`bidi`, `zero_width`, `tag_chars`, `variation_selectors`, `media_dropped`, `unsupported_content`, `oversized`). */
   flags: string[];
-  /** Whether the byte cap cut the result. */
+  /** Whether the result was cut (at the byte cap, or at a limit). */
   truncated: boolean;
 }
 
+/** What crossed into the core to shape whole results (read by tests and benchmarks). */
+export const shapeStats = { crossings: 0, bytesSent: 0 };
+
 let candidate: RegExp | undefined;
 let candidateFinder: RegExp = /$^/g;
+let candidateAll: RegExp = /$^/g;
 let flagNames: string[] = [];
+let knownFlags = new Set<string>();
+let limits = { maxBlocks: 1000, structuredSlack: 4096, maxMimeBytes: 256, maxDepth: 128 };
+/** `limits.maxBlocks`, read on the fast path. */
+let maxBlocksLimit = 1000;
 
 function candidates(): RegExp {
   if (candidate === undefined) {
     candidate = new RegExp(core.shapeCandidatePattern());
     candidateFinder = new RegExp(candidate.source, 'g');
+    candidateAll = new RegExp(candidate.source, 'g');
     flagNames = core.shapeFlagNames();
+    knownFlags = new Set(flagNames);
+    const [maxBlocks, structuredSlack, maxMimeBytes, maxDepth] = core.shapeLimits();
+    limits = { maxBlocks: maxBlocks as number, structuredSlack: structuredSlack as number, maxMimeBytes: maxMimeBytes as number, maxDepth: maxDepth as number };
+    maxBlocksLimit = limits.maxBlocks;
   }
   return candidate;
 }
 
 function namesOf(bits: number): string[] {
-  return flagNames.filter((_, i) => bits & (1 << i));
+  // Clean text is the common case: no filter pass for it.
+  return bits === 0 ? [] : flagNames.filter((_, i) => bits & (1 << i));
 }
+
+/** The most candidate windows that cross for one text; past it (or past 1 unit in 16), the text crosses whole or is stripped here. */
+const MAX_WINDOWS = 4096;
+/** The longest text that crosses whole to be scanned; a longer, densely dirty text is stripped here with the core's pattern. */
+const MAX_SCANNED_UNITS = 65_536;
 
 /** Removes the hidden and direction-changing characters from one string; returns it and the flag bits. */
 export function stripText(text: string): [string, number] {
@@ -44,7 +71,13 @@ export function stripText(text: string): [string, number] {
   // aligned, and no removal can join two halves into a new character.
   const whole = wellFormed(text);
   if (!candidates().test(whole)) return [whole, 0];
-  const scan = scanCandidates(whole) ?? core.scanText(whole);
+  const scan = scanCandidates(whole) ?? (whole.length <= MAX_SCANNED_UNITS ? core.scanText(whole) : undefined);
+  if (scan === undefined) {
+    // Megabytes of densely hidden characters: crossing them would cost wasm memory for good.
+    const stripper = new Stripper(0);
+    const out = stripper.strip(whole);
+    return [out, stripper.flagBits()];
+  }
   if (scan.length <= 1) return [whole, 0];
   let out = '';
   let from = 0;
@@ -62,11 +95,11 @@ export function stripText(text: string): [string, number] {
  * (never removed; the core classifies each character on its own), and the removal ranges come
  * back mapped to positions in `text`. A 1 MiB text with a few hidden characters then costs a
  * regex pass instead of a 1 MiB UTF-8 copy into the core. `undefined` when candidates are more
- * than one unit in 16: then the whole text crossing is cheaper.
+ * than one unit in 16 (then the whole text crossing is cheaper) or more than `MAX_WINDOWS`.
  */
 function scanCandidates(text: string): Uint32Array | undefined {
   const finder = candidateFinder;
-  const limit = text.length >> 4;
+  const limit = Math.min(text.length >> 4, MAX_WINDOWS);
   const starts: number[] = [];
   let windows = '';
   finder.lastIndex = 0;
@@ -113,23 +146,34 @@ export function wellFormed(text: string): string {
   return LONE_SURROGATE.test(text) ? text.replace(LONE_SURROGATES, '\uFFFD') : text;
 }
 
-/** Whether a result is only text blocks of `{ type: 'text', text }`, with at most `isError` beside `content`. */
+/**
+ * Whether a result is plain text blocks `{ type: 'text', text }` (at most `isError` beside
+ * `content`), within the block limit, and read by `JSON.stringify` as it is read here (no
+ * `toJSON`; the cheapest check that keeps this path's answer the core's: measured, a prototype
+ * check cost a fifth of the clean-text case).
+ */
 function isPlainText(result: CallToolResult): boolean {
+  if (result === null || typeof result !== 'object' || !Array.isArray(result.content) || result.content.length > maxBlocksLimit || typeof result.toJSON === 'function') return false;
   for (const key in result) {
     if (key !== 'content' && key !== 'isError') return false;
   }
-  if (result.isError !== undefined && typeof result.isError !== 'boolean') return false;
   for (const block of result.content) {
-    if (block === null || typeof block !== 'object' || block.type !== 'text' || typeof block.text !== 'string') return false;
+    if (block === null || typeof block !== 'object' || block.type !== 'text' || typeof block.text !== 'string' || typeof block.toJSON === 'function') return false;
     for (const key in block) if (key !== 'type' && key !== 'text') return false;
   }
   return true;
 }
 
-/** Shapes a normalized result for a model, as the core's rules say (SPEC §7). */
+/** Shapes a normalized result for a model, as the core's rules say. Never throws. */
 export function shapeForModel(result: CallToolResult, serverId: string, maxBytes: number): ShapedResult {
   candidates();
-  if (result !== null && typeof result === 'object' && Array.isArray(result.content) && isPlainText(result)) {
+  let plain = false;
+  try {
+    plain = isPlainText(result);
+  } catch {
+    // A getter or proxy threw: the core route reads it safely.
+  }
+  if (plain) {
     let bits = 0;
     let units = 0;
     const content = result.content.map((block) => {
@@ -141,14 +185,17 @@ export function shapeForModel(result: CallToolResult, serverId: string, maxBytes
     if (fitsCap(result.content as unknown as { text: string }[], content, units, maxBytes)) {
       const flags = namesOf(bits);
       const shaped: CallToolResult = { content };
-      if (result.isError !== undefined) shaped.isError = result.isError;
+      // Truthiness, as the core keeps it: a tool error never reads as a success.
+      if (result.isError !== undefined) shaped.isError = Boolean(result.isError);
       shaped.provenance = { serverId, truncated: false, flags };
       return { result: shaped, flags, truncated: false };
     }
-    // Near the cap: the core cuts, carrying the flags found so far in `provenance`.
-    return shapeInCore({ ...result, content, provenance: { flags: namesOf(bits) } }, serverId, maxBytes);
+    // Near the cap: the core cuts the text stripped here, carrying the flags found so far.
+    const stripped: CallToolResult = { content };
+    if (result.isError !== undefined) stripped.isError = result.isError;
+    return coreRoute(stripped, serverId, maxBytes, bits);
   }
-  return shapeInCore(result, serverId, maxBytes);
+  return coreRoute(result, serverId, maxBytes, 0);
 }
 
 const BEYOND_LATIN1 = /[^\0-\xFF]/;
@@ -177,51 +224,483 @@ function fitsCap(originals: { text: string }[], content: { text: string }[], uni
   return within(originals) || within(content);
 }
 
-const nodeBuffer = (globalThis as { Buffer?: { byteLength(text: string, encoding: 'utf8'): number } }).Buffer;
-
-/** UTF-8 bytes of `text`, a lone surrogate counting as U+FFFD (3 bytes), as in the core. */
-function utf8Length(text: string): number {
-  if (nodeBuffer) return nodeBuffer.byteLength(text, 'utf8');
-  let bytes = text.length;
-  for (let i = 0; i < text.length; i++) {
-    const unit = text.charCodeAt(i);
-    if (unit < 0x80) continue;
-    if (unit < 0x800) bytes += 1;
-    else if (unit >= 0xd800 && unit <= 0xdbff && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
-      // A pair: 4 bytes for its 2 units.
-      bytes += 2;
-      i++;
-    } else bytes += 2;
-  }
-  return bytes;
-}
-
-/** Shapes a whole result in the core (also the path a result near the cap takes). */
+/** Shapes a whole result in the core, sending only what the cap can keep (the route of everything but plain text that fits). */
 export function shapeInCore(result: unknown, serverId: string, maxBytes: number): ShapedResult {
-  let json: string;
-  try {
-    json = JSON.stringify(result) ?? 'null';
-    // JSON.stringify writes a lone surrogate as a `\udXXX` escape (pairs stay raw), which the
-    // core's JSON parser rejects: write the result again with such strings made well-formed.
-    // (An escaped backslash before "ud8…" matches too; that only costs the second pass.)
-    if (/\\ud[89a-f]/i.test(json)) json = JSON.stringify(result, wellFormedStrings) ?? 'null';
-  } catch {
-    // A cycle or a BigInt: the core shapes it as an invalid result.
-    json = 'null';
-  }
-  // The core takes the cap as a u32; no JS string is long enough for a larger cap to bite.
-  const cap = Math.min(Math.max(0, Math.floor(maxBytes)), 0xffff_ffff);
-  return JSON.parse(core.shapeResult(json, serverId, cap)) as ShapedResult;
+  candidates();
+  return coreRoute(result, serverId, maxBytes, 0);
 }
 
-/** A `JSON.stringify` replacer that makes every string value and key well-formed. */
-function wellFormedStrings(this: unknown, _key: string, value: unknown): unknown {
-  if (typeof value === 'string') return wellFormed(value);
-  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
-    const keys = Object.keys(value);
-    if (keys.some((key) => wellFormed(key) !== key)) {
-      return Object.fromEntries(keys.map((key) => [wellFormed(key), (value as Record<string, unknown>)[key]]));
+/**
+ * Shapes a result in the core with *everything* sent as `JSON.stringify` sees it, and no
+ * limit applied here: the reference the bounded route must agree with. For tests; its cost is
+ * the whole result.
+ */
+export function shapeReference(result: unknown, serverId: string, maxBytes: number): ShapedResult {
+  candidates();
+  const w = new Writer();
+  const numbers: number[] = [];
+  const sink = new WireSink(w, numbers);
+  const request = new ObjectWriter(w);
+  request.member('result', () => {
+    const root = jsonView(result, '');
+    if (!isContainer(root) || Array.isArray(root)) {
+      walkJson(root, sink, { maxDepth: limits.maxDepth });
+      return;
+    }
+    const out = new ObjectWriter(w);
+    for (const key of Object.keys(root)) {
+      if (key === 'isError') {
+        const isError = truthyMember(root, 'isError');
+        if (isError !== undefined) out.member(key, () => w.byte(isError ? Tag.TRUE : Tag.FALSE));
+        continue;
+      }
+      const item = ownMember(root, key);
+      if (item !== SKIP) out.member(key, () => walkJson(item, sink, { maxDepth: limits.maxDepth }));
+    }
+    out.end();
+  });
+  writeSettings(request, serverId, maxBytes, { omitted: [], surplus: 0, structuredOver: false, numbers });
+  request.end();
+  return cross(w.done());
+}
+
+/** Writes an object member by member; the count goes in at the end. */
+class ObjectWriter {
+  private readonly at: number;
+  private members = 0;
+  constructor(readonly w: Writer) {
+    w.byte(Tag.OBJECT);
+    this.at = w.slot();
+  }
+  member(key: string, write: () => void): void {
+    this.w.string(key);
+    write();
+    this.members++;
+  }
+  string(key: string, value: string): void {
+    this.member(key, () => {
+      this.w.byte(Tag.STRING);
+      this.w.string(value);
+    });
+  }
+  end(): void {
+    this.w.patch(this.at, this.members);
+  }
+}
+
+/** Writes a walk onto the wire, noting the JS text length of numbers the core cannot format. */
+class WireSink implements JsonSink {
+  private readonly slots: number[] = [];
+  constructor(
+    private readonly w: Writer,
+    private readonly numbers: number[],
+  ) {}
+  null(): void {
+    this.w.byte(Tag.NULL);
+  }
+  bool(value: boolean): void {
+    this.w.byte(value ? Tag.TRUE : Tag.FALSE);
+  }
+  number(value: number): void {
+    this.w.number(value);
+    // The core writes integers below 1e21 itself (their text is their digits).
+    if (!Number.isInteger(value) || Math.abs(value) >= 1e21) this.numbers.push(value, String(value).length);
+  }
+  string(value: string): void {
+    this.w.byte(Tag.STRING);
+    this.w.string(value);
+  }
+  unsupported(what: string): void {
+    this.w.byte(Tag.UNSUPPORTED);
+    this.w.string(what);
+  }
+  array(length: number): void {
+    this.w.byte(Tag.ARRAY);
+    this.w.count(length);
+  }
+  endArray(): void {}
+  object(): void {
+    this.w.byte(Tag.OBJECT);
+    this.slots.push(this.w.slot());
+  }
+  key(key: string): void {
+    this.w.string(key);
+  }
+  endObject(members: number): void {
+    this.w.patch(this.slots.pop() as number, members);
+  }
+}
+
+/** What the request says beside the result. */
+interface Settings {
+  omitted: number[];
+  surplus: number;
+  structuredOver: boolean;
+  numbers: number[];
+}
+
+function writeSettings(request: ObjectWriter, serverId: string, maxBytes: number, settings: Settings): void {
+  const { w } = request;
+  request.string('serverId', serverId);
+  // A whole number up to 2^53 - 1 (configuration checks it); the core saturates past usize.
+  request.member('maxBytes', () => w.number(Math.min(Math.max(0, Math.floor(maxBytes)), Number.MAX_SAFE_INTEGER)));
+  const numbers = (key: string, list: number[]) => {
+    if (list.length === 0) return;
+    request.member(key, () => {
+      w.byte(Tag.ARRAY);
+      w.count(list.length);
+      for (const n of list) w.number(n);
+    });
+  };
+  numbers('omitted', settings.omitted);
+  numbers('numbers', settings.numbers);
+  if (settings.surplus > 0) request.member('surplusBlocks', () => w.number(settings.surplus));
+  if (settings.structuredOver) request.member('structuredOverLimit', () => w.byte(Tag.TRUE));
+}
+
+function cross(request: Uint8Array): ShapedResult {
+  shapeStats.crossings++;
+  shapeStats.bytesSent += request.length;
+  const result = decode(core.shapeResult(request)) as CallToolResult & { provenance: { truncated: boolean; flags: string[] } };
+  return { result, flags: result.provenance.flags, truncated: result.provenance.truncated };
+}
+
+/** `Boolean(holder[key])` for an own member, `undefined` when there is none or it is `undefined`; one that cannot be read counts as `true` (an error flag is never lost). */
+function truthyMember(holder: object, key: string): boolean | undefined {
+  try {
+    if (!Object.prototype.propertyIsEnumerable.call(holder, key)) return undefined;
+    const value = (holder as Record<string, unknown>)[key];
+    return value === undefined ? undefined : Boolean(value);
+  } catch {
+    return true;
+  }
+}
+
+/** Fields of a block whose end may not be sent (`shape::Field`). */
+const Field = { Text: 0, Data: 1, Uri: 2, Name: 3 } as const;
+
+const BASE64ISH = /^[A-Za-z0-9+/\-_= \t\r\n]*$/;
+
+/** Strips strings with the core's exact pattern, remembering the distinct characters removed. */
+class Stripper {
+  private readonly seen = new Set<string>();
+  constructor(private bits: number) {}
+
+  strip(text: string): string {
+    const whole = wellFormed(text);
+    if (!(candidate as RegExp).test(whole)) return whole;
+    return whole.replace(candidateAll, (found) => {
+      this.seen.add(found);
+      return '';
+    });
+  }
+
+  /** The flag bits of everything removed: the core classifies the distinct characters, in one crossing. */
+  flagBits(): number {
+    if (this.seen.size === 0) return this.bits;
+    return this.bits | ((core.scanText([...this.seen].join('')) as Uint32Array)[0] as number);
+  }
+}
+
+/** A text field as sent: all of it when it may fit, else a prefix longer than the room left, and how many bytes were left out. */
+interface Sent {
+  send: string;
+  /** UTF-8 bytes of the whole field, stripped. */
+  bytes: number;
+  omitted: number;
+}
+
+/**
+ * One request being written: the bounded preparation of a result. `lb` is a lower bound of
+ * the bytes the core will have kept before the current block, if it has not cut yet: once it
+ * passes the cap the core has certainly cut, and later fields send only their sizes.
+ */
+class Preparation {
+  readonly w = new Writer();
+  readonly omitted: number[] = [];
+  readonly numbers: number[] = [];
+  surplus = 0;
+  structuredOver = false;
+  lb = 0;
+  readonly stripper: Stripper;
+
+  constructor(
+    readonly cap: number,
+    carriedBits: number,
+  ) {
+    this.stripper = new Stripper(carriedBits);
+  }
+
+  /** Bytes a field must send so that the core's cut falls inside it: one more than any room it can find. */
+  need(): number {
+    return this.cap - this.lb + 1;
+  }
+
+  omit(block: number, field: number, bytes: number): void {
+    if (bytes > 0) this.omitted.push(block, field, bytes);
+  }
+
+  str(value: string): void {
+    this.w.byte(Tag.STRING);
+    this.w.string(value);
+  }
+
+  text(raw: string, need: number): Sent {
+    const stripped = this.stripper.strip(raw);
+    const bytes = utf8Length(stripped);
+    if (bytes < need) return { send: stripped, bytes, omitted: 0 };
+    if (need <= 0) return { send: '', bytes, omitted: bytes };
+    // `need` units are at least `need` bytes; never end between the halves of a pair.
+    let k = Math.min(stripped.length, need);
+    if (k < stripped.length && (stripped.charCodeAt(k - 1) & 0xfc00) === 0xd800) k++;
+    const send = stripped.slice(0, k);
+    return { send, bytes, omitted: k === stripped.length ? 0 : bytes - utf8Length(send) };
+  }
+
+  /** A `mimeType`, stripped; over the core's limit, cut to a length that is still over it (the block is malformed either way). */
+  mime(raw: string): { send: string; bytes: number; ok: boolean } {
+    const stripped = this.stripper.strip(raw);
+    const bytes = utf8Length(stripped);
+    if (bytes <= limits.maxMimeBytes) return { send: stripped, bytes, ok: true };
+    return { send: stripped.slice(0, limits.maxMimeBytes + 1), bytes, ok: false };
+  }
+
+  /**
+   * `data` or `blob` as sent: whole when it may be kept and fit; `''` when it becomes a notice
+   * whatever it holds, or (with its length omitted) when it is base64 that cannot fit; `'!'`
+   * when it is not base64 (a notice, whatever the rest holds). Also answers the bytes the core
+   * will count for it if it keeps it (0 when it becomes a notice: a lower bound).
+   */
+  data(block: number, data: string, kept: boolean, need: number, before: number): [string, number] {
+    if (data.length === 0) return [data, 0];
+    if (need > 0 && !kept) return ['', 0];
+    const base64 = BASE64ISH.test(data);
+    if (!base64) return ['!', 0];
+    const counted = kept ? data.length : 0;
+    if (need > 0 && before + data.length < need) return [data, counted];
+    this.omit(block, Field.Data, data.length);
+    return ['', counted];
+  }
+}
+
+/** The bounded route: prepares the request, crosses once, decodes the answer. */
+function coreRoute(result: unknown, serverId: string, maxBytes: number, carriedBits: number): ShapedResult {
+  const cap = Math.min(Math.max(0, Math.floor(maxBytes)), Number.MAX_SAFE_INTEGER);
+  const p = new Preparation(cap, carriedBits);
+  const request = new ObjectWriter(p.w);
+  request.member('result', () => writeResult(p, jsonView(result, '')));
+  writeSettings(request, serverId, cap, { omitted: p.omitted, surplus: p.surplus, structuredOver: p.structuredOver, numbers: p.numbers });
+  request.end();
+  return cross(p.w.done());
+}
+
+function writeResult(p: Preparation, root: unknown): void {
+  const { w } = p;
+  if (!isContainer(root) || Array.isArray(root)) {
+    // Not a result: the core answers its notice (and no isError).
+    w.byte(Tag.NULL);
+    return;
+  }
+  const out = new ObjectWriter(w);
+  const isError = truthyMember(root, 'isError');
+  if (isError !== undefined) out.member('isError', () => w.byte(isError ? Tag.TRUE : Tag.FALSE));
+  const content = ownMember(root, 'content');
+  let length = -1;
+  if (isContainer(content)) {
+    try {
+      if (Array.isArray(content)) length = content.length >>> 0;
+    } catch {
+      length = -1;
     }
   }
-  return value;
+  if (length < 0) {
+    // No content array: the core answers its notice, keeping isError.
+    out.end();
+    return;
+  }
+
+  // What an earlier shaping recorded: only its known flags and whether it cut.
+  const provenance = ownMember(root, 'provenance');
+  let cutBefore = false;
+  const carried = new Set<string>();
+  if (isContainer(provenance) && !Array.isArray(provenance)) {
+    cutBefore = ownMember(provenance, 'truncated') === true;
+    const names = ownMember(provenance, 'flags');
+    let count = 0;
+    try {
+      if (isContainer(names) && Array.isArray(names)) count = names.length >>> 0;
+    } catch {
+      count = 0;
+    }
+    for (let i = 0; i < count; i++) {
+      let name: unknown;
+      try {
+        name = jsonView((names as unknown[])[i], String(i));
+      } catch {
+        continue;
+      }
+      if (typeof name === 'string' && knownFlags.has(name)) carried.add(name);
+    }
+  }
+
+  // Blocks past the limit are not sent (a result cut before may hold one more: its notice).
+  const over = length > limits.maxBlocks + (cutBefore ? 1 : 0);
+  const count = over ? limits.maxBlocks : length;
+  p.surplus = length - count;
+  out.member('content', () => {
+    w.byte(Tag.ARRAY);
+    w.count(count);
+    for (let i = 0; i < count; i++) {
+      let block: unknown;
+      try {
+        block = jsonView((content as unknown[])[i], String(i));
+      } catch {
+        block = new Unsupported(Unsayable.unreadable);
+      }
+      // The last block of a result cut before may be that shaping's notice: sent whole, so the core can recognise it.
+      const notice = cutBefore && !over && i === count - 1;
+      p.lb += writeBlock(p, block, i, root, notice);
+    }
+  });
+
+  const structured = ownMember(root, 'structuredContent');
+  if (structured !== SKIP && structured !== null) {
+    // Walked into a writer of its own: a walk that passes the limit is dropped whole.
+    const sw = new Writer();
+    const numbers: number[] = [];
+    const walked = walkJson(structured, new WireSink(sw, numbers), { maxDepth: limits.maxDepth, budget: p.cap + limits.structuredSlack });
+    if (walked.over) p.structuredOver = true;
+    else if (!walked.skipped) {
+      out.member('structuredContent', () => w.append(sw.done()));
+      p.numbers.push(...numbers);
+    }
+  }
+
+  const bits = p.stripper.flagBits();
+  for (const name of namesOf(bits)) carried.add(name);
+  out.member('provenance', () => {
+    const prov = new ObjectWriter(w);
+    if (cutBefore) prov.member('truncated', () => w.byte(Tag.TRUE));
+    prov.member('flags', () => {
+      w.byte(Tag.ARRAY);
+      w.count(carried.size);
+      for (const name of carried) p.str(name);
+    });
+    prov.end();
+  });
+  out.end();
+}
+
+/**
+ * Writes one block as the core needs it: the fields its type reads, stripped, cut or stubbed
+ * as {@link Preparation} says; nothing else. Answers a lower bound of the bytes the core will
+ * count for it.
+ */
+function writeBlock(p: Preparation, block: unknown, index: number, root: object, notice: boolean): number {
+  const { w } = p;
+  // Not an object, or one `JSON.stringify` would call cyclic: the core's unsupported notice either way.
+  if (!isContainer(block) || Array.isArray(block) || block === root) {
+    w.byte(Tag.NULL);
+    return 0;
+  }
+  const need = p.need();
+  const out = new ObjectWriter(w);
+  const type = ownMember(block, 'type');
+  // A known type is short; a longer one is unknown and unquoted by the core, cut or not.
+  if (typeof type === 'string') out.string('type', type.length > 65 ? type.slice(0, 65) : type);
+  let size = 0;
+  switch (type) {
+    case 'text': {
+      const text = ownMember(block, 'text');
+      if (typeof text === 'string') {
+        const sent = p.text(text, notice && text.length <= 128 ? Infinity : need);
+        out.string('text', sent.send);
+        p.omit(index, Field.Text, sent.omitted);
+        size = sent.bytes;
+      }
+      break;
+    }
+    case 'image':
+    case 'audio': {
+      const mime = ownMember(block, 'mimeType');
+      const data = ownMember(block, 'data');
+      let kept = false;
+      if (typeof mime === 'string') {
+        const m = p.mime(mime);
+        out.string('mimeType', m.send);
+        // Asked only while the cap may still keep something: data that becomes a notice never crosses.
+        if (need > 0 && m.ok && typeof data === 'string' && data.length > 0) kept = (core.shapeMediaKinds(m.send) & (type === 'image' ? 1 : 2)) !== 0;
+      }
+      if (typeof data === 'string') {
+        const [send, counted] = p.data(index, data, kept, need, 0);
+        out.string('data', send);
+        size = counted;
+      }
+      break;
+    }
+    case 'resource': {
+      const resource = ownMember(block, 'resource');
+      if (!isContainer(resource) || Array.isArray(resource) || resource === block || resource === root) {
+        out.member('resource', () => w.byte(Tag.NULL));
+        break;
+      }
+      out.member('resource', () => {
+        const r = new ObjectWriter(w);
+        const uri = ownMember(resource, 'uri');
+        const mime = ownMember(resource, 'mimeType');
+        const text = ownMember(resource, 'text');
+        const blob = ownMember(resource, 'blob');
+        let u: Sent | undefined;
+        let m: { send: string; bytes: number; ok: boolean } | undefined;
+        if (typeof uri === 'string') {
+          u = p.text(uri, need);
+          r.string('uri', u.send);
+          p.omit(index, Field.Uri, u.omitted);
+        }
+        if (typeof mime === 'string') {
+          m = p.mime(mime);
+          r.string('mimeType', m.send);
+        }
+        if (typeof text === 'string') {
+          const t = p.text(text, need);
+          r.string('text', t.send);
+          p.omit(index, Field.Text, t.omitted);
+          if (u && (m === undefined || m.ok)) size = u.bytes + (m?.bytes ?? 0) + t.bytes;
+        } else if (typeof blob === 'string') {
+          let kept = false;
+          if (u && need > 0 && m?.ok && blob.length > 0) kept = (core.shapeMediaKinds(m.send) & 1) !== 0;
+          // A URI cut short cannot fit: the blob is then sent as if it could not either.
+          const before = u ? (u.omitted > 0 ? need : u.bytes) : 0;
+          const [send, counted] = p.data(index, blob, kept, need, before);
+          r.string('blob', send);
+          if (counted > 0 && u) size = u.bytes + counted;
+        }
+        r.end();
+      });
+      break;
+    }
+    case 'resource_link': {
+      const uri = ownMember(block, 'uri');
+      const name = ownMember(block, 'name');
+      let u: Sent | undefined;
+      let n: Sent | undefined;
+      if (typeof uri === 'string') {
+        u = p.text(uri, need);
+        out.string('uri', u.send);
+        p.omit(index, Field.Uri, u.omitted);
+      }
+      if (typeof name === 'string') {
+        n = p.text(name, need);
+        out.string('name', n.send);
+        p.omit(index, Field.Name, n.omitted);
+      }
+      // "[resource link: " + name + " " + uri + "]"
+      if (u) size = 17 + u.bytes + (n ? n.bytes + 1 : 0);
+      break;
+    }
+    default:
+      break;
+  }
+  out.end();
+  return size;
 }

@@ -14,7 +14,7 @@ import type { CallOptions, CallOutcome, JsonSchema, RegistrationStatus, ToolCont
 
 /** The tool-name rule: 1–128 characters of `[A-Za-z0-9_.-]` (the WebMCP draft's). */
 export const NAME_RULE = /^[A-Za-z0-9_.-]{1,128}$/;
-const KNOWN_OPTIONS = new Set(['name', 'title', 'description', 'inputSchema', 'schema', 'outputSchema', 'annotations', 'hooks', 'server', 'shape', 'scope', 'enabled']);
+const KNOWN_OPTIONS = new Set(['name', 'title', 'description', 'inputSchema', 'schema', 'outputSchema', 'annotations', 'hooks', 'server', 'shape', 'structured', 'scope', 'enabled']);
 const BRAND = Symbol.for('webmcp-warden.tool');
 
 /**
@@ -107,7 +107,7 @@ function checkOptions(options: WebMCPOptions): void {
   for (const key of Object.keys(options)) {
     if (!KNOWN_OPTIONS.has(key)) throw new ConfigurationError('unknown_option', `webmcp: unknown option "${key}"`);
   }
-  const { name, title, description, inputSchema, outputSchema, annotations, server, shape, scope, enabled } = options;
+  const { name, title, description, inputSchema, outputSchema, annotations, server, shape, structured, scope, enabled } = options;
   const { schema } = options;
   if (name !== undefined && !(typeof name === 'string' && NAME_RULE.test(name))) {
     throw new ConfigurationError('invalid_name', `webmcp: tool name ${JSON.stringify(name)} is invalid: use 1–128 characters of A-Z a-z 0-9 _ . -`);
@@ -131,6 +131,7 @@ function checkOptions(options: WebMCPOptions): void {
   }
   if (server !== undefined && !(typeof server === 'string' && server.length > 0)) throw new ConfigurationError('invalid_options', 'webmcp: server must be a non-empty string');
   if (shape !== undefined && shape !== 'llm' && shape !== false) throw new ConfigurationError('invalid_options', "webmcp: shape must be 'llm' or false");
+  if (structured !== undefined && typeof structured !== 'boolean') throw new ConfigurationError('invalid_options', 'webmcp: structured must be a boolean');
   if (scope !== undefined && scope !== 'global' && scope !== 'scoped' && scope !== 'manual') {
     throw new ConfigurationError('invalid_options', "webmcp: scope must be 'global', 'scoped' or 'manual'");
   }
@@ -183,6 +184,7 @@ function makeTool<F extends (...args: any[]) => any>(w: Warden, fn: F, options: 
     server: options.server,
     validation: { input: jsonInput, standard, output: options.outputSchema },
     shape: options.shape ?? 'llm',
+    structured: options.structured,
     fingerprint,
     options,
     hookSets,

@@ -202,6 +202,11 @@ export interface WebMCPOptions {
   server?: string;
   /** `'llm'` (default) or `false`: shaping of results on the agent path. */
   shape?: 'llm' | false;
+  /**
+   * `false`: a plain object the tool returns becomes JSON text only. By default (`true`) it is
+   * also the result's `structuredContent`, which an `outputSchema` validates.
+   */
+  structured?: boolean;
   /** `'global'`: register at once; `'scoped'` (default): on `register()` or mount; `'manual'`. */
   scope?: 'global' | 'scoped' | 'manual';
   /** `false` makes `register()` a no-op. */

@@ -13,6 +13,9 @@ const FUNCTION = 7;
 const REGEX = 8;
 const UNSUPPORTED = 9;
 
+/** The tags of the wire grammar, for writers other than {@link encode} (shaping writes its own). */
+export const Tag = { NULL, FALSE, TRUE, NUMBER, STRING, ARRAY, OBJECT, UNSUPPORTED } as const;
+
 /** The deepest nesting the core decodes (`wire::MAX_DEPTH`). */
 export const WIRE_MAX_DEPTH = 160;
 
@@ -28,8 +31,8 @@ export interface EncodeOptions {
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-/** A growable byte buffer. */
-class Writer {
+/** A growable byte buffer in the wire format. */
+export class Writer {
   bytes = new Uint8Array(256);
   view = new DataView(this.bytes.buffer);
   at = 0;
@@ -99,6 +102,32 @@ class Writer {
     this.bytes[this.at++] = NUMBER;
     this.view.setFloat64(this.at, n, true);
     this.at += 8;
+  }
+
+  /**
+   * Reserves a count written later with {@link Writer.patch} (an object's member count, known
+   * only once its members are written): five LEB128 groups, the widest a u32 needs.
+   */
+  slot(): number {
+    this.reserve(5);
+    const at = this.at;
+    this.at += 5;
+    return at;
+  }
+
+  /** Writes `n` into a {@link Writer.slot}, padded with redundant groups. */
+  patch(at: number, n: number): void {
+    for (let i = 0; i < 5; i++) {
+      this.bytes[at + i] = (n & 0x7f) | (i < 4 ? 0x80 : 0);
+      n >>>= 7;
+    }
+  }
+
+  /** Appends bytes another writer wrote. */
+  append(bytes: Uint8Array): void {
+    this.reserve(bytes.length);
+    this.bytes.set(bytes, this.at);
+    this.at += bytes.length;
   }
 
   done(): Uint8Array {

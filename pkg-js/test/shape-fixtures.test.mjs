@@ -4,15 +4,16 @@
 // `execute` registered on the fake modelContext, and must come out exactly as the fixture says.
 // The TS layer has two routes to that answer (a fast path for plain text far below the cap that
 // sends only dirty text to the core and gets edit positions back, and the core's `shapeResult`
-// for everything else); both are run on every case and must agree.
+// for everything else, sent bounded by the cap); both are run on every case and must agree, and
+// agree with the reference route that sends the whole result.
 //
 // Build first: `npm run build -w pkg-js` (or `WASM_OPT=0 node pkg-js/build.mjs`).
 import { test, describe, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { configureWebMCP, normalizeResult, listTools, ConfigurationError } from 'webmcp-warden';
 import { installFakeModelContext } from 'webmcp-warden/testing';
-// The two internal routes, to check they agree (the same module instance the package uses).
-import { shapeForModel, shapeInCore } from '../dist/shape.js';
+// The internal routes, to check they agree (the same module instance the package uses).
+import { shapeForModel, shapeInCore, shapeReference, shapeStats } from '../dist/shape.js';
 import { clone, loadFixture, toolMaker } from '../test-support/helpers.mjs';
 
 const CASES = loadFixture('shape.json');
@@ -21,9 +22,19 @@ const capOf = (c) => c.options?.maxBytes ?? DEFAULT_CAP;
 const serverOf = (c) => c.options?.serverId ?? 'page';
 /** What `normalizeResult` passes on unchanged: an object with a `content` array. */
 const isResult = (value) => value !== null && typeof value === 'object' && Array.isArray(value.content);
-/** Which route shaped a result. The core writes object keys in sorted order, the fast path in
- * the order of SPEC §7 (`serverId` first), so the provenance's first key tells them apart. */
-const route = (result) => (Object.keys(result.provenance)[0] === 'serverId' ? 'fast' : 'core');
+/** Which route `run` took: the core's whole-result crossing, or the fast path (no such crossing). */
+const routeOf = (run) => {
+  const before = shapeStats.crossings;
+  run();
+  return shapeStats.crossings === before ? 'fast' : 'core';
+};
+const route = (result) => routeOf(() => shapeForModel(result, 'page', DEFAULT_CAP));
+/** The same for an awaited call. */
+const routeOfCall = async (call) => {
+  const before = shapeStats.crossings;
+  const outcome = await call();
+  return [shapeStats.crossings === before ? 'fast' : 'core', outcome];
+};
 
 const tool = toolMaker((n) => ({ name: `shape_${n}`, description: 'returns a fixture result' }));
 
@@ -39,6 +50,8 @@ describe('both routes give each fixture its expected result', () => {
       assert.deepStrictEqual(inCore.result, c.expected, 'the core route');
       assert.deepStrictEqual(inCore.flags, c.expected.provenance.flags);
       assert.equal(inCore.truncated, c.expected.provenance.truncated);
+      assert.deepStrictEqual(shapeReference(clone(c.input), serverOf(c), capOf(c)), inCore, 'the whole result sent');
+      assert.deepStrictEqual(shapeForModel(clone(inCore.result), serverOf(c), capOf(c)), inCore, 'shaping again changes nothing');
       if (isResult(c.input)) {
         const dispatched = shapeForModel(clone(c.input), serverOf(c), capOf(c));
         assert.deepStrictEqual(dispatched, inCore, 'the route the pipeline takes');
@@ -89,11 +102,14 @@ describe('the registered execute gives each fixture its expected result', () => 
 
 describe('routes', () => {
   test('plain text that fits the cap takes the fast path; structured, other blocks and cut results take the core', () => {
-    assert.equal(route(shapeForModel({ content: [{ type: 'text', text: 'a\u200bb' }] }, 'page', DEFAULT_CAP).result), 'fast');
-    assert.equal(route(shapeForModel({ content: [{ type: 'text', text: 'ab' }], isError: true }, 'page', DEFAULT_CAP).result), 'fast');
-    assert.equal(route(shapeForModel({ content: [{ type: 'text', text: 'ab' }], structuredContent: { a: 1 } }, 'page', DEFAULT_CAP).result), 'core');
-    assert.equal(route(shapeForModel({ content: [{ type: 'text', text: 'ab', _meta: {} }] }, 'page', DEFAULT_CAP).result), 'core');
-    assert.equal(route(shapeForModel({ content: [{ type: 'text', text: 'abc' }] }, 'page', 2).result), 'core');
+    assert.equal(route({ content: [{ type: 'text', text: 'a\u200bb' }] }), 'fast');
+    assert.equal(route({ content: [{ type: 'text', text: 'ab' }], isError: true }), 'fast');
+    assert.equal(route({ content: [{ type: 'text', text: 'ab' }], isError: 'yes' }), 'fast');
+    assert.equal(route({ content: [{ type: 'text', text: 'ab' }], structuredContent: { a: 1 } }), 'core');
+    assert.equal(route({ content: [{ type: 'text', text: 'ab', _meta: {} }] }), 'core');
+    assert.equal(routeOf(() => shapeForModel({ content: [{ type: 'text', text: 'abc' }] }, 'page', 2)), 'core');
+    // More blocks than the core's limit: the core route, which sends only the first thousand.
+    assert.equal(route({ content: Array.from({ length: 1001 }, () => ({ type: 'text', text: '' })) }), 'core');
   });
 
   test('a dirty text is stripped before it is measured: the fast path and the core agree at every cap', () => {
@@ -102,13 +118,14 @@ describe('routes', () => {
     for (let cap = 0; cap <= 60; cap++) {
       const dispatched = shapeForModel(input(), 'page', cap);
       assert.deepStrictEqual(dispatched, shapeInCore(input(), 'page', cap), `cap ${cap}`);
+      assert.deepStrictEqual(dispatched, shapeReference(input(), 'page', cap), `cap ${cap}`);
       assert.equal(dispatched.truncated, cap < 14, `cap ${cap}`);
     }
     const whole = shapeForModel(input(), 'page', 60);
-    assert.equal(route(whole.result), 'fast');
+    assert.equal(routeOf(() => shapeForModel(input(), 'page', 60)), 'fast');
     assert.deepStrictEqual(whole.result.content, [{ type: 'text', text: 'abcd\u00e9f' }, { type: 'text', text: '\u4e2d\ud83d\ude00' }]);
     assert.deepStrictEqual(whole.flags, ['bidi', 'zero_width', 'tag_chars']);
-    assert.equal(route(shapeForModel(input(), 'page', 13).result), 'core');
+    assert.equal(routeOf(() => shapeForModel(input(), 'page', 13)), 'core');
   });
 });
 
@@ -170,12 +187,13 @@ describe('lone surrogates', () => {
   };
 
   test('become U+FFFD on the fast path, and a removal never joins two halves', async () => {
-    const outcome = await tool(() => ({ content: [{ type: 'text', text: 'a\ud800b\u200b|\udb40\u200b\udc41|\udfff' }] })).invoke({});
+    const t = tool(() => ({ content: [{ type: 'text', text: 'a\ud800b\u200b|\udb40\u200b\udc41|\udfff' }] }));
+    const [taken, outcome] = await routeOfCall(() => t.invoke({}));
     assert.deepStrictEqual(outcome.result, {
       content: [{ type: 'text', text: 'a\ufffdb|\ufffd\ufffd|\ufffd' }],
       provenance: { serverId: 'page', truncated: false, flags: ['zero_width'] },
     });
-    assert.equal(route(outcome.result), 'fast');
+    assert.equal(taken, 'fast');
   });
 
   test('do not make the core drop a whole result: structured content, keys and media blocks', async () => {
@@ -198,9 +216,10 @@ describe('lone surrogates', () => {
     for (const cap of [0, 1, 3, 5, 7, 11, 14, 18, 100]) {
       const dispatched = shapeForModel(input(), 'page', cap);
       assert.deepStrictEqual(dispatched, shapeInCore(input(), 'page', cap), `cap ${cap}`);
+      assert.deepStrictEqual(dispatched, shapeReference(input(), 'page', cap), `cap ${cap}`);
       assert.ok(strings(dispatched.result).every(wellFormed), `cap ${cap}`);
     }
-    assert.equal(route(shapeForModel(input(), 'page', 100).result), 'fast');
+    assert.equal(routeOf(() => shapeForModel(input(), 'page', 100)), 'fast');
     assert.deepStrictEqual(shapeForModel(input(), 'page', 100).result.content, [
       { type: 'text', text: '\ufffdab\ufffd\ufffdcd\ud83d\ude00e\ufffd' },
       { type: 'text', text: '\ufffd' },
@@ -224,18 +243,23 @@ describe('a 1 MiB dirty result', () => {
 
   test('with a large cap is stripped exactly, on the fast path', async () => {
     configureWebMCP({ maxResultBytesForLlm: 8 << 20 });
-    const outcome = await tool(() => text).invoke({});
-    assert.equal(route(outcome.result), 'fast');
+    const t = tool(() => text);
+    const [taken, outcome] = await routeOfCall(() => t.invoke({}));
+    assert.equal(taken, 'fast');
     assert.equal(outcome.result.content.length, 1);
     assert.ok(outcome.result.content[0].text === stripped, 'the stripped text differs from the reference');
     assert.deepStrictEqual(outcome.result.provenance, { serverId: 'page', truncated: false, flags: ['bidi', 'zero_width', 'tag_chars', 'variation_selectors'] });
   });
 
   test('with the default cap is stripped, then cut by the core on a character boundary', async () => {
-    const outcome = await tool(() => text).invoke({});
+    const t = tool(() => text);
+    const sentBefore = shapeStats.bytesSent;
+    const [taken, outcome] = await routeOfCall(() => t.invoke({}));
     const [kept, notice, extra] = outcome.result.content;
     assert.equal(extra, undefined);
-    assert.equal(route(outcome.result), 'core');
+    assert.equal(taken, 'core');
+    // Only what the cap can keep crosses (a few bytes more), not the 1 MiB.
+    assert.ok(shapeStats.bytesSent - sentBefore < 3 * DEFAULT_CAP, `${shapeStats.bytesSent - sentBefore} bytes crossed`);
     assert.ok(stripped.startsWith(kept.text), 'the kept text is a prefix of the stripped text');
     assert.ok(bytes(kept.text) <= DEFAULT_CAP);
     // The cut is as late as the cap allows: the next character would not have fit.
@@ -267,8 +291,9 @@ describe('maxResultBytesForLlm', () => {
 
   test('caps past 2^32 do not wrap around in the core', async () => {
     configureWebMCP({ maxResultBytesForLlm: 2 ** 32 });
-    const outcome = await tool(() => ({ content: [{ type: 'text', text: 'hello' }], structuredContent: { a: 1 } })).invoke({});
-    assert.equal(route(outcome.result), 'core');
+    const t = tool(() => ({ content: [{ type: 'text', text: 'hello' }], structuredContent: { a: 1 } }));
+    const [taken, outcome] = await routeOfCall(() => t.invoke({}));
+    assert.equal(taken, 'core');
     assert.deepStrictEqual(outcome.result, { content: [{ type: 'text', text: 'hello' }], structuredContent: { a: 1 }, provenance: { serverId: 'page', truncated: false, flags: [] } });
   });
 

@@ -1,16 +1,16 @@
-//! Invisible and direction-changing characters (SPEC §7): finding them in UTF-16 code units
+//! Invisible and direction-changing characters: finding them in UTF-16 code units
 //! and removing them from Rust strings.
 //!
 //! Two entry points share one classification:
 //!
 //! - [`scan_utf16`] reads a JS string's code units and returns *where* to cut, never a new
 //!   string. Moving a large string into wasm and back costs several times a whole JS regex
-//!   pass (`reference/toolchain.md` §6), so the JS layer can skip the return copy entirely
+//!   pass (the README, "Crossing the boundary"), so the JS layer can skip the return copy entirely
 //!   when [`Scan::removals`] is empty and otherwise rebuild the string with `slice`.
 //! - [`strip_str`] works on Rust strings (text parsed from JSON) and borrows when nothing
 //!   changes.
 //!
-//! The four classes are exactly SPEC §7's lists; nothing else is removed (U+00AD SOFT HYPHEN
+//! The four classes are the README's lists ("Shaping"); nothing else is removed (U+00AD SOFT HYPHEN
 //! and the BMP variation selectors U+FE00–U+FE0F, which emoji need, are kept).
 
 use std::borrow::Cow;
@@ -90,23 +90,27 @@ pub struct Flags {
     pub variation_selectors: bool,
     /// At least one image, audio clip or blob was replaced by a text notice.
     pub media_dropped: bool,
-    /// At least one unknown or malformed block (or the whole result) was replaced by a notice.
+    /// At least one unknown or malformed block (or the whole result), or a part of
+    /// `structuredContent` JSON cannot say, was replaced by a notice.
     pub unsupported_content: bool,
+    /// A part of the result over a limit (content blocks past the first thousand, a
+    /// `structuredContent` far over the cap) was dropped unmeasured.
+    pub oversized: bool,
     /// The result was cut at the byte cap. Reported as `provenance.truncated`, so it is not
-    /// one of [`Flags::names`]: SPEC §7's flag list has no `truncated` name, and a model
-    /// reading `provenance` should find it in one place only.
+    /// one of [`Flags::names`]: a model reading `provenance` should find it in one place only.
     pub truncated: bool,
 }
 
 impl Flags {
-    /// The flag names of SPEC §7, in the order [`Flags::names`] reports them.
-    pub const NAMES: [&'static str; 6] = [
+    /// The flag names, in the order [`Flags::names`] reports them (and in bit order).
+    pub const NAMES: [&'static str; 7] = [
         "bidi",
         "zero_width",
         "tag_chars",
         "variation_selectors",
         "media_dropped",
         "unsupported_content",
+        "oversized",
     ];
 
     /// The set flags' names, in the order of [`Flags::NAMES`]; `truncated` is never named.
@@ -119,6 +123,7 @@ impl Flags {
             self.variation_selectors,
             self.media_dropped,
             self.unsupported_content,
+            self.oversized,
         ];
         Self::NAMES
             .iter()
@@ -137,6 +142,7 @@ impl Flags {
             "variation_selectors" => &mut self.variation_selectors,
             "media_dropped" => &mut self.media_dropped,
             "unsupported_content" => &mut self.unsupported_content,
+            "oversized" => &mut self.oversized,
             _ => return false,
         };
         *field = true;
@@ -161,7 +167,7 @@ impl Flags {
 
     /// The flags as a bitset for the wasm boundary: bit 0 `bidi`, 1 `zero_width`,
     /// 2 `tag_chars`, 3 `variation_selectors`, 4 `media_dropped`, 5 `unsupported_content`,
-    /// 6 `truncated`.
+    /// 6 `oversized`, 7 `truncated` (bit *i* below 7 is `NAMES[i]`).
     #[must_use]
     pub fn bits(&self) -> u32 {
         [
@@ -171,6 +177,7 @@ impl Flags {
             self.variation_selectors,
             self.media_dropped,
             self.unsupported_content,
+            self.oversized,
             self.truncated,
         ]
         .iter()
@@ -189,7 +196,8 @@ impl Flags {
             variation_selectors: on(3),
             media_dropped: on(4),
             unsupported_content: on(5),
-            truncated: on(6),
+            oversized: on(6),
+            truncated: on(7),
         }
     }
 }

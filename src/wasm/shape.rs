@@ -1,9 +1,11 @@
-//! Boundary of shaping: text crosses only when it may change, and edits come back as positions.
+//! Boundary of shaping: text crosses only when it may change, edits come back as positions, and
+//! a whole result crosses as one wire buffer each way (never JSON text).
 
-use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
 
-use crate::shape::{self, Flags, Scan, ShapeOptions};
+use crate::shape::{self, Flags, Request, Scan};
+use crate::value::Value;
+use crate::wire;
 
 fn flat(scan: &Scan) -> Vec<u32> {
     std::iter::once(scan.flags.bits()).chain(scan.removals_flat()).collect()
@@ -21,25 +23,39 @@ pub fn scan_units(units: &[u16]) -> Vec<u32> {
     flat(&shape::scan_utf16(units))
 }
 
-/// A JS regex source matching every code unit that may start a removable character.
+/// A JS regex source matching exactly the removable characters.
 #[wasm_bindgen(js_name = shapeCandidatePattern)]
 pub fn shape_candidate_pattern() -> String {
     shape::CANDIDATE_PATTERN_JS.to_owned()
 }
 
-/// The names of the flag bits, in bit order (bit 6, `truncated`, is reported apart).
+/// The names of the flag bits, in bit order (bit 7, `truncated`, is reported apart).
 #[wasm_bindgen(js_name = shapeFlagNames)]
 pub fn shape_flag_names() -> Vec<String> {
     Flags::NAMES.iter().map(|name| (*name).to_owned()).collect()
 }
 
-/// Shapes a whole result given as JSON (SPEC §7); answers `{ result, flags, truncated }` as
-/// JSON. Text that does not parse as JSON is shaped as an invalid result.
+/// The limits the TS layer applies before sending a result: `[maxBlocks, structuredSlack,
+/// maxMimeBytes, maxDepth]`.
+#[wasm_bindgen(js_name = shapeLimits)]
+pub fn shape_limits() -> Vec<u32> {
+    [shape::MAX_BLOCKS, shape::STRUCTURED_SLACK, shape::MAX_MIME_BYTES, shape::MAX_DEPTH]
+        .iter()
+        .map(|&n| u32::try_from(n).unwrap_or(u32::MAX))
+        .collect()
+}
+
+/// Which kept lists a `mimeType` is in: bit 0 images, bit 1 audio.
+#[wasm_bindgen(js_name = shapeMediaKinds)]
+pub fn shape_media_kinds(mime: &str) -> u32 {
+    shape::kept_media_kinds(mime)
+}
+
+/// Shapes a result: a wire-encoded request in (`shape::request` says what it holds), the
+/// wire-encoded shaped result out. A buffer that does not decode is shaped as an invalid result.
 #[wasm_bindgen(js_name = shapeResult)]
-pub fn shape_result(result: &str, server_id: &str, max_bytes: u32) -> String {
-    let value: Value = serde_json::from_str(result).unwrap_or(Value::Null);
-    let max_bytes = usize::try_from(max_bytes).unwrap_or(shape::DEFAULT_MAX_BYTES);
-    let shaped = shape::shape_result(&value, &ShapeOptions { server_id: server_id.to_owned(), max_bytes });
-    let answer = json!({ "result": shaped.result, "flags": shaped.flags.names(), "truncated": shaped.truncated });
-    serde_json::to_string(&answer).unwrap_or_else(|_| "null".to_owned())
+pub fn shape_result(request: &[u8]) -> Vec<u8> {
+    let request = Request::from_value(wire::decode(request).unwrap_or(Value::Null));
+    let shaped = shape::shape_with(&request.result, &request.options, &request.hints);
+    wire::encode(&shaped.result)
 }
