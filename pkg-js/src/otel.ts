@@ -88,7 +88,7 @@ interface Child {
  * entered (`tool.invoke()`, `invokeTool()`, the browser's `execute`), so an in-page agent's own
  * span wraps the tool's. An approval wait and the tool's run are child spans; hooks, the policy
  * decision and an abort are span events; the decision, the outcome, validation failure counts
- * and shaping are `webmcp_warden.*` attributes (the reference is in docs/otel.md).
+ * and shaping are `webmcp_warden.*` attributes (listed in the repository's docs/otel.md).
  *
  * Calls that started before this, listings (`toolsListed` hooks) and calls rejected for invalid
  * call options make no span. `resetWebMCP()` / `client.reset()` remove the instrumentation, as
