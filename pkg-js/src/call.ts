@@ -22,7 +22,7 @@ import type { PipelineTool } from './internal.js';
 import { errorMessage, errorResult, normalizeResult } from './normalize.js';
 import { Ended, NEVER_ABORTED, perform, type AnyHook } from './perform.js';
 import { shapeForModel } from './shape.js';
-import type { DecisionStep } from './telemetry.js';
+import type { CallTrace, DecisionStep, TracedStep } from './telemetry.js';
 import { warnBadReturn } from './warnings.js';
 import type { CallError, CallOptions, CallOutcome, CallToolResult, ToolContract } from './types.js';
 import { compileSchema, toJson, validateJsonText, validateStandard, type Diagnostic } from './validation.js';
@@ -110,10 +110,10 @@ export async function runCall(w: Warden, tool: PipelineTool, input: unknown, opt
     return { ok: false, error: { kind: 'validation', reason: 'invalid_options', message: problem }, result: errorResult('Error: ' + problem) };
   }
   const run = new CallRun(w, tool, input, options ?? {}, scope);
-  if (!w.activity.observed) return run.run();
+  if (!w.activity.observed) return run.traced('call', () => run.run());
   const active = { invocationId: run.invocationId, tool: tool.contract.name, startedAt: performance.now() };
   w.activity.started(active);
-  const outcome = await run.run();
+  const outcome = await run.traced('call', () => run.run());
   w.activity.finished(active, outcome);
   return outcome;
 }
@@ -151,6 +151,8 @@ class CallRun {
   private errorIsThrown = false;
   private failure: (CallError & { decision?: Decision }) | undefined;
   private shapeStep: DecisionStep | undefined;
+  /** An instrumentation following this call (tracing), told of its start in the caller's context. */
+  private readonly trace: CallTrace | undefined;
 
   constructor(
     private readonly w: Warden,
@@ -162,6 +164,8 @@ class CallRun {
     this.observed = w.telemetry.active();
     this.started = this.observed ? performance.now() : 0;
     this.serverId = tool.server ?? w.settings.serverId;
+    // Synchronous, before the call's first await: the caller's context is still the active one.
+    this.trace = this.observed ? w.telemetry.callStarted({ tool: tool.contract.name, serverId: this.serverId, invocationId: this.invocationId, input }) : undefined;
     this.taint = taintSet(options.taint);
     this.approver = approverFor(w, scope);
     const given = options.signal ?? NEVER_ABORTED;
@@ -181,6 +185,11 @@ class CallRun {
     } else {
       this.signal = given;
     }
+  }
+
+  /** Runs one part of the call inside the instrumentation's context, when one follows the call. */
+  traced<T>(step: TracedStep, run: () => T): T {
+    return this.trace === undefined ? run() : this.trace.step(step, run);
   }
 
   private signalState(): number {
@@ -342,7 +351,7 @@ class CallRun {
     // (a Standard Schema's own value, which nobody else holds, is passed as it is).
     if (this.argsJson !== undefined && !this.tool.validation.standard) this.input = JSON.parse(this.argsJson);
     const started = performance.now();
-    const performed = perform(this.tool.fn as AnyHook, [this.input, { signal: this.signal }], undefined, this.signal);
+    const performed = this.traced('tool', () => perform(this.tool.fn as AnyHook, [this.input, { signal: this.signal }], undefined, this.signal));
     const [how, value] = Array.isArray(performed) ? performed : await performed;
     const duration = performance.now() - started;
     if (how === Ended.Value) {
@@ -431,7 +440,7 @@ class CallRun {
     const ctx = { signal: this.signal, ...this.governanceContext() };
     const started = performance.now();
     const approver = this.approver;
-    const performed = approver ? perform(approver as AnyHook, [call, ctx], this.w.settings.askTimeout, this.signal) : ([Ended.Raise, undefined] as [Ended, unknown]);
+    const performed = approver ? this.traced('approval', () => perform(approver as AnyHook, [call, ctx], this.w.settings.askTimeout, this.signal)) : ([Ended.Raise, undefined] as [Ended, unknown]);
     const [how, value] = Array.isArray(performed) ? performed : await performed;
     const duration = performance.now() - started;
     const [outcome, facts, payload] = this.report(how, value);

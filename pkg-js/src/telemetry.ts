@@ -1,4 +1,5 @@
-// Telemetry (SPEC §9): events for hooks, policy decisions and finished calls. Subscribers are
+// Telemetry: events for hooks, policy decisions and finished calls, and the instrumentation hook
+// tracing needs (a call's start, in the caller's context). Subscribers and instrumentations are
 // isolated: one that throws never fails a call. Arguments and results appear only with
 // `capturePayloads: true`; what a hook threw never appears.
 
@@ -81,6 +82,39 @@ export type TelemetryEvent = HookStopEvent | HookExceptionEvent | PolicyDecision
 /** A telemetry subscriber. */
 export type TelemetryHandler = (event: TelemetryEvent) => void;
 
+/** The parts of a governed call an instrumentation can wrap: the whole call, the approval wait, the tool run. */
+export type TracedStep = 'call' | 'approval' | 'tool';
+
+/** What an instrumentation is told when a governed call starts. */
+export interface CallStart extends TelemetryBase {
+  /** The arguments as the caller passed them (a payload: an instrumentation keeps it only when asked to capture payloads). */
+  input: unknown;
+}
+
+/**
+ * One call as an instrumentation follows it. `step` runs `run` as one part of the call and
+ * answers what `run` returned; it calls `run` exactly once and synchronously, so an
+ * instrumentation can make its own context active around it (a tracer's span, so spans the tool
+ * makes become its children).
+ */
+export interface CallTrace {
+  /** Runs `run` (once, synchronously) as part `step` of the call; answers what it returned. */
+  step<T>(step: TracedStep, run: () => T): T;
+}
+
+/**
+ * An instrumentation of a client's governed calls (internal: `webmcp-warden/otel` is its user).
+ * Telemetry events say what happened once a step is over; tracing also needs the moment a call
+ * starts, in the caller's execution context (the span active when the agent path was entered is
+ * the call's parent), and a way to run the approval wait and the tool inside a context of its
+ * own. `callStarted` is called synchronously from the agent path (`tool.invoke`, `invokeTool`,
+ * the browser's `execute`), before the call's first `await`, for calls that send telemetry.
+ */
+export interface CallInstrumentation {
+  /** A call starts; answers how to follow it, or `undefined` to leave it alone. */
+  callStarted(call: CallStart): CallTrace | undefined;
+}
+
 /**
  * One client's telemetry subscribers. Subscribers are isolated: one that throws (or whose promise
  * rejects) is skipped, never the call; each gets one deeply frozen copy of an event, so none can
@@ -89,6 +123,7 @@ export type TelemetryHandler = (event: TelemetryEvent) => void;
 export class TelemetryBus {
   private readonly handlers = new Set<TelemetryHandler>();
   private configured: TelemetryHandler | undefined;
+  private readonly instruments = new Set<CallInstrumentation>();
 
   /** Whether anyone listens; calls build their decision record only then. */
   active(): boolean {
@@ -110,10 +145,43 @@ export class TelemetryBus {
     this.configured = handler;
   }
 
-  /** Removes every subscriber. */
+  /**
+   * Adds an instrumentation; answers the function that removes it. An instrumentation is told
+   * about calls that send telemetry, so it should subscribe too (it reads the events).
+   */
+  instrument(instrumentation: CallInstrumentation): () => void {
+    const own = { callStarted: (call: CallStart) => instrumentation.callStarted(call) };
+    this.instruments.add(own);
+    return () => {
+      this.instruments.delete(own);
+    };
+  }
+
+  /**
+   * A call starts: asks each instrumentation how to follow it. Isolated like subscribers: an
+   * instrumentation that throws is left out of this call, and one whose `step` throws still
+   * has the step run, exactly once.
+   */
+  callStarted(call: CallStart): CallTrace | undefined {
+    if (this.instruments.size === 0) return undefined;
+    const traces: CallTrace[] = [];
+    for (const instrumentation of this.instruments) {
+      try {
+        const trace = instrumentation.callStarted(call);
+        if (trace !== undefined && trace !== null && typeof trace.step === 'function') traces.push(trace);
+      } catch {
+        // isolated: the call goes on without this instrumentation
+      }
+    }
+    if (traces.length === 0) return undefined;
+    return { step: (step, run) => traces.reduce((inner, trace) => () => guardedStep(trace, step, inner), run)() };
+  }
+
+  /** Removes every subscriber and instrumentation. */
   reset(): void {
     this.handlers.clear();
     this.configured = undefined;
+    this.instruments.clear();
   }
 
   /** Sends an event to every subscriber. */
@@ -139,6 +207,35 @@ function deliver(handler: TelemetryHandler, event: TelemetryEvent): void {
 }
 
 function ignore(): void {}
+
+/** Runs `run` through `trace.step`, exactly once whatever the instrumentation does or throws. */
+function guardedStep<T>(trace: CallTrace, step: TracedStep, run: () => T): T {
+  let ran = false;
+  let threw = false;
+  let value: T | undefined;
+  let error: unknown;
+  const once = (): T => {
+    if (!ran) {
+      ran = true;
+      try {
+        value = run();
+      } catch (err) {
+        threw = true;
+        error = err;
+      }
+    }
+    if (threw) throw error;
+    return value as T;
+  };
+  try {
+    trace.step(step, once);
+  } catch {
+    // isolated: what the instrumentation threw is not the call's
+  }
+  if (!ran) return run();
+  if (threw) throw error;
+  return value as T;
+}
 
 /**
  * A deeply frozen copy of plain objects and arrays; other values are kept as they are. A

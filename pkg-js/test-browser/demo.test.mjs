@@ -2,7 +2,7 @@
 // with native WebMCP, under React.StrictMode. The test is the agent: it lists the tools with
 // document.modelContext.getTools() and calls them with executeTool(), while acting as the person
 // at the page for the approval dialog (approve once, approve always, deny). Screenshots go to
-// test-results/ (demo-overview.png, demo-approval.png, demo-decision-log.png).
+// test-results/ (demo-overview.png, demo-approval.png, demo-decision-log.png, demo-trace.png).
 //
 // Without chromium the test is skipped, except under CI (env CI set), where that is a failure.
 // WARDEN_DEMO_DIST=<dir> points it at another build of the demo.
@@ -259,6 +259,48 @@ test('the decision log shows each call: tool, outcome, decision, deciding rule, 
   assert.equal(granted.effect, 'allow', 'a live grant allows');
 
   await page.locator('.panel-log').screenshot({ path: path.join(resultsDir, 'demo-decision-log.png') });
+});
+
+test('the trace panel: turned on, each agent call shows as an execute_tool span with its children and decision', { skip }, async () => {
+  const logged = [];
+  const onConsole = (msg) => {
+    if (msg.text().startsWith('[otel] ')) logged.push(msg.text());
+  };
+  page.on('console', onConsole);
+  try {
+    assert.equal(await testId('trace-list').count(), 0, 'nothing is recorded before the toggle');
+    await testId('trace-toggle').check();
+    await page.waitForFunction(() => document.querySelector('[data-testid="trace-toggle"]')?.checked && !document.querySelector('[data-testid="trace-toggle"]')?.disabled);
+    await addMugs(1);
+    const denied = await agentCall('delete_account', { confirm: true });
+    assert.equal(denied.isError, true);
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="trace-span"]').length >= 2, null, { timeout: 5_000 });
+    const calls = await page.evaluate(() =>
+      [...document.querySelectorAll('.trace-call')].map((li) => ({
+        span: li.querySelector('[data-testid="trace-span"]').dataset.name,
+        error: li.querySelector('[data-testid="trace-span"]').dataset.error,
+        children: [...li.querySelectorAll('[data-testid="trace-child"]')].map((c) => c.dataset.name),
+        chips: li.querySelector('.span-attrs').textContent,
+      })),
+    );
+    const [deleted, added] = calls; // newest first
+    assert.deepEqual([added.span, added.error, added.children], ['execute_tool add_to_cart', '', ['webmcp_warden.tool_run']]);
+    assert.match(added.chips, /decision\.rule\.id=small-carts/);
+    assert.match(added.chips, /hook stock-check/);
+    assert.deepEqual([deleted.span, deleted.error, deleted.children], ['execute_tool delete_account', 'rule', []]);
+    assert.match(deleted.chips, /error\.type=denied/);
+    assert.match(deleted.chips, /decision\.rule\.id=no-deletes/);
+    assert.ok(logged.some((line) => line.startsWith('[otel] execute_tool add_to_cart')), `the spans are logged to the console too: ${logged.join(' | ')}`);
+    // The denial notices float over the page: dismiss them for the screenshot.
+    while ((await testId('notice').count()) > 0) await testId('notice').first().getByRole('button', { name: 'Dismiss' }).click();
+    await page.locator('section[aria-labelledby="trace-title"]').screenshot({ path: path.join(resultsDir, 'demo-trace.png') });
+    await testId('trace-toggle').uncheck();
+    await addMugs(1);
+    await page.waitForTimeout(200);
+    assert.equal(await page.locator('[data-testid="trace-span"]').count(), 2, 'turned off, no more spans');
+  } finally {
+    page.off('console', onConsole);
+  }
 });
 
 test('the agent console calls tools in-page (invokeTool), for browsers without WebMCP', { skip }, async () => {

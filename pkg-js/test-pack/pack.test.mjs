@@ -1,6 +1,7 @@
 // Packaging tests: `npm pack` the built package ONCE, install the tarball into projects outside
 // the repository (temp dirs, removed afterwards), and use it the way users do:
-//   (a) a Node ESM project: core entry, testing entry, react entry;
+//   (a) a Node ESM project: core entry, testing entry, react entry, otel entry (its optional peer
+//       installed after the package);
 //   (d) a page without a bundler, served with `Content-Security-Policy: script-src 'self'
 //       'wasm-unsafe-eval'`: tools register with Chromium's WebMCP and run, including one with a
 //       JSON Schema (the lazily loaded validator module);
@@ -94,7 +95,7 @@ test('npm pack produces a tarball that installs into an empty project', { timeou
   const files = info.files.map((f) => f.path);
   t.diagnostic(`tarball ${info.filename}: ${size} bytes packed, ${info.unpackedSize} bytes unpacked, ${files.length} files`);
   assert.ok(files.includes('package.json'));
-  for (const entry of ['dist/index.js', 'dist/index.d.ts', 'dist/react.js', 'dist/react.d.ts', 'dist/testing.js', 'dist/testing.d.ts']) {
+  for (const entry of ['dist/index.js', 'dist/index.d.ts', 'dist/react.js', 'dist/react.d.ts', 'dist/testing.js', 'dist/testing.d.ts', 'dist/otel.js', 'dist/otel.d.ts']) {
     assert.ok(files.includes(entry), `the tarball ships ${entry}`);
   }
   assert.ok(!files.some((f) => f.startsWith('test') || f.startsWith('src/') || f.includes('node_modules')),
@@ -178,6 +179,37 @@ console.log(JSON.stringify({ url, loaded }));
   }
 });
 
+test('(a) the otel entry: the package installed without @opentelemetry/api (an optional peer), then with it, traces a call', { timeout: 60_000 }, () => {
+  assert.ok(project, 'the install step must have succeeded');
+  assert.ok(!existsSync(path.join(project, 'node_modules', '@opentelemetry', 'api')), 'the optional peer was not installed with the package');
+  // The API from the repository's node_modules (linked, like react): no registry access.
+  run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', path.join(repoRoot, 'node_modules', '@opentelemetry', 'api')], project);
+  writeFileSync(path.join(project, 'otel-check.mjs'), `
+import { webmcp } from 'webmcp-warden';
+import { instrumentWebMCP, GEN_AI_SEMCONV_VERSION } from 'webmcp-warden/otel';
+// A tracer that records what it is asked for (the SDK is not installed here; the API is).
+const started = [];
+const span = (name) => ({
+  spanContext: () => ({ traceId: '0'.repeat(31) + '1', spanId: '0'.repeat(15) + '1', traceFlags: 1 }),
+  setAttribute() { return this; }, setAttributes() { return this; }, addEvent() { return this; },
+  setStatus() { return this; }, updateName() { return this; }, isRecording: () => true,
+  recordException() {}, end() { started.push('end ' + name); },
+});
+const tracer = { startSpan: (name) => (started.push(name), span(name)), startActiveSpan() { throw new Error('unused'); } };
+instrumentWebMCP({ tracer });
+const t = webmcp(({ x }) => x * 2, { name: 'double', description: 'Doubles x' });
+const outcome = await t.invoke({ x: 2 });
+await new Promise((resolve) => setTimeout(resolve, 0));
+console.log(JSON.stringify({ ok: outcome.ok, started, version: GEN_AI_SEMCONV_VERSION }));
+`);
+  const out = JSON.parse(run(process.execPath, ['otel-check.mjs'], project).trim());
+  assert.deepEqual(out, {
+    ok: true,
+    started: ['execute_tool double', 'webmcp_warden.tool_run', 'end webmcp_warden.tool_run', 'end execute_tool double'],
+    version: '1.41.0',
+  });
+});
+
 /** Loads `url` in a fresh page of the shared browser; answers the page and its error lists. */
 async function openPage(url, readyExpr) {
   const page = await (await getBrowser()).newPage({ viewport: { width: 1000, height: 700 } });
@@ -240,7 +272,7 @@ test("(d) strict CSP (script-src 'self' 'wasm-unsafe-eval'), no bundler: tools r
   }
 });
 
-let app; // (b) and (c): a project with the tarball, react, vite and typescript installed
+let app; // (b) and (c): a project with the tarball, react, vite, typescript and @opentelemetry/api installed
 
 test('(b) a Vite + React app: npm install, vite build, and in Chromium (StrictMode, strict CSP) its tools register once and run', { timeout: 240_000 }, async (t) => {
   assert.ok(tarball, 'the pack step must have succeeded');
@@ -248,7 +280,8 @@ test('(b) a Vite + React app: npm install, vite build, and in Chromium (StrictMo
   cpSync(path.join(fixtures, 'vite-app'), app, { recursive: true });
   cpSync(cspProbe, path.join(app, 'public', 'probe.js'));
   writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'vite-consumer', private: true, type: 'module' }, null, 2));
-  const pins = ['react', 'react-dom', 'vite', '@vitejs/plugin-react', 'typescript', '@types/react'].map((name) => `${name}@${repoVersion(name)}`);
+  // @opentelemetry/api: the optional peer, so (c) can type-check a use of webmcp-warden/otel.
+  const pins = ['react', 'react-dom', 'vite', '@vitejs/plugin-react', 'typescript', '@types/react', '@opentelemetry/api'].map((name) => `${name}@${repoVersion(name)}`);
   let started = Date.now();
   run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball, ...pins], app);
   t.diagnostic(`npm install (${pins.join(' ')}): ${Date.now() - started} ms`);

@@ -9,6 +9,7 @@ import { DecisionLog } from './components/DecisionLog.jsx';
 import { Notices } from './components/Notices.jsx';
 import { PolicyPanel } from './components/PolicyPanel.jsx';
 import { ToolsPanel } from './components/ToolsPanel.jsx';
+import { TracePanel } from './components/TracePanel.jsx';
 import { auditStore, SHOP_SCOPE_HOOKS } from './warden.js';
 
 export function App() {
@@ -45,6 +46,7 @@ export function App() {
             <ToolsPanel />
             <PolicyPanel />
           </div>
+          <TracePanel />
         </div>
         <aside className="col-side">
           <DecisionLog />

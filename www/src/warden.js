@@ -3,7 +3,7 @@
 import { configureWebMCP, lintPolicy, onTelemetry } from 'webmcp-warden';
 
 /** A tiny external store for useSyncExternalStore. */
-function createStore(initial) {
+export function createStore(initial) {
   let value = initial;
   const listeners = new Set();
   return {
