@@ -777,10 +777,11 @@ describe('ConfigurationError for entries JSON fixtures cannot express', () => {
     throwsConfig(() => configureWebMCP({ hooks: { denied: [{ run: fn, match: /a/, id: 7n }] } }), 'invalid_hook', 'not a BigInt');
   });
 
-  test('a function without a name and no name option; an unnamed arrow', () => {
-    throwsConfig(() => webmcp(() => 1), 'invalid_name', 'give { name }');
-    throwsConfig(() => webmcp(function () { return 1; }), 'invalid_name', 'give { name }');
-    assert.equal(webmcp(function searchProducts() {}).toolName, 'search_products');
+  test('no name option: refused, named function or not (production builds rename functions), with the name to write', () => {
+    throwsConfig(() => webmcp(() => 1), 'missing_name', 'webmcp(fn, { name: "my_tool"');
+    throwsConfig(() => webmcp(function () { return 1; }, { description: 'd' }), 'missing_name', 'production builds rename functions');
+    throwsConfig(() => webmcp(function searchProducts() {}, { description: 'd' }), 'missing_name', '{ name: "search_products", description: "…" }) (from the function\'s name here, "searchProducts")');
+    assert.equal(webmcp(function searchProducts() {}, { name: 'find' }).toolName, 'find');
   });
 
   test('hooks are checked when given, not at the first call; ids that only look like default ids are fine', async () => {
