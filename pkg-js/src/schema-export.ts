@@ -1,5 +1,4 @@
-// The JSON Schema a Standard Schema shows the browser (SPEC §3: "its JSON Schema for the browser
-// comes from the schema's own JSON Schema export when it has one").
+// The JSON Schema a Standard Schema shows the browser: the schema's own JSON Schema export.
 //
 // The agent reads only this JSON Schema: a tool registered with a schema that says nothing
 // (`{"type":"object","properties":{}}`) tells the agent it takes no arguments, and every call it

@@ -111,7 +111,7 @@ type KnownOr<T> = 0 extends 1 & T ? unknown : T;
 export type ArgsOf<F extends AnyFunction> = F extends (...args: infer P) => any ? (P extends [] ? undefined : P extends [infer A, ...any[]] ? KnownOr<A> : P extends [(infer A)?, ...any[]] ? KnownOr<A> | undefined : unknown) : unknown;
 
 /**
- * What every hook sees (SPEC §4), whatever the event: simple-webmcp's `HookBaseContext<F>`
+ * What every hook sees, whatever the event: simple-webmcp's `HookBaseContext<F>`
  * with webmcp-warden's additions (`serverId`, `principal`, `taint`, `assigns`).
  */
 export interface HookBaseContext<F extends AnyFunction = UntypedToolFunction> {
@@ -219,7 +219,7 @@ export interface ListingContext {
 }
 
 /**
- * A set of hooks (SPEC §4), simple-webmcp's `WebMCPHooks<F>`: `F` ties `after` hooks' `output`
+ * A set of hooks, simple-webmcp's `WebMCPHooks<F>`: `F` ties `after` hooks' `output`
  * to `Awaited<ReturnType<F>>`. `I` is the input's type before validation (`before`), `V` after
  * it (`after`); `error` and `denied` hooks may come before or after, and see either. Global and
  * provider hooks are `WebMCPHooks` (everything `unknown`); `webmcp()` types a tool's own.
