@@ -160,6 +160,3 @@ export type ToolResult<OS> = Readable<OS> extends true ? (unknown extends FromJs
 
 /** A tool's return value whose structured content is `T`, maybe as a promise. */
 export type StructuredReturn<T> = T | { content: { type: string; [key: string]: unknown }[]; structuredContent: T; isError?: boolean } | Promise<T | { content: { type: string; [key: string]: unknown }[]; structuredContent: T; isError?: boolean }>;
-
-/** `true` when `T` is `any`. */
-export type IsAny<T> = 0 extends 1 & T ? true : false;

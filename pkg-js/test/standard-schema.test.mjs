@@ -281,6 +281,18 @@ describe('hand-written Standard Schemas', () => {
     await assert.rejects(dated.register(), (err) => err.code === 'missing_input_schema' && err.message.includes('(Date cannot be represented in JSON Schema)'));
   });
 
+  test("zod 4 before the Standard JSON Schema interface: its toJSONSchema() method, asked for the input's schema", async () => {
+    const asked = [];
+    const exported = { type: 'object', properties: { n: { type: 'number' } } };
+    const olderZod = { '~standard': { version: 1, vendor: 'zod', validate: (value) => ({ value }) }, toJSONSchema(options) { asked.push(options); return exported; } };
+    const { tool } = recordingTool({ schema: olderZod });
+    assert.deepEqual(tool.definition.inputSchema, exported);
+    assert.deepEqual(asked, [{ io: 'input', target: 'draft-2020-12' }]);
+    const failing = { '~standard': { version: 1, vendor: 'zod', validate: (value) => ({ value }) }, toJSONSchema() { throw new Error('Symbols cannot be represented in JSON Schema'); } };
+    const { tool: refused } = recordingTool({ schema: failing });
+    await assert.rejects(refused.register(), (err) => err.code === 'missing_input_schema' && err.message.includes('its zod schema cannot be written as JSON Schema for the agent (Symbols cannot be represented in JSON Schema)'));
+  });
+
   test('valibot through @valibot/to-json-schema and zod 4 show the agent their JSON Schema', async () => {
     const { toStandardJsonSchema } = await import('@valibot/to-json-schema');
     const { tool: valibot } = recordingTool({ schema: toStandardJsonSchema(v.object({ n: v.number(), note: v.optional(v.string()) })) });
