@@ -12,7 +12,7 @@ import { syncRegistrations } from './registration.js';
 import { invokeTool, listTools } from './registry.js';
 import type { TelemetryHandler } from './telemetry.js';
 import { createTool, unregisterAll } from './tool.js';
-import type { CallOptions, CallOutcome, ToolContract, WebMCPHooks, WebMCPOptions, WebMCPTool } from './types.js';
+import type { CallOptions, CallOutcome, ToolContract, ToolFactory, WebMCPHooks } from './types.js';
 
 /**
  * A webmcp-warden client: its own core engine, configuration, registry, grants and telemetry.
@@ -21,8 +21,8 @@ import type { CallOptions, CallOutcome, ToolContract, WebMCPHooks, WebMCPOptions
  * `<WebMCPProvider client>`.
  */
 export interface WardenClient {
-  /** Wraps `fn` as a governed tool of this client (see the top-level `webmcp`). */
-  webmcp<F extends (...args: any[]) => any>(fn: F | WebMCPTool<F>, options?: WebMCPOptions): WebMCPTool<F>;
+  /** Wraps `fn` as a governed tool of this client; infers types as the top-level `webmcp` does. */
+  webmcp: ToolFactory;
   /** Configures this client (see `configureWebMCP`). */
   configure(options: WebMCPConfig): void;
   /** Calls a registered tool as an in-page agent (see `invokeTool`). */
@@ -63,7 +63,8 @@ export function internalOf(client: WardenClient): Warden | undefined {
 export function createWarden(options?: WebMCPConfig): WardenClient {
   const w = new Warden();
   const client: WardenClient = {
-    webmcp: (fn, opts) => createTool(w, fn, opts),
+    // Inference is for callers; inside, the function and options are data.
+    webmcp: ((fn: any, opts: any) => createTool(w, fn, opts)) as ToolFactory,
     configure: (opts) => configure(w, opts),
     invokeTool: (name, input, opts) => invokeTool(w, name, input, opts),
     listTools: (opts) => listTools(w, opts),

@@ -9,7 +9,7 @@ import type { CallToolResult, ToolContract, WebMCPHooks, WebMCPTool } from './ty
 /** Options of {@link createHookedExecute}. */
 export interface HookedExecuteOptions {
   /** The hooks of each call, already ordered (see `mergeHooksOrdered`); read per call. */
-  getHooks: () => WebMCPHooks;
+  getHooks: () => WebMCPHooks<any, any, any>;
   /** Checks the input after the before-hooks and before the function; a throw fails the call. */
   validate?: (input: unknown) => void;
 }
@@ -24,7 +24,7 @@ export interface HookedExecuteOptions {
  */
 export function createHookedExecute(
   fn: (input: any, extra: { signal: AbortSignal }) => unknown,
-  tool: WebMCPTool,
+  tool: WebMCPTool<any, any>,
   contract: ToolContract,
   { getHooks, validate }: HookedExecuteOptions,
 ): (input: unknown, extra?: { signal?: AbortSignal }) => Promise<CallToolResult> {

@@ -21,7 +21,9 @@ export interface Decision {
 
 /** What the approver and function predicates see of a call. */
 export interface PolicyCall {
+  /** The tool's server id. */
   serverId: string;
+  /** The tool's name. */
   name: string;
   /** The exact final arguments, as a deeply frozen copy. */
   arguments: unknown;
@@ -29,7 +31,9 @@ export interface PolicyCall {
   argsDigest: string;
   /** The tool definition's fingerprint. */
   fingerprint: string;
+  /** Who the call is for, if the caller said. */
   principal: string | undefined;
+  /** Unique per call. */
   invocationId: string;
   /** The decision that asked (absent for function predicates, which run before there is one). */
   decision?: Decision;
@@ -38,8 +42,14 @@ export interface PolicyCall {
 /** What the approver answers. */
 export type AskAnswer = { allow: 'once' } | { allow: 'always' } | { deny: string } | { deny: string; halt: true };
 
+/** What the approver sees of a call: always with the decision that asked. */
+export interface ApprovalCall extends PolicyCall {
+  /** The decision that asked (its `explanation` is the sentence to show a person). */
+  decision: Decision;
+}
+
 /** The approver: settles asks. */
-export type Approver = (call: PolicyCall, ctx: { signal: AbortSignal; taint: Set<string>; assigns: Record<string, unknown> }) => AskAnswer | Promise<AskAnswer>;
+export type Approver = (call: ApprovalCall, ctx: { signal: AbortSignal; taint: Set<string>; assigns: Record<string, unknown> }) => AskAnswer | Promise<AskAnswer>;
 
 /** A policy predicate written in JS: `(call, ctx) => boolean`. */
 export type PolicyPredicate = (call: PolicyCall, ctx: { taint: Set<string>; principal: string | undefined; assigns: Record<string, unknown> }) => boolean | Promise<boolean>;
@@ -52,8 +62,8 @@ export type PolicyWhen =
   | 'tainted'
   | { tainted: { ignore?: string[] } }
   | { annotation: Record<string, unknown> }
-  | { principal: string | string[] }
-  | { arg: string; equals?: unknown; in?: unknown[]; matches?: string | RegExp; max?: number; min?: number; exists?: boolean }
+  | { principal: string | readonly string[] }
+  | { arg: string; equals?: unknown; in?: readonly unknown[]; matches?: string | RegExp; max?: number; min?: number; exists?: boolean }
   | PolicyPredicate;
 
 /** A policy rule: a matcher, or a matcher with conditions, an id and a reason the agent reads. */
@@ -61,22 +71,37 @@ export type PolicyRule =
   | string
   | RegExp
   | { server: string; name: RegExp }
-  | { match?: string | RegExp | { server: string; name: RegExp }; when?: PolicyWhen | PolicyWhen[]; id?: string; reason?: string };
+  | { match?: string | RegExp | { server: string; name: RegExp }; when?: PolicyWhen | readonly PolicyWhen[]; id?: string; reason?: string };
+
+/** A policy rule (the same as {@link PolicyRule}). */
+export type Rule = PolicyRule;
 
 /** A policy: deny > pin > ask > allow > default, first match within a list. */
 export interface Policy {
   /** Calls that are refused. */
-  deny?: PolicyRule[];
+  deny?: readonly PolicyRule[];
   /** Calls that need an approval (a live grant or the approver). */
-  ask?: PolicyRule[];
+  ask?: readonly PolicyRule[];
   /** Calls that run without asking. */
-  allow?: PolicyRule[];
+  allow?: readonly PolicyRule[];
   /** What a call no rule matches gets (default `'ask'`). */
   default?: 'deny' | 'ask' | 'allow';
   /** What a changed tool definition gets (default `'ask'`; `false`: no pin). */
   pin?: 'ask' | 'deny' | false;
   /** A tool first seen after the baseline (default `true`). */
   allowNewTools?: true | 'ask' | 'deny';
+}
+
+/**
+ * Types a policy written as a literal, without `as const` (`default: 'ask'` stays `'ask'`, not
+ * `string`), and answers it unchanged. `const policy = { … } satisfies Policy` does the same.
+ *
+ * @example
+ * const policy = definePolicy({ deny: [{ match: 'shop/delete_*', reason: 'People delete, not agents.' }], default: 'ask' });
+ * configureWebMCP({ policy });
+ */
+export function definePolicy<P extends Policy>(policy: P): P {
+  return policy;
 }
 
 /** A diagnostic of `lintPolicy`. */

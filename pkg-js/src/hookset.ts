@@ -49,7 +49,7 @@ export function compileHookSet(w: Warden, hooks: unknown, label: string): number
 }
 
 /** Concatenates two hook sets per event (simple-webmcp's `mergeHooks`). */
-export function mergeHooks(a: WebMCPHooks | undefined, b: WebMCPHooks | undefined): WebMCPHooks {
+export function mergeHooks(a: WebMCPHooks<any, any, any> | undefined, b: WebMCPHooks<any, any, any> | undefined): WebMCPHooks {
   const out: Record<string, unknown[]> = {};
   for (const event of HOOK_EVENTS) {
     const merged = [...((a?.[event] as unknown[]) ?? []), ...((b?.[event] as unknown[]) ?? [])];
@@ -63,9 +63,9 @@ export function mergeHooks(a: WebMCPHooks | undefined, b: WebMCPHooks | undefine
  * `denied` tool → scoped → global. This is simple-webmcp's engine API, kept for code written
  * against it; the governed pipeline orders hooks in the core, by scope and then by matcher level.
  */
-export function mergeHooksOrdered(parts: { globalHooks?: WebMCPHooks; scopedHooks?: WebMCPHooks; toolHooks?: WebMCPHooks }): WebMCPHooks {
+export function mergeHooksOrdered(parts: { globalHooks?: WebMCPHooks<any, any, any>; scopedHooks?: WebMCPHooks<any, any, any>; toolHooks?: WebMCPHooks<any, any, any> }): WebMCPHooks {
   const { globalHooks: g, scopedHooks: s, toolHooks: t } = parts;
-  const list = (hooks: WebMCPHooks | undefined, event: (typeof HOOK_EVENTS)[number]) => (hooks?.[event] as unknown[]) ?? [];
+  const list = (hooks: WebMCPHooks<any, any, any> | undefined, event: (typeof HOOK_EVENTS)[number]) => (hooks?.[event] as unknown[]) ?? [];
   const forward = (event: (typeof HOOK_EVENTS)[number]) => [...list(g, event), ...list(s, event), ...list(t, event)];
   const reverse = (event: (typeof HOOK_EVENTS)[number]) => [...list(t, event), ...list(s, event), ...list(g, event)];
   return { before: forward('before'), after: reverse('after'), error: reverse('error'), denied: reverse('denied'), toolsListed: forward('toolsListed') } as WebMCPHooks;

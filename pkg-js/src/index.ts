@@ -11,7 +11,7 @@ import type { Grant } from './grants.js';
 import type { ListingOptions } from './listing.js';
 import type { TelemetryHandler } from './telemetry.js';
 import { isWebMCPTool } from './tool.js';
-import type { CallOptions, CallOutcome, ToolContract, WebMCPHooks, WebMCPOptions, WebMCPTool } from './types.js';
+import type { CallOptions, CallOutcome, ToolContract, ToolFactory, WebMCPHooks } from './types.js';
 
 export { ready } from './core.js';
 export { createWarden, getDefaultWarden, type WardenClient } from './api.js';
@@ -22,7 +22,7 @@ export { WardenError, ConfigurationError, RegistrationError, NotSupportedError, 
 export { normalizeResult, normalizeError, type NormalizeOptions } from './normalize.js';
 export { genInvocationId } from './call.js';
 export { type Explanation, type ExplainStep } from './explain.js';
-export { lintPolicy, type Policy, type PolicyRule, type PolicyWhen, type Decision, type PolicyCall, type AskAnswer, type Approver, type PolicyPredicate, type PolicyDiagnostic, type ToolFilterFn } from './governance.js';
+export { lintPolicy, definePolicy, type Policy, type PolicyRule, type Rule, type ApprovalCall, type PolicyWhen, type Decision, type PolicyCall, type AskAnswer, type Approver, type PolicyPredicate, type PolicyDiagnostic, type ToolFilterFn } from './governance.js';
 export { memoryGrantStore, localStorageGrantStore, type Grant, type GrantStore } from './grants.js';
 export { type TelemetryEvent, type TelemetryHandler, type DecisionStep, type HookStopEvent, type HookExceptionEvent, type PolicyDecisionEvent, type ToolCallStopEvent } from './telemetry.js';
 export { validateJson, type Diagnostic } from './validation.js';
@@ -37,10 +37,21 @@ export type * from './types.js';
  * `webmcp.getGlobalHooks`, `webmcp.resetGlobalHooks` and `webmcp.isWebMCPTool`, as
  * simple-webmcp does.
  */
-export const webmcp = Object.assign(
-  <F extends (...args: any[]) => any>(fn: F | WebMCPTool<F>, options?: WebMCPOptions): WebMCPTool<F> => getDefaultWarden().webmcp(fn, options),
-  { configure: configureWebMCP, getGlobalHooks, resetGlobalHooks, isWebMCPTool },
-);
+export const webmcp: ToolFactory & {
+  /** Same as {@link configureWebMCP}. */
+  configure: typeof configureWebMCP;
+  /** Same as {@link getGlobalHooks}. */
+  getGlobalHooks: typeof getGlobalHooks;
+  /** Same as {@link resetGlobalHooks}. */
+  resetGlobalHooks: typeof resetGlobalHooks;
+  /** Same as {@link isWebMCPTool}. */
+  isWebMCPTool: typeof isWebMCPTool;
+} = Object.assign(((fn: any, options: any) => getDefaultWarden().webmcp(fn, options)) as ToolFactory, {
+  configure: configureWebMCP,
+  getGlobalHooks,
+  resetGlobalHooks,
+  isWebMCPTool,
+});
 
 /** Configures the page (the default client): global hooks, policy, approver, settings. */
 export function configureWebMCP(options: WebMCPConfig): void {

@@ -1,7 +1,13 @@
 // Types the package's modules share about tools, kept apart so no module has to import another
 // for its types alone.
 import type { StandardSchemaLike } from './validation.js';
-import type { JsonSchema, ToolContract, WebMCPTool } from './types.js';
+import type { JsonSchema, StandardSchemaV1, ToolContract, WebMCPHooks, WebMCPOptions, WebMCPTool } from './types.js';
+
+/**
+ * Options as the package reads them: every field optional (a re-wrap inherits the name) and no
+ * type parameters (inference is for callers; inside, schemas and hooks are data).
+ */
+export type AnyToolOptions = Partial<Omit<WebMCPOptions<JsonSchema, StandardSchemaV1 | JsonSchema, JsonSchema, unknown>, 'hooks'>> & { hooks?: WebMCPHooks<any, any, any> };
 
 /** What a governed call needs to know about a tool. */
 export interface PipelineTool {
@@ -37,7 +43,12 @@ export interface ToolRecord extends RegisteredTool {
   /** The client the tool belongs to. */
   readonly warden: import('./client.js').Warden;
   /** The options it was made with. */
-  readonly options: import('./types.js').WebMCPOptions;
+  readonly options: AnyToolOptions;
+  /**
+   * Why the browser cannot be shown the input's JSON Schema (a Standard Schema with no JSON
+   * Schema export and no `inputSchema`): `register()` refuses with it.
+   */
+  readonly schemaProblem: string | undefined;
   /** Lowercase hex SHA-256 of the definition's canonical JSON. */
   readonly fingerprint: string;
   /** The core's hook sets of this tool, oldest first (re-wrapping appends). */

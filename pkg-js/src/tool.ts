@@ -4,13 +4,15 @@ import type { Warden } from './client.js';
 import { fingerprintFields } from './canonical.js';
 import { ConfigurationError, RegistrationError, WardenError } from './errors.js';
 import { compileHookSet, isPlainObject, mergeHooks, typeName } from './hookset.js';
-import type { ToolRecord } from './internal.js';
+import type { AnyToolOptions, ToolRecord } from './internal.js';
 import { runCall } from './call.js';
 import { addToRegistry, removeFromRegistry } from './registry.js';
 import { drop, syncRegistrations } from './registration.js';
-import { compileSchema, isStandardSchema, jsonSchemaOf, type StandardSchemaLike } from './validation.js';
+import { NEVER_ABORTED } from './perform.js';
+import { exportJsonSchema } from './schema-export.js';
+import { compileSchema, isStandardSchema, type StandardSchemaLike } from './validation.js';
 import { encode } from './wire.js';
-import type { CallOptions, CallOutcome, JsonSchema, RegistrationStatus, ToolContract, WebMCPOptions, WebMCPTool } from './types.js';
+import type { CallOptions, CallOutcome, JsonSchema, RegistrationStatus, ToolContract, WebMCPTool } from './types.js';
 
 /** The tool-name rule: 1–128 characters of `[A-Za-z0-9_.-]` (the WebMCP draft's). */
 export const NAME_RULE = /^[A-Za-z0-9_.-]{1,128}$/;
@@ -27,7 +29,7 @@ export function onStatusChange(record: ToolRecord, listener: () => void): () => 
   return () => void record.statusListeners.delete(own);
 }
 
-/** snake_case of a function name, as simple-webmcp derives tool names. */
+/** snake_case of a function name: how a tool without `name` is named (as simple-webmcp did). */
 export function toSnakeCase(name: string): string {
   return name
     .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
@@ -88,13 +90,13 @@ function releaseTool(w: Warden, coreTool: number, sets: number[]): void {
  * option or hook throws `ConfigurationError` here, not at the first call. Given a tool made by
  * `webmcp`, re-wraps it: options merge and hook arrays concatenate.
  */
-export function createTool<F extends (...args: any[]) => any>(w: Warden, fn: F | WebMCPTool<F>, options?: WebMCPOptions): WebMCPTool<F> {
+export function createTool(w: Warden, fn: (...args: any[]) => unknown, options?: AnyToolOptions): WebMCPTool {
   if (isWebMCPTool(fn)) {
-    if (options === undefined) return fn as WebMCPTool<F>;
+    if (options === undefined) return fn;
     const previous = recordOf(fn);
     checkOptions(options);
-    const merged: WebMCPOptions = { ...previous.options, ...options, hooks: mergeHooks(previous.options.hooks, options.hooks) };
-    return makeTool(previous.warden, previous.fn as unknown as F, merged, previous.hookSets, options.hooks);
+    const merged: AnyToolOptions = { ...previous.options, ...options, hooks: mergeHooks(previous.options.hooks, options.hooks) };
+    return makeTool(previous.warden, previous.fn, merged, previous.hookSets, options.hooks);
   }
   if (typeof fn !== 'function') throw new ConfigurationError('invalid_tool', `webmcp expects a function, not ${typeName(fn)}`);
   const opts = options ?? {};
@@ -102,7 +104,7 @@ export function createTool<F extends (...args: any[]) => any>(w: Warden, fn: F |
   return makeTool(w, fn, opts, [], opts.hooks);
 }
 
-function checkOptions(options: WebMCPOptions): void {
+function checkOptions(options: AnyToolOptions): void {
   if (!isPlainObject(options)) throw new ConfigurationError('invalid_options', `webmcp options must be an object, not ${typeName(options)}`);
   for (const key of Object.keys(options)) {
     if (!KNOWN_OPTIONS.has(key)) throw new ConfigurationError('unknown_option', `webmcp: unknown option "${key}"`);
@@ -138,21 +140,58 @@ function checkOptions(options: WebMCPOptions): void {
   if (enabled !== undefined && typeof enabled !== 'boolean') throw new ConfigurationError('invalid_options', 'webmcp: enabled must be a boolean');
 }
 
-function makeTool<F extends (...args: any[]) => any>(w: Warden, fn: F, options: WebMCPOptions, inheritedSets: number[], newHooks: unknown): WebMCPTool<F> {
-  const name = options.name ?? toSnakeCase(fn.name);
-  if (!NAME_RULE.test(name)) {
-    throw new ConfigurationError(
-      'invalid_name',
-      fn.name ? `webmcp: cannot derive a valid tool name from function "${fn.name}"; give { name }` : 'webmcp: the function has no name; give { name }',
-    );
-  }
+/**
+ * Function names as minifiers write them: one or two characters, or with a `$`. A name derived
+ * from one would differ between development and production (`vite build` turned
+ * `function getCart() {}` into `hc`, `esbuild --minify` into `dq`), silently, and agents and
+ * policies naming the tool would see another tool.
+ */
+const MINIFIED_NAME = /^[\w$]{1,2}$|\$/;
+
+/**
+ * The name of a tool given without `name`: snake_case of the function's `displayName` or `name`
+ * (simple-webmcp's rule, which its users rely on). A function with no name (an arrow function,
+ * or an inline function expression a production build stripped) or with a name that looks
+ * minified is refused with a message saying what to write, so a production build fails at
+ * start-up instead of renaming the tool. A three-letter minified name cannot be told from an
+ * author's `add`; the docs say to give `name` (or keep function names) for minified builds.
+ */
+function derivedName(fn: (...args: any[]) => unknown): string {
+  const own = (fn as { displayName?: unknown }).displayName;
+  const source = typeof own === 'string' && own.length > 0 ? own : typeof fn.name === 'string' ? fn.name : '';
+  const snake = toSnakeCase(source);
+  if (source.length > 0 && !MINIFIED_NAME.test(source) && NAME_RULE.test(snake)) return snake;
+  const why = source.length === 0 ? 'the function has no name' : `the function's name "${source}" looks like a minifier's`;
+  return missingName(why);
+}
+
+/** The refusal of a tool whose name cannot be derived, saying what to write. */
+function missingName(why: string): never {
+  throw new ConfigurationError(
+    'missing_name',
+    `webmcp: give the tool a name, such as webmcp(fn, { name: "my_tool", description: "…" }): ${why}, and production builds rename functions.`,
+    'name',
+  );
+}
+
+function makeTool(w: Warden, fn: (...args: any[]) => unknown, options: AnyToolOptions, inheritedSets: number[], newHooks: unknown): WebMCPTool {
+  const name = options.name ?? derivedName(fn);
   const label = `tool "${name}" hooks`;
   const standard = isStandardSchema(options.schema) ? (options.schema as StandardSchemaLike) : undefined;
   const jsonInput = standard ? undefined : ((options.schema as JsonSchema | undefined) ?? options.inputSchema);
+  // With a Standard Schema, the browser is shown `inputSchema` when given, else the schema's
+  // own JSON Schema; when it has none, `register()` says so (src/schema-export.ts says why).
+  let shown: JsonSchema | undefined = jsonInput ?? (standard ? options.inputSchema : undefined);
+  let schemaProblem: string | undefined;
+  if (shown === undefined && standard !== undefined) {
+    const exported = exportJsonSchema(standard);
+    if ('schema' in exported) shown = exported.schema;
+    else schemaProblem = exported.problem;
+  }
   const contract: ToolContract = {
     name,
     description: options.description ?? '',
-    inputSchema: jsonInput ?? (standard ? (options.inputSchema ?? jsonSchemaOf(standard)) : undefined) ?? { type: 'object', properties: {} },
+    inputSchema: shown ?? { type: 'object', properties: {} },
   };
   if (options.title !== undefined) contract.title = options.title;
   if (options.outputSchema !== undefined) contract.outputSchema = options.outputSchema;
@@ -171,15 +210,19 @@ function makeTool<F extends (...args: any[]) => any>(w: Warden, fn: F, options: 
   }
   useSets(w, hookSets, 1);
 
-  const tool = function (this: unknown, ...args: Parameters<F>): ReturnType<F> {
+  // The direct call bypasses the pipeline, but the function may read its context (`fn(input,
+  // { signal })`, as the agent path calls it): without one, it gets a signal that never aborts.
+  const tool = function (this: unknown, ...args: unknown[]): unknown {
+    if (args[1] === undefined) return fn.call(this, args[0], { signal: NEVER_ABORTED }, ...args.slice(2));
     return fn.apply(this, args);
-  } as unknown as WebMCPTool<F>;
+  } as unknown as WebMCPTool;
   let status: RegistrationStatus = 'unregistered';
   const record: ToolRecord = {
     warden: w,
     coreTool,
-    fn: fn as unknown as ToolRecord['fn'],
-    publicTool: tool as WebMCPTool,
+    fn: fn as ToolRecord['fn'],
+    publicTool: tool,
+    schemaProblem,
     contract,
     server: options.server,
     validation: { input: jsonInput, standard, output: options.outputSchema },
@@ -268,6 +311,9 @@ async function register(record: ToolRecord, opts?: { signal?: AbortSignal }): Pr
   };
   if (!record.contract.description) {
     fail(new ConfigurationError('missing_description', `tool "${record.contract.name}" needs a non-empty description before register()`));
+  }
+  if (record.schemaProblem !== undefined) {
+    fail(new ConfigurationError('missing_input_schema', `tool "${record.contract.name}": ${record.schemaProblem}`, 'inputSchema'));
   }
   // A schema that is not valid JSON Schema is reported here; the check needs the lazily loaded
   // validator module, which is why register() is async.

@@ -1,7 +1,10 @@
 // Public types of webmcp-warden (SPEC §3, §4, §10).
+import type { StandardSchemaV1, ToolArgs, ToolInput, ToolResult } from './infer.js';
 
-/** A JSON Schema object (draft 2020-12 unless `$schema` says draft-07). */
-export type JsonSchema = { [key: string]: unknown };
+export type { StandardSchemaV1, StandardJsonSchemaV1, InferInput, InferOutput, FromJsonSchema, ToolInput, ToolArgs, ToolResult, StructuredReturn } from './infer.js';
+
+/** A JSON Schema object (draft 2020-12 unless `$schema` says draft-07); `as const` ones too. */
+export type JsonSchema = { readonly [key: string]: unknown };
 
 /** A value or a promise of it. */
 export type MaybePromise<T> = T | Promise<T>;
@@ -83,20 +86,45 @@ export interface HookOptions<Run> {
 /** A hook entry: a function, or a function with options. */
 export type HookEntry<Run> = Run | HookOptions<Run>;
 
-/** What every hook sees (SPEC §4). */
-export interface HookContext {
+/** The second argument of a tool function: `fn(input, { signal })`. */
+export interface ToolCallContext {
+  /** Aborted when the caller cancels the call (or, in a direct call, never). */
+  signal: AbortSignal;
+}
+
+/** Any function: the constraint of the `F` type parameters simple-webmcp's type names carry. */
+export type AnyFunction = (...args: any) => any;
+
+/**
+ * The tool function type when nothing is known about a tool (global and provider hooks, an
+ * unparameterized `WebMCPTool`): input and result `unknown`.
+ */
+export type UntypedToolFunction = (...args: any[]) => unknown;
+
+/** The function type of a tool whose function takes `I` and returns `R`. */
+export type ToolFunction<I = unknown, R = unknown> = (input: I, ctx: ToolCallContext) => R;
+
+/** `unknown` where `T` is `any` (an unparameterized function's input): hooks never see `any`. */
+type KnownOr<T> = 0 extends 1 & T ? unknown : T;
+
+/** What callers pass to a tool with function type `F`: its first parameter, `unknown` for `any`. */
+export type ArgsOf<F extends AnyFunction> = F extends (...args: infer P) => any ? (P extends [] ? undefined : P extends [infer A, ...any[]] ? KnownOr<A> : P extends [(infer A)?, ...any[]] ? KnownOr<A> | undefined : unknown) : unknown;
+
+/**
+ * What every hook sees, whatever the event: simple-webmcp's `HookBaseContext<F>`
+ * with webmcp-warden's additions (`serverId`, `principal`, `taint`, `assigns`).
+ */
+export interface HookBaseContext<F extends AnyFunction = UntypedToolFunction> {
   /** Unique per call. */
   invocationId: string;
   /** The tool being called. */
-  tool: WebMCPTool;
+  tool: WebMCPTool<F>;
   /** The tool's contract. */
   contract: ToolContract;
   /** Aborted when the caller cancels the call. */
   signal: AbortSignal;
   /** One mutable object shared by every hook of one call. */
   metadata: Record<string, unknown>;
-  /** The current input (after earlier rewrites). */
-  input: unknown;
   /** The tool's server id. */
   serverId: string;
   /** Who the call is for, if the caller said. */
@@ -107,42 +135,72 @@ export interface HookContext {
   assigns: Record<string, unknown>;
 }
 
-/** Context of an `after` hook. */
-export interface AfterContext extends HookContext {
+/**
+ * Context of a `before` hook. `I` is the input's type: `unknown` for global and provider hooks
+ * (and by default, as in simple-webmcp); a tool's own hooks get what its schema says callers
+ * pass. Before-hooks run *before* validation: on the agent path the value is whatever the agent
+ * sent, so a hook that must not fail on bad input checks before it trusts the type.
+ */
+export interface BeforeContext<F extends AnyFunction = UntypedToolFunction, I = unknown> extends HookBaseContext<F> {
+  /** The current input (after earlier rewrites). */
+  input: I;
+}
+
+/** What every hook sees: a {@link BeforeContext} with `input: unknown` (kept from earlier versions). */
+export type HookContext<F extends AnyFunction = UntypedToolFunction> = BeforeContext<F>;
+
+/** Context of an `after` hook: `output` is what the tool returned (simple-webmcp's `Awaited<ReturnType<F>>`). */
+export interface AfterContext<F extends AnyFunction = UntypedToolFunction, I = unknown> extends HookBaseContext<F> {
+  /** The input the tool ran with (validated). */
+  input: I;
   /** What the tool returned (after earlier rewrites). */
-  output: unknown;
+  output: Awaited<ReturnType<F>>;
 }
 
 /** Context of an `error` hook. */
-export interface ErrorContext extends HookContext {
-  /** What went wrong: the tool's thrown value, or a {@link CallFailure}. */
+export interface ErrorContext<F extends AnyFunction = UntypedToolFunction, I = unknown> extends HookBaseContext<F> {
+  /** The input when the call failed (validated or not, depending on where it failed). */
+  input: I;
+  /**
+   * What went wrong: the value the tool (or a validator) threw; for any other failure (a hook,
+   * an abort, a denial) a {@link CallFailure}-like `Error` that never carries what a hook threw.
+   */
   error: unknown;
+  /** The failure as data, as the caller gets it (`outcome.error`). */
+  failure: CallError;
 }
 
 /** Context of a `denied` hook. */
-export interface DeniedContext extends HookContext {
+export interface DeniedContext<F extends AnyFunction = UntypedToolFunction, I = unknown> extends HookBaseContext<F> {
+  /** The input when the call was denied. */
+  input: I;
   /** The denial's message. */
   reason?: string;
-  /** The denial's code. */
+  /** The denial's code (or the failure's reason). */
   code?: string;
+  /** The denial as data, as the caller gets it (`outcome.error`). */
+  failure: CallError;
 }
 
-/** What a before-hook may return. */
+/**
+ * What a before-hook may return: nothing, a rewritten input, a denial, or a halt with a result.
+ * A rewritten input is `unknown`, as in simple-webmcp: validation runs after the before-hooks.
+ */
 export type BeforeReturn =
   | void
   | undefined
-  | { input: unknown }
+  | { input?: unknown }
   | { action: 'deny'; message?: string; code?: string }
   | { action: 'halt'; result: unknown };
 
 /** Runs before the tool; may rewrite the input, deny, or halt with a result. */
-export type BeforeHook = (ctx: HookContext) => MaybePromise<BeforeReturn>;
+export type BeforeHook<F extends AnyFunction = UntypedToolFunction, I = unknown> = (ctx: BeforeContext<F, I>) => MaybePromise<BeforeReturn>;
 /** Runs after the tool; may rewrite the output. */
-export type AfterHook = (ctx: AfterContext) => MaybePromise<void | undefined | { output: unknown }>;
+export type AfterHook<F extends AnyFunction = UntypedToolFunction, I = unknown> = (ctx: AfterContext<F, I>) => MaybePromise<void | undefined | { output?: Awaited<ReturnType<F>> }>;
 /** Runs when the call failed; may recover with a result. */
-export type ErrorHook = (ctx: ErrorContext) => MaybePromise<void | undefined | { action: 'recover'; result: unknown }>;
+export type ErrorHook<F extends AnyFunction = UntypedToolFunction, I = unknown> = (ctx: ErrorContext<F, I>) => MaybePromise<void | undefined | { action: 'recover'; result: unknown }>;
 /** Runs after a denial; observes only. */
-export type DeniedHook = (ctx: DeniedContext) => MaybePromise<void | undefined>;
+export type DeniedHook<F extends AnyFunction = UntypedToolFunction, I = unknown> = (ctx: DeniedContext<F, I>) => MaybePromise<void | undefined>;
 /** Runs when tools are listed; may return a subset of the tools (same names), possibly annotated. */
 export type ToolsListedHook = (tools: ToolContract[], ctx: ListingContext) => MaybePromise<void | undefined | ToolContract[]>;
 
@@ -160,44 +218,60 @@ export interface ListingContext {
   signal: AbortSignal;
 }
 
-/** A set of hooks (SPEC §4). */
-export interface WebMCPHooks {
+/**
+ * A set of hooks, simple-webmcp's `WebMCPHooks<F>`: `F` ties `after` hooks' `output`
+ * to `Awaited<ReturnType<F>>`. `I` is the input's type before validation (`before`), `V` after
+ * it (`after`); `error` and `denied` hooks may come before or after, and see either. Global and
+ * provider hooks are `WebMCPHooks` (everything `unknown`); `webmcp()` types a tool's own.
+ */
+export interface WebMCPHooks<F extends AnyFunction = UntypedToolFunction, I = unknown, V = I> {
   /** Before the tool, in order global → scoped → tool. */
-  before?: HookEntry<BeforeHook>[];
+  before?: HookEntry<BeforeHook<F, I>>[];
   /** After the tool, in order tool → scoped → global. */
-  after?: HookEntry<AfterHook>[];
+  after?: HookEntry<AfterHook<F, V>>[];
   /** On failure, in order tool → scoped → global. */
-  error?: HookEntry<ErrorHook>[];
+  error?: HookEntry<ErrorHook<F, I | V>>[];
   /** After a denial, in order tool → scoped → global. */
-  denied?: HookEntry<DeniedHook>[];
+  denied?: HookEntry<DeniedHook<F, I | V>>[];
   /** When tools are listed. */
   toolsListed?: HookEntry<ToolsListedHook>[];
 }
 
-/** Options of {@link webmcp}. */
-export interface WebMCPOptions {
-  /** 1–128 characters of `[A-Za-z0-9_.-]`; default snake_case of `fn.name`. */
+/**
+ * Options of {@link webmcp}. The type parameters are what `webmcp()` infers from: `IS` the
+ * `inputSchema`, `S` the `schema`, `OS` the `outputSchema`, `H` the tool's hooks.
+ */
+export interface WebMCPOptions<IS extends JsonSchema | undefined = JsonSchema, S extends StandardSchemaV1 | JsonSchema | undefined = StandardSchemaV1 | JsonSchema, OS extends JsonSchema | undefined = JsonSchema, H = WebMCPHooks> {
+  /**
+   * The tool's name, as agents call it: 1–128 characters of `[A-Za-z0-9_.-]`. Default: snake_case
+   * of the function's `displayName` or `name`. Give it for code shipped through a minifier:
+   * production builds rename functions, and a function without a name, or with a one- or
+   * two-character name or a `$` in it, throws `ConfigurationError('missing_name')` at once.
+   */
   name?: string;
   /** A human-readable label. */
   title?: string;
   /** What the tool does; required before `register()`. */
   description?: string;
   /**
-   * The input's JSON Schema (default `{ type: 'object', properties: {} }`). Beside a Standard
-   * Schema `schema`, only what the browser is shown (for a library with no JSON Schema export).
+   * The input's JSON Schema (default `{ type: 'object', properties: {} }`); written inline or
+   * `as const`, it types the function's input. Beside a Standard Schema `schema`, only what the
+   * browser is shown (for a schema that cannot write itself as JSON Schema).
    */
-  inputSchema?: JsonSchema;
+  inputSchema?: IS;
   /**
    * The input contract as a Standard Schema (zod, valibot, …), validated in JS (async validators
-   * too) — the tool receives the validated value — or as a JSON Schema (same as `inputSchema`).
+   * too) — the tool receives the validated value, typed as the schema's output — or as a JSON
+   * Schema (same as `inputSchema`). The browser is shown the schema's Standard JSON Schema
+   * (`~standard.jsonSchema`) or zod's own conversion; with neither, give `inputSchema`.
    */
-  schema?: unknown;
-  /** The JSON Schema of `structuredContent`. */
-  outputSchema?: JsonSchema;
+  schema?: S;
+  /** The JSON Schema of `structuredContent`; written inline or `as const`, it types the function's result. */
+  outputSchema?: OS;
   /** Hints for the agent, passed to the browser as given. */
   annotations?: ToolAnnotations;
-  /** Tool-level hooks. */
-  hooks?: WebMCPHooks;
+  /** Tool-level hooks (their `ctx.input` is typed from the schema). */
+  hooks?: H;
   /** The tool's server id (default the global `serverId`, `"page"`). */
   server?: string;
   /** `'llm'` (default) or `false`: shaping of results on the agent path. */
@@ -211,6 +285,46 @@ export interface WebMCPOptions {
   scope?: 'global' | 'scoped' | 'manual';
   /** `false` makes `register()` a no-op. */
   enabled?: boolean;
+}
+
+/**
+ * The options `webmcp(fn, options)` takes: {@link WebMCPOptions} typed from the schemas. `Fn`
+ * (the wrapped function or tool) is kept as a parameter so one signature serves functions and
+ * re-wrapped tools alike: overloads would let a failed candidate fix an unannotated function's
+ * parameters as `any`.
+ */
+// eslint-disable-next-line @typescript-eslint/no-unused-vars
+export type ToolOptions<Fn, IS extends JsonSchema | undefined, S extends StandardSchemaV1 | JsonSchema | undefined, OS extends JsonSchema | undefined, H> = WebMCPOptions<IS, S, OS, H>;
+
+/** The hooks of a tool whose function takes `In` and returns `R`, called with `Args`. */
+export type ToolHooks<In, Args, R> = WebMCPHooks<ToolFunction<In, R>, Args, In>;
+
+/** What `tool.invoke` takes: a re-wrapped tool's own, else what the schemas say. */
+export type InvokeInputOf<Fn, Args> = Fn extends WebMCPTool<any, infer A> ? A : Args;
+
+/**
+ * `webmcp(fn, options)` and `client.webmcp(fn, options)`: wraps `fn` as a governed tool, or
+ * re-wraps a tool made by `webmcp` (options merge, hook arrays concatenate).
+ *
+ * The function's input is inferred from `schema` (a Standard Schema's output type: what
+ * validation produces) or from a JSON Schema written inline or `as const` (`schema` or
+ * `inputSchema`); without either, from the function's own annotation (else `unknown`). Callers
+ * (`tool.invoke`) pass the Standard Schema's input type. `outputSchema`, written the same way,
+ * types what the function returns. The tool's own hooks see these types; global and provider
+ * hooks see `unknown`.
+ */
+export interface ToolFactory {
+  <
+    I = unknown,
+    const IS extends JsonSchema | undefined = undefined,
+    const S extends StandardSchemaV1 | JsonSchema | undefined = undefined,
+    const OS extends JsonSchema | undefined = undefined,
+    R extends ToolResult<OS> = ToolResult<OS>,
+    Fn = unknown,
+  >(
+    fn: ((input: ToolInput<S, IS, I>, ctx: ToolCallContext) => R) & Fn,
+    options?: ToolOptions<Fn, IS, S, OS, NoInfer<ToolHooks<ToolInput<S, IS, I>, ToolArgs<S, IS, I>, R>>>,
+  ): WebMCPTool<ToolFunction<ToolInput<S, IS, I>, R>, InvokeInputOf<Fn, ToolArgs<S, IS, I>>>;
 }
 
 /** Options of one agent-path call. */
@@ -251,10 +365,31 @@ export type CallOutcome =
 /** Registration status of a tool with the browser. */
 export type RegistrationStatus = 'unregistered' | 'registering' | 'registered' | 'error' | 'unsupported';
 
-/** A function wrapped by {@link webmcp}: callable directly (bypassing the engine), plus tool methods. */
-export interface WebMCPTool<F extends (...args: any[]) => any = (...args: any[]) => any> {
-  /** Calls the function directly; no hooks, no policy. */
-  (...args: Parameters<F>): ReturnType<F>;
+/** The direct call's arguments: the function's input (optional when it may be absent) and an optional context. */
+export type DirectArgs<F extends AnyFunction> = F extends (...args: infer P) => any
+  ? P extends []
+    ? []
+    : P extends [infer A, ...any[]]
+      ? unknown extends A
+        ? [input?: A, ctx?: ToolCallContext]
+        : [input: A, ctx?: ToolCallContext]
+      : P
+  : never;
+
+/** `tool.invoke`'s arguments: the input callers pass (optional when it may be absent) and the call's options. */
+export type InvokeArgs<A> = unknown extends A ? [input?: A, options?: CallOptions] : undefined extends A ? [input?: A, options?: CallOptions] : [input: A, options?: CallOptions];
+
+/**
+ * A function wrapped by {@link webmcp}: callable directly (bypassing the engine), plus tool
+ * methods. `F` is the function's type (simple-webmcp's `WebMCPTool<F>`); `A` what callers pass
+ * to `invoke` (a Standard Schema's input type, which may differ from what `F` receives).
+ */
+export interface WebMCPTool<F extends AnyFunction = UntypedToolFunction, A = ArgsOf<F>> {
+  /**
+   * Calls the function directly: no hooks, no validation, no policy. Without a context, the
+   * function gets `{ signal }` with a signal that never aborts.
+   */
+  (...args: DirectArgs<F>): ReturnType<F>;
   /** The tool's name. */
   readonly toolName: string;
   /** The contract sent to the browser. */
@@ -270,5 +405,5 @@ export interface WebMCPTool<F extends (...args: any[]) => any = (...args: any[])
   /** Unregisters the tool (aborts the registration signal). */
   unregister(): void;
   /** Runs the governed pipeline on `input`; needs no registration. */
-  invoke(input?: unknown, options?: CallOptions): Promise<CallOutcome>;
+  invoke(...args: InvokeArgs<A>): Promise<CallOutcome>;
 }

@@ -165,26 +165,6 @@ function diagnosticOfIssue(issue: unknown): Diagnostic {
   return { path: pointerOf(path), keyword: 'standard', message: typeof message === 'string' && message !== '' ? message : 'is invalid' };
 }
 
-/** The JSON Schema a Standard Schema exports for the browser, if it has one. */
-export function jsonSchemaOf(schema: StandardSchemaLike): JsonSchema | undefined {
-  const tryExport = (fn: () => unknown): JsonSchema | undefined => {
-    try {
-      const exported = fn();
-      return isPlainObject(exported) ? (exported as JsonSchema) : undefined;
-    } catch {
-      return undefined;
-    }
-  };
-  const standard = schema['~standard'].jsonSchema;
-  if (standard && typeof standard.input === 'function') {
-    const exported = tryExport(() => standard.input?.({ target: 'draft-2020-12' })) ?? tryExport(() => standard.input?.({ target: 'draft-07' }));
-    if (exported) return exported;
-  }
-  const zod = (schema as { toJSONSchema?: () => unknown }).toJSONSchema;
-  if (typeof zod === 'function') return tryExport(() => zod.call(schema));
-  return undefined;
-}
-
 function pointerOf(path: unknown): string {
   if (!Array.isArray(path)) return '';
   return path

@@ -8,7 +8,12 @@
 //   (b) a Vite + React app built with `vite build` and loaded in Chromium (StrictMode, same CSP);
 //   (c) a TypeScript project that type-checks its use of the public API with `tsc --noEmit`
 //       (strict; bundler and nodenext resolution), a file of deliberate misuse that tsc must
-//       reject, and the package's own .d.ts files compiled with skipLibCheck: false.
+//       reject, and the package's own .d.ts files compiled with skipLibCheck: false;
+//   (e) production builds (`vite build`, `esbuild --minify`) of an app whose tools are named in
+//       its source register exactly those names, and a tool without a name fails start-up
+//       saying what to write;
+//   (f) publint and @arethetypeswrong/cli (ESM-only profile) find nothing wrong with the package,
+//       whose tarball carries its README, LICENSE and repository metadata.
 // Catches a wrong "files" list, a broken exports map, missing or wrong type declarations, a core
 // that only works inside the repository, and code a bundler or a strict CSP cannot take.
 //
@@ -100,6 +105,12 @@ test('npm pack produces a tarball that installs into an empty project', { timeou
   }
   assert.ok(!files.some((f) => f.startsWith('test') || f.startsWith('src/') || f.includes('node_modules')),
     `only built files are shipped, got: ${files.join(', ')}`);
+  // The npm page: what it is, how to use it, its licence, where it lives.
+  for (const page of ['README.md', 'LICENSE']) assert.ok(files.includes(page), `the tarball ships ${page}`);
+  const manifest = JSON.parse(readFileSync(path.join(pkgRoot, 'package.json'), 'utf8'));
+  assert.equal(manifest.license, 'MIT');
+  assert.match(readFileSync(path.join(pkgRoot, 'LICENSE'), 'utf8'), /^MIT License/);
+  assert.ok(manifest.repository?.url && manifest.homepage && manifest.keywords?.length > 0, 'repository, homepage and keywords are set');
 
   project = tempDir('warden-consumer-');
   writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }, null, 2));
@@ -389,4 +400,63 @@ test('(c) TypeScript: the package\'s own declaration files compile (skipLibCheck
     'declaration files shipped in the package must compile for a project that checks libraries',
   );
   assert.equal(checked.code, 0, `tsc -p tsconfig.libcheck.json reported errors:\n${checked.stdout}${checked.stderr}`);
+});
+
+/** Runs a production bundle of the names-app in Node; answers what it printed. */
+function runBundle(file, cwd) {
+  const out = run(process.execPath, [file], cwd).trim().split('\n').pop();
+  return JSON.parse(out);
+}
+
+/** What every production build of the names-app must show. */
+function assertNamesKept(result, build) {
+  assert.deepEqual(result.listed, ['get_cart', 'remove_item', 'search_products'], `${build}: the agent sees the names written in the source`);
+  // The build did rename functions (else this test would prove nothing).
+  assert.notEqual(result.functionName, 'getCart', `${build} kept function names; the fixture must be minified`);
+  assert.match(result.cart, /mug/, `${build}: the tool runs`);
+  assert.equal(result.unnamed.code, 'missing_name', `${build}: a tool without a name fails start-up: ${JSON.stringify(result.unnamed)}`);
+  assert.match(result.unnamed.message, /give the tool a name, such as webmcp\(fn, \{ name: "[a-z0-9_]+", description: "…" \}\)/);
+  assert.match(result.unnamed.message, /production builds rename functions/);
+}
+
+test('(e) production builds keep the names the source gives: vite build and esbuild --minify; a tool without a name fails start-up, saying what to write', { timeout: 180_000 }, async (t) => {
+  assert.ok(app && existsSync(path.join(app, 'node_modules', 'vite')), 'the Vite app install must have succeeded');
+  const dir = path.join(app, 'names-app');
+  cpSync(path.join(fixtures, 'names-app'), dir, { recursive: true });
+
+  let started = Date.now();
+  const vite = await runAllowingFailure(process.execPath, [path.join(app, 'node_modules', 'vite', 'bin', 'vite.js'), 'build'], dir);
+  t.diagnostic(`vite build: ${Date.now() - started} ms`);
+  assert.equal(vite.code, 0, `vite build failed:\n${vite.stdout}\n${vite.stderr}`);
+  const viteResult = runBundle(path.join(dir, 'dist-vite', 'main.js'), dir);
+  t.diagnostic(`vite build: getCart became ${JSON.stringify(viteResult.functionName)}; ${viteResult.unnamed.message}`);
+  assertNamesKept(viteResult, 'vite build');
+
+  // esbuild as the repository pins it (pkg-js's devDependency), through its API (what
+  // `esbuild src/main.js --bundle --minify` runs), on the installed package.
+  const { build } = await import('esbuild');
+  started = Date.now();
+  const outfile = path.join(dir, 'dist-esbuild', 'main.mjs');
+  await build({ entryPoints: [path.join(dir, 'src', 'main.js')], bundle: true, minify: true, format: 'esm', platform: 'browser', target: 'es2022', outfile, logLevel: 'warning', absWorkingDir: dir });
+  t.diagnostic(`esbuild --minify: ${Date.now() - started} ms`);
+  const esbuildResult = runBundle(outfile, dir);
+  t.diagnostic(`esbuild --minify: getCart became ${JSON.stringify(esbuildResult.functionName)}`);
+  assertNamesKept(esbuildResult, 'esbuild --minify');
+});
+
+test('(f) publint (strict) and @arethetypeswrong/cli (ESM-only profile) find no problem', { timeout: 120_000 }, async (t) => {
+  assert.ok(tarball, 'the pack step must have succeeded');
+  const publint = await runAllowingFailure(process.execPath, [path.join(repoRoot, 'node_modules', 'publint', 'src', 'cli.js'), pkgRoot, '--strict'], pkgRoot);
+  t.diagnostic(publint.stdout.trim().split('\n').pop());
+  assert.equal(publint.code, 0, `publint:\n${publint.stdout}\n${publint.stderr}`);
+  assert.match(publint.stdout, /All good!/, publint.stdout);
+
+  const attw = await runAllowingFailure(process.execPath, [path.join(repoRoot, 'node_modules', '@arethetypeswrong', 'cli', 'dist', 'index.js'), tarball, '--profile', 'esm-only', '--format', 'json'], pkgRoot);
+  assert.equal(attw.code, 0, `attw:\n${attw.stdout}\n${attw.stderr}`);
+  const report = JSON.parse(attw.stdout);
+  // The ESM-only profile ignores CommonJS and node10 resolution (the package has no CJS build).
+  const ignored = new Set(['node10', 'node16-cjs']);
+  const problems = Object.values(report.problems ?? {}).flat().filter((p) => !ignored.has(p.resolutionKind));
+  t.diagnostic(`attw: ${problems.length} problems outside the ignored resolutions`);
+  assert.deepEqual(problems, [], 'no type problem for ESM consumers (node16 from ESM, bundler)');
 });

@@ -1042,6 +1042,7 @@ describe('explain()', () => {
     const { name } = await tool({
       server: 'shop',
       schema,
+      inputSchema: { type: 'object' },
       hooks: { before: [{ id: 'audit', run: spy('before') }], after: [spy('after')], error: [spy('error')], denied: [spy('denied')] },
     });
     configureWebMCP({

@@ -777,10 +777,16 @@ describe('ConfigurationError for entries JSON fixtures cannot express', () => {
     throwsConfig(() => configureWebMCP({ hooks: { denied: [{ run: fn, match: /a/, id: 7n }] } }), 'invalid_hook', 'not a BigInt');
   });
 
-  test('a function without a name and no name option; an unnamed arrow', () => {
-    throwsConfig(() => webmcp(() => 1), 'invalid_name', 'give { name }');
-    throwsConfig(() => webmcp(function () { return 1; }), 'invalid_name', 'give { name }');
-    assert.equal(webmcp(function searchProducts() {}).toolName, 'search_products');
+  test('no name option: snake_case of the function name; no name or a minified-looking one is refused, saying what to write', () => {
+    assert.equal(webmcp(function searchProducts() {}, { description: 'd' }).toolName, 'search_products');
+    const shown = Object.assign(function x() {}, { displayName: 'GetCart' });
+    assert.equal(webmcp(shown).toolName, 'get_cart', 'displayName first, as simple-webmcp');
+    assert.equal(webmcp(function add() {}).toolName, 'add', 'three characters pass');
+    throwsConfig(() => webmcp(() => 1), 'missing_name', 'webmcp(fn, { name: "my_tool"');
+    throwsConfig(() => webmcp(function () { return 1; }, { description: 'd' }), 'missing_name', 'the function has no name, and production builds rename functions');
+    throwsConfig(() => webmcp(function hc() {}, { description: 'd' }), 'missing_name', `the function's name "hc" looks like a minifier's`);
+    throwsConfig(() => webmcp(function a$b() {}, { description: 'd' }), 'missing_name', 'looks like a minifier');
+    assert.equal(webmcp(function hc() {}, { name: 'find' }).toolName, 'find', 'an explicit name is never judged');
   });
 
   test('hooks are checked when given, not at the first call; ids that only look like default ids are fine', async () => {

@@ -30,8 +30,11 @@ test('WebMCPOptions.hooks re-wraps via concat', async () => {
   const fn = async function addToCart() {
     return 'added';
   };
-  const t1 = webmcp(fn, { hooks: { before: [a] } });
+  // The one change simple-webmcp's examples need: the name is given (webmcp-warden never
+  // derives it from the function's, which production builds rename).
+  const t1 = webmcp(fn, { name: 'add_to_cart', hooks: { before: [a] } });
   const t2 = webmcp(t1, { hooks: { before: [b] } }); // before = [a,b]
+  assert.equal(t2.toolName, 'add_to_cart', 're-wrapping keeps the name');
   await t2.invoke({});
   assert.deepEqual(order, ['a', 'b']);
 });
@@ -51,7 +54,7 @@ test('hooks that return what their work happens to return, as simple-webmcp user
   });
   const t = webmcp(async function getCart() {
     return { items: 2 };
-  }, { description: 'The cart' });
+  }, { name: 'get_cart', description: 'The cart' });
   const outcome = await t.invoke({});
   assert.equal(outcome.ok, true, JSON.stringify(outcome));
   assert.equal(t.toolName, 'get_cart');
@@ -65,6 +68,7 @@ test('a before-hook deny stops the chain, runs denied[], and the agent reads an 
   const t = webmcp(async function deleteAccount() {
     return 'deleted';
   }, {
+    name: 'delete_account',
     hooks: {
       before: [() => ({ action: 'deny', message: 'Not allowed', code: 'E_POLICY' })],
       denied: [(ctx) => void seen.push([ctx.reason, ctx.code])],
@@ -82,6 +86,7 @@ test('metadata is the same reference across all hooks in one invocation', async 
   const t = webmcp(async function ping() {
     return 'pong';
   }, {
+    name: 'ping',
     hooks: {
       before: [(ctx) => { ctx.metadata.requestId = genInvocationId(); }],
       after: [(ctx) => { ids.push(ctx.metadata.requestId); }],

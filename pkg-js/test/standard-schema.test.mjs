@@ -165,10 +165,10 @@ describe('valibot 1', () => {
     assert.equal(calls.length, 1);
   });
 
-  test('with no JSON Schema export the browser gets an open object schema, or the inputSchema given beside it', async () => {
-    assert.equal(schema['~standard'].jsonSchema, undefined, 'valibot 1 has no Standard JSON Schema export (this test assumes so)');
+  test('with no JSON Schema export, register() refuses unless the inputSchema shown is given beside it', async () => {
+    assert.equal(schema['~standard'].jsonSchema, undefined, 'valibot 1 alone has no Standard JSON Schema export (this test assumes so)');
     const { tool } = recordingTool({ schema });
-    assert.deepEqual(tool.definition.inputSchema, { type: 'object', properties: {} });
+    await assert.rejects(tool.register(), (err) => err.code === 'missing_input_schema');
     const shown = { type: 'object', properties: { name: { type: 'string', minLength: 2 } }, required: ['name'] };
     const { tool: described, calls } = recordingTool({ schema, inputSchema: shown });
     assert.deepEqual(described.definition.inputSchema, shown);
@@ -252,7 +252,7 @@ describe('hand-written Standard Schemas', () => {
     assert.equal(calls.length, 0);
   });
 
-  test('a Standard JSON Schema export is used for the browser; a throwing export falls back to an open schema', async () => {
+  test('a Standard JSON Schema export is used for the browser; a throwing export makes register() refuse, quoting why', async () => {
     const exported = { type: 'object', properties: { id: { type: 'integer' } }, required: ['id'] };
     const targets = [];
     const withExport = { '~standard': { version: 1, vendor: 'hand', validate: (value) => ({ value }), jsonSchema: { input: (options) => (targets.push(options.target), exported), output: () => exported } } };
@@ -260,13 +260,54 @@ describe('hand-written Standard Schemas', () => {
     assert.deepEqual(tool.definition.inputSchema, exported);
     assert.deepEqual(targets, ['draft-2020-12']);
     const throwing = { '~standard': { version: 1, vendor: 'hand', validate: (value) => ({ value }), jsonSchema: { input: () => { throw new Error('unrepresentable'); } } } };
-    const { tool: fallback } = recordingTool({ schema: throwing });
-    assert.deepEqual(fallback.definition.inputSchema, { type: 'object', properties: {} });
+    const { tool: refused } = recordingTool({ schema: throwing });
+    await assert.rejects(refused.register(), (err) => err.code === 'missing_input_schema' && err.message.includes('(unrepresentable)') && err.message.includes('pass inputSchema'));
+    assert.equal(refused.status, 'error');
+    // The page's own calls need no JSON Schema: invoke still validates with the schema.
+    assert.equal((await refused.invoke({ a: 1 })).ok, true);
+    // With inputSchema, the browser is shown that.
+    const shown = { type: 'object', properties: { a: { type: 'number' } } };
+    const { tool: described } = recordingTool({ schema: throwing, inputSchema: shown });
+    assert.deepEqual(described.definition.inputSchema, shown);
+    await described.register();
+  });
+
+  test('a schema with no JSON Schema at all (hand-written, valibot alone, zod types JSON cannot say) is refused at register(), naming the fix', async () => {
+    const { tool: hand } = recordingTool({ schema: handWritten((value) => ({ value })) });
+    await assert.rejects(hand.register(), (err) => err.code === 'missing_input_schema' && /its hand schema cannot be written as JSON Schema for the agent; pass inputSchema/.test(err.message));
+    const { tool: valibot } = recordingTool({ schema: v.object({ n: v.number() }) });
+    await assert.rejects(valibot.register(), (err) => err.code === 'missing_input_schema' && err.message.includes("toStandardJsonSchema() from '@valibot/to-json-schema'"));
+    const { tool: dated } = recordingTool({ schema: z.object({ when: z.date() }) });
+    await assert.rejects(dated.register(), (err) => err.code === 'missing_input_schema' && err.message.includes('(Date cannot be represented in JSON Schema)'));
+  });
+
+  test("zod 4 before the Standard JSON Schema interface: its toJSONSchema() method, asked for the input's schema", async () => {
+    const asked = [];
+    const exported = { type: 'object', properties: { n: { type: 'number' } } };
+    const olderZod = { '~standard': { version: 1, vendor: 'zod', validate: (value) => ({ value }) }, toJSONSchema(options) { asked.push(options); return exported; } };
+    const { tool } = recordingTool({ schema: olderZod });
+    assert.deepEqual(tool.definition.inputSchema, exported);
+    assert.deepEqual(asked, [{ io: 'input', target: 'draft-2020-12' }]);
+    const failing = { '~standard': { version: 1, vendor: 'zod', validate: (value) => ({ value }) }, toJSONSchema() { throw new Error('Symbols cannot be represented in JSON Schema'); } };
+    const { tool: refused } = recordingTool({ schema: failing });
+    await assert.rejects(refused.register(), (err) => err.code === 'missing_input_schema' && err.message.includes('its zod schema cannot be written as JSON Schema for the agent (Symbols cannot be represented in JSON Schema)'));
+  });
+
+  test('valibot through @valibot/to-json-schema and zod 4 show the agent their JSON Schema', async () => {
+    const { toStandardJsonSchema } = await import('@valibot/to-json-schema');
+    const { tool: valibot } = recordingTool({ schema: toStandardJsonSchema(v.object({ n: v.number(), note: v.optional(v.string()) })) });
+    assert.deepEqual(valibot.definition.inputSchema, { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object', properties: { n: { type: 'number' }, note: { type: 'string' } }, required: ['n'] });
+    await valibot.register();
+    const { tool: zod } = recordingTool({ schema: z.object({ n: z.number().default(1) }) });
+    // The input's schema: a field with a default is optional for the agent.
+    assert.deepEqual(zod.definition.inputSchema.required, undefined);
+    assert.deepEqual(zod.definition.inputSchema.properties, { n: { default: 1, type: 'number' } });
+    await zod.register();
   });
 
   test('explain() does not call a Standard Schema validator (a dry run runs no user code)', async () => {
     let called = 0;
-    const { tool } = recordingTool({ schema: handWritten((value) => (called++, { value })) });
+    const { tool } = recordingTool({ schema: handWritten((value) => (called++, { value })), inputSchema: { type: 'object' } });
     await tool.register();
     const explained = await explain(tool.toolName, { a: 1 });
     assert.equal(called, 0);
@@ -347,6 +388,7 @@ describe('the validator module is loaded only for JSON Schema', () => {
       const { webmcp, resetWebMCP } = await import('webmcp-warden');
       const { z } = await import('zod');
       const v = await import('valibot');
+      const { toStandardJsonSchema } = await import('@valibot/to-json-schema');
       const out = [];
       ${body}
       console.log(JSON.stringify(out));`;
@@ -367,9 +409,9 @@ describe('the validator module is loaded only for JSON Schema', () => {
     const { out, loaded } = await inChild(`
       const tools = [
         webmcp((x) => x, { name: 'z_tool', description: 'd', schema: z.object({ n: z.number() }) }),
-        webmcp((x) => x, { name: 'v_tool', description: 'd', schema: v.object({ n: v.number() }) }),
+        webmcp((x) => x, { name: 'v_tool', description: 'd', schema: toStandardJsonSchema(v.object({ n: v.number() })) }),
         webmcp((x) => x, { name: 'v_described', description: 'd', schema: v.object({ n: v.number() }), inputSchema: { type: 'object', properties: { n: { type: 'number' } } } }),
-        webmcp((x) => x, { name: 'async_tool', description: 'd', schema: { '~standard': { version: 1, vendor: 'hand', validate: async (value) => (typeof value?.n === 'number' ? { value } : { issues: [{ message: 'must be a number', path: ['n'] }] }) } } }),
+        webmcp((x) => x, { name: 'async_tool', description: 'd', inputSchema: { type: 'object' }, schema: { '~standard': { version: 1, vendor: 'hand', validate: async (value) => (typeof value?.n === 'number' ? { value } : { issues: [{ message: 'must be a number', path: ['n'] }] }) } } }),
         webmcp((x) => x, { name: 'no_schema', description: 'd' }),
       ];
       for (const tool of tools) {

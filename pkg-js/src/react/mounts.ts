@@ -79,10 +79,10 @@ export function joinMount(tool: WebMCPTool, handle: ScopeHandle | null): () => v
  * The tool as one mount sees it: the same function and properties, with `invoke` running under
  * this mount's provider scope (so one tool under two providers keeps their hooks apart).
  */
-export function mountView<F extends (...args: any[]) => any>(tool: WebMCPTool<F>, handle: ScopeHandle | null): WebMCPTool<F> {
-  const record = recordOf(tool as WebMCPTool);
-  const view = function (this: unknown, ...args: Parameters<F>): ReturnType<F> {
-    return tool.apply(this, args);
+export function mountView<T extends WebMCPTool<any, any>>(tool: T, handle: ScopeHandle | null): T {
+  const record = recordOf(tool);
+  const view = function (this: unknown, ...args: unknown[]): unknown {
+    return (tool as (...a: unknown[]) => unknown).apply(this, args);
   };
   const descriptors = Object.getOwnPropertyDescriptors(tool) as Record<string | symbol, PropertyDescriptor>;
   delete descriptors.prototype;
@@ -90,5 +90,5 @@ export function mountView<F extends (...args: any[]) => any>(tool: WebMCPTool<F>
     ...descriptors,
     invoke: { value: (input?: unknown, options?: CallOptions): Promise<CallOutcome> => runCall(record.warden, record, input, options, resolveScope(handle)) },
   });
-  return view as unknown as WebMCPTool<F>;
+  return view as unknown as T;
 }

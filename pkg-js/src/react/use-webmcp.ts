@@ -6,7 +6,21 @@ import { ConfigurationError } from '../errors.js';
 import { isPlainObject, typeName } from '../hookset.js';
 import { getModelContext } from '../runtime.js';
 import { createTool, isWebMCPTool, onStatusChange, recordOf } from '../tool.js';
-import type { RegistrationStatus, WebMCPHooks, WebMCPOptions, WebMCPTool } from '../types.js';
+import type { AnyToolOptions } from '../internal.js';
+import type {
+  JsonSchema,
+  RegistrationStatus,
+  StandardSchemaV1,
+  ToolArgs,
+  ToolCallContext,
+  ToolFunction,
+  ToolHooks,
+  ToolInput,
+  ToolOptions,
+  ToolResult,
+  WebMCPHooks,
+  WebMCPTool,
+} from '../types.js';
 import { isStandardSchema } from '../validation.js';
 import { executionStateOf, useToolActivity, type ExecutionState } from './activity.js';
 import { ScopeContext, useIsomorphicLayoutEffect, wardenOf } from './context.js';
@@ -41,7 +55,7 @@ interface ToolSlot {
 }
 
 /** The JSON of what defines a tool made from options; a change makes a new tool. */
-function definitionKey(fn: (...args: any[]) => any, options: WebMCPOptions): string {
+function definitionKey(fn: (...args: any[]) => any, options: AnyToolOptions): string {
   const { hooks, schema, ...plain } = options;
   try {
     return JSON.stringify([fn.name, plain, isStandardSchema(schema) ? '$standard' : (schema ?? null), structureOf(hooks)]);
@@ -52,7 +66,7 @@ function definitionKey(fn: (...args: any[]) => any, options: WebMCPOptions): str
 }
 
 /** Makes the tool of a `useWebMCP(fn, options)` mount in client `w`, calling `latest.current`. */
-function createMountTool(w: Warden, fn: (...args: any[]) => any, options: WebMCPOptions, key: string, latest: { current: (...args: any[]) => any }, handle: ScopeHandle | null): ToolSlot {
+function createMountTool(w: Warden, fn: (...args: any[]) => any, options: AnyToolOptions, key: string, latest: { current: (...args: any[]) => any }, handle: ScopeHandle | null): ToolSlot {
   if (options.scope === 'global') {
     throw new ConfigurationError('invalid_options', "useWebMCP(fn, options): scope 'global' registers at creation, not on mount; create the tool with webmcp() outside the component", 'scope');
   }
@@ -76,22 +90,35 @@ const notSupported = (): boolean => false;
 const unregisteredStatus = (): RegistrationStatus => 'unregistered';
 
 /**
- * Registers `tool` with the browser while the component is mounted, and reports its status and
- * execution state. StrictMode-safe: mount → unmount → mount leaves exactly one registration.
- * `result.tool.invoke` runs under this mount's provider hooks. The tool must belong to the
- * client the component uses (the nearest `<WebMCPProvider client>`, else the default one):
+ * `useWebMCP(tool, { enabled })` registers a tool made by `webmcp()` while the component is
+ * mounted; `result.tool.invoke` runs under this mount's provider hooks. The tool must belong to
+ * the client the component uses (the nearest `<WebMCPProvider client>`, else the default one):
  * `ConfigurationError('client_mismatch')` otherwise.
+ *
+ * `useWebMCP(fn, options)` wraps `fn` as a tool of the component's client once per mount (the
+ * options are `webmcp()`'s, typed the same way), registers it while mounted. Inline option
+ * literals and inline functions cause no re-registration: each call uses the latest committed
+ * `fn` and hook functions. A change of the definition (name, description, schemas, annotations,
+ * …, or the hooks' structure) makes a new tool, registered in place of the old one.
+ *
+ * Both report the registration status and the execution state, and are StrictMode-safe:
+ * mount → unmount → mount leaves exactly one registration. One signature serves both, so an
+ * unannotated function's input is never silently `any`.
  */
-export function useWebMCP<F extends (...a: any[]) => any = (...a: any[]) => any>(tool: WebMCPTool<F>, options?: { enabled?: boolean }): UseWebMCPResult & { tool: WebMCPTool<F> };
-/**
- * Wraps `fn` as a tool of the component's client once per mount, registers it while mounted,
- * and reports its status and execution state. Inline option literals and inline functions cause
- * no re-registration: each call uses the latest committed `fn` and hook functions. A change of
- * the definition (name, description, schemas, annotations, …, or the hooks' structure) makes a
- * new tool, registered in place of the old one.
- */
-export function useWebMCP<F extends (...a: any[]) => any>(fn: F, options: WebMCPOptions & { enabled?: boolean }): UseWebMCPResult & { tool: WebMCPTool<F> };
-export function useWebMCP(toolOrFn: (...a: any[]) => any, options?: WebMCPOptions & { enabled?: boolean }): UseWebMCPResult & { tool: WebMCPTool } {
+export function useWebMCP<
+  I = unknown,
+  const IS extends JsonSchema | undefined = undefined,
+  const S extends StandardSchemaV1 | JsonSchema | undefined = undefined,
+  const OS extends JsonSchema | undefined = undefined,
+  R extends ToolResult<OS> = ToolResult<OS>,
+  Fn = unknown,
+>(
+  toolOrFn: ((input: ToolInput<S, IS, I>, ctx: ToolCallContext) => R) & Fn,
+  ...options: Fn extends WebMCPTool<any, any>
+    ? [options?: { enabled?: boolean }]
+    : [options: ToolOptions<Fn, IS, S, OS, NoInfer<ToolHooks<ToolInput<S, IS, I>, ToolArgs<S, IS, I>, R>>> & { enabled?: boolean }]
+): UseWebMCPResult & { tool: Fn extends WebMCPTool<any, any> ? Fn : WebMCPTool<ToolFunction<ToolInput<S, IS, I>, R>, ToolArgs<S, IS, I>> };
+export function useWebMCP(toolOrFn: (...a: any[]) => any, options?: AnyToolOptions & { enabled?: boolean }): UseWebMCPResult & { tool: WebMCPTool } {
   const context = useContext(ScopeContext);
   const { handle } = context;
   const given = isWebMCPTool(toolOrFn);
