@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The whole test suite; stops at the first failure. Installs what it needs first (scripts/setup.sh).
-# Order: native cargo test, clippy, build, package tests (node --test), packaging test, browser test.
+# Order: module map, native cargo test, clippy, build, package tests (node --test), packaging test, browser test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ -d "$HOME/.cargo/bin" ]; then export PATH="$HOME/.cargo/bin:$PATH"; fi
@@ -10,6 +10,9 @@ step() { printf '\n=== %s ===\n' "$*"; }
 step "setup"
 WITH_BROWSER=1 bash scripts/setup.sh
 export WARDEN_SETUP_DONE=1
+
+step "module map: no import cycles, ARCHITECTURE.md current (scripts/module-map.mjs)"
+node scripts/module-map.mjs
 
 step "cargo test (native)"
 cargo test
