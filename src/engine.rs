@@ -9,7 +9,6 @@
 //! Plans are cached per (tool, scope) and dropped whenever the configuration changes; calls in
 //! flight keep the plan they started with.
 
-use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use crate::call::{Action, Call, CallSpec, InputCheck, Mode, Outcome, PolicyFacts, Signal, MAX_HANDLE};
@@ -20,6 +19,7 @@ use crate::listing::Listing;
 use crate::plan::{Plan, Scopes};
 use crate::policy::{CallFacts, Evaluation, Grant, MatchedRules};
 use crate::returns::{Contract, ReturnFacts};
+use crate::vec_map::VecMap;
 use crate::value::Value;
 
 /// The default server id of tools that name none.
@@ -186,13 +186,13 @@ pub struct Engine {
     tools: Table<Tool>,
     scopes: Table<Scope>,
     server_id: Option<String>,
-    plans: BTreeMap<(u32, u32), Rc<Plan>>,
+    plans: VecMap<(u32, u32), Rc<Plan>>,
     calls: Slots<Call>,
     listings: Slots<Listing>,
     governor: Governor,
     contract: Contract,
     /// Per (tool, policy): which rules' matchers select the tool. Cleared with the plans.
-    matched_rules: BTreeMap<(u32, usize), Rc<MatchedRules>>,
+    matched_rules: VecMap<(u32, usize), Rc<MatchedRules>>,
 }
 
 fn check_handle(id: u32, what: &str) -> Result<(), ConfigError> {
@@ -464,7 +464,8 @@ impl Engine {
         let fingerprint = if explain { self.governor.peek_fingerprint_state(definition) } else { self.governor.fingerprint_state(definition) };
         let live = self.governor.grants().live(facts.principal.as_deref(), server, &tool.name, &definition.fingerprint, facts.now_ms).is_some();
         let key = (tool_id, Rc::as_ptr(&policy) as usize);
-        let matched = self.matched_rules.entry(key).or_insert_with(|| Rc::new(MatchedRules::of(&policy, server, &tool.name))).clone();
+        let make = || Rc::new(MatchedRules::of(&policy, server, &tool.name));
+        let matched = self.matched_rules.get_or_insert_with(key, make).map_or_else(make, |cached| cached.clone());
         let call_facts = CallFacts {
             server,
             name: &tool.name,

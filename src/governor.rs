@@ -13,7 +13,7 @@
 //! listing or the first agent call, whichever comes first ([`Governor::seal_baseline`]): a
 //! tool first seen after that is new, and `allowNewTools` decides.
 
-use std::collections::HashMap;
+use crate::vec_map::VecMap;
 use std::rc::Rc;
 
 use crate::digest::{changed_fields, FieldDigests, FieldTexts};
@@ -81,7 +81,7 @@ enum Baseline {
     #[default]
     PerTool,
     /// An explicit `{ name: fingerprint }` map: tools outside it are new.
-    Map(HashMap<String, String>),
+    Map(VecMap<String, String>),
     /// Every tool seen up to the first listing or agent call; `sealed` once that happened.
     FirstListing {
         /// Whether the first listing or agent call happened.
@@ -96,7 +96,7 @@ pub struct Governor {
     baseline: Baseline,
     /// The definition each tool name had when first seen; kept across unregister/register so
     /// a rug pull by re-registration is caught.
-    baselines: HashMap<String, Definition>,
+    baselines: VecMap<String, Definition>,
     filter: Option<ToolFilter>,
     grants: GrantBook,
 }
@@ -131,7 +131,7 @@ impl Governor {
             Value::Null => Baseline::PerTool,
             Value::String(mode) if mode == "first_listing" => Baseline::FirstListing { sealed: false },
             Value::Object(map) => {
-                let mut approved = HashMap::new();
+                let mut approved = VecMap::new();
                 for (name, fingerprint) in map.iter() {
                     let Some(fingerprint) = fingerprint.as_str() else {
                         return Err(ConfigError::new("invalid_config", format!("the fingerprint of \"{name}\" must be a string")).at(at));
@@ -227,7 +227,7 @@ impl Governor {
         if self.sealed() {
             return;
         }
-        self.baselines.entry(definition.name.clone()).or_insert_with(|| definition.clone());
+        self.baselines.get_or_insert_with(definition.name.clone(), || definition.clone());
     }
 
     /// The tool's definition against the approved one, recording a baseline at first sight

@@ -46,6 +46,7 @@ pub mod shape;
 pub mod policy;
 pub mod returns;
 pub mod value;
+pub mod vec_map;
 pub mod wire;
 #[cfg(feature = "validate")]
 pub mod validate;

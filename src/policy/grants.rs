@@ -7,7 +7,7 @@
 //! is the TS layer's too: every function here takes `now_ms`, so tests move time without
 //! sleeping.
 
-use std::collections::BTreeMap;
+use crate::vec_map::VecMap;
 
 use crate::value::{Map, Value};
 
@@ -155,7 +155,7 @@ impl RevokeFilter {
 /// The page's grants, one per (principal, server, tool, fingerprint).
 #[derive(Debug, Clone, Default)]
 pub struct GrantBook {
-    grants: BTreeMap<String, Grant>,
+    grants: VecMap<String, Grant>,
 }
 
 impl GrantBook {
