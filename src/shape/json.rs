@@ -31,10 +31,11 @@ pub struct NumberLengths {
 
 impl NumberLengths {
     /// A table from `(number, length of String(number))` pairs, in any order; a number given
-    /// twice keeps its first length.
+    /// twice keeps one of its lengths (they are the same: a number has one `String(n)`).
+    /// An unstable sort: the stable one links ~1 KB more of wasm.
     pub fn new(pairs: impl IntoIterator<Item = (f64, usize)>) -> NumberLengths {
         let mut entries: Vec<(u64, usize)> = pairs.into_iter().map(|(n, len)| (n.to_bits(), len)).collect();
-        entries.sort_by_key(|&(bits, _)| bits);
+        entries.sort_unstable_by_key(|&(bits, _)| bits);
         entries.dedup_by_key(|&mut (bits, _)| bits);
         NumberLengths { entries }
     }
