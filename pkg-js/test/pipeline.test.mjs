@@ -409,6 +409,14 @@ describe('hook timeouts', () => {
     };
     const t = tool(() => 'never', { name: uniqueName('timeout_sync'), hooks: { before: [{ run: busy, timeout: 5 }] } });
     assert.equal((await t.invoke({})).error.cause, 'timeout');
+    // The same for a toolsListed hook: the listing fails, naming the hook, with cause timeout.
+    const listed = tool(() => 1, { name: uniqueName('timeout_sync_list'), description: 'd', hooks: { toolsListed: [{ run: (tools) => (busy(), tools), timeout: 5, id: 't.sync' }] } });
+    await listed.register();
+    try {
+      await assert.rejects(listTools(), (err) => err.code === 'hook_failed' && err.message.includes('"t.sync"') && /time/i.test(err.message));
+    } finally {
+      await listed.unregister();
+    }
   });
 
   test('after (withheld), error (skipped), denied (skipped) and toolsListed (listing fails) time out too', async () => {
