@@ -75,13 +75,14 @@ pub fn integer_text_len(n: f64) -> Option<usize> {
     if !n.is_finite() || n.fract() != 0.0 || magnitude >= 1e21 {
         return None;
     }
-    // INVARIANT: a whole number below 10²¹ < 2^70, so the conversion is exact.
-    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-    let mut rest = magnitude as u128;
+    // Count the powers of ten not above it. Each power of ten up to 10²¹ is exactly a double
+    // and `power * 10.0` is exact up there, so the comparisons are exact (and no u128
+    // division is linked).
     let mut digits = 1usize;
-    while rest >= 10 {
-        rest /= 10;
+    let mut power = 10.0f64;
+    while magnitude >= power {
         digits = digits.saturating_add(1);
+        power *= 10.0;
     }
     Some(digits.saturating_add(usize::from(n < 0.0)))
 }
@@ -146,6 +147,16 @@ mod tests {
             (-123_456_789_012_345_680_000.0, 22),
         ] {
             assert_eq!(integer_text_len(n), Some(len), "{n}");
+        }
+        // Every power of ten and its neighbours below, against Rust's own digits.
+        let mut power = 1.0f64;
+        while power < 1e21 {
+            for n in [power, power - 1.0, f64::from_bits(power.to_bits() - 1).floor()] {
+                if n >= 1.0 {
+                    assert_eq!(integer_text_len(n), Some(format!("{n:.0}").len()), "{n}");
+                }
+            }
+            power *= 10.0;
         }
         for n in [0.5, 1e21, -1e21, f64::NAN, f64::INFINITY, 1e300] {
             assert_eq!(integer_text_len(n), None, "{n}");
