@@ -45,7 +45,7 @@ pub mod plan;
 pub mod shape;
 pub mod policy;
 pub mod returns;
-pub mod search;
+pub mod strs;
 pub mod value;
 pub mod vec_map;
 pub mod wire;

@@ -202,7 +202,7 @@ fn glob_match(parts: &[String], text: &str) -> bool {
     let Some(mut remaining) = text.strip_prefix(first.as_str()) else { return false };
     let Some((last, middle)) = rest.split_last() else { return remaining.is_empty() };
     for part in middle {
-        match crate::search::find(remaining, part) {
+        match crate::strs::find(remaining, part) {
             Some(at) => remaining = remaining.get(at.saturating_add(part.len())..).unwrap_or_default(),
             None => return false,
         }

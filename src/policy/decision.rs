@@ -251,7 +251,7 @@ impl Decision {
         let fields = if pin.changed.is_empty() {
             String::new()
         } else {
-            format!(" ({})", pin.changed.join(", "))
+            format!(" ({})", crate::strs::join(&mut pin.changed.iter().map(String::as_str), ", "))
         };
         Decision {
             effect,

@@ -421,7 +421,7 @@ fn truncation_notice(kept: usize, total: usize, at_least: bool) -> String {
 /// writes it.
 fn parse_truncation_notice(text: &str) -> Option<(usize, usize, bool)> {
     let rest = text.strip_prefix(TRUNCATION_PREFIX)?.strip_prefix("kept ")?;
-    let (kept, rest) = crate::search::split_once(rest, " of ")?;
+    let (kept, rest) = crate::strs::split_once(rest, " of ")?;
     let (at_least, rest) = match rest.strip_prefix("at least ") {
         Some(rest) => (true, rest),
         None => (false, rest),

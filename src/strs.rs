@@ -1,9 +1,10 @@
-//! Substring search without `str::find`.
+//! String helpers that keep heavy standard-library code out of the wasm module.
 //!
 //! `str::find(&str)` links the standard library's two-way searcher and, through it, the
 //! panic path for slicing off a character boundary, with its `Debug` formatting of characters
-//! and ranges: about 5 KB of wasm. The texts searched here (tool names, server ids, a
-//! truncation notice) are short, so a plain scan costs nothing measurable.
+//! and ranges: about 5 KB of wasm. `[T]::join` links one copy per element type. The texts here
+//! (tool names, server ids, a truncation notice, short lists) are short, so plain loops cost
+//! nothing measurable.
 
 /// The byte offset of the first occurrence of `needle` in `haystack`. Always a character
 /// boundary of `haystack` (a match starts where `needle`'s first character does).
@@ -21,9 +22,29 @@ pub fn split_once<'a>(text: &'a str, separator: &str) -> Option<(&'a str, &'a st
     Some((text.get(..at)?, text.get(at.checked_add(separator.len())?..)?))
 }
 
+/// The items joined with `separator` (one function for every item type: `&str` and `String`
+/// alike go through `&mut dyn Iterator`).
+pub fn join<'a>(items: &mut dyn Iterator<Item = &'a str>, separator: &str) -> String {
+    let mut out = String::new();
+    for (i, item) in items.enumerate() {
+        if i > 0 {
+            out.push_str(separator);
+        }
+        out.push_str(item);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{find, split_once};
+    use super::{find, join, split_once};
+
+    #[test]
+    fn joins_like_slice_join() {
+        assert_eq!(join(&mut ["a", "b", "c"].into_iter(), ", "), "a, b, c");
+        assert_eq!(join(&mut std::iter::empty(), ", "), "");
+        assert_eq!(join(&mut ["only"].into_iter(), "-"), "only");
+    }
 
     #[test]
     fn finds_like_str_find() {
