@@ -2,13 +2,14 @@
 // handle the client chose; the core checks every entry (ids, matchers, options) and answers
 // which handle is which hook, and the client files the functions under those handles.
 import type { Warden } from './client.js';
+import { EVENTS } from './codes.js';
 import { encode, typeName } from './wire.js';
 import type { WebMCPHooks } from './types.js';
 
 export { typeName };
 
-/** The events in the order the core numbers them. */
-export const HOOK_EVENTS = ['before', 'after', 'error', 'denied', 'toolsListed'] as const;
+/** The events in the order the core numbers them (generated from the core: `codes.ts`). */
+export const HOOK_EVENTS = EVENTS;
 
 /**
  * Checks and compiles `hooks` in the client's core and keeps their functions; answers the set's

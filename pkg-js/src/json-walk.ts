@@ -9,6 +9,7 @@
 // It also measures what it walks as the core's `json_len` does (UTF-8 bytes of the compact JSON,
 // a lone surrogate as U+FFFD, a reported part as its notice string) and stops at a budget, so a
 // 40-million-number result costs the budget, not the result.
+import { utf8Length } from './unicode.js';
 
 /** What JSON cannot say, as the core's notices name it (`[<what> removed by the MCP client]`). */
 export const Unsayable = {
@@ -131,25 +132,6 @@ export function isContainer(value: unknown): value is object {
 }
 
 const ESCAPED = /["\\\u0000-\u001f]/;
-const nodeBuffer = (globalThis as { Buffer?: { byteLength(text: string, encoding: 'utf8'): number } }).Buffer;
-
-/** UTF-8 bytes of `text`, a lone surrogate counting as U+FFFD (3 bytes), as the wire writes it. */
-export function utf8Length(text: string): number {
-  if (nodeBuffer) return nodeBuffer.byteLength(text, 'utf8');
-  let bytes = text.length;
-  for (let i = 0; i < text.length; i++) {
-    const unit = text.charCodeAt(i);
-    if (unit < 0x80) continue;
-    if (unit < 0x800) bytes += 1;
-    else if (unit >= 0xd800 && unit <= 0xdbff && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
-      // A pair: 4 bytes for its 2 units.
-      bytes += 2;
-      i++;
-    } else bytes += 2;
-  }
-  return bytes;
-}
-
 /** UTF-8 bytes of `JSON.stringify(text)` once lone surrogates are U+FFFD (the core's `json::string_len`). */
 export function jsonStringLength(text: string): number {
   let bytes = 2 + utf8Length(text);

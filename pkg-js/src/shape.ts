@@ -14,7 +14,8 @@
 //
 // Lone surrogates become U+FFFD on every path, so a shaped result is always well-formed text.
 import { core } from './core.js';
-import { isContainer, jsonView, ownMember, SKIP, Unsupported, Unsayable, utf8Length, walkJson, type JsonSink } from './json-walk.js';
+import { isContainer, jsonView, ownMember, SKIP, Unsupported, Unsayable, walkJson, type JsonSink } from './json-walk.js';
+import { utf8Length, wellFormed } from './unicode.js';
 import type { CallToolResult } from './types.js';
 import { decode, Tag, Writer } from './wire.js';
 
@@ -132,18 +133,6 @@ function scanCandidates(text: string): Uint32Array | undefined {
     scan[i + 1] = (scan[i + 1] as number) + shift;
   }
   return scan;
-}
-
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-const LONE_SURROGATES = new RegExp(LONE_SURROGATE.source, 'g');
-
-/** `text` with every lone surrogate replaced by U+FFFD (`String.prototype.toWellFormed`). */
-export function wellFormed(text: string): string {
-  const native = text as { isWellFormed?: () => boolean; toWellFormed?: () => string };
-  // `isWellFormed` first: V8's `toWellFormed` copies even a well-formed string (measured 1.8 ms
-  // against 1.1 ms for the check alone on 1 MiB), and the check is free on one-byte strings.
-  if (typeof native.isWellFormed === 'function' && typeof native.toWellFormed === 'function') return native.isWellFormed() ? text : native.toWellFormed();
-  return LONE_SURROGATE.test(text) ? text.replace(LONE_SURROGATES, '\uFFFD') : text;
 }
 
 /**

@@ -16,8 +16,10 @@
  * @packageDocumentation
  */
 
+import { TOOL_NAME_RULE } from './names.js';
+
 /** The tool-name rule of the WebMCP draft: 1–128 characters of `[A-Za-z0-9_.-]`. */
-export const TOOL_NAME_PATTERN: RegExp = /^[A-Za-z0-9_.-]{1,128}$/;
+export const TOOL_NAME_PATTERN: RegExp = TOOL_NAME_RULE;
 
 /**
  * Annotations a page may attach to a tool. Like the WebMCP draft and Chrome 156, the fake

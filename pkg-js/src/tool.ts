@@ -13,9 +13,8 @@ import { exportJsonSchema } from './schema-export.js';
 import { compileSchema, isStandardSchema, type StandardSchemaLike } from './validation.js';
 import { encode } from './wire.js';
 import type { CallOptions, CallOutcome, JsonSchema, RegistrationStatus, ToolContract, WebMCPTool } from './types.js';
+import { TOOL_NAME_RULE } from './names.js';
 
-/** The tool-name rule: 1–128 characters of `[A-Za-z0-9_.-]` (the WebMCP draft's). */
-export const NAME_RULE = /^[A-Za-z0-9_.-]{1,128}$/;
 const KNOWN_OPTIONS = new Set(['name', 'title', 'description', 'inputSchema', 'schema', 'outputSchema', 'annotations', 'hooks', 'server', 'shape', 'structured', 'scope', 'enabled']);
 const BRAND = Symbol.for('webmcp-warden.tool');
 
@@ -111,7 +110,7 @@ function checkOptions(options: AnyToolOptions): void {
   }
   const { name, title, description, inputSchema, outputSchema, annotations, server, shape, structured, scope, enabled } = options;
   const { schema } = options;
-  if (name !== undefined && !(typeof name === 'string' && NAME_RULE.test(name))) {
+  if (name !== undefined && !(typeof name === 'string' && TOOL_NAME_RULE.test(name))) {
     throw new ConfigurationError('invalid_name', `webmcp: tool name ${JSON.stringify(name)} is invalid: use 1–128 characters of A-Z a-z 0-9 _ . -`);
   }
   for (const [key, value] of [['title', title], ['description', description]] as const) {
@@ -160,7 +159,7 @@ function derivedName(fn: (...args: any[]) => unknown): string {
   const own = (fn as { displayName?: unknown }).displayName;
   const source = typeof own === 'string' && own.length > 0 ? own : typeof fn.name === 'string' ? fn.name : '';
   const snake = toSnakeCase(source);
-  if (source.length > 0 && !MINIFIED_NAME.test(source) && NAME_RULE.test(snake)) return snake;
+  if (source.length > 0 && !MINIFIED_NAME.test(source) && TOOL_NAME_RULE.test(snake)) return snake;
   const why = source.length === 0 ? 'the function has no name' : `the function's name "${source}" looks like a minifier's`;
   return missingName(why);
 }

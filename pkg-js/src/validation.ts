@@ -10,6 +10,7 @@
 import { isPlainObject } from './hookset.js';
 import { Ended, NEVER_ABORTED, perform, type AnyHook } from './perform.js';
 import type { JsonSchema } from './types.js';
+import { hasLoneSurrogate, utf8Length, wellFormed } from './unicode.js';
 import { loadValidator, type ValidatorModule } from './validator-loader.js';
 
 export { loadValidator } from './validator-loader.js';
@@ -179,12 +180,6 @@ function escapePointer(key: string): string {
   return key.replaceAll('~', '~0').replaceAll('/', '~1');
 }
 
-/** Whether `text` holds a UTF-16 surrogate without its partner (JSON text cannot carry one). */
-const hasLoneSurrogate: (text: string) => boolean =
-  typeof (String.prototype as { isWellFormed?: unknown }).isWellFormed === 'function'
-    ? (text) => !(text as string & { isWellFormed(): boolean }).isWellFormed()
-    : (text) => /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?:^|[^\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(text);
-
 const LONE_SURROGATE = 'holds a lone UTF-16 surrogate, which JSON text cannot carry';
 
 /**
@@ -303,7 +298,7 @@ function toJsonWithDiagnostics(value: unknown, limits: Limits): { ok: true; text
           const at = `${path}/${escapePointer(key)}`;
           // The path crosses to the core as UTF-8, which cannot carry the lone surrogate either:
           // it names the key with U+FFFD in its place.
-          if (hasLoneSurrogate(key)) return bad(`${path}/${escapePointer(key.replace(/[\uD800-\uDFFF]/g, (unit, i, all: string) => (isPaired(all, i) ? unit : '\uFFFD')))}`, 'json', `has a property name that ${LONE_SURROGATE}`);
+          if (hasLoneSurrogate(key)) return bad(`${path}/${escapePointer(wellFormed(key))}`, 'json', `has a property name that ${LONE_SURROGATE}`);
           atLeast += key.length + 4;
           if (atLeast > maxBytes) return bad('', 'size', `is at least ${atLeast} bytes of JSON, over the limit of ${maxBytes} bytes`);
           stack.push({ value: (current as Record<string, unknown>)[key], path: at, depth: depth + 1 });
@@ -326,28 +321,6 @@ function toJsonWithDiagnostics(value: unknown, limits: Limits): { ok: true; text
   const bytes = text.length * 3 <= maxBytes ? text.length : utf8Length(text);
   if (bytes > maxBytes) return bad('', 'size', `is ${bytes} bytes of JSON, over the limit of ${maxBytes} bytes`);
   return { ok: true, text };
-}
-
-/** Whether the surrogate at `i` of `text` is half of a pair. */
-function isPaired(text: string, i: number): boolean {
-  const unit = text.charCodeAt(i);
-  if (unit >= 0xd800 && unit <= 0xdbff) return (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00;
-  return i > 0 && (text.charCodeAt(i - 1) & 0xfc00) === 0xd800;
-}
-
-/** UTF-8 length of `text` (well formed: `JSON.stringify` writes a lone surrogate as an escape). */
-function utf8Length(text: string): number {
-  let bytes = 0;
-  for (let i = 0; i < text.length; i++) {
-    const unit = text.charCodeAt(i);
-    if (unit < 0x80) bytes += 1;
-    else if (unit < 0x800) bytes += 2;
-    else if (unit >= 0xd800 && unit < 0xdc00) {
-      bytes += 4; // a pair (JSON.stringify wrote any lone surrogate as an escape)
-      i++;
-    } else bytes += 3;
-  }
-  return bytes;
 }
 
 function bad(path: string, keyword: string, message: string): { ok: false; diagnostic: Diagnostic } {
