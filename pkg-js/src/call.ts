@@ -27,6 +27,7 @@ import { warnBadReturn } from './warnings.js';
 import type { CallError, CallOptions, CallOutcome, CallToolResult, ToolContract } from './types.js';
 import { compileSchema, toJson, validateJsonText, validateStandard, type Diagnostic } from './validation.js';
 import { decode, encode } from './wire.js';
+import { deepFrozenCopy } from './frozen.js';
 
 let invocationCounter = 0;
 
@@ -53,25 +54,6 @@ export function snapshotOf(contract: ToolContract): ToolContract {
   return snapshot;
 }
 
-/**
- * A deeply frozen copy of plain objects and arrays (other values are kept as they are); own
- * keys only, a `__proto__` key staying an own property.
- */
-export function deepFrozenCopy(value: unknown, seen = new Map<object, unknown>()): unknown {
-  if (value === null || typeof value !== 'object') return value;
-  const proto = Object.getPrototypeOf(value) as unknown;
-  if (!Array.isArray(value) && proto !== Object.prototype && proto !== null) return value;
-  const done = seen.get(value);
-  if (done !== undefined) return done;
-  const copy: Record<string, unknown> | unknown[] = Array.isArray(value) ? [] : {};
-  seen.set(value, copy);
-  for (const key of Object.keys(value)) {
-    const item = deepFrozenCopy((value as Record<string, unknown>)[key], seen);
-    if (key === '__proto__') Object.defineProperty(copy, key, { value: item, enumerable: true, writable: true, configurable: true });
-    else (copy as Record<string, unknown>)[key] = item;
-  }
-  return Object.freeze(copy);
-}
 
 const CALL_OPTION_KEYS = new Set(['principal', 'taint', 'shape', 'signal', 'timeout', 'assigns']);
 

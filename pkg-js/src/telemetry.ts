@@ -2,6 +2,7 @@
 // tracing needs (a call's start, in the caller's context). Subscribers and instrumentations are
 // isolated: one that throws never fails a call. Arguments and results appear only with
 // `capturePayloads: true`; what a hook threw never appears.
+import { deepFrozenCopy } from './frozen.js';
 
 /** Fields every event carries. */
 export interface TelemetryBase {
@@ -187,7 +188,7 @@ export class TelemetryBus {
   /** Sends an event to every subscriber. */
   emit(event: TelemetryEvent): void {
     if (!this.active()) return;
-    const frozen = frozenCopy(event, new Map()) as TelemetryEvent;
+    const frozen = deepFrozenCopy(event) as TelemetryEvent;
     if (this.configured !== undefined) deliver(this.configured, frozen);
     for (const handler of this.handlers) deliver(handler, frozen);
   }
@@ -237,34 +238,3 @@ function guardedStep<T>(trace: CallTrace, step: TracedStep, run: () => T): T {
   return value as T;
 }
 
-/**
- * A deeply frozen copy of plain objects and arrays; other values are kept as they are. A
- * payload whose keys or getters throw is kept as it is there rather than failing the call.
- */
-function frozenCopy(value: unknown, seen: Map<object, unknown>): unknown {
-  if (value === null || typeof value !== 'object') return value;
-  const done = seen.get(value);
-  if (done !== undefined) return done;
-  let keys: string[];
-  try {
-    const proto = Object.getPrototypeOf(value) as unknown;
-    if (!Array.isArray(value) && proto !== Object.prototype && proto !== null) return value;
-    keys = Object.keys(value);
-  } catch {
-    return value;
-  }
-  const copy: Record<string, unknown> | unknown[] = Array.isArray(value) ? [] : {};
-  seen.set(value, copy);
-  for (const key of keys) {
-    let item: unknown;
-    try {
-      item = (value as Record<string, unknown>)[key];
-    } catch {
-      continue;
-    }
-    // A `__proto__` key (JSON.parse makes one) stays an own property instead of becoming the copy's prototype.
-    if (key === '__proto__') Object.defineProperty(copy, key, { value: frozenCopy(item, seen), enumerable: true, writable: true, configurable: true });
-    else (copy as Record<string, unknown>)[key] = frozenCopy(item, seen);
-  }
-  return Object.freeze(copy);
-}
