@@ -84,7 +84,7 @@ function canonicalOrAbsent(value: unknown, maxDepth: number): string | undefined
 }
 
 /** The members of a tool definition a fingerprint covers, in the core's reporting order. */
-export const FINGERPRINT_FIELDS = ['name', 'title', 'description', 'inputSchema', 'outputSchema', 'annotations'] as const;
+const FINGERPRINT_FIELDS = ['name', 'title', 'description', 'inputSchema', 'outputSchema', 'annotations'] as const;
 
 /**
  * The canonical text of each fingerprinted member of a tool definition, for the core to hash

@@ -133,7 +133,7 @@ export function isContainer(value: unknown): value is object {
 
 const ESCAPED = /["\\\u0000-\u001f]/;
 /** UTF-8 bytes of `JSON.stringify(text)` once lone surrogates are U+FFFD (the core's `json::string_len`). */
-export function jsonStringLength(text: string): number {
+function jsonStringLength(text: string): number {
   let bytes = 2 + utf8Length(text);
   if (!ESCAPED.test(text)) return bytes;
   for (let i = 0; i < text.length; i++) {

@@ -37,7 +37,7 @@ export async function listContracts(w: Warden, tools: RegisteredTool[], options:
 }
 
 /** A contract whose title and description lost their hidden characters. */
-export function stripContract(contract: ToolContract): ToolContract {
+function stripContract(contract: ToolContract): ToolContract {
   const shaped = { ...contract, description: stripText(contract.description)[0] };
   if (typeof contract.title === 'string') shaped.title = stripText(contract.title)[0];
   return shaped;

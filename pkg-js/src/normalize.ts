@@ -104,7 +104,7 @@ export function errorMessage(err: unknown): string {
 }
 
 /** A one-block text result. */
-export function textResult(text: string): CallToolResult {
+function textResult(text: string): CallToolResult {
   return { content: [{ type: 'text', text }] };
 }
 

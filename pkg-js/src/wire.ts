@@ -17,7 +17,7 @@ const UNSUPPORTED = 9;
 export const Tag = { NULL, FALSE, TRUE, NUMBER, STRING, ARRAY, OBJECT, UNSUPPORTED } as const;
 
 /** The deepest nesting the core decodes (`wire::MAX_DEPTH`). */
-export const WIRE_MAX_DEPTH = 160;
+const WIRE_MAX_DEPTH = 160;
 
 /** How {@link encode} treats what JSON cannot say. */
 export interface EncodeOptions {

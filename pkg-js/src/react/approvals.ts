@@ -25,7 +25,7 @@ export interface Approvals {
 }
 
 /** The snapshot with nothing pending: one object, so an idle queue never re-renders anyone. */
-export const NO_ASKS: Approvals = Object.freeze({ pending: Object.freeze([]) as unknown as Ask[] });
+const NO_ASKS: Approvals = Object.freeze({ pending: Object.freeze([]) as unknown as Ask[] });
 
 /** `getServerSnapshot` of the queue: a server never has pending asks. */
 export function getNoAsks(): Approvals {
