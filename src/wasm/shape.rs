@@ -17,12 +17,6 @@ pub fn scan_text(text: &str) -> Vec<u32> {
     flat(&shape::scan_str(text))
 }
 
-/// The same for a string's UTF-16 code units (for strings holding lone surrogates).
-#[wasm_bindgen(js_name = scanUnits)]
-pub fn scan_units(units: &[u16]) -> Vec<u32> {
-    flat(&shape::scan_utf16(units))
-}
-
 /// A JS regex source matching exactly the removable characters.
 #[wasm_bindgen(js_name = shapeCandidatePattern)]
 pub fn shape_candidate_pattern() -> String {
