@@ -24,7 +24,7 @@ pub fn split_once<'a>(text: &'a str, separator: &str) -> Option<(&'a str, &'a st
 
 /// The items joined with `separator` (one function for every item type: `&str` and `String`
 /// alike go through `&mut dyn Iterator`).
-pub fn join<'a>(items: &mut dyn Iterator<Item = &'a str>, separator: &str) -> String {
+pub fn join(items: &mut dyn Iterator<Item = &str>, separator: &str) -> String {
     let mut out = String::new();
     for (i, item) in items.enumerate() {
         if i > 0 {
