@@ -69,7 +69,11 @@ export function createWarden(options?: WebMCPConfig): WardenClient {
     invokeTool: (name, input, opts) => invokeTool(w, name, input, opts),
     listTools: (opts) => listTools(w, opts),
     explain: (name, input, opts) => explain(w, name, input, opts),
-    onTelemetry: (handler) => w.telemetry.subscribe(handler),
+    onTelemetry: (handler) => {
+      // A disposed client sends nothing; subscribing to it is a mistake worth saying.
+      w.engine();
+      return w.telemetry.subscribe(handler);
+    },
     listGrants: () => listGrants(w),
     revokeGrant: (filter) => revokeGrant(w, filter),
     clearGrants: () => clearGrants(w),

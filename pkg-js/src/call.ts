@@ -555,10 +555,7 @@ class CallRun {
   }
 
   private internalError(_err: unknown): CallOutcome {
-    if (this.w.isDisposed) {
-      const message = 'this webmcp-warden client was disposed';
-      return { ok: false, error: { kind: 'tool', reason: 'disposed', message }, result: errorResult('Error: ' + message) };
-    }
+    if (this.w.isDisposed) return disposedOutcome();
     return this.answer({ ok: false, error: { kind: 'tool', reason: 'internal_error', message: 'internal error in webmcp-warden' }, result: errorResult('Error: internal error in webmcp-warden') }, []);
   }
 
@@ -602,3 +599,9 @@ function digestOf(args: unknown): string {
 }
 
 export type { CallToolResult };
+
+/** The outcome of a call on a disposed client: data, like every other refusal of a call. */
+export function disposedOutcome(): CallOutcome {
+  const message = 'this webmcp-warden client was disposed';
+  return { ok: false, error: { kind: 'tool', reason: 'disposed', message }, result: errorResult('Error: ' + message) };
+}

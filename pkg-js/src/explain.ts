@@ -30,6 +30,8 @@ export type Explanation = Decision & { steps: ExplainStep[]; argsDigest?: string
  * still rewrite the input or deny in a real call; the steps list which would run.
  */
 export async function explain(w: Warden, name: string, input?: unknown, options: Pick<CallOptions, 'principal' | 'taint'> = {}): Promise<Explanation> {
+  // A disposed client refuses, as its other configuration-time methods do.
+  w.engine();
   // A filter function is user code: not called here, so a tool it would hide is explained.
   const tool = findTool(w, name, false);
   if (tool === undefined) return decode(core.explainUnknown(String(name))) as Explanation;

@@ -2,7 +2,7 @@
 // has a WebMCP runtime, so an in-page agent works in every browser. One per client.
 import { core } from './core.js';
 import type { Warden } from './client.js';
-import { runCall, snapshotOf } from './call.js';
+import { disposedOutcome, runCall, snapshotOf } from './call.js';
 import type { RegisteredTool } from './internal.js';
 import { listContracts, type ListingOptions } from './listing.js';
 import { errorResult } from './normalize.js';
@@ -61,6 +61,8 @@ export function findTool(w: Warden, name: unknown, callFilter = true): Registere
  * Never throws for a call that went wrong: the outcome is data.
  */
 export async function invokeTool(w: Warden, name: string, input?: unknown, options?: CallOptions): Promise<CallOutcome> {
+  // Disposed first: a disposed client's registry is empty, and "unknown tool" would mislead.
+  if (w.isDisposed) return disposedOutcome();
   const tool = findTool(w, name);
   if (tool === undefined) return unknownToolOutcome(name);
   return runCall(w, tool, input, options, tool.scope);

@@ -79,4 +79,9 @@ test('a disposed client answers calls as data and refuses configuration', async 
   assert.throws(() => client.configure({ hookTimeout: 10 }), (err) => err.code === 'disposed');
   assert.throws(() => client.webmcp(() => 1, { name: 'after_dispose' }), (err) => err.code === 'disposed');
   await assert.rejects(client.listTools(), (err) => err.code === 'disposed');
+  // By name too: disposed, not "unknown tool" (the registry is empty after dispose()).
+  const byName = await client.invokeTool('disposed_tool', {});
+  assert.deepEqual([byName.ok, byName.error.kind, byName.error.reason], [false, 'tool', 'disposed']);
+  await assert.rejects(client.explain('disposed_tool', {}), (err) => err.code === 'disposed');
+  assert.throws(() => client.onTelemetry(() => {}), (err) => err.code === 'disposed');
 });
