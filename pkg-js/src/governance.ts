@@ -2,22 +2,11 @@
 // become handles the core asks for), and keep the functions while a policy uses them.
 import type { Warden } from './client.js';
 import { core } from './core.js';
-import type { ToolContract } from './types.js';
+import type { Decision, ToolContract } from './types.js';
+
+export type { Decision };
 import { decode, encode } from './wire.js';
 
-/** A policy decision. */
-export interface Decision {
-  /** `allow`, `ask` or `deny`. */
-  effect: 'allow' | 'ask' | 'deny';
-  /** `rule`, `default`, `no_rule`, `no_approver`, `fingerprint_changed`, `new_tool` or `grant`. */
-  reason: string;
-  /** The deciding rule. */
-  rule?: { list: 'deny' | 'ask' | 'allow'; index: number; id?: string };
-  /** One sentence naming the deciding rule. */
-  explanation: string;
-  /** What changed, when the pin decided. */
-  pin?: { previous: string; current: string; changed: string[] };
-}
 
 /** What the approver and function predicates see of a call. */
 export interface PolicyCall {
@@ -48,11 +37,25 @@ export interface ApprovalCall extends PolicyCall {
   decision: Decision;
 }
 
-/** The approver: settles asks. */
-export type Approver = (call: ApprovalCall, ctx: { signal: AbortSignal; taint: Set<string>; assigns: Record<string, unknown> }) => AskAnswer | Promise<AskAnswer>;
+/** What function predicates and the approver are told besides the call. */
+export interface GovernanceContext {
+  /** Server ids whose output entered the current turn (the call option `taint`). */
+  taint: Set<string>;
+  /** Who the call is for, if the caller said. */
+  principal: string | undefined;
+  /** The call option `assigns` (`{}` when not given). */
+  assigns: Record<string, unknown>;
+  /** Whether an approver would settle an ask for this call (`onAsk` or a provider's queue). */
+  hasApprover: boolean;
+  /** The `approvedFingerprints` setting in force. */
+  approvedFingerprints: Record<string, string> | 'first_listing' | null | undefined;
+}
+
+/** The approver: settles asks. Its `signal` aborts when the call does or the ask times out. */
+export type Approver = (call: ApprovalCall, ctx: GovernanceContext & { signal: AbortSignal }) => AskAnswer | Promise<AskAnswer>;
 
 /** A policy predicate written in JS: `(call, ctx) => boolean`. */
-export type PolicyPredicate = (call: PolicyCall, ctx: { taint: Set<string>; principal: string | undefined; assigns: Record<string, unknown> }) => boolean | Promise<boolean>;
+export type PolicyPredicate = (call: PolicyCall, ctx: GovernanceContext) => boolean | Promise<boolean>;
 
 /** A tool filter written in JS. */
 export type ToolFilterFn = (tool: ToolContract, ctx: { serverId: string }) => boolean;

@@ -9,6 +9,8 @@ import type { WebMCPConfig } from './config.js';
 import type { Explanation } from './explain.js';
 import type { Grant } from './grants.js';
 import type { ListingOptions } from './listing.js';
+
+export type { ListingOptions };
 import type { TelemetryHandler } from './telemetry.js';
 import { isWebMCPTool } from './tool.js';
 import type { CallOptions, CallOutcome, ToolContract, ToolFactory, WebMCPHooks } from './types.js';
@@ -22,7 +24,7 @@ export { WardenError, ConfigurationError, RegistrationError, NotSupportedError, 
 export { normalizeResult, normalizeError, type NormalizeOptions } from './normalize.js';
 export { genInvocationId } from './call.js';
 export { type Explanation, type ExplainStep } from './explain.js';
-export { lintPolicy, definePolicy, type Policy, type PolicyRule, type Rule, type ApprovalCall, type PolicyWhen, type Decision, type PolicyCall, type AskAnswer, type Approver, type PolicyPredicate, type PolicyDiagnostic, type ToolFilterFn } from './governance.js';
+export { lintPolicy, definePolicy, type Policy, type PolicyRule, type Rule, type ApprovalCall, type PolicyWhen, type Decision, type PolicyCall, type AskAnswer, type Approver, type PolicyPredicate, type PolicyDiagnostic, type ToolFilterFn, type GovernanceContext } from './governance.js';
 export { memoryGrantStore, localStorageGrantStore, type Grant, type GrantStore } from './grants.js';
 export { type TelemetryEvent, type TelemetryHandler, type DecisionStep, type HookStopEvent, type HookExceptionEvent, type PolicyDecisionEvent, type ToolCallStopEvent } from './telemetry.js';
 export { validateJson, type Diagnostic } from './validation.js';

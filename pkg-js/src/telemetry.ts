@@ -71,7 +71,7 @@ export interface ToolCallStopEvent extends TelemetryBase {
   durationMs: number;
   /** Every step taken, in order, so a developer can see why the call ended as it did. */
   record: DecisionStep[];
-  /** The arguments the call started with (only with `capturePayloads: true`). */
+  /** The arguments as the tool got them, after before-hook rewrites (only with `capturePayloads: true`). */
   arguments?: unknown;
   /** What the caller received (only with `capturePayloads: true`). */
   result?: unknown;

@@ -63,7 +63,7 @@ export interface ToolContract {
 }
 
 /**
- * Which tools a hook applies to: `'*'` / `'all'`, `'server/tool'` (`*` globs within a segment),
+ * Which tools a hook applies to: `'*'` / `'all'` / `'any'`, `'server/tool'` (`*` globs within a segment),
  * a bare `'tool'` (any server), a `RegExp` tested against the tool name, or `{ server, name }`.
  * Names compare loosely: case-folded, with `-`, `.` and `_` equivalent.
  */
@@ -162,8 +162,10 @@ export interface ErrorContext<F extends AnyFunction = UntypedToolFunction, I = u
   /** The input when the call failed (validated or not, depending on where it failed). */
   input: I;
   /**
-   * What went wrong: the value the tool (or a validator) threw; for any other failure (a hook,
-   * an abort, a denial) a {@link CallFailure}-like `Error` that never carries what a hook threw.
+   * What failed the call: the value thrown by the step that failed it (the tool, a validator, a
+   * hook, the approver); for a failure without a throw (a denial, a timeout, a bad return, an
+   * abort) a {@link CallFailure} built from `failure`. Error hooks are page code: they see what
+   * was thrown, the agent never does.
    */
   error: unknown;
   /** The failure as data, as the caller gets it (`outcome.error`). */
@@ -327,6 +329,30 @@ export interface ToolFactory {
   ): WebMCPTool<ToolFunction<ToolInput<S, IS, I>, R>, InvokeInputOf<Fn, ToolArgs<S, IS, I>>>;
 }
 
+/** A policy decision. */
+export interface Decision {
+  /** `allow`, `ask` or `deny`. */
+  effect: 'allow' | 'ask' | 'deny';
+  /** `rule`, `default`, `no_rule`, `no_approver`, `fingerprint_changed`, `new_tool` or `grant`. */
+  reason: string;
+  /** The deciding rule. */
+  rule?: { list: 'deny' | 'ask' | 'allow'; index: number; id?: string };
+  /** One sentence naming the deciding rule. */
+  explanation: string;
+  /** What changed, when the pin decided. */
+  pin?: { previous: string; current: string; changed: string[] };
+}
+
+/** One reason a value failed validation. */
+export interface Diagnostic {
+  /** JSON Pointer of the instance location (`''` is the whole input). */
+  path: string;
+  /** The JSON Schema keyword that failed (`type`, `required`, …), or `json`, `size`, `depth`, `standard`. */
+  keyword: string;
+  /** A short message, read after the path. */
+  message: string;
+}
+
 /** Options of one agent-path call. */
 export interface CallOptions {
   /** Who the call is for. */
@@ -339,9 +365,14 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** A map passed to hooks as `ctx.assigns`. */
   assigns?: Record<string, unknown>;
+  /**
+   * Milliseconds the whole call may take (a positive finite number); past it the call's signal
+   * aborts and the call ends as `aborted`.
+   */
+  timeout?: number;
 }
 
-/** Why a call failed (SPEC §10). */
+/** Why a call failed. */
 export interface CallError {
   /** `not_found | hook | validation | denied | tool | aborted`. */
   kind: 'not_found' | 'hook' | 'validation' | 'denied' | 'tool' | 'aborted';
@@ -355,6 +386,10 @@ export interface CallError {
   cause?: 'raise' | 'timeout' | 'bad_return';
   /** A deny's code, when the hook gave one. */
   code?: string;
+  /** What failed validation (`kind: 'validation'`): one entry per problem, capped. */
+  diagnostics?: Diagnostic[];
+  /** The policy decision that denied or asked (`kind: 'denied'` by policy or approval). */
+  decision?: Decision;
 }
 
 /** The outcome of an agent-path call: never thrown, always data. */

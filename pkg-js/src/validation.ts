@@ -9,21 +9,14 @@
 // exception or a silently dropped value.
 import { isPlainObject } from './hookset.js';
 import { Ended, NEVER_ABORTED, perform, type AnyHook } from './perform.js';
-import type { JsonSchema } from './types.js';
+import type { Diagnostic, JsonSchema } from './types.js';
+
+export type { Diagnostic };
 import { hasLoneSurrogate, utf8Length, wellFormed } from './unicode.js';
 import { loadValidator, type ValidatorModule } from './validator-loader.js';
 
 export { loadValidator } from './validator-loader.js';
 
-/** One reason a value failed validation. */
-export interface Diagnostic {
-  /** JSON Pointer of the instance location (`''` is the whole input). */
-  path: string;
-  /** The JSON Schema keyword that failed (`type`, `required`, …), or `json`, `size`, `depth`, `standard`. */
-  keyword: string;
-  /** A short message, read after the path. */
-  message: string;
-}
 
 /** Limits on arguments that cross to the validator or the policy as JSON. */
 export interface Limits {
