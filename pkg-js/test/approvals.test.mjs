@@ -1115,3 +1115,33 @@ describe('explain()', () => {
     assert.equal((await invokeTool(name, {})).error.reason, 'fingerprint_changed');
   });
 });
+
+describe('what predicates and the approver are told', () => {
+  test('taint, principal, assigns, hasApprover and approvedFingerprints reach function predicates and the approver', async () => {
+    const seen = [];
+    const when = (call, ctx) => {
+      seen.push(['predicate', ctx.hasApprover, ctx.approvedFingerprints, ctx.principal, [...ctx.taint], ctx.assigns]);
+      return true;
+    };
+    const onAsk = approver((call, ctx) => {
+      seen.push(['approver', ctx.hasApprover, ctx.approvedFingerprints, ctx.principal, [...ctx.taint], ctx.assigns, ctx.signal instanceof AbortSignal]);
+      return { allow: 'once' };
+    });
+    const { name } = await tool();
+    configureWebMCP({ policy: { ask: [{ match: name, when }] }, onAsk, approvedFingerprints: 'first_listing' });
+    try {
+      const outcome = await invokeTool(name, {}, { principal: 'ana', taint: ['web'], assigns: { turn: 3 } });
+      assert.equal(outcome.ok, true);
+      assert.deepEqual(seen, [
+        ['predicate', true, 'first_listing', 'ana', ['web'], { turn: 3 }],
+        ['approver', true, 'first_listing', 'ana', ['web'], { turn: 3 }, true],
+      ]);
+      seen.length = 0;
+      configureWebMCP({ onAsk: null, approvedFingerprints: null });
+      await invokeTool(name, {});
+      assert.deepEqual(seen, [['predicate', false, undefined, undefined, [], {}]], 'null removes the setting');
+    } finally {
+      configureWebMCP({ policy: null, onAsk: null, approvedFingerprints: null });
+    }
+  });
+});

@@ -5,7 +5,7 @@
 // Build first: `npm run build -w pkg-js` (or `WASM_OPT=0 node pkg-js/build.mjs`).
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { configureWebMCP, resetWebMCP, onTelemetry, invokeTool } from 'webmcp-warden';
+import { configureWebMCP, resetWebMCP, onTelemetry, invokeTool, listTools } from 'webmcp-warden';
 import { sleep, toolMaker } from '../test-support/helpers.mjs';
 
 const tool = toolMaker((n) => ({ name: `tele_${n}`, description: 'a telemetry test tool' }));
@@ -502,5 +502,32 @@ describe('the decision record', () => {
     assert.equal(record[0].decision.reason, 'grant');
     assert.equal(record[0].decision.effect, 'allow');
     assert.ok(!record.some((s) => s.step === 'approval'), 'the approver was not asked again');
+  });
+});
+
+describe('listings', () => {
+  test('toolsListed hooks report hook.stop and hook.exception like any hook; a listing sends no call events', async () => {
+    const { events, off } = collect();
+    try {
+      const ok = tool(() => 'ok', { hooks: { toolsListed: [{ id: 'list.keep', run: (tools) => tools }] } });
+      await ok.register();
+      await listTools();
+      const stops = named(events, 'hook.stop').filter((e) => e.hookId === 'list.keep');
+      assert.ok(stops.length >= 1, `a toolsListed hook.stop: ${JSON.stringify(events)}`);
+      assert.equal(stops[0].event, 'toolsListed');
+      assert.equal(named(events, 'tool_call.stop').length, 0);
+      await ok.unregister();
+      events.length = 0;
+      const bad = tool(() => 'ok', { hooks: { toolsListed: [{ id: 'list.boom', run: () => { throw new Error('secret text'); } }] } });
+      await bad.register().catch(() => {});
+      await listTools().catch(() => {});
+      const exceptions = named(events, 'hook.exception').filter((e) => e.hookId === 'list.boom');
+      assert.ok(exceptions.length >= 1, `a toolsListed hook.exception: ${JSON.stringify(events)}`);
+      assert.equal(exceptions[0].event, 'toolsListed');
+      assert.ok(!JSON.stringify(events).includes('secret text'), 'what a hook threw never appears');
+      await bad.unregister();
+    } finally {
+      off();
+    }
   });
 });

@@ -61,3 +61,16 @@ test('a tool registered while hidden reaches the browser when the filter lets it
   assert.deepEqual(await names(), ['secret']);
   assert.equal(secret.status, 'registered');
 });
+
+test('a failing toolsListed hook leaves registrations as they were; a tool not yet registered gets status error and register() rejects with hook_failed', async () => {
+  const kept = webmcp(() => 'kept', { name: 'kept_tool', description: 'Kept' });
+  tools.push(kept);
+  await kept.register();
+  assert.deepEqual(await names(), ['kept_tool']);
+  configureWebMCP({ hooks: { toolsListed: [{ id: 'list.fails', run: () => { throw new Error('no list'); } }] } });
+  const late = webmcp(() => 'late', { name: 'late_tool', description: 'Late' });
+  tools.push(late);
+  await assert.rejects(late.register(), (err) => err.code === 'hook_failed' && err.message.includes('"list.fails"'));
+  assert.equal(late.status, 'error');
+  assert.deepEqual(await names(), ['kept_tool'], 'the browser keeps what it had');
+});
