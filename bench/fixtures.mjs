@@ -2,8 +2,8 @@
 // (in webmcp-warden's form and as the peer's compiled RegExps), and texts to shape.
 
 // --- the typical tool schema -------------------------------------------------------------------
-// Rebuilt from the description in /work/shared/reference/jsonschema-crates.md §4 (the original
-// file lived on another machine): an object with 9 properties: a string with min/maxLength, a
+// Rebuilt from a written description of an earlier benchmark's schema (the original file lived
+// on another machine): an object with 9 properties: a string with min/maxLength, a
 // string enum, an integer range, two patterns (email-like and date), a boolean, an array of
 // patterned strings with uniqueItems/maxItems, an array of objects (enum, enum, type union,
 // required, additionalProperties:false) and a nested object with enums; top-level `required`
@@ -198,7 +198,7 @@ export function asciiText(bytes, seed = 1) {
   return out.slice(0, bytes);
 }
 
-/** The hidden characters of SPEC §7, one of each class in turn. */
+/** The hidden characters shaping removes, one of each class in turn. */
 export const HIDDEN = ['\u200B', '\u202E', '\u2066', '\uFEFF', '\u200D', '\u{E0041}', '\u{E0100}', '\u061C', '\u180E', '\u2063'];
 
 /** `text` with one hidden character inserted every `every` characters. */
@@ -214,5 +214,5 @@ export function typographicText(bytes) {
   return asciiText(bytes, 5).replace(/ a /g, ' \u201Ca\u201D ').replace(/ over /g, ' \u2014 ').replace(/\.\n/g, '\u2026\n');
 }
 
-/** The peer's equivalent of SPEC §7's removable characters, as one Unicode regex. */
+/** The peer's equivalent of the removable characters, as one Unicode regex. */
 export const PEER_STRIP = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069\u180E\u200B-\u200D\u2060-\u2064\uFEFF\u{E0000}-\u{E007F}\u{E0100}-\u{E01EF}]/gu;

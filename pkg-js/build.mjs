@@ -1,6 +1,6 @@
 // Builds the npm package: the Rust core → wasm → wasm-bindgen glue → embedded bytes → tsc.
 //
-// Why the core's bytes are embedded as base64: SPEC §2 wants `webmcp()` and
+// Why the core's bytes are embedded as base64: `webmcp()` and
 // `configureWebMCP()` to validate and throw synchronously in Node and in browsers, with no
 // top-level await and nothing compiled at import time. A module that ships inside the package
 // can be compiled synchronously on first use everywhere (Node, Vite, a plain <script
@@ -27,7 +27,7 @@ const run = (cmd, args, opts = {}) => {
 /** The modules we build and their cargo arguments. The core leaves out the JSON Schema
  * validator (the `validate` feature), which is a module of its own, loaded lazily. */
 const MODULES = [
-  // Embedded: the core must be usable synchronously (SPEC §2).
+  // Embedded: the core must be usable synchronously.
   { name: 'warden_core', cargoArgs: ['--no-default-features'], embed: true },
   // A deflate-compressed chunk, imported when first needed: every bundler splits a dynamic
   // import, none needs to know about a .wasm asset, and no request can fail. `wasm-opt -O1`:

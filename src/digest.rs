@@ -3,7 +3,7 @@
 //! RFC 8785 canonical JSON is written by the TS layer (`pkg-js/src/canonical.ts`): sorted keys
 //! plus `JSON.stringify` for every string and number, which is exactly the ECMAScript number
 //! and string output RFC 8785 asks for. Writing it here would need a JSON serializer with float
-//! formatting, most of a small wasm module (`docs/architecture.md`). The core keeps the hashing:
+//! formatting, most of a small wasm module (`ARCHITECTURE.md`, "Crossing the boundary"). The core keeps the hashing:
 //!
 //! - the args digest is the SHA-256 of the canonical text of the final arguments;
 //! - a tool's fingerprint is the SHA-256 of the canonical text of `{ annotations, description,

@@ -5,7 +5,7 @@
 //! approved one, whether it is new, whether a live grant covers the call, whether a tool is
 //! visible at all.
 //!
-//! Baselines (the README's decisions, "Fingerprint baselines"): by default each tool name's
+//! Baselines (`docs/behaviour.md`, "Fingerprint baselines"): by default each tool name's
 //! baseline is the definition it had when first seen (registration, listing or policy
 //! evaluation), so a re-registered tool with another definition meets the pin. With
 //! `approvedFingerprints: { name: fingerprint }` the map is the baseline and a tool outside it

@@ -8,7 +8,7 @@ use crate::error::ConfigError;
 use crate::matcher::Matcher;
 use crate::value::{Map, Value};
 
-/// A hook event (SPEC §4).
+/// A hook event (`docs/behaviour.md`, "Hooks").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Event {
     /// Before the tool: may rewrite the input, deny, or halt with a result.

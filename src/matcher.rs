@@ -15,8 +15,8 @@ use crate::error::ConfigError;
 use crate::pattern::Pattern;
 use crate::value::{Map, Value};
 
-/// Where a matcher sits in the onion order of one scope: all → server → tool (see the README,
-/// "What you get": hooks).
+/// Where a matcher sits in the onion order of one scope: all → server → tool (see `docs/behaviour.md`,
+/// "Order").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Level {
     /// `'*'`, `'all'`, `'any'` or `'*/*'`: every tool.

@@ -1,4 +1,4 @@
-//! JSON Schema validation of tool arguments and structured results (SPEC §6).
+//! JSON Schema validation of tool arguments and structured results (`docs/behaviour.md`, "Validation").
 //!
 //! A tool's `inputSchema` (and `outputSchema`) is compiled once into a [`SchemaCache`], which hands
 //! back a `u32` handle; every call then validates the arguments, given as JSON text (what

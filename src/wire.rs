@@ -1,6 +1,6 @@
 //! The wire format: how a [`Value`] crosses the boundary, as one byte buffer each way.
 //!
-//! Measured against JSON text (see `docs/architecture.md`, "Crossing the boundary"): a JSON
+//! Measured against JSON text (see `ARCHITECTURE.md`, "Crossing the boundary"): a JSON
 //! parser and serializer with float parsing and formatting cost more bytes than the rest of the
 //! core, while this format carries numbers as raw `f64` (nothing to parse or format), strings as
 //! UTF-8 with their length (nothing to escape), and JS functions and RegExps as typed tokens

@@ -4,7 +4,7 @@
 // RFC 8785 writes every string and number exactly as ECMAScript's `JSON.stringify` does, and
 // sorts object members by the UTF-16 code units of their names, which is JavaScript's default
 // `Array.prototype.sort`. So the page's own JSON engine does the exact part, and the core needs
-// no JSON serializer or float formatting (`docs/architecture.md`, "Canonical JSON"). The test
+// no JSON serializer or float formatting (`ARCHITECTURE.md`, "Crossing the boundary"). The test
 // vectors of RFC 8785 are in `tests/fixtures/canonical.json`.
 import { WardenError } from './errors.js';
 import { typeName } from './wire.js';

@@ -21,7 +21,7 @@ export interface WebMCPConfig {
   hookTimeout?: number;
   /** The server id of tools that name none (`"page"`). */
   serverId?: string;
-  /** The page's policy (SPEC §5): `{ deny, ask, allow, default, pin, allowNewTools }`. `null` removes it. */
+  /** The page's policy: `{ deny, ask, allow, default, pin, allowNewTools }`. `null` removes it. */
   policy?: Policy | null;
   /** The approver that settles asks. `null` removes it. */
   onAsk?: Approver | null;
@@ -47,7 +47,7 @@ export interface WebMCPConfig {
   tools?: { include?: unknown[]; exclude?: unknown[] } | ToolFilterFn | null;
   /** The byte cap of a result shaped for a model, a whole number ≥ 0 (102 400). */
   maxResultBytesForLlm?: number;
-  /** A telemetry handler (SPEC §9). */
+  /** A telemetry handler. */
   telemetry?: TelemetryHandler | null;
   /** Put arguments and results in `tool_call.stop` events. */
   capturePayloads?: boolean;

@@ -1,4 +1,4 @@
-// simple-webmcp's engine API, kept with its meaning (SPEC §8): build a hooked `execute` from a
+// simple-webmcp's engine API, kept with its meaning: build a hooked `execute` from a
 // function and a `getHooks` callback, for custom engines and tests.
 import { defaultWarden } from './api.js';
 import { compileHookSet, HOOK_EVENTS, isPlainObject } from './hookset.js';
@@ -16,7 +16,7 @@ export interface HookedExecuteOptions {
 
 /**
  * Builds the `execute` simple-webmcp registers: before-hooks → `validate` → `fn` → after-hooks,
- * error and denied hooks, and a normalized result. Hook contracts and failures follow SPEC §4.
+ * error and denied hooks, and a normalized result. Hook contracts and failures are those of `docs/behaviour.md`, "Hooks".
  * The hooks `getHooks` returns are the whole set (as `mergeHooksOrdered` builds it): the global
  * hooks of `configureWebMCP` are not added again. They are read per call, and compiled again
  * only when they differ from the last ones (the same entries in the same order count as the

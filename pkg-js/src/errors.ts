@@ -1,4 +1,4 @@
-// Errors thrown for misuse (SPEC §13). Call outcomes are data, never thrown.
+// Errors thrown for misuse. Call outcomes are data, never thrown.
 
 /** Base class of every error webmcp-warden throws. `code` is stable and machine-readable. */
 export class WardenError extends Error {

@@ -1,4 +1,4 @@
-// The browser's WebMCP runtime (SPEC §11): `document.modelContext`, else the deprecated
+// The browser's WebMCP runtime: `document.modelContext`, else the deprecated
 // `navigator.modelContext`.
 
 /** What webmcp-warden needs of a WebMCP runtime. */

@@ -1,4 +1,4 @@
-// Public types of webmcp-warden (SPEC §3, §4, §10).
+// Public types of webmcp-warden.
 import type { StandardSchemaV1, ToolArgs, ToolInput, ToolResult } from './infer.js';
 
 export type { StandardSchemaV1, StandardJsonSchemaV1, InferInput, InferOutput, FromJsonSchema, ToolInput, ToolArgs, ToolResult, StructuredReturn } from './infer.js';
@@ -431,7 +431,7 @@ export interface WebMCPTool<F extends AnyFunction = UntypedToolFunction, A = Arg
   readonly definition: ToolContract;
   /** Registration status with the browser. */
   readonly status: RegistrationStatus;
-  /** Lowercase hex SHA-256 of the RFC 8785 canonical JSON of the definition (SPEC §5). */
+  /** Lowercase hex SHA-256 of the RFC 8785 canonical JSON of the definition. */
   readonly fingerprint: string;
   /** The last registration error, if any. */
   readonly error: Error | null;

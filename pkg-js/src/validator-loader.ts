@@ -1,4 +1,4 @@
-// Loading the JSON Schema validator module (SPEC §2, §6): once, when a tool with a JSON Schema is
+// Loading the JSON Schema validator module: once, when a tool with a JSON Schema is
 // first registered or called, and again if it ever traps.
 //
 // How it ships, and why (numbers from pkg-js/build.mjs's report, brotli -q 11 / gzip -9):

@@ -1,5 +1,5 @@
 // The wire format: how a value crosses to the core and back, as one byte buffer each way.
-// The other half, with the grammar, is `src/wire.rs`; `docs/architecture.md` says why it is not
+// The other half, with the grammar, is `src/wire.rs`; `ARCHITECTURE.md` ("Crossing the boundary") says why it is not
 // JSON text (the core would need a JSON parser and float formatting, most of its bytes).
 
 const NULL = 0;

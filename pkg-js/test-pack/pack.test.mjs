@@ -141,7 +141,7 @@ const r = await modelContext.executeTool(tool, { x: 4 });
 console.log(r);
 `);
   const stdout = run(process.execPath, ['main.mjs'], project);
-  // Agent-path results are shaped for a model (SPEC §7): `provenance` says where they came from.
+  // Agent-path results are shaped for a model: `provenance` says where they came from.
   assert.deepEqual(JSON.parse(stdout.trim()), {
     content: [{ type: 'text', text: '10' }],
     provenance: { serverId: 'page', truncated: false, flags: [] },

@@ -1,5 +1,5 @@
 // Approvals, grants, fingerprint pins, the args digest, taint, the tool filter and explain()
-// through the BUILT package (SPEC §5): what the shared policy fixtures cannot show because it
+// through the BUILT package: what the shared policy fixtures cannot show because it
 // needs JS (an approver's answers and timing, frozen arguments, stores, clocks, the filter).
 //
 // Build first: `WASM_OPT=0 node pkg-js/build.mjs`.

@@ -1,4 +1,4 @@
-// Call options that are not what SPEC §3 says end the call as data, with a message naming the
+// Call options that are not what `CallOptions` says end the call as data, with a message naming the
 // option, and the tool never runs (a misuse must not become an exception out of invoke()).
 import { test, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';

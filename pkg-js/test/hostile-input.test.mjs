@@ -1,4 +1,4 @@
-// Hostile arguments (SPEC §6, issue 5) through the BUILT package: a cycle, a BigInt, a function,
+// Hostile arguments through the BUILT package: a cycle, a BigInt, a function,
 // a 10,000-deep array, a 10 MiB string, a `__proto__` key, a lone surrogate (and a few more of
 // the kind: NaN, a throwing getter). Each gets a clear validation error or is handled
 // correctly; nothing throws out of `invoke`; the wasm instances keep working (a normal call

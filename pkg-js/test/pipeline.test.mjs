@@ -486,7 +486,7 @@ describe('hook contracts', () => {
     assert.deepEqual(order, ['down']);
   });
 
-  test('an allow return is a bad return for every event (HK-5)', async () => {
+  test('an allow return is a bad return for every event', async () => {
     const allows = [{ allow: true }, { action: 'allow' }, { allow: 'once', input: { x: 1 } }];
     for (const allow of allows) {
       const before = tool(() => 'tool ran', { name: uniqueName('allow_before'), hooks: { before: [() => allow] } });

@@ -49,7 +49,7 @@ function toJs(value, fnFor) {
 }
 const INVALID = { symbol: Symbol('s'), bigint: 10n, undefined: undefined };
 
-/** Every way a function predicate can fail (SPEC §5: a throw, a timeout, a non-boolean). */
+/** Every way a function predicate can fail (a throw, a timeout, a non-boolean). */
 const FAILURES = [
   () => {
     throw new Error('predicate threw');

@@ -1,4 +1,4 @@
-// webmcp-warden/react on a server (README, "React"): renderToString with no `document` registers
+// webmcp-warden/react on a server (`docs/behaviour.md`, "React"): renderToString with no `document` registers
 // nothing and does not throw; provider hooks are checked when the provider renders; and the
 // scopes a render builds already govern calls made through `result.tool.invoke` (so scoped
 // hooks and per-provider approvers are tested here without a DOM; registration, StrictMode,

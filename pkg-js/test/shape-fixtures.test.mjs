@@ -1,4 +1,4 @@
-// Shaping for a model (SPEC §7, issue 6) through the BUILT package: every case of the shared
+// Shaping for a model through the BUILT package: every case of the shared
 // tests/fixtures/shape.json (the file `cargo test --test shape` runs against the core) goes
 // through a tool whose function returns the case's input, by `tool.invoke` and by the
 // `execute` registered on the fake modelContext, and must come out exactly as the fixture says.
@@ -72,7 +72,7 @@ describe('tool.invoke gives each fixture its expected result', () => {
       if (isResult(c.input)) {
         assert.deepStrictEqual(outcome.result, c.expected);
       } else {
-        // Not a result: the agent path normalizes it first (SPEC §7), so the agent reads the
+        // Not a result: the agent path normalizes it first, so the agent reads the
         // value as text; the core's "invalid result" notice is only reachable without that.
         const text = normalizeResult(clone(c.input));
         assert.deepStrictEqual(outcome.result, { ...text, provenance: { serverId: serverOf(c), truncated: false, flags: [] } });

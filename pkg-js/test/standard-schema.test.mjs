@@ -1,4 +1,4 @@
-// Standard Schema (SPEC §3 `schema`, §6) through the BUILT package, with zod 4, valibot 1 and
+// Standard Schema (the `schema` option) through the BUILT package, with zod 4, valibot 1 and
 // hand-written schemas: the validated (transformed) value is what the tool receives, issues come
 // back in the JSON Schema diagnostics' shape, async validators are awaited and enforced, the
 // browser is shown the schema's own JSON Schema export, and a page that only uses Standard

@@ -1,4 +1,4 @@
-// Telemetry and the decision record (SPEC §9, issue 6) through the BUILT package: every event
+// Telemetry and the decision record through the BUILT package: every event
 // and field, hook statuses and causes, what never appears (a hook's thrown message, payloads
 // without `capturePayloads`), subscriber isolation, and the record `tool_call.stop` carries.
 //

@@ -1,4 +1,4 @@
-// A hidden tool is never listed (SPEC §5), also when the filter changes after registration:
+// A hidden tool is never listed, also when the filter changes after registration:
 // the browser's registrations follow configureWebMCP({ tools }).
 import { test, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';

@@ -14,7 +14,7 @@ use super::decision::{Decision, FailedClosed, List, Pin, RuleRef};
 use super::predicate::all_of;
 use super::Policy;
 
-/// Whether the called tool's definition is the approved one (the README's "Pins & digests").
+/// Whether the called tool's definition is the approved one (`docs/behaviour.md`, "Fingerprint baselines").
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FingerprintState {
     /// The current fingerprint is the approved one (or no baseline applies).

@@ -3,7 +3,7 @@
 //! The book is the one place grants are decided: which grant is live for a call (a lookup by
 //! principal, server, tool and fingerprint, O(log n)), which ones a revoke filter removes, and
 //! which have expired. The TS layer's pluggable `grantStore` only persists: it is read into the
-//! book once and written from it after each change (the README's policy decisions). The clock
+//! book once and written from it after each change (`docs/behaviour.md`, "Grants"). The clock
 //! is the TS layer's too: every function here takes `now_ms`, so tests move time without
 //! sleeping.
 

@@ -1,4 +1,4 @@
-//! Policy: which calls are allowed, asked about or denied, and why (README, "What you get").
+//! Policy: which calls are allowed, asked about or denied, and why (`docs/behaviour.md`, "Policy").
 //!
 //! [`Policy::compile`] checks and compiles the policy object the TS layer sends as a
 //! [`Value`] (functions as handles, `RegExp`s as patterns).

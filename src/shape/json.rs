@@ -1,7 +1,7 @@
 //! The JSON length of a value, as `JSON.stringify(value)` would write it, in UTF-8 bytes, with
 //! no serializer and no float formatting.
 //!
-//! Shaping caps `structuredContent` by its compact JSON length (see the README, "Shaping").
+//! Shaping caps `structuredContent` by its compact JSON length (see `docs/behaviour.md`, "Shaping").
 //! Everything but numbers can be counted here exactly: `null`, `true`, `false`, brackets,
 //! commas, colons, and strings with the escapes `JSON.stringify` writes (`\"`, `\\`, `\b`,
 //! `\f`, `\n`, `\r`, `\t`, `\u00XX` for other control characters; everything else raw).

@@ -1,5 +1,5 @@
 //! Shaping for a model: rewrites a tool result so that what reaches a model's context is plain,
-//! capped and labelled with its provenance (the README's "Shaping" lists the rules a page sees).
+//! capped and labelled with its provenance (`docs/behaviour.md`, "Shaping", lists the rules a page sees).
 //!
 //! [`shape_result`] takes an MCP `CallToolResult` as a [`Value`] and returns one with:
 //!
@@ -16,7 +16,7 @@
 //!
 //! [`shape_with`] does the same for a result the TS layer prepared so that crossing into the
 //! core costs what is kept, not what the tool returned: it sent only the first bytes of long
-//! texts and [`Hints`] saying how many it left out (see `docs/architecture.md`, "Shaping").
+//! texts and [`Hints`] saying how many it left out (see `ARCHITECTURE.md`, "Shaping").
 //! Both give the same answer for the same result.
 //!
 //! # Decisions

@@ -5,12 +5,12 @@
 //!
 //! - [`scan_utf16`] reads a JS string's code units and returns *where* to cut, never a new
 //!   string. Moving a large string into wasm and back costs several times a whole JS regex
-//!   pass (the README, "Crossing the boundary"), so the JS layer can skip the return copy entirely
+//!   pass (`ARCHITECTURE.md`, "Crossing the boundary"), so the JS layer can skip the return copy entirely
 //!   when [`Scan::removals`] is empty and otherwise rebuild the string with `slice`.
 //! - [`strip_str`] works on Rust strings (text parsed from JSON) and borrows when nothing
 //!   changes.
 //!
-//! The four classes are the README's lists ("Shaping"); nothing else is removed (U+00AD SOFT HYPHEN
+//! The four classes are those of `docs/behaviour.md` ("Shaping"); nothing else is removed (U+00AD SOFT HYPHEN
 //! and the BMP variation selectors U+FE00–U+FE0F, which emoji need, are kept).
 
 use std::borrow::Cow;

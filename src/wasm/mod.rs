@@ -1,7 +1,7 @@
 //! The boundary: converts between JS values and core types; the only module that uses
 //! wasm-bindgen. Every export reads as "decode → ask the core → encode".
 //!
-//! Crossing strategy (measured; `docs/architecture.md`): the per-call hot path crosses with
+//! Crossing strategy (measured; `ARCHITECTURE.md`, "Crossing the boundary"): the per-call hot path crosses with
 //! scalars only (`begin`, `step`, `end` take and return integers); configuration, facts and
 //! answers cross as one wire buffer ([`crate::wire`]). Problems come back as data
 //! (`{ ok: false, error }`); nothing here throws for bad user input.

@@ -1,7 +1,7 @@
 //! The validator module's exports: compile a JSON Schema once, validate JSON text against it.
 //!
 //! A module of its own because the JSON Schema engine outweighs the rest of the core; pages load
-//! it only when a tool with a schema is first registered or called (SPEC §2, §6).
+//! it only when a tool with a schema is first registered or called (`docs/behaviour.md`, "JSON Schema").
 //!
 //! Free functions over one table of compiled schemas, with integer handles, and no exported
 //! class: when the module traps (a bug, or running out of stack), the page replaces the instance,

@@ -38,7 +38,7 @@ export interface UseWebMCPResult extends ExecutionState {
   status: RegistrationStatus;
   /**
    * The **registration** error, when `status` is `'error'`; the last call's error is
-   * `lastError` (see the README's React decisions).
+   * `lastError` (see `docs/behaviour.md`, "React").
    */
   error: Error | null;
 }
