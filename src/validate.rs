@@ -1137,7 +1137,7 @@ fn or_list(items: &[String]) -> String {
 }
 
 /// A string as a JSON string literal.
-fn quote(s: &str) -> String {
+pub(crate) fn quote(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| format!("\"{s}\""))
 }
 
