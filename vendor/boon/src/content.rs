@@ -1,6 +1,5 @@
 use std::{collections::HashMap, error::Error};
 
-use base64::Engine;
 use once_cell::sync::Lazy;
 use serde_json::Value;
 
@@ -29,8 +28,46 @@ pub(crate) static DECODERS: Lazy<HashMap<&'static str, Decoder>> = Lazy::new(|| 
     m
 });
 
+// webmcp-warden patch: decoded here rather than with the `base64` crate (~5 KB of the module).
+// Accepts exactly what its `STANDARD` engine accepted: the RFC 4648 alphabet, no whitespace,
+// canonical `=` padding, and zero bits after the last byte.
 fn decode_base64(s: &str) -> Result<Vec<u8>, Box<dyn Error>> {
-    Ok(base64::engine::general_purpose::STANDARD.decode(s)?)
+    fn sextet(b: u8) -> Option<u32> {
+        let v = match b {
+            b'A'..=b'Z' => b - b'A',
+            b'a'..=b'z' => b - b'a' + 26,
+            b'0'..=b'9' => b - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => return None,
+        };
+        Some(u32::from(v))
+    }
+    let bytes = s.as_bytes();
+    if bytes.len() % 4 != 0 {
+        Err("invalid length")?;
+    }
+    let mut out = Vec::with_capacity(bytes.len() / 4 * 3);
+    let mut chunks = bytes.chunks_exact(4).peekable();
+    while let Some(chunk) = chunks.next() {
+        let pad = if chunks.peek().is_none() { chunk.iter().rev().take_while(|&&b| b == b'=').count() } else { 0 };
+        if pad > 2 {
+            Err("invalid padding")?;
+        }
+        let mut acc = 0u32;
+        for (i, &b) in chunk.iter().enumerate() {
+            let v = if i + pad >= 4 { 0 } else { sextet(b).ok_or("invalid symbol")? };
+            acc = acc << 6 | v;
+        }
+        let [_, a, b, c] = acc.to_be_bytes();
+        match pad {
+            0 => out.extend_from_slice(&[a, b, c]),
+            1 if c == 0 => out.extend_from_slice(&[a, b]),
+            2 if b == 0 && c == 0 => out.push(a),
+            _ => Err("invalid last symbol")?,
+        }
+    }
+    Ok(out)
 }
 
 // mediatypes --
