@@ -1,7 +1,7 @@
 use std::{cmp::Ordering, collections::HashMap, error::Error, fmt::Display};
 
 use serde_json::{Map, Value};
-use url::Url;
+use crate::uri::Url;
 
 use crate::{content::*, draft::*, formats::*, pattern::Regex, root::*, roots::*, util::*, *};
 

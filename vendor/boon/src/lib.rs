@@ -111,11 +111,10 @@ mod output;
 mod pattern;
 mod root;
 mod roots;
+mod uri;
 mod util;
 mod validator;
 
-#[cfg(not(target_arch = "wasm32"))]
-pub use loader::FileLoader;
 pub use {
     compiler::{CompileError, Compiler, Draft},
     content::{Decoder, MediaType},

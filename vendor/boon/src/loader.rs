@@ -4,13 +4,10 @@ use std::{
     error::Error,
 };
 
-#[cfg(not(target_arch = "wasm32"))]
-use std::fs::File;
-
 use appendlist::AppendList;
 use once_cell::sync::Lazy;
 use serde_json::Value;
-use url::Url;
+use crate::uri::Url;
 
 use crate::{
     compiler::CompileError,
@@ -26,19 +23,6 @@ pub trait UrlLoader {
 }
 
 // --
-
-#[cfg(not(target_arch = "wasm32"))]
-pub struct FileLoader;
-
-#[cfg(not(target_arch = "wasm32"))]
-impl UrlLoader for FileLoader {
-    fn load(&self, url: &str) -> Result<Value, Box<dyn Error>> {
-        let url = Url::parse(url)?;
-        let path = url.to_file_path().map_err(|_| "invalid file path")?;
-        let file = File::open(path)?;
-        Ok(serde_json::from_reader(file)?)
-    }
-}
 
 // --
 

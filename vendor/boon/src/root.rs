@@ -3,7 +3,7 @@ use std::collections::{HashMap, HashSet};
 use crate::{compiler::CompileError, draft::*, util::*};
 
 use serde_json::Value;
-use url::Url;
+use crate::uri::Url;
 
 pub(crate) struct Root {
     pub(crate) draft: &'static Draft,

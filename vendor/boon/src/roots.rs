@@ -3,7 +3,7 @@ use std::collections::{HashMap, HashSet};
 use crate::{compiler::CompileError, draft::*, loader::DefaultUrlLoader, root::Root, util::*};
 
 use serde_json::Value;
-use url::Url;
+use crate::uri::Url;
 
 // --
 
@@ -57,7 +57,7 @@ impl Roots {
     }
 
     pub(crate) fn or_load(&mut self, url: Url) -> Result<(), CompileError> {
-        debug_assert!(url.fragment().is_none(), "trying to add root with fragment");
+        debug_assert!(!url.has_fragment(), "trying to add root with fragment");
         if self.map.contains_key(&url) {
             return Ok(());
         }

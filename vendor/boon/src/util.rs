@@ -8,7 +8,7 @@ use std::{
 use ahash::{AHashMap, AHasher};
 use percent_encoding::{percent_decode_str, AsciiSet, CONTROLS};
 use serde_json::Value;
-use url::Url;
+use crate::uri::Url;
 
 use crate::CompileError;
 
@@ -207,30 +207,13 @@ impl UrlFrag {
     pub(crate) fn absolute(input: &str) -> Result<UrlFrag, CompileError> {
         let (u, frag) = Fragment::split(input)?;
 
-        // note: windows drive letter is treated as url scheme by url parser
-        #[cfg(not(target_arch = "wasm32"))]
-        if std::env::consts::OS == "windows" && starts_with_windows_drive(u) {
-            let url = Url::from_file_path(u)
-                .map_err(|_| CompileError::Bug(format!("failed to convert {u} into url").into()))?;
-            return Ok(UrlFrag { url, frag });
-        }
-
+        // webmcp-warden patch: a location must be an absolute URI; upstream also took a file
+        // path (made absolute from the working directory), which webmcp-warden never passes.
         match Url::parse(u) {
             Ok(url) => Ok(UrlFrag { url, frag }),
-            #[cfg(not(target_arch = "wasm32"))]
-            Err(url::ParseError::RelativeUrlWithoutBase) => {
-                let p = std::path::absolute(u).map_err(|e| CompileError::ParseUrlError {
-                    url: u.to_owned(),
-                    src: e.into(),
-                })?;
-                let url = Url::from_file_path(p).map_err(|_| {
-                    CompileError::Bug(format!("failed to convert {u} into url").into())
-                })?;
-                Ok(UrlFrag { url, frag })
-            }
-            Err(e) => Err(CompileError::ParseUrlError {
+            Err(src) => Err(CompileError::ParseUrlError {
                 url: u.to_owned(),
-                src: e.into(),
+                src,
             }),
         }
     }
@@ -304,11 +287,6 @@ pub(crate) fn is_integer(v: &Value) -> bool {
         }
         _ => false,
     }
-}
-
-#[cfg(not(target_arch = "wasm32"))]
-fn starts_with_windows_drive(p: &str) -> bool {
-    p.chars().next().filter(char::is_ascii_uppercase).is_some() && p[1..].starts_with(":\\")
 }
 
 /// returns single-quoted string
