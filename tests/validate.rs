@@ -420,3 +420,21 @@ fn locations_are_compared_after_normalization() {
     let problem = cache.compile(r#"{"$id":"http://example.com/root/main","$ref":"other#/x"}"#).unwrap_err();
     assert!(problem.message.contains("external $ref"), "{problem:?}");
 }
+
+#[test]
+fn meta_schemas_still_check_annotation_keywords() {
+    // The bundled meta-schemas are stored without their own `title` / `description` /
+    // `$comment` strings (vendor/boon/README.md); the keywords they define are still checked.
+    let mut cache = SchemaCache::new();
+    for schema in [
+        r#"{"title":1}"#,
+        r#"{"description":[]}"#,
+        r#"{"$comment":{}}"#,
+        r#"{"$schema":"http://json-schema.org/draft-07/schema#","title":1}"#,
+        r#"{"$schema":"http://json-schema.org/draft-07/schema#","$comment":false}"#,
+    ] {
+        let problem = cache.compile(schema).unwrap_err();
+        assert!(problem.message.contains("must be string"), "{schema}: {problem:?}");
+    }
+    assert!(cache.compile(r#"{"title":"t","description":"d","$comment":"c"}"#).is_ok());
+}
