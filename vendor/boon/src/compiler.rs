@@ -1,4 +1,6 @@
-use std::{cmp::Ordering, collections::HashMap, error::Error, fmt::Display};
+use std::{cmp::Ordering, error::Error, fmt::Display};
+
+use crate::HashMap;
 
 use serde_json::{Map, Value};
 use crate::uri::Url;
@@ -940,7 +942,7 @@ impl Queue {
     fn new() -> Self {
         Self {
             schemas: vec![],
-            roots: HashMap::new(),
+            roots: HashMap::default(),
         }
     }
 

@@ -1,4 +1,6 @@
-use std::{collections::HashMap, error::Error};
+use std::error::Error;
+
+use crate::HashMap;
 
 use once_cell::sync::Lazy;
 use serde_json::Value;
@@ -17,7 +19,7 @@ pub struct Decoder {
 }
 
 pub(crate) static DECODERS: Lazy<HashMap<&'static str, Decoder>> = Lazy::new(|| {
-    let mut m = HashMap::<&'static str, Decoder>::new();
+    let mut m = HashMap::<&'static str, Decoder>::default();
     m.insert(
         "base64",
         Decoder {
@@ -97,7 +99,7 @@ pub struct MediaType {
 }
 
 pub(crate) static MEDIA_TYPES: Lazy<HashMap<&'static str, MediaType>> = Lazy::new(|| {
-    let mut m = HashMap::<&'static str, MediaType>::new();
+    let mut m = HashMap::<&'static str, MediaType>::default();
     m.insert(
         "application/json",
         MediaType {

@@ -1,10 +1,11 @@
 use std::{
-    collections::HashMap,
     error::Error,
     net::{Ipv4Addr, Ipv6Addr},
 };
 
 use once_cell::sync::Lazy;
+
+use crate::HashMap;
 use serde_json::Value;
 
 use crate::pattern;
@@ -20,7 +21,7 @@ pub struct Format {
 }
 
 pub(crate) static FORMATS: Lazy<HashMap<&'static str, Format>> = Lazy::new(|| {
-    let mut m = HashMap::<&'static str, Format>::new();
+    let mut m = HashMap::<&'static str, Format>::default();
     let mut register = |name, func| m.insert(name, Format { name, func });
     register("regex", validate_regex);
     register("ipv4", validate_ipv4);

@@ -1,8 +1,4 @@
-use std::{
-    cell::RefCell,
-    collections::{HashMap, HashSet},
-    error::Error,
-};
+use std::{cell::RefCell, error::Error};
 
 use appendlist::AppendList;
 use once_cell::sync::Lazy;
@@ -10,6 +6,7 @@ use serde_json::Value;
 use crate::uri::Url;
 
 use crate::{
+    HashMap, HashSet,
     compiler::CompileError,
     draft::{latest, Draft},
     util::split,
@@ -188,7 +185,7 @@ impl DefaultUrlLoader {
 }
 
 pub(crate) static STD_METAFILES: Lazy<HashMap<String, &str>> = Lazy::new(|| {
-    let mut files = HashMap::new();
+    let mut files = HashMap::default();
     macro_rules! add {
         ($path:expr) => {
             files.insert(

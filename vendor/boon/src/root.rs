@@ -1,6 +1,4 @@
-use std::collections::{HashMap, HashSet};
-
-use crate::{compiler::CompileError, draft::*, util::*};
+use crate::{compiler::CompileError, draft::*, util::*, HashMap, HashSet};
 
 use serde_json::Value;
 use crate::uri::Url;
@@ -121,8 +119,8 @@ impl Resource {
         Self {
             ptr,
             id,
-            anchors: HashMap::new(),
-            dynamic_anchors: HashSet::new(),
+            anchors: HashMap::default(),
+            dynamic_anchors: HashSet::default(),
         }
     }
 }

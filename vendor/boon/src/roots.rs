@@ -1,6 +1,4 @@
-use std::collections::{HashMap, HashSet};
-
-use crate::{compiler::CompileError, draft::*, loader::DefaultUrlLoader, root::Root, util::*};
+use crate::{compiler::CompileError, draft::*, loader::DefaultUrlLoader, root::Root, util::*, HashMap, HashSet};
 
 use serde_json::Value;
 use crate::uri::Url;
@@ -74,7 +72,7 @@ impl Roots {
                 ptr: "".into(),
             };
             self.loader
-                .get_draft(&up, doc, self.default_draft, HashSet::new())?
+                .get_draft(&up, doc, self.default_draft, HashSet::default())?
         };
         let vocabs = self.loader.get_meta_vocabs(doc, draft)?;
         let resources = {
