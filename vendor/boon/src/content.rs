@@ -1,8 +1,5 @@
 use std::error::Error;
 
-use crate::HashMap;
-
-use once_cell::sync::Lazy;
 use serde_json::Value;
 
 // decoders --
@@ -18,17 +15,13 @@ pub struct Decoder {
     pub func: fn(s: &str) -> Result<Vec<u8>, Box<dyn Error>>,
 }
 
-pub(crate) static DECODERS: Lazy<HashMap<&'static str, Decoder>> = Lazy::new(|| {
-    let mut m = HashMap::<&'static str, Decoder>::default();
-    m.insert(
-        "base64",
-        Decoder {
-            name: "base64",
-            func: decode_base64,
-        },
-    );
-    m
-});
+// webmcp-warden patch: a `match` rather than a lazily built map (see `builtin_format`).
+pub(crate) fn builtin_decoder(name: &str) -> Option<Decoder> {
+    (name == "base64").then_some(Decoder {
+        name: "base64",
+        func: decode_base64,
+    })
+}
 
 // webmcp-warden patch: decoded here rather than with the `base64` crate (~5 KB of the module).
 // Accepts exactly what its `STANDARD` engine accepted: the RFC 4648 alphabet, no whitespace,
@@ -98,18 +91,14 @@ pub struct MediaType {
     pub func: fn(bytes: &[u8], deserialize: bool) -> Result<Option<Value>, Box<dyn Error>>,
 }
 
-pub(crate) static MEDIA_TYPES: Lazy<HashMap<&'static str, MediaType>> = Lazy::new(|| {
-    let mut m = HashMap::<&'static str, MediaType>::default();
-    m.insert(
-        "application/json",
-        MediaType {
-            name: "application/json",
-            json_compatible: true,
-            func: check_json,
-        },
-    );
-    m
-});
+// webmcp-warden patch: a `match` rather than a lazily built map (see `builtin_format`).
+pub(crate) fn builtin_media_type(name: &str) -> Option<MediaType> {
+    (name == "application/json").then_some(MediaType {
+        name: "application/json",
+        json_compatible: true,
+        func: check_json,
+    })
+}
 
 fn check_json(bytes: &[u8], deserialize: bool) -> Result<Option<Value>, Box<dyn Error>> {
     // webmcp-warden patch: one way to parse (text into a `Value`), so the module links one JSON

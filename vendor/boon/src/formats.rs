@@ -3,9 +3,6 @@ use std::{
     net::{Ipv4Addr, Ipv6Addr},
 };
 
-use once_cell::sync::Lazy;
-
-use crate::HashMap;
 use serde_json::Value;
 
 use crate::pattern;
@@ -20,32 +17,42 @@ pub struct Format {
     pub func: fn(v: &Value) -> Result<(), Box<dyn Error>>,
 }
 
-pub(crate) static FORMATS: Lazy<HashMap<&'static str, Format>> = Lazy::new(|| {
-    let mut m = HashMap::<&'static str, Format>::default();
-    let mut register = |name, func| m.insert(name, Format { name, func });
-    register("regex", validate_regex);
-    register("ipv4", validate_ipv4);
-    register("ipv6", validate_ipv6);
-    register("hostname", validate_hostname);
-    // webmcp-warden patch: idn-hostname and idn-email are not checked (so they are ignored, as
-    // unknown formats are): they need Unicode IDNA tables (ICU4X, +35 KB brotli), which this copy
-    // does not link; their functions and the `idna` crate are gone.
-    register("email", validate_email);
-    register("date", validate_date);
-    register("time", validate_time);
-    register("date-time", validate_date_time);
-    register("duration", validate_duration);
-    register("period", validate_period);
-    register("json-pointer", validate_json_pointer);
-    register("relative-json-pointer", validate_relative_json_pointer);
-    register("uuid", validate_uuid);
-    register("uri", validate_uri);
-    register("iri", validate_iri);
-    register("uri-reference", validate_uri_reference);
-    register("iri-reference", validate_iri_reference);
-    register("uri-template", validate_uri_template);
-    m
-});
+// webmcp-warden patch: the built-in formats are a `match` rather than a lazily built map
+// (upstream `FORMATS`), here and for the content decoders, media types and bundled meta-schemas:
+// no map types and initializers to link for tables that never change.
+pub(crate) fn builtin_format(name: &str) -> Option<Format> {
+    macro_rules! formats {
+        ($($name:literal => $func:ident,)*) => {
+            match name {
+                $($name => Some(Format { name: $name, func: $func }),)*
+                _ => None,
+            }
+        };
+    }
+    formats! {
+        "regex" => validate_regex,
+        "ipv4" => validate_ipv4,
+        "ipv6" => validate_ipv6,
+        "hostname" => validate_hostname,
+        // webmcp-warden patch: idn-hostname and idn-email are not checked (so they are ignored,
+        // as unknown formats are): they need Unicode IDNA tables (ICU4X, +35 KB brotli), which
+        // this copy does not link; their functions and the `idna` crate are gone.
+        "email" => validate_email,
+        "date" => validate_date,
+        "time" => validate_time,
+        "date-time" => validate_date_time,
+        "duration" => validate_duration,
+        "period" => validate_period,
+        "json-pointer" => validate_json_pointer,
+        "relative-json-pointer" => validate_relative_json_pointer,
+        "uuid" => validate_uuid,
+        "uri" => validate_uri,
+        "iri" => validate_iri,
+        "uri-reference" => validate_uri_reference,
+        "iri-reference" => validate_iri_reference,
+        "uri-template" => validate_uri_template,
+    }
+}
 
 fn validate_regex(v: &Value) -> Result<(), Box<dyn Error>> {
     let Value::String(s) = v else {
