@@ -519,8 +519,6 @@ impl SchemaCache {
         compiler.set_default_draft(self.default_dialect.engine_draft());
         compiler.enable_format_assertions();
         compiler.use_loader(Box::new(RefuseLoader));
-        compiler.register_format(boon::Format { name: "iri", func: check_iri });
-        compiler.register_format(boon::Format { name: "iri-reference", func: check_iri_reference });
         if dialect == Some(Dialect::Draft7) {
             // Draft-07 lets validators assert contentEncoding / contentMediaType, and the
             // previous engine did; 2020-12 makes them annotations only (its required tests say so).
@@ -537,22 +535,6 @@ impl SchemaCache {
         let index = compiler.compile(SCHEMA_URL, &mut schemas).map_err(problem)?;
         Ok((schemas, index))
     }
-}
-
-/// `format: "iri"` (RFC 3987, a scheme required), without IDNA tables.
-fn check_iri(value: &Value) -> Result<(), Box<dyn std::error::Error>> {
-    if let Value::String(text) = value {
-        fluent_uri::Iri::parse(text.as_str())?;
-    }
-    Ok(())
-}
-
-/// `format: "iri-reference"` (RFC 3987), without IDNA tables.
-fn check_iri_reference(value: &Value) -> Result<(), Box<dyn std::error::Error>> {
-    if let Value::String(text) = value {
-        fluent_uri::IriRef::parse(text.as_str())?;
-    }
-    Ok(())
 }
 
 fn failure_text(failure: &PatternFailure) -> String {
@@ -1137,7 +1119,7 @@ fn or_list(items: &[String]) -> String {
 }
 
 /// A string as a JSON string literal.
-fn quote(s: &str) -> String {
+pub(crate) fn quote(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| format!("\"{s}\""))
 }
 

@@ -392,3 +392,49 @@ fn iri_formats_need_no_idna_tables_and_idn_formats_are_annotations() {
     let idn = cache.compile(r#"{"format":"idn-hostname"}"#).unwrap();
     assert!(cache.validate(idn, r#""실례.테스트""#).unwrap().is_empty());
 }
+
+#[test]
+fn locations_are_compared_after_normalization() {
+    // `$id`s and `$ref`s are URIs resolved and normalized by boon's own `Url` (vendor/boon/src/uri.rs,
+    // which replaced the `url` crate): case, default ports, empty paths and dot segments do not
+    // make two spellings of one location differ, nor does percent-encoding an unreserved
+    // character (RFC 3986 §6.2.2.2).
+    let mut cache = SchemaCache::new();
+    for (id, reference) in [
+        ("http://Example.COM:80", "http://example.com/#/$defs/n"),
+        ("https://example.com/a/./b/../schema", "HTTPS://example.com:443/a/schema#/$defs/n"),
+        ("urn:example:root", "urn:example:root#/$defs/n"),
+        ("http://example.com/%7Euser/x", "http://example.com/~user/x#/$defs/n"),
+    ] {
+        let schema = serde_json::json!({ "$id": id, "$defs": { "n": { "type": "number" } }, "$ref": reference });
+        let h = cache.compile(&schema.to_string()).unwrap_or_else(|e| panic!("{id}: {e:?}"));
+        assert!(cache.validate(h, "1").unwrap().is_empty(), "{id}");
+        assert_eq!(cache.validate(h, "\"x\"").unwrap().len(), 1, "{id}");
+    }
+    // A relative `$ref` still resolves against the `$id` of its resource, and one that names
+    // another document is still refused.
+    let h = cache
+        .compile(r#"{"$id":"http://example.com/root/main","$defs":{"n":{"$id":"node","type":"string"}},"$ref":"node"}"#)
+        .unwrap();
+    assert_eq!(cache.validate(h, "1").unwrap().len(), 1);
+    let problem = cache.compile(r#"{"$id":"http://example.com/root/main","$ref":"other#/x"}"#).unwrap_err();
+    assert!(problem.message.contains("external $ref"), "{problem:?}");
+}
+
+#[test]
+fn meta_schemas_still_check_annotation_keywords() {
+    // The bundled meta-schemas are stored without their own `title` / `description` /
+    // `$comment` strings (vendor/boon/README.md); the keywords they define are still checked.
+    let mut cache = SchemaCache::new();
+    for schema in [
+        r#"{"title":1}"#,
+        r#"{"description":[]}"#,
+        r#"{"$comment":{}}"#,
+        r#"{"$schema":"http://json-schema.org/draft-07/schema#","title":1}"#,
+        r#"{"$schema":"http://json-schema.org/draft-07/schema#","$comment":false}"#,
+    ] {
+        let problem = cache.compile(schema).unwrap_err();
+        assert!(problem.message.contains("must be string"), "{schema}: {problem:?}");
+    }
+    assert!(cache.compile(r#"{"title":"t","description":"d","$comment":"c"}"#).is_ok());
+}

@@ -5,9 +5,10 @@
 //
 // | way | raw | brotli | gzip |
 // |---|---:|---:|---:|
-// | `.wasm` file beside the JS, `new URL(…, import.meta.url)` | 367,784 | 118,373 | 140,708 |
-// | this: deflate-compressed, base64, in a JS chunk (`import()`) | 188,428 | 141,568 | 141,901 |
-// | base64 of the raw `.wasm` in a JS chunk (the old fallback) | 490,411 | 158,332 | 190,333 |
+// | `.wasm` file beside the JS, `new URL(…, import.meta.url)` | 297,221 | 98,709 | 115,719 |
+// | this: Zopfli-deflated (zlib format), base64, in a JS chunk (`import()`) | 146,448 | 109,879 | 110,340 |
+// | the same with zlib -9 instead of Zopfli | 154,712 | 116,202 | 116,564 |
+// | base64 of the raw `.wasm` in a JS chunk (the old fallback) | 396,327 | 131,088 | 154,881 |
 //
 // The `.wasm` file is the smallest download, but not every bundler handles such an asset: esbuild
 // and plain Rollup leave a URL that answers 404 (one failed request, then a fallback), and Vite's
@@ -15,9 +16,9 @@
 // Vite build, webpack 5 and Next.js 16 emitted it fine). A dynamic `import()` of a JS module is
 // split and served by every bundler and works unbundled, and deflate is undone by the platform
 // (`DecompressionStream`, in Node ≥ 18, Chrome 80, Firefox 113, Safari 16.4): one code path
-// everywhere, no request that can fail, for ~23 KB more than the best case on the wire (about
-// the `.wasm` under gzip: brotli cannot recompress deflated bytes, but it packs base64 back to
-// them). Decompressing and compiling take ~10 ms in Node. Compilation is asynchronous
+// everywhere, no request that can fail, for ~11 KB more than the best case on the wire (and
+// ~5 KB less than the `.wasm` under gzip: brotli and gzip cannot recompress deflated bytes, but
+// they pack base64 back to them, and Zopfli deflates ~5.5 % smaller than gzip -9). Decompressing and compiling take ~10 ms in Node. Compilation is asynchronous
 // (`WebAssembly.compile`, not the synchronous compile browsers refuse on the main thread for
 // large modules) and needs CSP `'wasm-unsafe-eval'`, like the core.
 //

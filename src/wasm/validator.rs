@@ -23,10 +23,9 @@
 use std::cell::RefCell;
 
 use boon::{CompiledPattern, PatternEngine, PatternFailure};
-use serde_json::json;
 use wasm_bindgen::prelude::*;
 
-use crate::validate::{install_pattern_engine, summary, Dialect, Limits, SchemaCache};
+use crate::validate::{install_pattern_engine, summary, Diagnostic, Dialect, Limits, SchemaCache, SchemaProblem};
 
 #[wasm_bindgen(module = "/pkg-js/src/validator-host.js")]
 extern "C" {
@@ -75,7 +74,7 @@ thread_local! {
 }
 
 /// Runs `f` on the table, or answers `validator_broken` when a previous call died holding it.
-fn with_cache(f: impl FnOnce(&mut SchemaCache) -> serde_json::Value) -> String {
+fn with_cache(f: impl FnOnce(&mut SchemaCache) -> String) -> String {
     let answer = CACHE.with(|cell| {
         let mut slot = cell.try_borrow_mut().ok()?;
         let cache = slot.get_or_insert_with(|| {
@@ -84,19 +83,63 @@ fn with_cache(f: impl FnOnce(&mut SchemaCache) -> serde_json::Value) -> String {
         });
         Some(f(cache))
     });
-    answer
-        .unwrap_or_else(|| {
-            json!({ "ok": false, "error": { "code": "validator_broken", "message": "the validator module must be reloaded" } })
-        })
-        .to_string()
+    answer.unwrap_or_else(|| {
+        r#"{"error":{"code":"validator_broken","message":"the validator module must be reloaded"},"ok":false}"#.to_owned()
+    })
+}
+
+// ---- answers ----------------------------------------------------------------------------------
+//
+// Written by hand rather than through `serde_json::json!` and serde's derives, which link a
+// second serializer (into a `Value`) and the map building behind it. Keys are in the order
+// serde_json wrote them (sorted), so the text is the same as before, byte for byte.
+
+/// `text` as a JSON string literal.
+fn push_string(out: &mut String, text: &str) {
+    out.push_str(&crate::validate::quote(text));
+}
+
+/// `{"error":{"code","message","path"?},"ok":false}`.
+fn problem_answer(problem: &SchemaProblem) -> String {
+    let mut out = String::from(r#"{"error":{"code":"#);
+    push_string(&mut out, problem.code);
+    out.push_str(r#","message":"#);
+    push_string(&mut out, &problem.message);
+    if !problem.path.is_empty() {
+        out.push_str(r#","path":"#);
+        push_string(&mut out, &problem.path);
+    }
+    out.push_str(r#"},"ok":false}"#);
+    out
+}
+
+/// `{"diagnostics":[…],"ok":true,"summary":"…","valid":…}`.
+fn diagnostics_answer(diagnostics: &[Diagnostic]) -> String {
+    let mut out = String::from(r#"{"diagnostics":["#);
+    for (i, d) in diagnostics.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(r#"{"keyword":"#);
+        push_string(&mut out, &d.keyword);
+        out.push_str(r#","message":"#);
+        push_string(&mut out, &d.message);
+        out.push_str(r#","path":"#);
+        push_string(&mut out, &d.path);
+        out.push('}');
+    }
+    out.push_str(r#"],"ok":true,"summary":"#);
+    push_string(&mut out, &if diagnostics.is_empty() { String::new() } else { summary(diagnostics) });
+    out.push_str(if diagnostics.is_empty() { r#","valid":true}"# } else { r#","valid":false}"# });
+    out
 }
 
 /// Compiles a schema (JSON text); answers `{ ok, handle }` or `{ ok: false, error }`.
 #[wasm_bindgen]
 pub fn compile(schema: &str) -> String {
     with_cache(|cache| match cache.compile(schema) {
-        Ok(handle) => json!({ "ok": true, "handle": handle }),
-        Err(problem) => json!({ "ok": false, "error": problem }),
+        Ok(handle) => format!(r#"{{"handle":{handle},"ok":true}}"#),
+        Err(problem) => problem_answer(&problem),
     })
 }
 
@@ -121,13 +164,8 @@ pub fn validate(handle: u32, instance: &str, max_bytes: u32, max_depth: u32) -> 
         max_depth: usize::try_from(max_depth).unwrap_or(usize::MAX),
     };
     with_cache(|cache| match cache.validate_with_limits(handle, instance, limits) {
-        Ok(diagnostics) => json!({
-            "ok": true,
-            "valid": diagnostics.is_empty(),
-            "summary": if diagnostics.is_empty() { String::new() } else { summary(&diagnostics) },
-            "diagnostics": diagnostics,
-        }),
-        Err(problem) => json!({ "ok": false, "error": problem }),
+        Ok(diagnostics) => diagnostics_answer(&diagnostics),
+        Err(problem) => problem_answer(&problem),
     })
 }
 
@@ -147,9 +185,9 @@ pub fn test_conformance_suite(dialect: &str, documents: &str) -> String {
     with_cache(|cache| match SchemaCache::for_conformance_suite(dialect, documents) {
         Ok(suite) => {
             *cache = suite;
-            json!({ "ok": true })
+            r#"{"ok":true}"#.to_owned()
         }
-        Err(problem) => json!({ "ok": false, "error": problem }),
+        Err(problem) => problem_answer(&problem),
     })
 }
 

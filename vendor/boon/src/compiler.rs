@@ -1,7 +1,9 @@
-use std::{cmp::Ordering, collections::HashMap, error::Error, fmt::Display};
+use std::{cmp::Ordering, error::Error, fmt::Display};
+
+use crate::HashMap;
 
 use serde_json::{Map, Value};
-use url::Url;
+use crate::uri::Url;
 
 use crate::{content::*, draft::*, formats::*, pattern::Regex, root::*, roots::*, util::*, *};
 
@@ -492,8 +494,8 @@ impl ObjCompiler<'_, '_, '_, '_, '_, '_> {
                     .c
                     .formats
                     .get(format.as_str())
-                    .or_else(|| FORMATS.get(format.as_str()))
-                    .cloned();
+                    .cloned()
+                    .or_else(|| builtin_format(format.as_str()));
             }
         }
 
@@ -532,8 +534,8 @@ impl ObjCompiler<'_, '_, '_, '_, '_, '_> {
                     .c
                     .decoders
                     .get(encoding.as_str())
-                    .or_else(|| DECODERS.get(encoding.as_str()))
-                    .cloned();
+                    .cloned()
+                    .or_else(|| builtin_decoder(encoding.as_str()));
             }
 
             if let Some(Value::String(media_type)) = self.value("contentMediaType") {
@@ -541,8 +543,8 @@ impl ObjCompiler<'_, '_, '_, '_, '_, '_> {
                     .c
                     .media_types
                     .get(media_type.as_str())
-                    .or_else(|| MEDIA_TYPES.get(media_type.as_str()))
-                    .cloned();
+                    .cloned()
+                    .or_else(|| builtin_media_type(media_type.as_str()));
             }
         }
 
@@ -940,7 +942,7 @@ impl Queue {
     fn new() -> Self {
         Self {
             schemas: vec![],
-            roots: HashMap::new(),
+            roots: HashMap::default(),
         }
     }
 

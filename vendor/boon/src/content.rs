@@ -1,7 +1,5 @@
-use std::{collections::HashMap, error::Error};
+use std::error::Error;
 
-use base64::Engine;
-use once_cell::sync::Lazy;
 use serde_json::Value;
 
 // decoders --
@@ -17,20 +15,54 @@ pub struct Decoder {
     pub func: fn(s: &str) -> Result<Vec<u8>, Box<dyn Error>>,
 }
 
-pub(crate) static DECODERS: Lazy<HashMap<&'static str, Decoder>> = Lazy::new(|| {
-    let mut m = HashMap::<&'static str, Decoder>::new();
-    m.insert(
-        "base64",
-        Decoder {
-            name: "base64",
-            func: decode_base64,
-        },
-    );
-    m
-});
+// webmcp-warden patch: a `match` rather than a lazily built map (see `builtin_format`).
+pub(crate) fn builtin_decoder(name: &str) -> Option<Decoder> {
+    (name == "base64").then_some(Decoder {
+        name: "base64",
+        func: decode_base64,
+    })
+}
 
+// webmcp-warden patch: decoded here rather than with the `base64` crate (~5 KB of the module).
+// Accepts exactly what its `STANDARD` engine accepted: the RFC 4648 alphabet, no whitespace,
+// canonical `=` padding, and zero bits after the last byte.
 fn decode_base64(s: &str) -> Result<Vec<u8>, Box<dyn Error>> {
-    Ok(base64::engine::general_purpose::STANDARD.decode(s)?)
+    fn sextet(b: u8) -> Option<u32> {
+        let v = match b {
+            b'A'..=b'Z' => b - b'A',
+            b'a'..=b'z' => b - b'a' + 26,
+            b'0'..=b'9' => b - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => return None,
+        };
+        Some(u32::from(v))
+    }
+    let bytes = s.as_bytes();
+    if bytes.len() % 4 != 0 {
+        Err("invalid length")?;
+    }
+    let mut out = Vec::with_capacity(bytes.len() / 4 * 3);
+    let mut chunks = bytes.chunks_exact(4).peekable();
+    while let Some(chunk) = chunks.next() {
+        let pad = if chunks.peek().is_none() { chunk.iter().rev().take_while(|&&b| b == b'=').count() } else { 0 };
+        if pad > 2 {
+            Err("invalid padding")?;
+        }
+        let mut acc = 0u32;
+        for (i, &b) in chunk.iter().enumerate() {
+            let v = if i + pad >= 4 { 0 } else { sextet(b).ok_or("invalid symbol")? };
+            acc = acc << 6 | v;
+        }
+        let [_, a, b, c] = acc.to_be_bytes();
+        match pad {
+            0 => out.extend_from_slice(&[a, b, c]),
+            1 if c == 0 => out.extend_from_slice(&[a, b]),
+            2 if b == 0 && c == 0 => out.push(a),
+            _ => Err("invalid last symbol")?,
+        }
+    }
+    Ok(out)
 }
 
 // mediatypes --
@@ -59,18 +91,14 @@ pub struct MediaType {
     pub func: fn(bytes: &[u8], deserialize: bool) -> Result<Option<Value>, Box<dyn Error>>,
 }
 
-pub(crate) static MEDIA_TYPES: Lazy<HashMap<&'static str, MediaType>> = Lazy::new(|| {
-    let mut m = HashMap::<&'static str, MediaType>::new();
-    m.insert(
-        "application/json",
-        MediaType {
-            name: "application/json",
-            json_compatible: true,
-            func: check_json,
-        },
-    );
-    m
-});
+// webmcp-warden patch: a `match` rather than a lazily built map (see `builtin_format`).
+pub(crate) fn builtin_media_type(name: &str) -> Option<MediaType> {
+    (name == "application/json").then_some(MediaType {
+        name: "application/json",
+        json_compatible: true,
+        func: check_json,
+    })
+}
 
 fn check_json(bytes: &[u8], deserialize: bool) -> Result<Option<Value>, Box<dyn Error>> {
     // webmcp-warden patch: one way to parse (text into a `Value`), so the module links one JSON

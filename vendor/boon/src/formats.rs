@@ -1,13 +1,9 @@
 use std::{
-    collections::HashMap,
     error::Error,
     net::{Ipv4Addr, Ipv6Addr},
 };
 
-use once_cell::sync::Lazy;
-use percent_encoding::percent_decode_str;
 use serde_json::Value;
-use url::Url;
 
 use crate::pattern;
 
@@ -21,34 +17,42 @@ pub struct Format {
     pub func: fn(v: &Value) -> Result<(), Box<dyn Error>>,
 }
 
-pub(crate) static FORMATS: Lazy<HashMap<&'static str, Format>> = Lazy::new(|| {
-    let mut m = HashMap::<&'static str, Format>::new();
-    let mut register = |name, func| m.insert(name, Format { name, func });
-    register("regex", validate_regex);
-    register("ipv4", validate_ipv4);
-    register("ipv6", validate_ipv6);
-    register("hostname", validate_hostname);
-    // webmcp-warden patch: idn-hostname and idn-email are not registered (so they are ignored,
-    // as unknown formats are): without Unicode IDNA tables (`idna_adapter` 1.0) every
-    // non-ASCII name would be refused.
-    // register("idn-hostname", validate_idn_hostname);
-    register("email", validate_email);
-    // register("idn-email", validate_idn_email);
-    register("date", validate_date);
-    register("time", validate_time);
-    register("date-time", validate_date_time);
-    register("duration", validate_duration);
-    register("period", validate_period);
-    register("json-pointer", validate_json_pointer);
-    register("relative-json-pointer", validate_relative_json_pointer);
-    register("uuid", validate_uuid);
-    register("uri", validate_uri);
-    register("iri", validate_iri);
-    register("uri-reference", validate_uri_reference);
-    register("iri-reference", validate_iri_reference);
-    register("uri-template", validate_uri_template);
-    m
-});
+// webmcp-warden patch: the built-in formats are a `match` rather than a lazily built map
+// (upstream `FORMATS`), here and for the content decoders, media types and bundled meta-schemas:
+// no map types and initializers to link for tables that never change.
+pub(crate) fn builtin_format(name: &str) -> Option<Format> {
+    macro_rules! formats {
+        ($($name:literal => $func:ident,)*) => {
+            match name {
+                $($name => Some(Format { name: $name, func: $func }),)*
+                _ => None,
+            }
+        };
+    }
+    formats! {
+        "regex" => validate_regex,
+        "ipv4" => validate_ipv4,
+        "ipv6" => validate_ipv6,
+        "hostname" => validate_hostname,
+        // webmcp-warden patch: idn-hostname and idn-email are not checked (so they are ignored,
+        // as unknown formats are): they need Unicode IDNA tables (ICU4X, +35 KB brotli), which
+        // this copy does not link; their functions and the `idna` crate are gone.
+        "email" => validate_email,
+        "date" => validate_date,
+        "time" => validate_time,
+        "date-time" => validate_date_time,
+        "duration" => validate_duration,
+        "period" => validate_period,
+        "json-pointer" => validate_json_pointer,
+        "relative-json-pointer" => validate_relative_json_pointer,
+        "uuid" => validate_uuid,
+        "uri" => validate_uri,
+        "iri" => validate_iri,
+        "uri-reference" => validate_uri_reference,
+        "iri-reference" => validate_iri_reference,
+        "uri-template" => validate_uri_template,
+    }
+}
 
 fn validate_regex(v: &Value) -> Result<(), Box<dyn Error>> {
     let Value::String(s) = v else {
@@ -367,222 +371,6 @@ fn check_hostname(mut s: &str) -> Result<(), Box<dyn Error>> {
     Ok(())
 }
 
-#[allow(dead_code)] // webmcp-warden patch: not registered
-fn validate_idn_hostname(v: &Value) -> Result<(), Box<dyn Error>> {
-    let Value::String(s) = v else {
-        return Ok(());
-    };
-    check_idn_hostname(s)
-}
-
-#[allow(dead_code)] // webmcp-warden patch: not registered
-fn check_idn_hostname(s: &str) -> Result<(), Box<dyn Error>> {
-    let s = idna::domain_to_ascii_strict(s)?;
-    let unicode = idna::domain_to_unicode(&s).0;
-
-    // see https://www.rfc-editor.org/rfc/rfc5892#section-2.6
-    {
-        static DISALLOWED: [char; 10] = [
-            '\u{0640}', //  ARABIC TATWEEL
-            '\u{07FA}', //  NKO LAJANYALAN
-            '\u{302E}', //  HANGUL SINGLE DOT TONE MARK
-            '\u{302F}', //  HANGUL DOUBLE DOT TONE MARK
-            '\u{3031}', //  VERTICAL KANA REPEAT MARK
-            '\u{3032}', //  VERTICAL KANA REPEAT WITH VOICED SOUND MARK
-            '\u{3033}', //  VERTICAL KANA REPEAT MARK UPPER HALF
-            '\u{3034}', //  VERTICAL KANA REPEAT WITH VOICED SOUND MARK UPPER HA
-            '\u{3035}', //  VERTICAL KANA REPEAT MARK LOWER HALF
-            '\u{303B}', //  VERTICAL IDEOGRAPHIC ITERATION MARK
-        ];
-        if unicode.contains(DISALLOWED) {
-            Err("contains disallowed character")?;
-        }
-    }
-
-    // unicode string must not contain "--" in 3rd and 4th position
-    // and must not start and end with a '-'
-    // see https://www.rfc-editor.org/rfc/rfc5891#section-4.2.3.1
-    {
-        let count: usize = unicode
-            .chars()
-            .skip(2)
-            .take(2)
-            .map(|c| if c == '-' { 1 } else { 0 })
-            .sum();
-        if count == 2 {
-            Err("unicode string must not contain '--' in 3rd and 4th position")?;
-        }
-    }
-
-    // MIDDLE DOT is allowed between 'l' characters only
-    // see https://www.rfc-editor.org/rfc/rfc5892#appendix-A.3
-    {
-        let middle_dot = '\u{00b7}';
-        let mut s = unicode.as_str();
-        while let Some(i) = s.find(middle_dot) {
-            let prefix = &s[..i];
-            let suffix = &s[i + middle_dot.len_utf8()..];
-            if !prefix.ends_with('l') || !suffix.ends_with('l') {
-                Err("MIDDLE DOT is allowed between 'l' characters only")?;
-            }
-            s = suffix;
-        }
-    }
-
-    // Greek KERAIA must be followed by Greek character
-    // see https://www.rfc-editor.org/rfc/rfc5892#appendix-A.4
-    {
-        let keralia = '\u{0375}';
-        let greek = '\u{0370}'..='\u{03FF}';
-        let mut s = unicode.as_str();
-        while let Some(i) = s.find(keralia) {
-            let suffix = &s[i + keralia.len_utf8()..];
-            if !suffix.starts_with(|c| greek.contains(&c)) {
-                Err("Greek KERAIA must be followed by Greek character")?;
-            }
-            s = suffix;
-        }
-    }
-
-    // Hebrew GERESH must be preceded by Hebrew character
-    // see https://www.rfc-editor.org/rfc/rfc5892#appendix-A.5
-    //
-    // Hebrew GERSHAYIM must be preceded by Hebrew character
-    // see https://www.rfc-editor.org/rfc/rfc5892#appendix-A.6
-    {
-        let geresh = '\u{05F3}';
-        let gereshayim = '\u{05F4}';
-        let hebrew = '\u{0590}'..='\u{05FF}';
-        for ch in [geresh, gereshayim] {
-            let mut s = unicode.as_str();
-            while let Some(i) = s.find(ch) {
-                let prefix = &s[..i];
-                let suffix = &s[i + ch.len_utf8()..];
-                if !prefix.ends_with(|c| hebrew.contains(&c)) {
-                    if i == 0 {
-                        Err("Hebrew GERESH must be preceded by Hebrew character")?;
-                    } else {
-                        Err("Hebrew GERESHYIM must be preceded by Hebrew character")?;
-                    }
-                }
-                s = suffix;
-            }
-        }
-    }
-
-    // KATAKANA MIDDLE DOT must be with Hiragana, Katakana, or Han
-    // see https://www.rfc-editor.org/rfc/rfc5892#appendix-A.7
-    {
-        let katakana_middle_dot = '\u{30FB}';
-        let hiragana = '\u{3040}'..='\u{309F}';
-        let katakana = '\u{30A0}'..='\u{30FF}';
-        let han = '\u{4E00}'..='\u{9FFF}'; // https://en.wikipedia.org/wiki/CJK_Unified_Ideographs_(Unicode_block): is this range correct??
-        if unicode.contains(katakana_middle_dot) {
-            if unicode.contains(|c| hiragana.contains(&c))
-                || unicode.contains(|c| c != katakana_middle_dot && katakana.contains(&c))
-                || unicode.contains(|c| han.contains(&c))
-            {
-                // ok
-            } else {
-                Err("KATAKANA MIDDLE DOT must be with Hiragana, Katakana, or Han")?;
-            }
-        }
-    }
-
-    // ARABIC-INDIC DIGITS and Extended Arabic-Indic Digits cannot be mixed
-    // see https://www.rfc-editor.org/rfc/rfc5892#appendix-A.8
-    // see https://www.rfc-editor.org/rfc/rfc5892#appendix-A.9
-    {
-        let arabic_indic_digits = '\u{0660}'..='\u{0669}';
-        let extended_arabic_indic_digits = '\u{06F0}'..='\u{06F9}';
-        if unicode.contains(|c| arabic_indic_digits.contains(&c))
-            && unicode.contains(|c| extended_arabic_indic_digits.contains(&c))
-        {
-            Err("ARABIC-INDIC DIGITS and Extended Arabic-Indic Digits cannot be mixed")?;
-        }
-    }
-
-    // ZERO WIDTH JOINER must be preceded by Virama
-    // see https://www.rfc-editor.org/rfc/rfc5892#appendix-A.2
-    {
-        let zero_width_jointer = '\u{200D}';
-        static VIRAMA: [char; 61] = [
-            '\u{094D}',
-            '\u{09CD}',
-            '\u{0A4D}',
-            '\u{0ACD}',
-            '\u{0B4D}',
-            '\u{0BCD}',
-            '\u{0C4D}',
-            '\u{0CCD}',
-            '\u{0D3B}',
-            '\u{0D3C}',
-            '\u{0D4D}',
-            '\u{0DCA}',
-            '\u{0E3A}',
-            '\u{0EBA}',
-            '\u{0F84}',
-            '\u{1039}',
-            '\u{103A}',
-            '\u{1714}',
-            '\u{1734}',
-            '\u{17D2}',
-            '\u{1A60}',
-            '\u{1B44}',
-            '\u{1BAA}',
-            '\u{1BAB}',
-            '\u{1BF2}',
-            '\u{1BF3}',
-            '\u{2D7F}',
-            '\u{A806}',
-            '\u{A82C}',
-            '\u{A8C4}',
-            '\u{A953}',
-            '\u{A9C0}',
-            '\u{AAF6}',
-            '\u{ABED}',
-            '\u{10A3F}',
-            '\u{11046}',
-            '\u{1107F}',
-            '\u{110B9}',
-            '\u{11133}',
-            '\u{11134}',
-            '\u{111C0}',
-            '\u{11235}',
-            '\u{112EA}',
-            '\u{1134D}',
-            '\u{11442}',
-            '\u{114C2}',
-            '\u{115BF}',
-            '\u{1163F}',
-            '\u{116B6}',
-            '\u{1172B}',
-            '\u{11839}',
-            '\u{1193D}',
-            '\u{1193E}',
-            '\u{119E0}',
-            '\u{11A34}',
-            '\u{11A47}',
-            '\u{11A99}',
-            '\u{11C3F}',
-            '\u{11D44}',
-            '\u{11D45}',
-            '\u{11D97}',
-        ]; // https://www.compart.com/en/unicode/combining/9
-        let mut s = unicode.as_str();
-        while let Some(i) = s.find(zero_width_jointer) {
-            let prefix = &s[..i];
-            let suffix = &s[i + zero_width_jointer.len_utf8()..];
-            if !prefix.ends_with(VIRAMA) {
-                Err("ZERO WIDTH JOINER must be preceded by Virama")?;
-            }
-            s = suffix;
-        }
-    }
-
-    check_hostname(&s)
-}
-
 fn validate_email(v: &Value) -> Result<(), Box<dyn Error>> {
     let Value::String(s) = v else {
         return Ok(());
@@ -659,25 +447,6 @@ fn check_email(s: &str) -> Result<(), Box<dyn Error>> {
     }
 
     Ok(())
-}
-
-#[allow(dead_code)] // webmcp-warden patch: not registered
-fn validate_idn_email(v: &Value) -> Result<(), Box<dyn Error>> {
-    let Value::String(s) = v else {
-        return Ok(());
-    };
-
-    let Some(at) = s.rfind('@') else {
-        Err("missing @")?
-    };
-    let (local, domain) = (&s[..at], &s[at + 1..]);
-
-    let local = idna::domain_to_ascii_strict(local)?;
-    let domain = idna::domain_to_ascii_strict(domain)?;
-    if let Err(e) = check_idn_hostname(&domain) {
-        Err(format!("invalid domain: {e}"))?
-    }
-    check_email(&format!("{local}@{domain}"))
 }
 
 fn validate_json_pointer(v: &Value) -> Result<(), Box<dyn Error>> {
@@ -776,24 +545,15 @@ fn validate_uri(v: &Value) -> Result<(), Box<dyn Error>> {
     Ok(())
 }
 
+// webmcp-warden patch: `iri` and `iri-reference` are checked by RFC 3987 syntax with
+// `fluent-uri` (upstream: the `url` crate's WHATWG parser, which needs Unicode IDNA tables for
+// non-ASCII hosts and is gone from this copy), and `uri-template` without it.
 fn validate_iri(v: &Value) -> Result<(), Box<dyn Error>> {
     let Value::String(s) = v else {
         return Ok(());
     };
-    match Url::parse(s) {
-        Ok(_) => Ok(()),
-        Err(url::ParseError::RelativeUrlWithoutBase) => Err("relative url")?,
-        Err(e) => Err(e)?,
-    }
-}
-
-static TEMP_URL: Lazy<Url> = Lazy::new(|| Url::parse("http://temp.com").unwrap());
-
-fn parse_uri_reference(s: &str) -> Result<Url, Box<dyn Error>> {
-    if s.contains('\\') {
-        Err("contains \\\\")?;
-    }
-    Ok(TEMP_URL.join(s)?)
+    fluent_uri::Iri::parse(s.as_str())?;
+    Ok(())
 }
 
 fn validate_uri_reference(v: &Value) -> Result<(), Box<dyn Error>> {
@@ -808,7 +568,7 @@ fn validate_iri_reference(v: &Value) -> Result<(), Box<dyn Error>> {
     let Value::String(s) = v else {
         return Ok(());
     };
-    parse_uri_reference(s)?;
+    fluent_uri::IriRef::parse(s.as_str())?;
     Ok(())
 }
 
@@ -816,15 +576,26 @@ fn validate_uri_template(v: &Value) -> Result<(), Box<dyn Error>> {
     let Value::String(s) = v else {
         return Ok(());
     };
+    if s.contains('\\') {
+        Err("contains \\")?;
+    }
 
-    let url = parse_uri_reference(s)?;
-
-    let path = url.path();
-    // path we got has curly bases percent encoded
-    let path = percent_decode_str(path).decode_utf8()?;
+    // the path: without the query and fragment, and without `scheme://authority`
+    let mut path = s.split(['?', '#']).next().unwrap_or_default();
+    if let Some((scheme, rest)) = path.split_once(':') {
+        let mut chars = scheme.chars();
+        if chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+            && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+        {
+            path = rest;
+        }
+    }
+    if let Some(rest) = path.strip_prefix("//") {
+        path = rest.find('/').map_or("", |i| &rest[i..]);
+    }
 
     // ensure curly brackets are not nested and balanced
-    for part in path.as_ref().split('/') {
+    for part in path.split('/') {
         let mut want = true;
         for got in part
             .chars()

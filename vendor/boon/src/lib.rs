@@ -111,11 +111,10 @@ mod output;
 mod pattern;
 mod root;
 mod roots;
+mod uri;
 mod util;
 mod validator;
 
-#[cfg(not(target_arch = "wasm32"))]
-pub use loader::FileLoader;
 pub use {
     compiler::{CompileError, Compiler, Draft},
     content::{Decoder, MediaType},
@@ -128,9 +127,14 @@ pub use {
     validator::{InstanceLocation, InstanceToken},
 };
 
-use std::{borrow::Cow, collections::HashMap, error::Error, fmt::Display};
+use std::{borrow::Cow, error::Error, fmt::Display};
 
 use ahash::AHashMap;
+
+// webmcp-warden patch: every map and set hashes with ahash (upstream: std's SipHash for most,
+// ahash for some), so the module links one hasher. The keys are random either way.
+pub(crate) type HashMap<K, V> = std::collections::HashMap<K, V, ahash::RandomState>;
+pub(crate) type HashSet<T> = std::collections::HashSet<T, ahash::RandomState>;
 use pattern::Regex;
 use serde_json::{Number, Value};
 use util::*;

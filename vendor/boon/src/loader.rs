@@ -1,18 +1,12 @@
-use std::{
-    cell::RefCell,
-    collections::{HashMap, HashSet},
-    error::Error,
-};
-
-#[cfg(not(target_arch = "wasm32"))]
-use std::fs::File;
+use std::{cell::RefCell, error::Error};
 
 use appendlist::AppendList;
-use once_cell::sync::Lazy;
+
 use serde_json::Value;
-use url::Url;
+use crate::uri::Url;
 
 use crate::{
+    HashMap, HashSet,
     compiler::CompileError,
     draft::{latest, Draft},
     util::split,
@@ -26,19 +20,6 @@ pub trait UrlLoader {
 }
 
 // --
-
-#[cfg(not(target_arch = "wasm32"))]
-pub struct FileLoader;
-
-#[cfg(not(target_arch = "wasm32"))]
-impl UrlLoader for FileLoader {
-    fn load(&self, url: &str) -> Result<Value, Box<dyn Error>> {
-        let url = Url::parse(url)?;
-        let path = url.to_file_path().map_err(|_| "invalid file path")?;
-        let file = File::open(path)?;
-        Ok(serde_json::from_reader(file)?)
-    }
-}
 
 // --
 
@@ -124,7 +105,7 @@ impl DefaultUrlLoader {
             return Ok(doc);
         }
 
-        // check in STD_METAFILES
+        // check the bundled meta-schemas
         let doc = if let Some(content) = load_std_meta(url.as_str()) {
             serde_json::from_str::<Value>(content).map_err(|e| CompileError::LoadUrlError {
                 url: url.to_string(),
@@ -203,31 +184,32 @@ impl DefaultUrlLoader {
     }
 }
 
-pub(crate) static STD_METAFILES: Lazy<HashMap<String, &str>> = Lazy::new(|| {
-    let mut files = HashMap::new();
-    macro_rules! add {
-        ($path:expr) => {
-            files.insert(
-                $path["metaschemas/".len()..].to_owned(),
-                include_str!($path),
-            );
+// webmcp-warden patch: a `match` rather than a lazily built map (see `formats::builtin_format`).
+fn std_metafile(path: &str) -> Option<&'static str> {
+    macro_rules! files {
+        ($($path:literal,)*) => {
+            match path {
+                $(p if p == &$path["metaschemas/".len()..] => Some(include_str!($path)),)*
+                _ => None,
+            }
         };
     }
     // webmcp-warden patch: only the two dialects webmcp-warden supports are bundled, so a
     // `$ref` to another draft's meta-schema is external (and refused), and the first compile
     // does not compile three meta-schemas nobody uses.
-    add!("metaschemas/draft-07/schema");
-    add!("metaschemas/draft/2020-12/schema");
-    add!("metaschemas/draft/2020-12/meta/core");
-    add!("metaschemas/draft/2020-12/meta/applicator");
-    add!("metaschemas/draft/2020-12/meta/unevaluated");
-    add!("metaschemas/draft/2020-12/meta/validation");
-    add!("metaschemas/draft/2020-12/meta/meta-data");
-    add!("metaschemas/draft/2020-12/meta/content");
-    add!("metaschemas/draft/2020-12/meta/format-annotation");
-    add!("metaschemas/draft/2020-12/meta/format-assertion");
-    files
-});
+    files! {
+        "metaschemas/draft-07/schema",
+        "metaschemas/draft/2020-12/schema",
+        "metaschemas/draft/2020-12/meta/core",
+        "metaschemas/draft/2020-12/meta/applicator",
+        "metaschemas/draft/2020-12/meta/unevaluated",
+        "metaschemas/draft/2020-12/meta/validation",
+        "metaschemas/draft/2020-12/meta/meta-data",
+        "metaschemas/draft/2020-12/meta/content",
+        "metaschemas/draft/2020-12/meta/format-annotation",
+        "metaschemas/draft/2020-12/meta/format-assertion",
+    }
+}
 
 fn load_std_meta(url: &str) -> Option<&'static str> {
     let meta = url
@@ -237,7 +219,7 @@ fn load_std_meta(url: &str) -> Option<&'static str> {
         if meta == "schema" {
             return load_std_meta(latest().url);
         }
-        return STD_METAFILES.get(meta).cloned();
+        return std_metafile(meta);
     }
     None
 }

@@ -1,9 +1,7 @@
-use std::collections::{HashMap, HashSet};
-
-use crate::{compiler::CompileError, draft::*, util::*};
+use crate::{compiler::CompileError, draft::*, util::*, HashMap, HashSet};
 
 use serde_json::Value;
-use url::Url;
+use crate::uri::Url;
 
 pub(crate) struct Root {
     pub(crate) draft: &'static Draft,
@@ -121,8 +119,8 @@ impl Resource {
         Self {
             ptr,
             id,
-            anchors: HashMap::new(),
-            dynamic_anchors: HashSet::new(),
+            anchors: HashMap::default(),
+            dynamic_anchors: HashSet::default(),
         }
     }
 }

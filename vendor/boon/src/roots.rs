@@ -1,9 +1,7 @@
-use std::collections::{HashMap, HashSet};
-
-use crate::{compiler::CompileError, draft::*, loader::DefaultUrlLoader, root::Root, util::*};
+use crate::{compiler::CompileError, draft::*, loader::DefaultUrlLoader, root::Root, util::*, HashMap, HashSet};
 
 use serde_json::Value;
-use url::Url;
+use crate::uri::Url;
 
 // --
 
@@ -57,7 +55,7 @@ impl Roots {
     }
 
     pub(crate) fn or_load(&mut self, url: Url) -> Result<(), CompileError> {
-        debug_assert!(url.fragment().is_none(), "trying to add root with fragment");
+        debug_assert!(!url.has_fragment(), "trying to add root with fragment");
         if self.map.contains_key(&url) {
             return Ok(());
         }
@@ -74,7 +72,7 @@ impl Roots {
                 ptr: "".into(),
             };
             self.loader
-                .get_draft(&up, doc, self.default_draft, HashSet::new())?
+                .get_draft(&up, doc, self.default_draft, HashSet::default())?
         };
         let vocabs = self.loader.get_meta_vocabs(doc, draft)?;
         let resources = {

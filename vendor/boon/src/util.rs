@@ -6,9 +6,8 @@ use std::{
 };
 
 use ahash::{AHashMap, AHasher};
-use percent_encoding::{percent_decode_str, AsciiSet, CONTROLS};
 use serde_json::Value;
-use url::Url;
+use crate::uri::Url;
 
 use crate::CompileError;
 
@@ -160,13 +159,12 @@ pub(crate) enum Fragment {
 impl Fragment {
     pub(crate) fn split(s: &str) -> Result<(&str, Fragment), CompileError> {
         let (u, frag) = split(s);
-        let frag = percent_decode_str(frag)
-            .decode_utf8()
-            .map_err(|src| CompileError::ParseUrlError {
+        let frag = String::from_utf8(percent_decode(frag)).map_err(|src| {
+            CompileError::ParseUrlError {
                 url: s.to_string(),
                 src: src.into(),
-            })?
-            .to_string();
+            }
+        })?;
         let frag = if frag.is_empty() || frag.starts_with('/') {
             Fragment::JsonPointer(JsonPointer(frag))
         } else {
@@ -176,15 +174,21 @@ impl Fragment {
     }
 
     pub(crate) fn encode(frag: &str) -> String {
-        // https://url.spec.whatwg.org/#fragment-percent-encode-set
-        const FRAGMENT: &AsciiSet = &CONTROLS
-            .add(b'%')
-            .add(b' ')
-            .add(b'"')
-            .add(b'<')
-            .add(b'>')
-            .add(b'`');
-        percent_encoding::utf8_percent_encode(frag, FRAGMENT).to_string()
+        // https://url.spec.whatwg.org/#fragment-percent-encode-set (C0 controls, DEL, space,
+        // `"`, `<`, `>`, `` ` ``, and non-ASCII bytes), plus `%`.
+        // webmcp-warden patch: written here rather than with the `percent-encoding` crate.
+        const HEX: &[u8; 16] = b"0123456789ABCDEF";
+        let mut out = String::with_capacity(frag.len());
+        for &b in frag.as_bytes() {
+            if b < 0x20 || b >= 0x7F || matches!(b, b'%' | b' ' | b'"' | b'<' | b'>' | b'`') {
+                out.push('%');
+                out.push(char::from(HEX[usize::from(b >> 4)]));
+                out.push(char::from(HEX[usize::from(b & 15)]));
+            } else {
+                out.push(char::from(b));
+            }
+        }
+        out
     }
 
     pub(crate) fn as_str(&self) -> &str {
@@ -193,6 +197,30 @@ impl Fragment {
             Fragment::JsonPointer(s) => &s.0,
         }
     }
+}
+
+/// `%XX` (two hex digits) decoded to its byte; a `%` not followed by two hex digits is kept.
+/// webmcp-warden patch: written here rather than with the `percent-encoding` crate.
+pub(crate) fn percent_decode(s: &str) -> Vec<u8> {
+    let bytes = s.as_bytes();
+    let hex = |b: u8| char::from(b).to_digit(16);
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        if b == b'%' {
+            if let (Some(h), Some(l)) = (
+                bytes.get(i + 1).and_then(|&h| hex(h)),
+                bytes.get(i + 2).and_then(|&l| hex(l)),
+            ) {
+                out.push((h * 16 + l) as u8);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(b);
+        i += 1;
+    }
+    out
 }
 
 // --
@@ -207,30 +235,13 @@ impl UrlFrag {
     pub(crate) fn absolute(input: &str) -> Result<UrlFrag, CompileError> {
         let (u, frag) = Fragment::split(input)?;
 
-        // note: windows drive letter is treated as url scheme by url parser
-        #[cfg(not(target_arch = "wasm32"))]
-        if std::env::consts::OS == "windows" && starts_with_windows_drive(u) {
-            let url = Url::from_file_path(u)
-                .map_err(|_| CompileError::Bug(format!("failed to convert {u} into url").into()))?;
-            return Ok(UrlFrag { url, frag });
-        }
-
+        // webmcp-warden patch: a location must be an absolute URI; upstream also took a file
+        // path (made absolute from the working directory), which webmcp-warden never passes.
         match Url::parse(u) {
             Ok(url) => Ok(UrlFrag { url, frag }),
-            #[cfg(not(target_arch = "wasm32"))]
-            Err(url::ParseError::RelativeUrlWithoutBase) => {
-                let p = std::path::absolute(u).map_err(|e| CompileError::ParseUrlError {
-                    url: u.to_owned(),
-                    src: e.into(),
-                })?;
-                let url = Url::from_file_path(p).map_err(|_| {
-                    CompileError::Bug(format!("failed to convert {u} into url").into())
-                })?;
-                Ok(UrlFrag { url, frag })
-            }
-            Err(e) => Err(CompileError::ParseUrlError {
+            Err(src) => Err(CompileError::ParseUrlError {
                 url: u.to_owned(),
-                src: e.into(),
+                src,
             }),
         }
     }
@@ -304,11 +315,6 @@ pub(crate) fn is_integer(v: &Value) -> bool {
         }
         _ => false,
     }
-}
-
-#[cfg(not(target_arch = "wasm32"))]
-fn starts_with_windows_drive(p: &str) -> bool {
-    p.chars().next().filter(char::is_ascii_uppercase).is_some() && p[1..].starts_with(":\\")
 }
 
 /// returns single-quoted string
@@ -541,5 +547,18 @@ mod tests {
         assert!(equals(&v1, &v2));
         assert!(seen.insert(HashedValue(&v1), 1).is_none());
         assert!(seen.insert(HashedValue(&v2), 1).is_some());
+    }
+}
+
+#[cfg(test)]
+mod percent_tests {
+    use super::*;
+
+    #[test]
+    fn percent_round_trip() {
+        assert_eq!(percent_decode("a%2Fb%zz%4"), b"a/b%zz%4");
+        assert_eq!(percent_decode("%C3%A4%7e"), "ä~".as_bytes());
+        assert_eq!(Fragment::encode("/a b/%/ä/\"/`<>~"), "/a%20b/%25/%C3%A4/%22/%60%3C%3E~");
+        assert!(Fragment::split("#%FF").is_err());
     }
 }
