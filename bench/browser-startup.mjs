@@ -5,6 +5,8 @@
 // loads of a Vite-built page in Debian's Chromium with native WebMCP. Prints a table; never
 // asserts a time (speed goals are measured here, not in tests).
 //   npm run build && node bench/browser-startup.mjs [--runs 15] [--json out.json]
+//   node bench/browser-startup.mjs --against /path/to/an/older/pkg-js   (side by side: page loads
+//                                   of the two builds alternate, so load on the machine hits both)
 //
 // Two clocks per phase:
 //   wall         performance.now() in the page, from the phase's start until it is done (for the
@@ -18,7 +20,7 @@
 // Long tasks (> 50 ms, PerformanceObserver 'longtask', observed from the page's first script) are
 // attributed to the phase they overlap most.
 //
-// BENCH_PKG=/path/to/a/copy/of/pkg-js measures a copy (bench/pkg.mjs).
+// BENCH_PKG=/path/to/a/copy/of/pkg-js measures a copy (bench/pkg.mjs) as "this build".
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -82,8 +84,8 @@ marks.import = { start: 0, end: performance.now() };
 window.__ready = true;
 `;
 
-/** Builds the page with Vite (production, no config beyond naming the package's build). */
-async function buildPage() {
+/** Builds the page with Vite (production, no config beyond naming the package's build in `pkgDir`). */
+async function buildPage(pkgDir) {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'warden-browser-startup-'));
   writeFileSync(path.join(dir, 'index.html'), INDEX);
   writeFileSync(path.join(dir, 'main.js'), MAIN);
@@ -91,8 +93,8 @@ async function buildPage() {
     root: dir,
     configFile: false,
     logLevel: 'warn',
-    // The repository's (or BENCH_PKG's) build, as an installed package would resolve it.
-    resolve: { alias: [{ find: /^webmcp-warden$/, replacement: fileURLToPath(pkgUrl('dist/index.js')) }] },
+    // That build, as an installed package would resolve it.
+    resolve: { alias: [{ find: /^webmcp-warden$/, replacement: path.join(pkgDir, 'dist', 'index.js') }] },
     build: { outDir: path.join(dir, 'dist'), chunkSizeWarningLimit: 4096 },
   });
   return dir;
@@ -132,7 +134,8 @@ async function sample(browser, url) {
     const { marks, longTasks, validator } = await page.evaluate(() => ({
       marks: window.__bench.marks,
       longTasks: window.__longTasks,
-      validator: performance.getEntriesByType('resource').find((e) => e.name.includes('warden_validate_deflate'))?.startTime,
+      // Any piece of the validator (its glue, its bytes as a chunk or a .wasm file): the first one.
+      validator: Math.min(...performance.getEntriesByType('resource').filter((e) => e.name.includes('warden_validate')).map((e) => e.startTime)),
     }));
     out.wall.import = marks.import.end;
     out.main.import = atReady;
@@ -147,7 +150,7 @@ async function sample(browser, url) {
       }
       return best;
     };
-    out.validatorIn = validator === undefined ? 'not fetched' : phaseOf(validator, validator);
+    out.validatorIn = validator === Infinity ? 'not fetched' : phaseOf(validator, validator);
     out.longTasks = longTasks.map((task) => ({ ...task, phase: phaseOf(task.start, task.start + task.duration) }));
     if (problems.length) throw new Error(`the page reported errors: ${problems.join('; ')}`);
     return out;
@@ -163,41 +166,54 @@ const quantile = (values, q) => {
 };
 const ms = (v) => (v === undefined ? '—' : `${v.toFixed(1)} ms`);
 
+/** The table of one build's samples. */
+function table(samples) {
+  const lines = ['| phase | wall, median | wall, p90 | main thread, median | main thread, p90 | long tasks (> 50 ms): loads with one · longest |', '|---|---:|---:|---:|---:|---|'];
+  for (const phase of PHASES) {
+    const wall = samples.map((s) => s.wall[phase]);
+    const main = samples.map((s) => s.main[phase]);
+    const tasks = samples.map((s) => s.longTasks.filter((t) => t.phase === phase));
+    const withTask = tasks.filter((t) => t.length > 0).length;
+    const longest = Math.max(0, ...tasks.flat().map((t) => t.duration));
+    const mainCells = phase === 'webmcp' ? ['= wall (synchronous)', ''] : [ms(quantile(main, 0.5)), ms(quantile(main, 0.9))];
+    lines.push(`| ${LABELS[phase]} | ${ms(quantile(wall, 0.5))} | ${ms(quantile(wall, 0.9))} | ${mainCells[0]} | ${mainCells[1]} | ${withTask} of ${samples.length}${withTask ? ` · ${longest.toFixed(0)} ms` : ''} |`);
+  }
+  const validatorIn = [...new Set(samples.map((s) => s.validatorIn))].join(', ');
+  const outside = samples.flatMap((s) => s.longTasks.filter((t) => t.phase === 'between phases'));
+  lines.push('', `The validator module was fetched during: ${validatorIn}. Long tasks outside the phases: ${outside.length}.`);
+  return lines.join('\n');
+}
+
+const builds = [{ label: `this build (${fileURLToPath(pkgUrl('.'))})`, dir: fileURLToPath(pkgUrl('.')) }];
+const against = arg('against');
+if (against) builds.push({ label: `against (${path.resolve(against)})`, dir: path.resolve(against) });
+
 const loadAtStart = os.loadavg();
-const dir = await buildPage();
 const browser = await launchChromium();
 const version = browser.version();
-const served = await startStaticServer(path.join(dir, 'dist'));
-const samples = [];
 try {
-  await sample(browser, served.url); // warm-up: the OS file cache and the server, not the page (every sample is a fresh context)
-  for (let i = 0; i < RUNS; i++) samples.push(await sample(browser, served.url));
+  for (const b of builds) {
+    b.page = await buildPage(b.dir);
+    b.served = await startStaticServer(path.join(b.page, 'dist'));
+    b.samples = [];
+    await sample(browser, b.served.url); // warm-up: the OS file cache and the server, not the page (every sample is a fresh context)
+  }
+  // Alternating page loads: whatever else the machine does hits every build alike.
+  for (let i = 0; i < RUNS; i++) for (const b of builds) b.samples.push(await sample(browser, b.served.url));
 } finally {
-  await stopServer(served.server);
   await browser.close();
-  rmSync(dir, { recursive: true, force: true });
+  for (const b of builds) {
+    if (b.served) await stopServer(b.served.server);
+    if (b.page) rmSync(b.page, { recursive: true, force: true });
+  }
 }
 
-
-const lines = [];
-lines.push(`webmcp-warden in Chromium ${version} (headless, native WebMCP), Vite build, ${RUNS} fresh page loads; ${os.availableParallelism?.() ?? os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'}), load average ${loadAtStart.map((x) => x.toFixed(1)).join(' ')} at start, ${os.loadavg().map((x) => x.toFixed(1)).join(' ')} at end`);
-lines.push('');
-lines.push('| phase | wall, median | wall, p90 | main thread, median | main thread, p90 | long tasks (> 50 ms): loads with one · longest |');
-lines.push('|---|---:|---:|---:|---:|---|');
-for (const phase of PHASES) {
-  const wall = samples.map((s) => s.wall[phase]);
-  const main = samples.map((s) => s.main[phase]);
-  const tasks = samples.map((s) => s.longTasks.filter((t) => t.phase === phase));
-  const withTask = tasks.filter((t) => t.length > 0).length;
-  const longest = Math.max(0, ...tasks.flat().map((t) => t.duration));
-  const mainCells = phase === 'webmcp' ? ['= wall (synchronous)', ''] : [ms(quantile(main, 0.5)), ms(quantile(main, 0.9))];
-  lines.push(`| ${LABELS[phase]} | ${ms(quantile(wall, 0.5))} | ${ms(quantile(wall, 0.9))} | ${mainCells[0]} | ${mainCells[1]} | ${withTask} of ${RUNS}${withTask ? ` · ${longest.toFixed(0)} ms` : ''} |`);
+const out = [`webmcp-warden in Chromium ${version} (headless, native WebMCP), Vite build, ${RUNS} fresh page loads per build; ${os.availableParallelism?.() ?? os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'}), load average ${loadAtStart.map((x) => x.toFixed(1)).join(' ')} at start, ${os.loadavg().map((x) => x.toFixed(1)).join(' ')} at end`];
+for (const b of builds) {
+  if (builds.length > 1) out.push('', `**${b.label}**`);
+  out.push('', table(b.samples));
 }
-const validatorIn = [...new Set(samples.map((s) => s.validatorIn))].join(', ');
-const outside = samples.flatMap((s) => s.longTasks.filter((t) => t.phase === 'between phases'));
-lines.push('');
-lines.push(`The validator module was fetched during: ${validatorIn}. Long tasks outside the phases: ${outside.length}.`);
-console.log(lines.join('\n'));
+console.log(out.join('\n'));
 
 const jsonAt = process.argv.indexOf('--json');
-if (jsonAt > 0) writeFileSync(process.argv[jsonAt + 1], JSON.stringify({ chromium: version, runs: RUNS, samples }, null, 2));
+if (jsonAt > 0) writeFileSync(process.argv[jsonAt + 1], JSON.stringify({ chromium: version, runs: RUNS, builds: builds.map(({ label, samples }) => ({ label, samples })) }, null, 2));
