@@ -1,4 +1,4 @@
-// Browser start-up of webmcp-warden (issue 14): what the page's main thread pays for the first
+// Browser start-up of webmcp-warden: what the page's main thread pays for the first
 // webmcp() (the embedded core inflated and compiled synchronously), for register() of a tool with
 // a JSON Schema, and for the tool's first call through document.modelContext.executeTool (the
 // validator module fetched and compiled in whichever of the two first needs it), over N fresh page

@@ -1,4 +1,4 @@
-// What a page with one schema-checked tool downloads of webmcp-warden (issue 14), measured the way
+// What a page with one schema-checked tool downloads of webmcp-warden, measured the way
 // a page pays for it: the smallest app (fixtures/one-tool: one tool with an inputSchema, registered
 // with the browser's WebMCP, called once by the agent) is built from the packed tarball with
 // esbuild (`--bundle --minify --format=esm --splitting`) and with `vite build`, served from
@@ -11,10 +11,10 @@
 // The bodies are compressed here, in Node (gzip -9, brotli -q 11), as a server would send them.
 // Two figures per build are held to pkg-js/size-budget.json's `page` section: `import` and
 // `firstCall` (import + register + first call), each in gzip and brotli. Each has a `budget`
-// (the ratchet: this test fails above it) and, where issue 14 gives one, a `target` (printed, not
-// enforced: the table says how far from it we are). The rule for moving a budget is in the
-// README's "Sizes" section; `SIZE_RATCHET=1` rewrites every budget that today's build beats by more
-// than the margin down to measured + 3 % (it never raises one).
+// (the ratchet: this test fails above it) and, where the weight goals give one, a `target`
+// (printed, not enforced: the table says how far from it we are). The goals and the rule for
+// moving a budget are in the README's "Size" section; `SIZE_RATCHET=1` rewrites every budget
+// that today's build beats by more than the margin down to measured + 3 % (never up).
 //
 // The sizes are deterministic for a given build (no timing in them), so the budget needs no
 // allowance for noise: the margin is only there so that an unrelated few-byte change does not
@@ -120,7 +120,7 @@ const total = (files, stages, encoding) => files.filter((f) => stages.includes(f
 const kb = (bytes) => (bytes / 1000).toFixed(1);
 const budgetFor = (value) => Math.ceil((value * (1 + MARGIN)) / ROUND) * ROUND;
 
-test('what a page downloads stays within pkg-js/size-budget.json (page section); the table says how far from issue 14\'s targets', { skip: browserSkip }, (t) => {
+test('what a page downloads stays within pkg-js/size-budget.json (page section); the table says how far from the targets', { skip: browserSkip }, (t) => {
   const budgetFile = JSON.parse(readFileSync(BUDGET_FILE, 'utf8'));
   const pageBudget = budgetFile.page;
   assert.ok(pageBudget, 'size-budget.json has a page section');
@@ -135,7 +135,7 @@ test('what a page downloads stays within pkg-js/size-budget.json (page section);
     }
   }
   say('');
-  say('Figures (KB = 1,000 bytes): measured vs budget (the test fails above it) vs target (issue 14):');
+  say('Figures (KB = 1,000 bytes): measured vs budget (the test fails above it) vs target (README, Size):');
   say(`  ${'build'.padEnd(8)} ${'figure'.padEnd(20)} ${'enc'.padEnd(6)} ${'raw'.padStart(8)} ${'measured'.padStart(9)} ${'budget'.padStart(10)} ${'target'.padStart(8)}  to target`);
   const over = [];
   const missing = [];
@@ -169,5 +169,5 @@ test('what a page downloads stays within pkg-js/size-budget.json (page section);
     say(`${lowerable.length} budget(s) are more than ${MARGIN * 100} % above this build: lower them with SIZE_RATCHET=1 node --test pkg-js/test-pack/size.test.mjs`);
   }
   assert.deepEqual(missing, [], 'every measured figure has a budget in size-budget.json');
-  assert.deepEqual(over, [], 'what a page downloads grew past its budget (see the table above; the README\'s Sizes section says when a budget may move)');
+  assert.deepEqual(over, [], 'what a page downloads grew past its budget (see the table above; the README\'s Size section says when a budget may move)');
 });
