@@ -38,7 +38,7 @@ const RUNS = Number(arg('runs', 15));
 const PHASES = ['import', 'webmcp', 'register', 'firstCall'];
 const LABELS = {
   import: 'navigation → the page\'s modules evaluated (network included)',
-  webmcp: 'first `webmcp()` (inflate + sync compile + instantiate the core, define the tool)',
+  webmcp: 'first `webmcp()` (the embedded core decoded, compiled synchronously and instantiated; the tool defined)',
   register: '`register()` of the tool with a JSON Schema',
   firstCall: 'first call: `executeTool()` → result',
 };
