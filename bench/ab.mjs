@@ -18,10 +18,20 @@ const after = [() => {}];
 const text1k = asciiText(1024);
 const { policy } = makePolicy(200);
 const tools = {};
+// The same work on both sides: a build with structured results (an object result also becomes
+// `structuredContent`) is asked for text only, as a build from before that option answers.
+const textOnly = (w, fn, options) => {
+  try {
+    return w.webmcp(fn, { ...options, structured: false });
+  } catch (err) {
+    if (/unknown option "structured"/.test(String(err?.message))) return w.webmcp(fn, options);
+    throw err;
+  }
+};
 for (const [side, w] of Object.entries(pkgs)) {
   w.configureWebMCP({ hooks: { before, after } });
   tools[side] = {
-    hooks: w.webmcp(({ a, b }) => ({ sum: a + b }), { name: 'add', description: 'Adds', shape: false, hooks: { before: [(ctx) => ({ input: { ...ctx.input, b: ctx.input.b + 1 } })] } }),
+    hooks: textOnly(w, ({ a, b }) => ({ sum: a + b }), { name: 'add', description: 'Adds', shape: false, hooks: { before: [(ctx) => ({ input: { ...ctx.input, b: ctx.input.b + 1 } })] } }),
     full: w.webmcp(() => text1k, { name: CALLED.name, description: 'Searches', inputSchema: toolSchema, hooks: { before: [(ctx) => ({ input: { ...ctx.input, limit: 20 } })] } }),
   };
 }

@@ -23,79 +23,33 @@
 // Browser parts need Debian's chromium: skipped without it, except under CI (a failure there).
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { browserSkipReason, launchChromium, startStaticServer, stopServer, watchErrors } from '../test-browser/demo-serve.mjs';
+import { browserSkipReason, startStaticServer, stopServer, watchErrors } from '../test-browser/demo-serve.mjs';
+import {
+  CSP, agentCall, closeBrowser, fixtures, getBrowser, packTarball, pinned, pkgRoot, removeTemps, repoRoot, run, runAllowingFailure, tempDir, textOf, toolNames,
+} from './harness.mjs';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const pkgRoot = path.resolve(here, '..');
-const repoRoot = path.resolve(pkgRoot, '..');
-const fixtures = path.join(here, 'fixtures');
 // The CSP probe the csp-page and vite-app pages load as ./probe.js is the browser test's, copied
 // into each project next to the fixture (a page, or vite's public/).
 const cspProbe = path.join(pkgRoot, 'test-browser', 'csp-probe.js');
 const resultsDir = path.join(repoRoot, 'test-results');
-const CSP = "script-src 'self' 'wasm-unsafe-eval'";
 const browserSkip = browserSkipReason();
 
-const temps = [];
-function tempDir(prefix) {
-  const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
-  temps.push(dir);
-  return dir;
-}
-
-let browser;
-async function getBrowser() {
-  browser ??= await launchChromium();
-  return browser;
-}
-
 after(async () => {
-  await browser?.close();
-  for (const dir of temps) rmSync(dir, { recursive: true, force: true });
+  await closeBrowser();
+  removeTemps();
 });
-
-const env = { ...process.env, npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' };
-
-function run(cmd, args, cwd) {
-  return execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env });
-}
-
-/** Runs a command and answers { code, stdout, stderr } without throwing. */
-function runAllowingFailure(cmd, args, cwd) {
-  return new Promise((resolve) => {
-    execFile(cmd, args, { cwd, encoding: 'utf8', env, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
-    });
-  });
-}
-
-/** The version of `name` in the repository's node_modules: consumer projects pin exactly it. */
-function repoVersion(name) {
-  const file = path.join(repoRoot, 'node_modules', name, 'package.json');
-  assert.ok(existsSync(file), `${name} is missing from the repository's node_modules (run npm ci / scripts/setup.sh)`);
-  return JSON.parse(readFileSync(file, 'utf8')).version;
-}
 
 let tarball; // the one tarball of this run
 let project; // (a): the tarball and react only
 
 test('npm pack produces a tarball that installs into an empty project', { timeout: 180_000 }, (t) => {
-  assert.ok(
-    existsSync(path.join(pkgRoot, 'dist', 'index.js')),
-    'pkg-js/dist/index.js is missing: build the package first (npm run build / scripts/build.sh)',
-  );
-  const packDir = tempDir('warden-pack-');
-  // --ignore-scripts: pack exactly what the build produced.
-  const packed = JSON.parse(run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', packDir], pkgRoot));
-  assert.equal(packed.length, 1);
-  const info = packed[0];
+  const packed = packTarball();
+  const info = packed.info;
   assert.equal(info.name, 'webmcp-warden');
-  tarball = path.join(packDir, info.filename);
+  tarball = packed.tarball;
   const size = statSync(tarball).size;
   const files = info.files.map((f) => f.path);
   t.diagnostic(`tarball ${info.filename}: ${size} bytes packed, ${info.unpackedSize} bytes unpacked, ${files.length} files`);
@@ -230,23 +184,6 @@ async function openPage(url, readyExpr) {
   return { page, errors };
 }
 
-/** The agent: getTools() → executeTool(); answers the parsed result. */
-async function agentCall(page, name, args) {
-  const raw = await page.evaluate(
-    async ([n, a]) => {
-      const tool = (await document.modelContext.getTools()).find((t) => t.name === n);
-      if (!tool) throw new Error(`getTools() has no ${n}`);
-      return document.modelContext.executeTool(tool, a);
-    },
-    [name, args],
-  );
-  assert.equal(typeof raw, 'string', `executeTool resolves with a JSON string, got ${raw}`);
-  return JSON.parse(raw);
-}
-
-const toolNames = (page) => page.evaluate(async () => (await document.modelContext.getTools()).map((t) => t.name).sort());
-const textOf = (result) => result.content.map((b) => b.text).join('\n');
-
 /** The CSP probe's findings: eval must be blocked, and nothing else may be. */
 async function assertCspHeld(page) {
   const csp = await page.evaluate(() => ({ evalBlocked: window.__evalBlocked, violations: window.__cspViolations }));
@@ -292,7 +229,7 @@ test('(b) a Vite + React app: npm install, vite build, and in Chromium (StrictMo
   cpSync(cspProbe, path.join(app, 'public', 'probe.js'));
   writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'vite-consumer', private: true, type: 'module' }, null, 2));
   // @opentelemetry/api: the optional peer, so (c) can type-check a use of webmcp-warden/otel.
-  const pins = ['react', 'react-dom', 'vite', '@vitejs/plugin-react', 'typescript', '@types/react', '@opentelemetry/api'].map((name) => `${name}@${repoVersion(name)}`);
+  const pins = pinned('react', 'react-dom', 'vite', '@vitejs/plugin-react', 'typescript', '@types/react', '@opentelemetry/api');
   let started = Date.now();
   run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball, ...pins], app);
   t.diagnostic(`npm install (${pins.join(' ')}): ${Date.now() - started} ms`);
