@@ -867,6 +867,12 @@ impl Call {
 
     // ---- the answer ----------------------------------------------------------------------------
 
+    /// Whether the call succeeded with nothing recorded: its outcome would only say `ok`, so
+    /// the boundary answers it with no bytes (the hot path of every successful call).
+    pub fn succeeded_quietly(&self) -> bool {
+        self.mode() == Mode::Call && self.error.is_none() && !self.spec.observed
+    }
+
     /// The call's end as the TS layer reads it: `{ ok: true }` or `{ ok: false, error, text,
     /// decision? }`, plus `record` when observed.
     pub fn outcome(&self) -> Value {

@@ -512,6 +512,16 @@ impl Engine {
         self.calls.get(call)
     }
 
+    /// Ends a call that [`Call::succeeded_quietly`]: `true` when it did (and is gone), `false`
+    /// when it needs [`Engine::end`]'s answer (it is kept for that).
+    pub fn end_quietly(&mut self, call: u32) -> bool {
+        let quiet = self.calls.get(call).is_some_and(Call::succeeded_quietly);
+        if quiet {
+            self.calls.remove(call);
+        }
+        quiet
+    }
+
     /// Ends a call: its outcome (`{ ok, error?, text?, decision?, record? }`), or for a dry run
     /// its explanation. `None` for an unknown call.
     pub fn end(&mut self, call: u32) -> Option<Value> {

@@ -31,6 +31,9 @@ import { deepFrozenCopy } from './frozen.js';
 
 let invocationCounter = 0;
 
+/** What a quiet ending means: the call succeeded and nothing was recorded. */
+const QUIET_SUCCESS = { ok: true };
+
 /** A unique id per call: `crypto.randomUUID()` when available. */
 export function genInvocationId(): string {
   const uuid = (globalThis.crypto as Crypto | undefined)?.randomUUID;
@@ -332,10 +335,11 @@ class CallRun {
     // The single value: the tool gets a fresh parse of the JSON every governance step read
     // (a Standard Schema's own value, which nobody else holds, is passed as it is).
     if (this.argsJson !== undefined && !this.tool.validation.standard) this.input = JSON.parse(this.argsJson);
-    const started = performance.now();
+    // Durations only feed the decision record and telemetry: no clock reads when nobody listens.
+    const started = this.observed ? performance.now() : 0;
     const performed = this.traced('tool', () => perform(this.tool.fn as AnyHook, [this.input, { signal: this.signal }], undefined, this.signal));
     const [how, value] = Array.isArray(performed) ? performed : await performed;
-    const duration = performance.now() - started;
+    const duration = this.observed ? performance.now() - started : 0;
     if (how === Ended.Value) {
       this.output = value;
       return this.step(Outcome.ToolReturned, 0, duration);
@@ -450,31 +454,25 @@ class CallRun {
 
   /** A hook's `ctx`: the shared fields, `input`, and the event's own. */
   private hookContext(event: number): Record<string, unknown> {
-    const base = {
-      invocationId: this.invocationId,
-      tool: this.tool.publicTool,
-      contract: snapshotOf(this.tool.contract),
-      signal: this.signal,
-      metadata: this.metadata,
-      serverId: this.serverId,
-      principal: this.options.principal,
-      taint: this.taint,
-      assigns: this.options.assigns ?? {},
-      input: this.input,
-    };
+    // One object literal per event, every field written in the same order: a spread of a shared
+    // base (or adding a field later) takes V8 off its fast path, ~3 µs per context instead of
+    // ~40 ns (measured, bench/RESULTS.md).
+    const contract = snapshotOf(this.tool.contract);
+    const assigns = this.options.assigns ?? {};
     switch (EVENTS[event]) {
       case 'after':
-        return { ...base, output: this.output };
+        return { invocationId: this.invocationId, tool: this.tool.publicTool, contract, signal: this.signal, metadata: this.metadata, serverId: this.serverId, principal: this.options.principal, taint: this.taint, assigns, input: this.input, output: this.output };
       case 'error': {
         const failure = this.callFailure();
-        return { ...base, error: this.errorIsThrown ? this.error : new CallFailure(failure.kind, failure.reason, failure.message, failure.hookId), failure };
+        const error = this.errorIsThrown ? this.error : new CallFailure(failure.kind, failure.reason, failure.message, failure.hookId);
+        return { invocationId: this.invocationId, tool: this.tool.publicTool, contract, signal: this.signal, metadata: this.metadata, serverId: this.serverId, principal: this.options.principal, taint: this.taint, assigns, input: this.input, error, failure };
       }
       case 'denied': {
         const failure = this.callFailure();
-        return { ...base, reason: failure.message, code: failure.code ?? failure.reason, failure };
+        return { invocationId: this.invocationId, tool: this.tool.publicTool, contract, signal: this.signal, metadata: this.metadata, serverId: this.serverId, principal: this.options.principal, taint: this.taint, assigns, input: this.input, reason: failure.message, code: failure.code ?? failure.reason, failure };
       }
       default:
-        return base;
+        return { invocationId: this.invocationId, tool: this.tool.publicTool, contract, signal: this.signal, metadata: this.metadata, serverId: this.serverId, principal: this.options.principal, taint: this.taint, assigns, input: this.input };
     }
   }
 
@@ -541,7 +539,9 @@ class CallRun {
   // ---- endings -------------------------------------------------------------------------------
 
   private finish(): CallOutcome {
-    const answer = decode(core.end(this.engine, this.call)) as { ok: boolean; error?: CallError & { decision?: Decision }; text?: string; record?: DecisionStep[] };
+    const bytes = core.end(this.engine, this.call);
+    // No bytes: it succeeded and nothing was recorded (the core's quiet ending).
+    const answer = (bytes.length === 0 ? QUIET_SUCCESS : decode(bytes)) as { ok: boolean; error?: CallError & { decision?: Decision }; text?: string; record?: DecisionStep[] };
     const outcome: CallOutcome = answer.ok
       ? { ok: true, result: normalizeResult(this.output, { structured: this.tool.structured }) }
       : { ok: false, error: answer.error as CallError, result: errorResult(answer.text ?? 'Error: internal error in webmcp-warden') };

@@ -194,11 +194,18 @@ pub fn ask_facts(engine: u32, call: u32) -> Vec<u8> {
     crate::wire::encode(&value)
 }
 
-/// Ends a call: `{ ok, error?, text?, decision?, record? }`, or a dry run's explanation.
+/// Ends a call: `{ ok, error?, text?, decision?, record? }`, or a dry run's explanation; no
+/// bytes for a call that succeeded with nothing recorded.
 #[wasm_bindgen]
 pub fn end(engine: u32, call: u32) -> Vec<u8> {
-    let value = engines::with(engine, |e| e.end(call)).flatten();
-    crate::wire::encode(&value.unwrap_or(Value::Null))
+    // A call that succeeded with nothing to record answers no bytes: nothing to encode here or
+    // to decode there, on the path every successful call takes.
+    let ended = engines::with(engine, |e| if e.end_quietly(call) { None } else { Some(e.end(call)) });
+    match ended {
+        Some(None) => Vec::new(),
+        Some(Some(value)) => crate::wire::encode(&value.unwrap_or(Value::Null)),
+        None => crate::wire::encode(&Value::Null),
+    }
 }
 
 /// Starts a listing of `tools` under `scopes` (same length); `-1` when too many are open.
