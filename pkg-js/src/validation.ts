@@ -13,7 +13,7 @@ import type { Diagnostic, JsonSchema } from './types.js';
 
 export type { Diagnostic };
 import { hasLoneSurrogate, utf8Length, wellFormed } from './unicode.js';
-import { loadValidator, type ValidatorModule } from './validator-loader.js';
+import { loadedValidator, loadValidator, type ValidatorModule } from './validator-loader.js';
 
 export { loadValidator } from './validator-loader.js';
 
@@ -39,6 +39,20 @@ export const MAX_ARGUMENT_DEPTH = 100;
 type Compiled = { handle: number; generation: number } | { error: string };
 const compiled = new WeakMap<object, Compiled>();
 
+/**
+ * Each compiled handle holds one reference in the module's cache; when its schema object is
+ * collected (the tools using it are gone), the reference goes too, so a page that makes and
+ * drops tools keeps only the schemas still in use. A handle of an earlier generation (the
+ * module was replaced after a trap) is already gone.
+ */
+const schemaReleaser =
+  typeof FinalizationRegistry === 'function'
+    ? new FinalizationRegistry<{ handle: number; generation: number }>(({ handle, generation }) => {
+        const validator = loadedValidator();
+        if (validator !== undefined && validator.generation === generation) validator.dropSchema(handle);
+      })
+    : undefined;
+
 /** Compiles a JSON Schema once per schema object; answers its handle or why it is invalid. */
 export async function compileSchema(schema: JsonSchema): Promise<Compiled> {
   return compileWith(await loadValidator(), schema);
@@ -60,6 +74,11 @@ function compileWith(validator: ValidatorModule, schema: JsonSchema): Compiled {
   const answer = JSON.parse(validator.compile(text)) as { ok: true; handle: number } | { ok: false; error: { message: string } };
   const result: Compiled = answer.ok ? { handle: answer.handle, generation: validator.generation } : { error: answer.error.message };
   compiled.set(schema, result);
+  if ('handle' in result) {
+    // The schema is the token too: a recompile after a trap replaces the registration.
+    schemaReleaser?.unregister(schema);
+    schemaReleaser?.register(schema, { handle: result.handle, generation: result.generation }, schema);
+  }
   return result;
 }
 

@@ -38,6 +38,7 @@ interface Glue {
   compile(schema: string): string;
   validate(handle: number, instance: string, maxBytes: number, maxDepth: number): string;
   dropSchema(handle: number): void;
+  schemaCount(): number;
   __test_trap(): void;
   __test_conformance_suite(dialect: string, documents: string): string;
 }
@@ -86,6 +87,15 @@ export class ValidatorModule {
       this.glue.dropSchema(handle);
       return '';
     });
+  }
+
+  /** How many compiled schemas the module holds (for tests: unused schemas are freed). */
+  schemaCount(): number {
+    try {
+      return this.glue.schemaCount();
+    } catch {
+      return 0;
+    }
   }
 
   /**
@@ -144,6 +154,12 @@ export class ValidatorModule {
 }
 
 let loading: Promise<ValidatorModule> | undefined;
+let loaded: ValidatorModule | undefined;
+
+/** The validator module if it is loaded already (no loading starts): for releasing handles. */
+export function loadedValidator(): ValidatorModule | undefined {
+  return loaded;
+}
 
 /** Loads and compiles the validator module once (asynchronously, off the call's critical path). */
 export function loadValidator(): Promise<ValidatorModule> {
@@ -155,7 +171,8 @@ export function loadValidator(): Promise<ValidatorModule> {
         import('../wasm/warden_validate_deflate.js'),
       ]);
       const module = await WebAssembly.compile((await inflate(decodeBase64(chunk.WASM_DEFLATE_BASE64))) as BufferSource);
-      return new ValidatorModule(glue, host, module);
+      loaded = new ValidatorModule(glue, host, module);
+      return loaded;
     })();
     // A failed load (an offline chunk, a CSP without 'wasm-unsafe-eval') may be retried by a later call.
     loading.catch(() => {

@@ -143,6 +143,12 @@ pub fn compile(schema: &str) -> String {
     })
 }
 
+/// How many compiled schemas the cache holds (for the tests that show unused ones are freed).
+#[wasm_bindgen(js_name = schemaCount)]
+pub fn schema_count() -> u32 {
+    CACHE.with(|cell| cell.try_borrow().ok().and_then(|slot| slot.as_ref().map(|cache| u32::try_from(cache.len()).unwrap_or(u32::MAX))).unwrap_or(0))
+}
+
 /// Forgets one reference to a compiled schema (see `SchemaCache::drop_schema`).
 #[wasm_bindgen(js_name = dropSchema)]
 pub fn drop_schema(handle: u32) {

@@ -1,0 +1,44 @@
+// A page that makes and drops tools with JSON Schemas keeps only the schemas still in use: each
+// compiled schema holds a reference in the validator module, released when its schema object is
+// collected (validation.ts). Counts, never bytes, so it cannot be flaky about memory.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import v8 from 'node:v8';
+import vm from 'node:vm';
+
+v8.setFlagsFromString('--expose-gc');
+const gc = vm.runInNewContext('gc');
+// The same module instances the package uses (the workspace link resolves to these files).
+const { webmcp } = await import('../dist/index.js');
+const { loadValidator } = await import('../dist/validator-loader.js');
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Collects until the count stops falling (FinalizationRegistry callbacks run after a GC, later). */
+async function settle(count) {
+  let last = Infinity;
+  for (let round = 0; round < 20 && count() < last; round++) {
+    last = count();
+    gc();
+    await sleep(10);
+  }
+  return count();
+}
+
+test('schemas of dropped tools leave the validator module; schemas in use stay', async () => {
+  const validator = await loadValidator();
+  const kept = webmcp(({ n }) => n, { name: 'kept_schema_tool', inputSchema: { type: 'object', properties: { n: { type: 'integer', minimum: 0 } } } });
+  assert.equal((await kept.invoke({ n: 1 })).ok, true);
+  const baseline = await settle(() => validator.schemaCount());
+  const made = async (i) => {
+    const t = webmcp(({ n }) => n, { name: `dropped_${i}`, inputSchema: { type: 'object', properties: { n: { type: 'integer', maximum: i } } } });
+    assert.equal((await t.invoke({ n: i + 1 })).ok, false, 'the schema was compiled and used');
+  };
+  for (let i = 0; i < 300; i++) await made(i);
+  assert.ok(validator.schemaCount() >= baseline + 1, 'the dropped tools compiled schemas');
+  const after = await settle(() => validator.schemaCount());
+  assert.ok(after <= baseline + 5, `schemas of collected tools are freed: ${after} held, ${baseline} before`);
+  // The tool still held keeps its schema and validates.
+  assert.equal((await kept.invoke({ n: -1 })).ok, false);
+  assert.equal((await kept.invoke({ n: 2 })).ok, true);
+});
