@@ -12,7 +12,7 @@
 // (pkg-js/src/validator-loader.ts says why, with the measurements).
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, writeFileSync, mkdirSync, rmSync, copyFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync, brotliCompressSync, deflateRawSync, deflateSync, constants as zlib } from 'node:zlib';
 
@@ -127,7 +127,9 @@ function buildModule({ name, cargoArgs, embed, wasmOpt: passes }) {
   // opt-level "z": measured smaller than "s" for both modules (the size of a page's download
   // matters more here than the last few percent of speed).
   run('cargo', args, { env: { ...process.env, CARGO_PROFILE_RELEASE_OPT_LEVEL: 'z' } });
-  const built = join(root, 'target', 'wasm32-unknown-unknown', 'release', 'webmcp_warden.wasm');
+  // CARGO_TARGET_DIR moves cargo's output (worktrees sharing one machine each set their own).
+  const targetDir = process.env.CARGO_TARGET_DIR ? resolve(root, process.env.CARGO_TARGET_DIR) : join(root, 'target');
+  const built = join(targetDir, 'wasm32-unknown-unknown', 'release', 'webmcp_warden.wasm');
   run('wasm-bindgen', ['--target', 'web', '--out-dir', wasmDir, '--out-name', name, '--remove-name-section', '--remove-producers-section', built]);
   const wasmFile = join(wasmDir, `${name}_bg.wasm`);
   const before = sizes(readFileSync(wasmFile));
