@@ -8,7 +8,7 @@ import { explain, type Explanation } from './explain.js';
 import { clearGrants, listGrants, resetGrants, revokeGrant, type Grant } from './grants.js';
 import { mergeHooks } from './hookset.js';
 import type { ListingOptions } from './listing.js';
-import { syncRegistrations } from './registration.js';
+import { noticeRuntime, syncRegistrations } from './registration.js';
 import { invokeTool, listTools } from './registry.js';
 import type { TelemetryHandler } from './telemetry.js';
 import { createTool, unregisterAll } from './tool.js';
@@ -66,8 +66,15 @@ export function createWarden(options?: WebMCPConfig): WardenClient {
     // Inference is for callers; inside, the function and options are data.
     webmcp: ((fn: any, opts: any) => createTool(w, fn, opts)) as ToolFactory,
     configure: (opts) => configure(w, opts),
-    invokeTool: (name, input, opts) => invokeTool(w, name, input, opts),
-    listTools: (opts) => listTools(w, opts),
+    // Calls and listings notice a runtime that arrived since the last sync (registration.ts).
+    invokeTool: (name, input, opts) => {
+      noticeRuntime(w);
+      return invokeTool(w, name, input, opts);
+    },
+    listTools: (opts) => {
+      noticeRuntime(w);
+      return listTools(w, opts);
+    },
     explain: (name, input, opts) => explain(w, name, input, opts),
     onTelemetry: (handler) => w.telemetry.subscribe(handler),
     listGrants: () => listGrants(w),

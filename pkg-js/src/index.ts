@@ -28,6 +28,7 @@ export { type TelemetryEvent, type TelemetryHandler, type DecisionStep, type Hoo
 export { validateJson, type Diagnostic } from './validation.js';
 export { shapeForModel, type ShapedResult } from './shape.js';
 export { getModelContext, isWebMCPSupported } from './runtime.js';
+export { PROVENANCE_META_KEY } from './mcp.js';
 export { isWebMCPTool, toSnakeCase } from './tool.js';
 export type * from './types.js';
 

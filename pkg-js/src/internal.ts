@@ -59,8 +59,8 @@ export interface ToolRecord extends RegisteredTool {
   error: Error | null;
   /** The live `register()`: a newer one, or `unregister()`, replaces it. */
   attempt: { unregister: () => void } | undefined;
-  /** The registration with the browser, and the descriptor it was made with. */
-  browser: { controller: AbortController; key: string } | undefined;
+  /** The registration with the browser: its controller, the descriptor it was made with, the runtime that holds it. */
+  browser: { controller: AbortController; key: string; runtime: unknown } | undefined;
   /** Where `scope` comes from, set by `webmcp-warden/react` while the tool is mounted. */
   scopeOf: (() => number) | undefined;
   /** Called after every change of `status`. */

@@ -1,0 +1,231 @@
+// Test page of mcp-b.test.mjs: the package on a page running MCP-B (`@mcp-b/global`), with a real
+// MCP client (`@modelcontextprotocol/sdk`'s `Client`, 1.x, or `@modelcontextprotocol/client`'s,
+// 2.x) over MCP-B's tab transport acting as the agent. Bundled by esbuild; mcp-b-options.js runs
+// first so MCP-B waits for `initializeWebModelContext()` (each scenario decides when it comes).
+// Scenarios answer plain JSON for the test to check; each runs on a fresh page.
+import { initializeWebModelContext } from '@mcp-b/global';
+import { TabClientTransport } from '@mcp-b/transports';
+import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
+import { CallToolResultSchema, GetPromptResultSchema, ReadResourceResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { Client as ClientV2, specTypeSchemas } from '@modelcontextprotocol/client';
+import { configureWebMCP, createWarden, getModelContext, invokeTool, listTools, onTelemetry, webmcp } from 'webmcp-warden';
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function waitFor(predicate, what, ms = 5000) {
+  const deadline = performance.now() + ms;
+  for (;;) {
+    const value = await predicate();
+    if (value) return value;
+    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(10);
+  }
+}
+
+// ------------------------------------------------------------------ the agent
+
+/** An MCP client of generation `gen` ('v1': sdk 1.x, 'v2': client 2.x) connected over the tab transport. */
+async function connect(gen) {
+  const info = { name: `warden-test-${gen}`, version: '1.0.0' };
+  const client = gen === 'v1' ? new ClientV1(info, { capabilities: {} }) : new ClientV2(info, { capabilities: {} });
+  await client.connect(new TabClientTransport({ targetOrigin: window.location.origin }));
+  return {
+    client,
+    listTools: async () => (await client.listTools()).tools,
+    // Each generation's own way: 1.x takes a result schema second, 2.x the request options.
+    callTool: (name, args, signal) =>
+      gen === 'v1' ? client.callTool({ name, arguments: args }, CallToolResultSchema, signal ? { signal } : undefined) : client.callTool({ name, arguments: args }, signal ? { signal } : undefined),
+    close: () => client.close(),
+  };
+}
+
+/** Problems a value has against MCP's schema of `type`, by both generations' zod schemas ([] when it conforms). */
+async function schemaProblems(type, value) {
+  const v1 = { CallToolResult: CallToolResultSchema, ReadResourceResult: ReadResourceResultSchema, GetPromptResult: GetPromptResultSchema }[type];
+  const problems = [];
+  const parsed = v1.safeParse(value);
+  if (!parsed.success) problems.push(`sdk 1.x: ${parsed.error.message}`);
+  const checked = await specTypeSchemas[type]['~standard'].validate(value);
+  if (checked.issues?.length) problems.push(`client 2.x: ${checked.issues.map((i) => i.message).join('; ')}`);
+  return problems;
+}
+
+/** A result as the test reads it: the text, the flags, and whether it conforms. */
+async function summary(result) {
+  return {
+    isError: result.isError ?? false,
+    texts: (result.content ?? []).filter((b) => b.type === 'text').map((b) => b.text),
+    types: (result.content ?? []).map((b) => b.type),
+    structured: result.structuredContent ?? null,
+    provenance: result._meta?.['webmcp-warden/provenance'] ?? null,
+    topLevelProvenance: 'provenance' in result,
+    keys: Object.keys(result).sort(),
+    schemaProblems: await schemaProblems('CallToolResult', result),
+  };
+}
+
+// ------------------------------------------------------------------ the page's tools
+
+const events = [];
+onTelemetry((event) => events.push(event));
+
+function defineTools() {
+  configureWebMCP({
+    serverId: 'shop',
+    policy: { ask: ['shop/checkout'], allow: ['*'], default: 'deny' },
+    onAsk: (call) => (call.arguments.total < 100 ? { allow: 'once' } : { deny: 'Too expensive for an agent.' }),
+  });
+  const tools = {};
+  tools.add = webmcp(({ a, b }) => ({ sum: a + b }), {
+    name: 'add',
+    description: 'Add two numbers.',
+    inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'], additionalProperties: false },
+    hooks: { before: [(ctx) => (ctx.input.a === 666 ? { action: 'deny', message: 'Not that number.' } : undefined)] },
+  });
+  tools.reviews = webmcp(() => ({ content: [{ type: 'text', text: 'Great\u200b mug\u202e!' }, { type: 'image', mimeType: 'image/svg+xml', data: 'PHN2Zy8+' }] }), {
+    name: 'reviews',
+    description: 'Reviews of the mug.',
+    inputSchema: { type: 'object', properties: {} },
+  });
+  tools.checkout = webmcp(({ total }) => `paid ${total}`, {
+    name: 'checkout',
+    description: 'Pay.',
+    inputSchema: { type: 'object', properties: { total: { type: 'number' } }, required: ['total'] },
+  });
+  tools.slow = webmcp(
+    (_input, { signal }) => {
+      window.__slow = { started: true, aborted: false };
+      return new Promise((resolve) => {
+        signal.addEventListener('abort', () => {
+          window.__slow.aborted = true;
+          resolve('stopped');
+        });
+      });
+    },
+    { name: 'slow', description: 'Waits until cancelled.', inputSchema: { type: 'object', properties: {} } },
+  );
+  return tools;
+}
+
+async function registerAll(tools) {
+  for (const tool of Object.values(tools)) await tool.register();
+  return Object.fromEntries(Object.entries(tools).map(([name, tool]) => [name, tool.status]));
+}
+
+/** The agent lists and calls every kind of tool call. */
+async function exercise(gen) {
+  const agent = await connect(gen);
+  const listed = await agent.listTools();
+  const out = { listed: listed.map((t) => ({ name: t.name, inputSchema: t.inputSchema })).sort((a, b) => a.name.localeCompare(b.name)) };
+  out.valid = await summary(await agent.callTool('add', { a: 2, b: 3 }));
+  events.length = 0;
+  out.invalid = await summary(await agent.callTool('add', { a: 'x', b: 3 }));
+  out.invalidTelemetry = events.filter((e) => e.name === 'tool_call.stop').map((e) => ({ tool: e.tool, status: e.status, errorKind: e.errorKind, errorReason: e.errorReason }));
+  out.denied = await summary(await agent.callTool('add', { a: 666, b: 1 }));
+  out.shaped = await summary(await agent.callTool('reviews', {}));
+  out.approved = await summary(await agent.callTool('checkout', { total: 42 }));
+  out.refused = await summary(await agent.callTool('checkout', { total: 500 }));
+  // Cancellation: the client aborts its request; MCP cancels it; the tool's signal aborts.
+  events.length = 0;
+  const controller = new AbortController();
+  const pending = agent.callTool('slow', {}, controller.signal).then(
+    () => 'resolved',
+    (err) => `rejected: ${err?.name ?? ''} ${err?.message ?? err}`,
+  );
+  await waitFor(() => window.__slow?.started, 'the slow tool to start');
+  controller.abort('the user cancelled');
+  out.cancelledCall = await pending;
+  await waitFor(() => window.__slow.aborted, "the slow tool's signal to abort", 3000).catch(() => undefined);
+  out.toolSignalAborted = window.__slow.aborted;
+  await waitFor(() => events.some((e) => e.name === 'tool_call.stop' && e.tool === 'slow'), 'the cancelled call to end', 3000).catch(() => undefined);
+  out.cancelledTelemetry = events.filter((e) => e.name === 'tool_call.stop' && e.tool === 'slow').map((e) => ({ status: e.status, errorKind: e.errorKind, errorReason: e.errorReason }));
+  await agent.close();
+  return out;
+}
+
+// ------------------------------------------------------------------ scenarios
+
+window.__mcpb = {
+  /** MCP-B first, then the tools: the supported order. */
+  async interop(gen) {
+    initializeWebModelContext();
+    const runtime = document.modelContext;
+    const tools = defineTools();
+    const statuses = await registerAll(tools);
+    const out = await exercise(gen);
+    // In-page callers keep `provenance` on the result.
+    const inPage = await invokeTool('reviews', {});
+    out.inPage = { provenance: inPage.result.provenance ?? null, meta: inPage.result._meta ?? null };
+    out.statuses = statuses;
+    out.runtimeIsMcpB = runtime?.__isBrowserMcpServer === true && getModelContext() === runtime;
+    // unregister() removes the tool from MCP too.
+    tools.add.unregister();
+    const agent = await connect(gen);
+    out.afterUnregister = (await agent.listTools()).map((t) => t.name).sort();
+    await agent.close();
+    return out;
+  },
+
+  /** The tools first, MCP-B later (with or without Chromium's native WebMCP). */
+  async late(gen) {
+    const native = document.modelContext !== undefined;
+    const tools = defineTools();
+    const before = await registerAll(tools);
+    const started = performance.now();
+    initializeWebModelContext();
+    // Registration notices the runtime by itself (MCP-B's transport announces it on `window`):
+    // the agent polls until a call works, and keeps what failed meanwhile.
+    const agent = await connect(gen);
+    const failures = [];
+    const worked = await waitFor(async () => {
+      try {
+        const result = await agent.callTool('add', { a: 1, b: 2 });
+        if (!result.isError) return true;
+        failures.push(result.content?.[0]?.text ?? 'isError');
+      } catch (err) {
+        failures.push(String(err?.message ?? err));
+      }
+      return false;
+    }, 'a call through MCP-B to work', 5000).catch(() => false);
+    const noticedMs = performance.now() - started;
+    await agent.close();
+    const meanwhile = [...new Set(failures.map((f) => f.replace(/\d+/g, 'N')))];
+    if (!worked) return { worked, meanwhile };
+    const out = await exercise(gen);
+    out.worked = worked;
+    out.native = native;
+    out.before = before;
+    out.after = Object.fromEntries(Object.entries(tools).map(([name, tool]) => [name, tool.status]));
+    out.noticedMs = noticedMs;
+    out.failuresMeanwhile = meanwhile;
+    out.nativeListing = native ? (await document.modelContext.getTools()).filter((t) => t.name === 'add').length : null;
+    out.mcpbListing = document.modelContext.listTools().filter((t) => t.name === 'add').length;
+    return out;
+  },
+
+  /** How a late runtime is noticed without MCP-B's announcement: the next listTools() or invokeTool(). */
+  async noticedOnCall() {
+    const w = createWarden();
+    const tool = w.webmcp(() => 'ok', { name: 'probe', description: 'Probe.', inputSchema: { type: 'object', properties: {} } });
+    await tool.register();
+    const before = tool.status;
+    // A runtime appears without any event: a minimal WebMCP runtime installed by hand.
+    const registered = [];
+    Object.defineProperty(document, 'modelContext', { configurable: true, value: { registerTool: async (d) => void registered.push(d.name) } });
+    await sleep(50);
+    const untouched = tool.status;
+    await w.listTools();
+    await waitFor(() => tool.status === 'registered', 'the listing to register the tool');
+    // The cost of the check on every call: a property read and a comparison.
+    const n = 200_000;
+    const t0 = performance.now();
+    for (let i = 0; i < n; i++) getModelContext();
+    const nsPerCheck = ((performance.now() - t0) * 1e6) / n;
+    delete document.modelContext;
+    w.dispose();
+    return { before, untouched, after: 'registered', registered, nsPerCheck };
+  },
+
+  listTools,
+};
+window.__ready = true;
