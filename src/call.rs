@@ -846,7 +846,12 @@ impl Call {
             Outcome::Aborted => "aborted",
             _ => "threw",
         };
-        self.note(crate::object! { "step" => "tool", "outcome" => named, "durationMs" => duration_ms });
+        let step = match self.spec.subject {
+            Subject::Tool => "tool",
+            Subject::Resource => "read",
+            Subject::Prompt => "get",
+        };
+        self.note(crate::object! { "step" => step, "outcome" => named, "durationMs" => duration_ms });
         match outcome {
             Outcome::ToolReturned if self.spec.output_schema => {
                 if signal != Signal::Live {

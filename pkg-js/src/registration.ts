@@ -19,6 +19,7 @@ import { isVisible, unknownToolOutcome } from './registry.js';
 import { runCall } from './call.js';
 import { passthroughSchema, requestSignal, toWireResult, withMcpCallback } from './mcp.js';
 import { getModelContext, isMcpB, type McpBRuntime } from './runtime.js';
+import { syncSubjects } from './subject-registration.js';
 import type { ToolContract } from './types.js';
 
 interface SyncState {
@@ -58,7 +59,12 @@ const seen = new WeakMap<Warden, unknown>();
  * reads and a comparison.
  */
 export function noticeRuntime(w: Warden): void {
-  if (w.registry.size > 0 && getModelContext() !== seen.get(w)) void syncRegistrations(w).catch(() => undefined);
+  if (hasRegistrations(w) && getModelContext() !== seen.get(w)) void syncRegistrations(w).catch(() => undefined);
+}
+
+/** Whether `w` has registered tools, resources or prompts. */
+function hasRegistrations(w: Warden): boolean {
+  return w.registry.size > 0 || w.resources.size > 0 || w.prompts.size > 0;
 }
 
 /** Clients with registered tools, watched for a runtime that announces itself. */
@@ -89,11 +95,14 @@ async function sync(w: Warden): Promise<void> {
   const records = [...w.registry.values()] as ToolRecord[];
   const runtime = getModelContext();
   seen.set(w, runtime);
-  if (records.length === 0) {
+  if (!hasRegistrations(w)) {
     watched.delete(w);
     return;
   }
   watchForRuntime(w);
+  // Resources and prompts (MCP-B's): registered with the runtime when it offers them.
+  await syncSubjects(w, runtime);
+  if (records.length === 0) return;
   const visible = records.filter((record) => isVisible(w, record));
   if (!runtime) {
     for (const record of records) {
