@@ -8,7 +8,7 @@ import { TabClientTransport } from '@mcp-b/transports';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema, GetPromptResultSchema, ReadResourceResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Client as ClientV2, specTypeSchemas } from '@modelcontextprotocol/client';
-import { configureWebMCP, createWarden, getModelContext, invokeTool, listTools, onTelemetry, webmcp } from 'webmcp-warden';
+import { configureWebMCP, createWarden, getModelContext, getPrompt, invokeTool, listTools, onTelemetry, readResource, webmcp, webmcpPrompt, webmcpResource } from 'webmcp-warden';
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -35,6 +35,12 @@ async function connect(gen) {
     // Each generation's own way: 1.x takes a result schema second, 2.x the request options.
     callTool: (name, args, signal) =>
       gen === 'v1' ? client.callTool({ name, arguments: args }, CallToolResultSchema, signal ? { signal } : undefined) : client.callTool({ name, arguments: args }, signal ? { signal } : undefined),
+    listResources: async () => (await client.listResources()).resources,
+    listResourceTemplates: async () => (await client.listResourceTemplates()).resourceTemplates,
+    listPrompts: async () => (await client.listPrompts()).prompts,
+    /** A read or a get: its result, or the message of the error it answered. */
+    readResource: (uri) => client.readResource({ uri }).then((result) => ({ result }), (err) => ({ error: String(err?.message ?? err) })),
+    getPrompt: (name, args) => client.getPrompt({ name, arguments: args }).then((result) => ({ result }), (err) => ({ error: String(err?.message ?? err) })),
     close: () => client.close(),
   };
 }
@@ -72,8 +78,19 @@ onTelemetry((event) => events.push(event));
 function defineTools() {
   configureWebMCP({
     serverId: 'shop',
-    policy: { ask: ['shop/checkout'], allow: ['*'], default: 'deny' },
+    policy: {
+      ask: ['shop/checkout'],
+      allow: ['*'],
+      default: 'deny',
+      resources: { deny: [{ match: 'vault://*', reason: 'The vault is not for agents.' }], allow: ['*'] },
+      prompts: { allow: ['summarize'] },
+    },
     onAsk: (call) => (call.arguments.total < 100 ? { allow: 'once' } : { deny: 'Too expensive for an agent.' }),
+    hooks: {
+      // Gate hooks in the global set: a resource hook on a URI glob, a prompt hook that rewrites.
+      resourceRead: [{ id: 'no-secrets', match: 'secret://*', run: () => ({ action: 'deny', message: 'Secrets stay on the page.' }) }],
+      promptGet: [{ id: 'house-style', match: 'summarize', run: (ctx) => ({ args: { ...ctx.args, tone: 'dry' } }) }],
+    },
   });
   const tools = {};
   tools.add = webmcp(({ a, b }) => ({ sum: a + b }), {
@@ -103,6 +120,18 @@ function defineTools() {
       });
     },
     { name: 'slow', description: 'Waits until cancelled.', inputSchema: { type: 'object', properties: {} } },
+  );
+  tools.notes = webmcpResource(() => 'Buy milk.', { uri: 'notes://today', name: 'today', description: "Today's notes.", mimeType: 'text/plain' });
+  tools.secret = webmcpResource(() => 'the plans', { uri: 'secret://plans', name: 'plans', description: 'Plans.' });
+  tools.vault = webmcpResource(() => 'the keys', { uri: 'vault://keys', name: 'keys', description: 'Keys.' });
+  tools.reviewsDoc = webmcpResource(
+    () => ({ contents: [{ uri: 'reviews://mug', mimeType: 'text/plain', text: 'Great\u200b mug' }, { uri: 'reviews://mug/photo', mimeType: 'image/svg+xml', blob: 'PHN2Zy8+' }] }),
+    { uri: 'reviews://mug', name: 'mug_reviews', description: 'Reviews, as text and a picture.' },
+  );
+  tools.profile = webmcpResource((uri, params) => `Profile of user ${params.id}`, { uri: 'user://{id}/profile', name: 'profile', description: 'A user profile.' });
+  tools.summarize = webmcpPrompt(
+    ({ topic, tone }) => ({ description: 'A summary\u200b prompt', messages: [{ role: 'user', content: { type: 'text', text: `Summarize ${topic}, ${tone}.` } }] }),
+    { name: 'summarize', description: 'Summarize a topic.', argsSchema: { type: 'object', properties: { topic: { type: 'string', minLength: 3 }, tone: { type: 'string' } }, required: ['topic'] } },
   );
   return tools;
 }
@@ -139,6 +168,26 @@ async function exercise(gen) {
   out.toolSignalAborted = window.__slow.aborted;
   await waitFor(() => events.some((e) => e.name === 'tool_call.stop' && e.tool === 'slow'), 'the cancelled call to end', 3000).catch(() => undefined);
   out.cancelledTelemetry = events.filter((e) => e.name === 'tool_call.stop' && e.tool === 'slow').map((e) => ({ status: e.status, errorKind: e.errorKind, errorReason: e.errorReason }));
+  // Resources: listed; read allowed, hook-denied, policy-denied, shaped, from a template.
+  out.resources = (await agent.listResources()).map((r) => r.uri).sort();
+  out.resourceTemplates = (await agent.listResourceTemplates()).map((t) => t.uriTemplate);
+  events.length = 0;
+  out.reads = {};
+  for (const uri of ['notes://today', 'secret://plans', 'vault://keys', 'reviews://mug', 'user://42/profile']) {
+    const read = await agent.readResource(uri);
+    out.reads[uri] = read.error !== undefined
+      ? { error: read.error }
+      : { texts: read.result.contents.map((c) => c.text ?? null), blobs: read.result.contents.filter((c) => 'blob' in c).length, provenance: read.result._meta?.['webmcp-warden/provenance'] ?? null, topLevelProvenance: 'provenance' in read.result, schemaProblems: await schemaProblems('ReadResourceResult', read.result) };
+  }
+  out.readTelemetry = events.filter((e) => e.name === 'resource_read.stop').map((e) => ({ uri: e.uri, status: e.status, errorKind: e.errorKind, errorReason: e.errorReason }));
+  // Prompts: listed; got with arguments a hook rewrote; invalid arguments refused by us.
+  out.prompts = (await agent.listPrompts()).map((p) => ({ name: p.name, arguments: (p.arguments ?? []).map((a) => `${a.name}${a.required ? '!' : ''}`).sort() }));
+  events.length = 0;
+  const got = await agent.getPrompt('summarize', { topic: 'mugs' });
+  out.got = got.error !== undefined ? { error: got.error } : { description: got.result.description, messages: got.result.messages.map((m) => [m.role, m.content.text]), provenance: got.result._meta?.['webmcp-warden/provenance'] ?? null, schemaProblems: await schemaProblems('GetPromptResult', got.result) };
+  out.invalidPrompt = await agent.getPrompt('summarize', { topic: 'x' });
+  out.promptTelemetry = events.filter((e) => e.name === 'prompt_get.stop').map((e) => ({ status: e.status, errorKind: e.errorKind, errorReason: e.errorReason }));
+  out.promptHook = events.filter((e) => e.name === 'hook.stop' && e.event === 'promptGet').map((e) => `${e.hookId}:${e.status}`);
   await agent.close();
   return out;
 }
@@ -153,6 +202,11 @@ window.__mcpb = {
     const tools = defineTools();
     const statuses = await registerAll(tools);
     const out = await exercise(gen);
+    // In-page: the same governed reads and gets, with `provenance` on the result.
+    const inPageRead = await readResource('secret://plans');
+    out.inPageRead = { ok: inPageRead.ok, text: inPageRead.text ?? null };
+    const inPageGet = await getPrompt('summarize', { topic: 'tea' });
+    out.inPageGet = { messages: inPageGet.result?.messages.map((m) => m.content.text), provenance: inPageGet.result?.provenance ?? null };
     // In-page callers keep `provenance` on the result.
     const inPage = await invokeTool('reviews', {});
     out.inPage = { provenance: inPage.result.provenance ?? null, meta: inPage.result._meta ?? null };
@@ -160,8 +214,12 @@ window.__mcpb = {
     out.runtimeIsMcpB = runtime?.__isBrowserMcpServer === true && getModelContext() === runtime;
     // unregister() removes the tool from MCP too.
     tools.add.unregister();
+    tools.reviewsDoc.unregister();
+    tools.summarize.unregister();
     const agent = await connect(gen);
     out.afterUnregister = (await agent.listTools()).map((t) => t.name).sort();
+    out.resourcesAfterUnregister = (await agent.listResources()).map((r) => r.uri).sort();
+    out.promptsAfterUnregister = (await agent.listPrompts()).map((p) => p.name);
     await agent.close();
     return out;
   },

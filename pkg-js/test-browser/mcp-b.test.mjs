@@ -67,6 +67,9 @@ async function run(browser, scenario, ...args) {
 }
 
 const TOOLS = ['add', 'checkout', 'reviews', 'slow'];
+const SUBJECTS = ['notes', 'secret', 'vault', 'reviewsDoc', 'profile', 'summarize'];
+/** Every registration's status, tools first: `tools` for the tools, `subjects` for the resources and the prompt. */
+const statuses = (tools, subjects) => Object.fromEntries([...TOOLS.map((name) => [name, tools]), ...SUBJECTS.map((name) => [name, subjects])]);
 
 /** What every exercise (mcp-b-page.js) must show, whatever the order MCP-B came in. */
 function checkExercise(out, label) {
@@ -103,17 +106,61 @@ function checkExercise(out, label) {
   assert.match(out.cancelledCall, /^rejected/, `${label}: the cancelled call rejects (${out.cancelledCall})`);
   assert.equal(out.toolSignalAborted, true, `${label}: a cancelled MCP call aborts the tool's signal`);
   assert.deepEqual(out.cancelledTelemetry, [{ status: 'error', errorKind: 'aborted', errorReason: 'aborted' }], `${label}: the call ended as aborted`);
+
+  // Resources: resources/list, resources/templates/list, resources/read.
+  assert.deepEqual(out.resources, ['notes://today', 'reviews://mug', 'secret://plans', 'vault://keys'], `${label}: resources/list`);
+  assert.deepEqual(out.resourceTemplates, ['user://{id}/profile']);
+  const reads = out.reads;
+  for (const uri of ['notes://today', 'reviews://mug', 'user://42/profile']) {
+    assert.deepEqual(reads[uri].schemaProblems, [], `${label}: ${uri} conforms to MCP's ReadResourceResult`);
+    assert.equal(reads[uri].topLevelProvenance, false);
+  }
+  assert.deepEqual(reads['notes://today'].texts, ['Buy milk.'], `${label}: an allowed read`);
+  assert.deepEqual(reads['user://42/profile'].texts, ['Profile of user 42'], `${label}: a template read gets its variables`);
+  assert.match(reads['secret://plans'].error, /Denied: Secrets stay on the page\./, `${label}: a hook-denied read`);
+  assert.match(reads['vault://keys'].error, /Denied: The vault is not for agents\./, `${label}: a policy-denied read`);
+  // Shaped: the zero-width space is gone, the SVG blob replaced by a text notice.
+  assert.equal(reads['reviews://mug'].texts[0], 'Great mug');
+  assert.match(reads['reviews://mug'].texts[1], /image\/svg\+xml/);
+  assert.equal(reads['reviews://mug'].blobs, 0);
+  assert.deepEqual([...reads['reviews://mug'].provenance.flags].sort(), ['media_dropped', 'zero_width']);
+  assert.deepEqual(
+    JSON.parse(JSON.stringify(out.readTelemetry)),
+    [
+      { uri: 'notes://today', status: 'ok', errorKind: undefined, errorReason: undefined },
+      { uri: 'secret://plans', status: 'error', errorKind: 'denied', errorReason: 'hook_denied' },
+      { uri: 'vault://keys', status: 'error', errorKind: 'denied', errorReason: 'rule' },
+      { uri: 'reviews://mug', status: 'ok', errorKind: undefined, errorReason: undefined },
+      { uri: 'user://42/profile', status: 'ok', errorKind: undefined, errorReason: undefined },
+    ].map((e) => JSON.parse(JSON.stringify(e))),
+    `${label}: resource_read.stop for every read`,
+  );
+
+  // Prompts: prompts/list, prompts/get with arguments a hook rewrote, invalid arguments refused by us.
+  assert.deepEqual(out.prompts, [{ name: 'summarize', arguments: ['tone', 'topic!'] }], `${label}: prompts/list`);
+  assert.deepEqual(out.got.schemaProblems, [], `${label}: the prompt conforms to MCP's GetPromptResult`);
+  assert.deepEqual(out.got.messages, [['user', 'Summarize mugs, dry.']], `${label}: the hook's rewrite reached the get`);
+  assert.equal(out.got.description, 'A summary prompt', 'the description is shaped too');
+  assert.deepEqual(out.got.provenance.flags, ['zero_width']);
+  assert.deepEqual(out.promptHook, ['house-style:rewrite', 'house-style:rewrite']);
+  assert.match(out.invalidPrompt.error ?? '', /Error: Validation failed: \/topic /, `${label}: our refusal of invalid arguments: ${JSON.stringify(out.invalidPrompt)}`);
+  assert.deepEqual(JSON.parse(JSON.stringify(out.promptTelemetry)), [{ status: 'ok' }, { status: 'error', errorKind: 'validation', errorReason: 'invalid_arguments' }].map((e) => ({ errorKind: undefined, errorReason: undefined, ...e })).map((e) => JSON.parse(JSON.stringify(e))));
 }
 
 for (const gen of ['v1', 'v2']) {
   test(`[${gen}] MCP-B first: an MCP client lists and calls governed tools (valid, invalid, denied, asked, shaped, cancelled)`, { skip: skipReason }, async () => {
     const { out, errors } = await run('native', 'interop', gen);
     assert.equal(out.runtimeIsMcpB, true);
-    assert.deepEqual(out.statuses, { add: 'registered', reviews: 'registered', checkout: 'registered', slow: 'registered' });
+    assert.deepEqual(out.statuses, statuses('registered', 'registered'));
     checkExercise(out, `interop ${gen}`);
+    assert.deepEqual(out.inPageRead, { ok: false, text: 'Denied: Secrets stay on the page.' }, 'in-page reads are governed the same');
+    assert.deepEqual(out.inPageGet.messages, ['Summarize tea, dry.']);
+    assert.deepEqual(out.inPageGet.provenance, { serverId: 'shop', truncated: false, flags: ['zero_width'] }, 'in-page gets carry provenance on the result');
     assert.deepEqual({ ...out.inPage.provenance, flags: [...out.inPage.provenance.flags].sort() }, { serverId: 'shop', truncated: false, flags: ['bidi', 'media_dropped', 'zero_width'] }, 'in-page callers read result.provenance');
     assert.equal(out.inPage.meta, null, 'in-page results keep provenance at the top level');
     assert.deepEqual(out.afterUnregister, ['checkout', 'reviews', 'slow'], 'unregister() removes the tool from tools/list');
+    assert.deepEqual(out.resourcesAfterUnregister, ['notes://today', 'secret://plans', 'vault://keys'], 'unregister() removes a resource from resources/list');
+    assert.deepEqual(out.promptsAfterUnregister, [], 'and a prompt from prompts/list');
     assert.deepEqual(errors.page, []);
   });
 
@@ -121,8 +168,8 @@ for (const gen of ['v1', 'v2']) {
     const { out, errors } = await run('plain', 'late', gen);
     assert.equal(out.worked, true, `no call through MCP-B worked; they failed with ${JSON.stringify(out.meanwhile)}`);
     assert.equal(out.native, false);
-    assert.deepEqual(out.before, { add: 'unsupported', reviews: 'unsupported', checkout: 'unsupported', slow: 'unsupported' }, 'no runtime: unsupported');
-    assert.deepEqual(out.after, { add: 'registered', reviews: 'registered', checkout: 'registered', slow: 'registered' }, 'status tells the truth once MCP-B is there');
+    assert.deepEqual(out.before, statuses('unsupported', 'unsupported'), 'no runtime: unsupported');
+    assert.deepEqual(out.after, statuses('registered', 'registered'), 'status tells the truth once MCP-B is there');
     checkExercise(out, `late ${gen}`);
     assert.equal(out.mcpbListing, 1);
     console.log(`[${gen}] no native: MCP-B initialized → first working call in ${out.noticedMs.toFixed(1)} ms; meanwhile: ${JSON.stringify(out.failuresMeanwhile)}`);
@@ -133,8 +180,8 @@ for (const gen of ['v1', 'v2']) {
     const { out, errors } = await run('native', 'late', gen);
     assert.equal(out.worked, true, `no call through MCP-B worked; they failed with ${JSON.stringify(out.meanwhile)}`);
     assert.equal(out.native, true);
-    assert.deepEqual(out.before, { add: 'registered', reviews: 'registered', checkout: 'registered', slow: 'registered' });
-    assert.deepEqual(out.after, { add: 'registered', reviews: 'registered', checkout: 'registered', slow: 'registered' });
+    assert.deepEqual(out.before, statuses('registered', 'unsupported'), 'native WebMCP has no resources or prompts');
+    assert.deepEqual(out.after, statuses('registered', 'registered'));
     checkExercise(out, `late native ${gen}`);
     assert.equal(out.nativeListing, 1, 'Chromium lists the tool exactly once (MCP-B mirrors ours)');
     assert.equal(out.mcpbListing, 1);
