@@ -65,12 +65,13 @@ export function compileTemplate(uri: string): { pattern: RegExp; names: string[]
   for (let rest = uri; rest.length > 0; ) {
     const open = rest.indexOf('{');
     const close = rest.indexOf('}');
-    if (open < 0 || close < open) {
+    if (open < 0) {
       if (close >= 0) throw new Error(`"${uri}" has a '}' without its '{'`);
       source += escape(rest);
       break;
     }
     if (close < 0) throw new Error(`"${uri}" has a '{' without its '}'`);
+    if (close < open) throw new Error(`"${uri}" has a '}' without its '{'`);
     source += escape(rest.slice(0, open));
     const variable = rest.slice(open + 1, close);
     const reserved = variable.startsWith('+');

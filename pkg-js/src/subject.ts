@@ -107,9 +107,10 @@ export function createResource(w: Warden, read: ResourceRead, options: WebMCPRes
     read: {
       value: (target?: string, opts?: CallOptions) => {
         const uriRead = target ?? uri;
-        const params = typeof uriRead === 'string' ? templateParams(record, uriRead) : undefined;
+        // A template is read at one of its instances, never at itself.
+        const params = typeof uriRead === 'string' && !(target === undefined && template !== undefined) ? templateParams(record, uriRead) : undefined;
         if (params === undefined) {
-          const message = `"${String(uriRead).slice(0, 200)}" is not the URI of resource "${name}" (${uri})`;
+          const message = target === undefined ? `resource "${name}" is a URI template (${uri}): read one of its URIs` : `"${String(uriRead).slice(0, 200)}" is not the URI of resource "${name}" (${uri})`;
           return Promise.resolve({ ok: false, error: { kind: 'validation', reason: 'invalid_uri', message }, text: 'Error: ' + message });
         }
         return readWith(w, record, uriRead, params, opts);

@@ -126,7 +126,51 @@ function fakeMcpB() {
       });
     },
     listTools: () => [...tools.keys()].map((name) => ({ name })),
+    // MCP-B 5.1's resources and prompts: its own callbacks drop the request context, and a
+    // prompt's argsSchema becomes the SDK's validator.
+    registerResource(descriptor) {
+      const template = descriptor.uri.includes('{');
+      const handle = this.mcpServer.registerResource(descriptor.name, template ? { uriTemplate: descriptor.uri } : descriptor.uri, { description: descriptor.description }, template ? (uri, vars) => descriptor.read(uri, vars) : (uri) => descriptor.read(uri));
+      return { unregister: () => handle.remove() };
+    },
+    registerPrompt(descriptor) {
+      const argsSchema = descriptor.argsSchema && { '~standard': { version: 1, validate: (v) => (typeof v?.topic === 'string' && v.topic.length >= 3 ? { value: v } : { issues: [{ message: 'SDK says no' }] }) } };
+      const handle = this.mcpServer.registerPrompt(descriptor.name, { argsSchema }, (args) => descriptor.get(args));
+      return { unregister: () => handle.remove() };
+    },
   };
+  Object.assign(mcpServer, {
+    resources: new Map(),
+    prompts: new Map(),
+    registerResource(name, uriOrTemplate, config, cb) {
+      const key = typeof uriOrTemplate === 'string' ? uriOrTemplate : name;
+      this.resources.set(key, { uriOrTemplate, cb });
+      return { remove: () => this.resources.delete(key) };
+    },
+    /** `resources/read` as the SDK serves it: a static resource's callback gets (uri, ctx), a template's (uri, variables, ctx). */
+    async read(uri, signal) {
+      const ctx = { mcpReq: { signal } };
+      const url = new URL(uri);
+      const own = this.resources.get(uri);
+      if (own) return own.cb(url, ctx);
+      for (const { uriOrTemplate, cb } of this.resources.values()) {
+        const match = typeof uriOrTemplate === 'object' && new RegExp('^' + uriOrTemplate.uriTemplate.replace(/\{(\w+)\}/g, '(?<$1>[^/]+)') + '$').exec(uri);
+        if (match) return cb(url, { ...match.groups }, ctx);
+      }
+      throw new Error('not found');
+    },
+    registerPrompt(name, config, cb) {
+      this.prompts.set(name, { config, cb });
+      return { remove: () => this.prompts.delete(name) };
+    },
+    /** `prompts/get` as the SDK serves it: validate with the schema, then the callback. */
+    async getPrompt(name, args, signal) {
+      const { config, cb } = this.prompts.get(name);
+      const checked = await config.argsSchema['~standard'].validate(args);
+      if (checked.issues) throw new Error('Invalid arguments (the SDK)');
+      return cb(checked.value, { mcpReq: { signal } });
+    },
+  });
   return runtime;
 }
 
@@ -197,5 +241,47 @@ describe('a tool registered through MCP-B', () => {
     await w.invokeTool('late_tool', {});
     for (let i = 0; i < 50 && t.status !== 'unsupported'; i++) await sleep(2);
     assert.equal(t.status, 'unsupported');
+  });
+});
+
+describe('resources and prompts registered through MCP-B', () => {
+  let w;
+  afterEach(() => {
+    w?.dispose();
+    delete globalThis.document;
+  });
+
+  test("MCP's callbacks are ours: the request's signal, prompt arguments validated by us, failures as errors, _meta", async () => {
+    const runtime = fakeMcpB();
+    globalThis.document = { modelContext: runtime };
+    w = createWarden({ policy: { resources: { deny: ['secret://*'], allow: ['*'] }, prompts: { allow: ['*'] } } });
+    let readAborted = false;
+    const profile = w.webmcpResource(
+      (uri, params, { signal }) => {
+        if (params.id === 'slow') return new Promise((resolve) => signal.addEventListener('abort', () => resolve((readAborted = true))));
+        return `user ${params.id}`;
+      },
+      { uri: 'user://{id}/profile', name: 'profile' },
+    );
+    const secret = w.webmcpResource(() => 'plans', { uri: 'secret://plans', name: 'plans' });
+    const prompt = w.webmcpPrompt(({ topic }) => `Summarize ${topic}`, { name: 'summarize', argsSchema: { type: 'object', properties: { topic: { type: 'string', minLength: 3 } }, required: ['topic'] } });
+    await Promise.all([profile.register(), secret.register(), prompt.register()]);
+    assert.deepEqual([profile.status, secret.status, prompt.status], ['registered', 'registered', 'registered']);
+    const read = await runtime.mcpServer.read('user://42/profile');
+    assert.deepEqual(read.contents, [{ uri: 'user://42/profile', mimeType: 'text/plain', text: 'user 42' }]);
+    assert.deepEqual(read._meta, { [PROVENANCE_META_KEY]: { serverId: 'page', truncated: false, flags: [] } });
+    await assert.rejects(runtime.mcpServer.read('secret://plans'), /^Error: Denied: No rule matched|Denied/);
+    const controller = new AbortController();
+    const pending = runtime.mcpServer.read('user://slow/profile', controller.signal);
+    await sleep(5);
+    controller.abort();
+    await assert.rejects(pending, /Error: Aborted/);
+    assert.equal(readAborted, true, "a cancelled resources/read aborts the read's signal");
+    const got = await runtime.mcpServer.getPrompt('summarize', { topic: 'mugs' });
+    assert.deepEqual(got.messages, [{ role: 'user', content: { type: 'text', text: 'Summarize mugs' } }]);
+    await assert.rejects(runtime.mcpServer.getPrompt('summarize', { topic: 'x' }), /^Error: Error: Validation failed: \/topic /, 'our refusal, not the SDK stand-in');
+    assert.equal(Object.hasOwn(runtime.mcpServer, 'registerPrompt'), true, 'the stand-in keeps its own method');
+    prompt.unregister();
+    assert.equal(runtime.mcpServer.prompts.size, 0, 'unregister() removes it from the MCP server');
   });
 });
