@@ -9,6 +9,10 @@ import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema, GetPromptResultSchema, ReadResourceResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Client as ClientV2, specTypeSchemas } from '@modelcontextprotocol/client';
 import { configureWebMCP, createWarden, getModelContext, getPrompt, invokeTool, listTools, onTelemetry, readResource, webmcp, webmcpPrompt, webmcpResource } from 'webmcp-warden';
+import { createElement as h, StrictMode } from 'react';
+import { flushSync } from 'react-dom';
+import { createRoot } from 'react-dom/client';
+import { WebMCPProvider, useWebMCPPrompt, useWebMCPResource } from 'webmcp-warden/react';
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -282,6 +286,49 @@ window.__mcpb = {
     delete document.modelContext;
     w.dispose();
     return { before, untouched, after: 'registered', registered, nsPerCheck };
+  },
+
+  /** React: useWebMCPResource / useWebMCPPrompt under a provider with gate hooks, in StrictMode, read by an MCP client. */
+  async react(gen) {
+    initializeWebModelContext();
+    const seen = { renders: [], providerReads: 0, version: 1 };
+    function Notes({ version }) {
+      const r = useWebMCPResource(() => `notes v${version}`, { uri: 'notes://react', name: 'react_notes', description: 'Notes from React.' });
+      seen.notes = { status: r.status, registered: r.registered, supported: r.supported };
+      return null;
+    }
+    function Prompt() {
+      const p = useWebMCPPrompt(({ topic }) => `About ${topic}`, { name: 'react_prompt', description: 'A prompt from React.', argsSchema: { type: 'object', properties: { topic: { type: 'string' } }, required: ['topic'] } });
+      seen.prompt = { status: p.status };
+      return null;
+    }
+    const providerHooks = (version) => ({
+      resourceRead: [{ id: 'provider-gate', match: 'notes://*', run: () => void (seen.providerReads += version) }],
+      promptGet: [(ctx) => ({ args: { ...ctx.args, topic: String(ctx.args.topic).toUpperCase() } })],
+    });
+    const app = (version) => h(StrictMode, null, h(WebMCPProvider, { hooks: providerHooks(version) }, h(Notes, { version }), h(Prompt)));
+    const root = createRoot(document.body.appendChild(document.createElement('div')));
+    flushSync(() => root.render(app(1)));
+    await waitFor(() => seen.notes?.status === 'registered' && seen.prompt?.status === 'registered', 'the resource and the prompt to register');
+    const agent = await connect(gen);
+    const out = { mounted: { ...seen.notes }, promptStatus: seen.prompt.status };
+    out.listed = (await agent.listResources()).filter((r) => r.uri === 'notes://react').length;
+    out.prompts = (await agent.listPrompts()).filter((p) => p.name === 'react_prompt').length;
+    out.read1 = (await agent.readResource('notes://react')).result?.contents[0].text;
+    out.providerReads1 = seen.providerReads;
+    out.got = (await agent.getPrompt('react_prompt', { topic: 'mugs' })).result?.messages[0].content.text;
+    // A re-render with new inline functions and hooks: no re-registration, the latest are called.
+    flushSync(() => root.render(app(10)));
+    await sleep(20);
+    out.listedAfterRerender = (await agent.listResources()).filter((r) => r.uri === 'notes://react').length;
+    out.read2 = (await agent.readResource('notes://react')).result?.contents[0].text;
+    out.providerReads2 = seen.providerReads;
+    flushSync(() => root.unmount());
+    await sleep(20);
+    out.listedAfterUnmount = (await agent.listResources()).filter((r) => r.uri === 'notes://react').length;
+    out.promptsAfterUnmount = (await agent.listPrompts()).filter((p) => p.name === 'react_prompt').length;
+    await agent.close();
+    return out;
   },
 
   listTools,

@@ -27,7 +27,8 @@ const browsers = {};
 async function bundlePage() {
   const { build } = await import('esbuild');
   outDir = mkdtempSync(path.join(os.tmpdir(), 'warden-mcpb-'));
-  await build({ entryPoints: [path.join(here, 'mcp-b-page.js')], bundle: true, format: 'esm', platform: 'browser', outdir: outDir, logLevel: 'error' });
+  // React's development build, so StrictMode double-invokes effects (the React scenario).
+  await build({ entryPoints: [path.join(here, 'mcp-b-page.js')], bundle: true, format: 'esm', platform: 'browser', outdir: outDir, logLevel: 'error', define: { 'process.env.NODE_ENV': '"development"' } });
   copyFileSync(path.join(here, 'mcp-b-options.js'), path.join(outDir, 'mcp-b-options.js'));
   writeFileSync(
     path.join(outDir, 'index.html'),
@@ -186,6 +187,25 @@ for (const gen of ['v1', 'v2']) {
     assert.equal(out.nativeListing, 1, 'Chromium lists the tool exactly once (MCP-B mirrors ours)');
     assert.equal(out.mcpbListing, 1);
     console.log(`[${gen}] native: MCP-B initialized → first working call in ${out.noticedMs.toFixed(1)} ms; meanwhile: ${JSON.stringify(out.failuresMeanwhile)}`);
+    assert.deepEqual(errors.page, []);
+  });
+}
+
+for (const gen of ['v1', 'v2']) {
+  test(`[${gen}] React: useWebMCPResource / useWebMCPPrompt under a provider, in StrictMode, read by an MCP client`, { skip: skipReason }, async () => {
+    const { out, errors } = await run('native', 'react', gen);
+    assert.deepEqual(out.mounted, { status: 'registered', registered: true, supported: true });
+    assert.equal(out.promptStatus, 'registered');
+    assert.equal(out.listed, 1, 'StrictMode leaves exactly one registration');
+    assert.equal(out.prompts, 1);
+    assert.equal(out.read1, 'notes v1');
+    assert.equal(out.providerReads1, 1, "the provider's resourceRead hook ran once");
+    assert.equal(out.got, 'About MUGS', "the provider's promptGet hook rewrote the arguments");
+    assert.equal(out.listedAfterRerender, 1, 'a re-render with inline options does not re-register');
+    assert.equal(out.read2, 'notes v10', 'the latest committed read function');
+    assert.equal(out.providerReads2, 11, 'and the latest committed provider hook');
+    assert.equal(out.listedAfterUnmount, 0, 'unmount unregisters');
+    assert.equal(out.promptsAfterUnmount, 0);
     assert.deepEqual(errors.page, []);
   });
 }
