@@ -10,6 +10,9 @@ import { normalizeResult } from './normalize.js';
 import { shapeForModel, stripText } from './shape.js';
 import type { CallOptions, CallOutcome, ContentBlock, GetPromptResult, PromptDefinition, PromptMessage, ReadResourceResult, ResourceContents, ResourceDefinition, ResourceRead, SubjectOutcome } from './types.js';
 
+/** The longest URI read (the core's `pattern::INPUT_LIMIT`). */
+export const MAX_URI_LENGTH = 65_536;
+
 /** A failure before anything runs, as data. */
 function refused(kind: 'not_found' | 'validation', reason: string, message: string): SubjectOutcome<never> {
   return { ok: false, error: { kind, reason, message }, text: 'Error: ' + message };
@@ -114,6 +117,9 @@ function shapeRead(result: unknown, uri: string, serverId: string, maxBytes: num
  * pipeline. Never throws for a read that went wrong.
  */
 export async function readWith(w: Warden, record: SubjectRecord, uri: string, params: Record<string, string>, options: CallOptions | null | undefined): Promise<SubjectOutcome<ReadResourceResult>> {
+  // The core tests no URI longer than its pattern limit (it would fail closed); refusing it here
+  // keeps an agent's megabyte URI out of the core's memory, which only grows.
+  if (uri.length > MAX_URI_LENGTH) return refused('validation', 'invalid_uri', `a URI of ${uri.length} characters is longer than ${MAX_URI_LENGTH}`);
   let url: URL;
   try {
     url = new URL(uri);

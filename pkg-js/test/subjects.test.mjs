@@ -259,3 +259,16 @@ describe('registration', () => {
     assert.throws(() => c.webmcpPrompt(() => 'x', { name: 'after' }), (err) => err.code === 'disposed');
   });
 });
+
+describe('bad input is refused as data', () => {
+  test('a URI longer than the core tests, a tool given gate hooks', async () => {
+    const c = client();
+    const r = c.webmcpResource(() => 'x', { uri: 'notes://{+path}', name: 'notes' });
+    const long = 'notes://' + 'a'.repeat(70_000);
+    const outcome = await r.read(long);
+    assert.equal(outcome.ok, false);
+    assert.equal(outcome.error.reason, 'invalid_uri');
+    assert.match(outcome.text, /longer than 65536/);
+    assert.throws(() => c.webmcp(() => 1, { name: 't', hooks: { resourceRead: [() => {}] } }), (err) => err.code === 'invalid_hooks' && err.message.includes('no resourceRead hooks'));
+  });
+});
