@@ -133,7 +133,13 @@ export function __wbg_reset() {
 async function zopfliDeflate(bytes, format) {
   let zopfli;
   try {
+    // Its emscripten glue installs process handlers that rethrow any later uncaught error with
+    // its whole minified source; keep the ones we had.
+    const had = ['uncaughtException', 'unhandledRejection'].map((event) => [event, process.listeners(event)]);
     zopfli = await import('@gfx/zopfli');
+    for (const [event, listeners] of had) {
+      for (const listener of process.listeners(event)) if (!listeners.includes(listener)) process.off(event, listener);
+    }
   } catch {
     console.log('zopfli skipped (npm @gfx/zopfli not installed): zlib -9');
     return format === 'zlib' ? deflateSync(bytes, { level: 9, memLevel: 9 }) : deflateRawSync(bytes, { level: 9, memLevel: 9 });
@@ -150,8 +156,9 @@ async function buildModule({ name, cargoArgs, embed, wasmOpt: passes }) {
   // opt-level "z": measured smaller than "s" for both modules (the size of a page's download
   // matters more here than the last few percent of speed).
   run('cargo', args, { env: { ...process.env, CARGO_PROFILE_RELEASE_OPT_LEVEL: 'z' } });
-  // Where cargo put it: `CARGO_TARGET_DIR` when set (worktrees share one), else ./target.
-  const built = join(process.env.CARGO_TARGET_DIR ? resolve(root, process.env.CARGO_TARGET_DIR) : join(root, 'target'), 'wasm32-unknown-unknown', 'release', 'webmcp_warden.wasm');
+  // CARGO_TARGET_DIR moves cargo's output (worktrees sharing one machine each set their own).
+  const targetDir = process.env.CARGO_TARGET_DIR ? resolve(root, process.env.CARGO_TARGET_DIR) : join(root, 'target');
+  const built = join(targetDir, 'wasm32-unknown-unknown', 'release', 'webmcp_warden.wasm');
   run('wasm-bindgen', ['--target', 'web', '--out-dir', wasmDir, '--out-name', name, '--remove-name-section', '--remove-producers-section', built]);
   const wasmFile = join(wasmDir, `${name}_bg.wasm`);
   const before = sizes(readFileSync(wasmFile));

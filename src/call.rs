@@ -7,6 +7,12 @@
 //! hooks-only call never pays for them. The same machine runs a dry run ([`Mode::Explain`]):
 //! no hook, predicate, approver or tool is called, and the answer is an explanation.
 //!
+//! Resources and prompts run the same machine ([`Subject`]): their gate event (`resourceRead`,
+//! `promptGet`) takes the place of the before-hooks, with the same order, deadlines and
+//! fail-closed failures; a prompt's arguments are validated against its `argsSchema`; policy
+//! decides on the section of the policy for the subject; the read or the get is the step a
+//! tool call runs its tool at. They have no after, error or denied hooks.
+//!
 //! The TS layer reports facts, never judgements: the shape of what a hook returned
 //! ([`ReturnFacts`]), that a deadline passed, that the call's signal was aborted, the
 //! diagnostics a validator gave. The machine judges them (the return contracts of
@@ -16,7 +22,7 @@
 
 use std::rc::Rc;
 
-use crate::hooks::{Event, OnError};
+use crate::hooks::{Event, OnError, Subject};
 use crate::plan::Plan;
 use crate::policy::{settle_with_grant, settle_without_approver, Decision, Effect, EvalStep, Evaluation, Policy, PredicateResult};
 use crate::returns::{judge_approval, judge_hook, Approval, Contract, Judged, ReturnFacts};
@@ -231,6 +237,8 @@ pub struct CallSpec {
     pub capture_payloads: bool,
     /// Call or dry run.
     pub mode: Mode,
+    /// What the call is about: a tool, a resource or a prompt.
+    pub subject: Subject,
 }
 
 /// Why a call failed, as `invokeTool` reports it, and what the agent reads.
@@ -321,6 +329,9 @@ pub struct PolicyFacts {
 pub struct Call {
     /// The engine's handle of the called tool.
     pub(crate) tool: u32,
+    /// What the call is about when it is not the subject's own name: the URI a resource read
+    /// reads (an instance of its template).
+    pub(crate) target: Option<String>,
     plan: Rc<Plan>,
     spec: CallSpec,
     phase: Phase,
@@ -355,6 +366,7 @@ impl Call {
     pub fn new(plan: Rc<Plan>, spec: CallSpec) -> Call {
         Call {
             tool: 0,
+            target: None,
             plan,
             spec,
             phase: Phase::Hooks(Event::Before, 0),
@@ -430,7 +442,16 @@ impl Call {
             self.explain_hooks();
             return self.validate_input(signal);
         }
-        self.enter(Event::Before, 0, signal)
+        self.enter(self.spec.subject.gate(), 0, signal)
+    }
+
+    /// The part an event plays in this call: the subject's gate event is its before-hooks.
+    fn role(&self, event: Event) -> Event {
+        if event == self.spec.subject.gate() {
+            Event::Before
+        } else {
+            event
+        }
     }
 
     /// Feeds the outcome of the last action and returns the next one. `facts` are the facts
@@ -464,7 +485,7 @@ impl Call {
     /// after hooks are work: an aborted call stops there. Error and denied hooks still run, so
     /// observers see the abort.
     fn enter(&mut self, event: Event, position: usize, signal: Signal) -> Action {
-        let works = matches!(event, Event::Before | Event::After);
+        let works = matches!(self.role(event), Event::Before | Event::After);
         if works && signal != Signal::Live && self.error.is_none() {
             return self.fail_aborted(signal);
         }
@@ -478,10 +499,10 @@ impl Call {
     }
 
     fn event_done(&mut self, event: Event, signal: Signal) -> Action {
-        match event {
+        match self.role(event) {
             Event::Before if self.halted => self.enter(Event::After, 0, signal),
             Event::Before => self.validate_input(signal),
-            Event::After | Event::Error | Event::Denied | Event::ToolsListed => self.finish(),
+            _ => self.finish(),
         }
     }
 
@@ -511,13 +532,14 @@ impl Call {
             Outcome::TimedOut => "timeout",
             _ => "bad_return",
         };
-        let failed_call = judged == Judged::Bad && (event == Event::Before || (event == Event::After && on_error == OnError::Fail));
+        let role = self.role(event);
+        let failed_call = judged == Judged::Bad && (role == Event::Before || (role == Event::After && on_error == OnError::Fail));
         self.note_hook(event, &hook_id, judged, cause, duration_ms, judged == Judged::Bad && !failed_call);
         let verdict = verdict_of(judged);
-        let mut action = match (event, judged) {
+        let mut action = match (role, judged) {
             (Event::Before, Judged::Nothing | Judged::Rewrite) => self.enter(event, next, signal),
             (Event::Before, Judged::Deny) => {
-                let message = payload.get("message").and_then(Value::as_str).filter(|m| !m.is_empty()).unwrap_or("Tool execution denied");
+                let message = payload.get("message").and_then(Value::as_str).filter(|m| !m.is_empty()).unwrap_or(self.denied_by_default());
                 let mut error = CallError::denied("hook_denied", message.to_owned());
                 error.hook_id = Some(hook_id);
                 error.code = payload.get("code").and_then(Value::as_str).map(str::to_owned);
@@ -533,7 +555,7 @@ impl Call {
                 self.enter(Event::After, 0, signal)
             }
             (Event::Before, _) => {
-                let mut error = CallError::error("hook", "hook_failed", format!("before hook \"{hook_id}\" failed ({cause})"));
+                let mut error = CallError::error("hook", "hook_failed", format!("{} hook \"{hook_id}\" failed ({cause})", event.name()));
                 error.hook_id = Some(hook_id);
                 error.cause = Some(cause);
                 self.error = Some(error);
@@ -560,11 +582,20 @@ impl Call {
                 self.finish()
             }
             // Anything else, a failure included, leaves the original error standing.
-            (Event::Error | Event::Denied | Event::ToolsListed, _) => self.enter(event, next, signal),
+            _ => self.enter(event, next, signal),
         };
         action.accepted = matches!(judged, Judged::Rewrite | Judged::Halt | Judged::Recover | Judged::Deny);
         action.verdict = verdict;
         action
+    }
+
+    /// What the agent reads of a deny that gave no message.
+    fn denied_by_default(&self) -> &'static str {
+        match self.spec.subject {
+            Subject::Tool => "Tool execution denied",
+            Subject::Resource => "Resource read denied",
+            Subject::Prompt => "Prompt get denied",
+        }
     }
 
     // ---- validation ---------------------------------------------------------------------------
@@ -773,7 +804,7 @@ impl Call {
             }
             Approval::Deny | Approval::DenyHalt => {
                 let reason = if approval == Approval::DenyHalt { "ask_halt" } else { "ask_denied" };
-                let message = payload.get("deny").and_then(Value::as_str).filter(|m| !m.is_empty()).unwrap_or("Tool execution denied");
+                let message = payload.get("deny").and_then(Value::as_str).filter(|m| !m.is_empty()).unwrap_or(self.denied_by_default());
                 let mut error = CallError::denied(reason, message.to_owned());
                 error.with_decision = true;
                 self.error = Some(error);
@@ -815,7 +846,12 @@ impl Call {
             Outcome::Aborted => "aborted",
             _ => "threw",
         };
-        self.note(crate::object! { "step" => "tool", "outcome" => named, "durationMs" => duration_ms });
+        let step = match self.spec.subject {
+            Subject::Tool => "tool",
+            Subject::Resource => "read",
+            Subject::Prompt => "get",
+        };
+        self.note(crate::object! { "step" => step, "outcome" => named, "durationMs" => duration_ms });
         match outcome {
             Outcome::ToolReturned if self.spec.output_schema => {
                 if signal != Signal::Live {

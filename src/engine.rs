@@ -8,16 +8,20 @@
 //! configuration with the same handles. Calls and listings are transient and numbered here.
 //! Plans are cached per (tool, scope) and dropped whenever the configuration changes; calls in
 //! flight keep the plan they started with.
+//!
+//! Resources and prompts are kept beside the tools, each with its [`Subject`]: one table, one
+//! call machine. A resource read is planned for the URI it reads (a template's instances match
+//! different hooks), so its plan is built per read and not cached.
 
 use std::rc::Rc;
 
 use crate::call::{Action, Call, CallSpec, InputCheck, Mode, Outcome, PolicyFacts, Signal, MAX_HANDLE};
 use crate::error::ConfigError;
 use crate::governor::{Definition, Governor};
-use crate::hooks::{Event, Hook, HookSet};
+use crate::hooks::{Event, Hook, HookSet, Subject};
 use crate::listing::Listing;
 use crate::plan::{Plan, Scopes};
-use crate::policy::{CallFacts, Evaluation, Grant, MatchedRules};
+use crate::policy::{CallFacts, Evaluation, FingerprintState, Grant, MatchedRules};
 use crate::returns::{Contract, ReturnFacts};
 use crate::vec_map::VecMap;
 use crate::value::Value;
@@ -132,6 +136,8 @@ struct Tool {
     /// Runs its own sets only, with no global or scoped hooks (`createHookedExecute`, whose
     /// `getHooks` already returns the whole merged set).
     standalone: bool,
+    /// A tool, a resource (`name` is its URI or URI template) or a prompt.
+    subject: Subject,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -174,6 +180,16 @@ pub struct AskFacts {
     pub name: String,
     /// The fingerprint of the tool's definition.
     pub fingerprint: String,
+}
+
+/// The name a grant records for a subject called `name`: a tool's name, the URI a resource read
+/// read (a grant covers that URI, not every instance of a template), `prompt:<name>` for a
+/// prompt. No tool name holds a `:`, so none of them can be mistaken for another's.
+pub fn grant_name(subject: Subject, name: &str) -> String {
+    match subject {
+        Subject::Prompt => format!("prompt:{name}"),
+        Subject::Tool | Subject::Resource => name.to_owned(),
+    }
 }
 
 /// The core's state for one client.
@@ -302,6 +318,15 @@ impl Engine {
     /// # Errors
     /// `duplicate_hook_id` when a tool hook reuses a global hook's id; handle misuse.
     pub fn define_tool(&mut self, id: u32, definition: Definition, server: Option<String>, sets: Vec<u32>, label: &str) -> Result<(), ConfigError> {
+        self.define_subject(id, Subject::Tool, definition, server, sets, label)
+    }
+
+    /// Defines tool, resource or prompt `id`, as [`Engine::define_tool`] does a tool. A
+    /// resource's definition is named by its URI (or URI template), a prompt's by its name.
+    ///
+    /// # Errors
+    /// `duplicate_hook_id` when one of its hooks reuses a global hook's id; handle misuse.
+    pub fn define_subject(&mut self, id: u32, subject: Subject, definition: Definition, server: Option<String>, sets: Vec<u32>, label: &str) -> Result<(), ConfigError> {
         check_handle(id, "tool")?;
         if self.tools.contains(id) {
             return Err(ConfigError::new("handle_in_use", format!("tool handle {id} is in use")));
@@ -313,7 +338,7 @@ impl Engine {
             seen.extend(set.hooks.iter());
         }
         let name = definition.name.clone();
-        self.tools.put(id, Tool { name, server, sets, definition: Some(definition), standalone: false });
+        self.tools.put(id, Tool { name, server, sets, definition: Some(definition), standalone: false, subject });
         Ok(())
     }
 
@@ -334,7 +359,7 @@ impl Engine {
                 seen.extend(set.hooks.iter());
             }
         }
-        self.tools.put(id, Tool { name: name.to_owned(), server: None, sets, definition: None, standalone: true });
+        self.tools.put(id, Tool { name: name.to_owned(), server: None, sets, definition: None, standalone: true, subject: Subject::Tool });
         Ok(())
     }
 
@@ -394,6 +419,14 @@ impl Engine {
         if let Some(plan) = self.plans.get(&(tool, scope)) {
             return Ok(plan.clone());
         }
+        let plan = Rc::new(self.build_plan(tool, scope, None)?);
+        self.plans.insert((tool, scope), plan.clone());
+        Ok(plan)
+    }
+
+    /// The plan of `tool` under `scope`, its hooks matched against `target` when given (the URI
+    /// a resource read reads), else against the subject's own name.
+    fn build_plan(&self, tool: u32, scope: u32, target: Option<&str>) -> Result<Plan, ConfigError> {
         let entry = self.tools.get(tool).ok_or_else(|| ConfigError::new("unknown_tool", format!("no tool with handle {tool}")))?;
         let sets_of = |ids: &[u32]| -> Vec<&HookSet> { ids.iter().filter_map(|id| self.sets.get(*id)).collect() };
         let global = if entry.standalone { Vec::new() } else { sets_of(&self.global) };
@@ -401,9 +434,7 @@ impl Engine {
         let scoped = sets_of(&scoped_ids);
         let own = sets_of(&entry.sets);
         let server = entry.server.as_deref().unwrap_or(self.server_id());
-        let plan = Rc::new(Plan::build(Scopes { global: &global, scoped: &scoped, tool: &own }, server, &entry.name)?);
-        self.plans.insert((tool, scope), plan.clone());
-        Ok(plan)
+        Plan::build_for(entry.subject, Scopes { global: &global, scoped: &scoped, tool: &own }, server, target.unwrap_or(&entry.name))
     }
 
     /// Starts a call (or a dry run) of `tool` under `scope`.
@@ -411,8 +442,22 @@ impl Engine {
     /// # Errors
     /// The plan's problem (`unknown_tool`, `duplicate_hook_id`); `too_many_calls`.
     pub fn begin(&mut self, tool: u32, scope: u32, flags: CallFlags) -> Result<u32, ConfigError> {
-        let plan = self.plan(tool, scope)?;
+        self.begin_at(tool, scope, flags, None)
+    }
+
+    /// Starts a call of `tool` under `scope` about `target` (the URI a resource read reads; its
+    /// hooks and its policy rules match that URI, its grant is for it). With no target, the
+    /// same as [`Engine::begin`].
+    ///
+    /// # Errors
+    /// The plan's problem (`unknown_tool`, `duplicate_hook_id`); `too_many_calls`.
+    pub fn begin_at(&mut self, tool: u32, scope: u32, flags: CallFlags, target: Option<&str>) -> Result<u32, ConfigError> {
+        let plan = match target {
+            Some(target) => Rc::new(self.build_plan(tool, scope, Some(target))?),
+            None => self.plan(tool, scope)?,
+        };
         let standalone = self.tools.get(tool).is_some_and(|entry| entry.standalone);
+        let subject = self.tools.get(tool).map(|entry| entry.subject).unwrap_or_default();
         let input = if flags.has(CallFlags::STANDARD_INPUT) {
             InputCheck::Standard
         } else if flags.has(CallFlags::JSON_INPUT) {
@@ -429,9 +474,11 @@ impl Engine {
             observed: flags.has(CallFlags::OBSERVED),
             capture_payloads: flags.has(CallFlags::CAPTURE),
             mode: if flags.has(CallFlags::EXPLAIN) { Mode::Explain } else { Mode::Call },
+            subject,
         };
         let mut call = Call::new(plan, spec);
         call.tool = tool;
+        call.target = target.map(str::to_owned);
         self.calls.insert(call).ok_or_else(|| ConfigError::new("too_many_calls", "too many calls in progress".into()))
     }
 
@@ -460,15 +507,27 @@ impl Engine {
         };
         let server = tool.server.as_deref().unwrap_or(self.server_id.as_deref().unwrap_or(DEFAULT_SERVER_ID));
         let explain = entry.mode() == Mode::Explain;
-        // A dry run records no baseline.
-        let fingerprint = if explain { self.governor.peek_fingerprint_state(definition) } else { self.governor.fingerprint_state(definition) };
-        let live = self.governor.grants().live(facts.principal.as_deref(), server, &tool.name, &definition.fingerprint, facts.now_ms).is_some();
-        let key = (tool_id, Rc::as_ptr(&policy) as usize);
-        let make = || Rc::new(MatchedRules::of(&policy, server, &tool.name));
-        let matched = self.matched_rules.get_or_insert_with(key, make).map_or_else(make, |cached| cached.clone());
+        let subject = tool.subject;
+        let name = entry.target.as_deref().unwrap_or(&tool.name);
+        // A dry run records no baseline; resources and prompts have none (no pins).
+        let fingerprint = match (subject, explain) {
+            (Subject::Tool, true) => self.governor.peek_fingerprint_state(definition),
+            (Subject::Tool, false) => self.governor.fingerprint_state(definition),
+            _ => FingerprintState::Unchanged,
+        };
+        let live = self.governor.grants().live(facts.principal.as_deref(), server, &grant_name(subject, name), &definition.fingerprint, facts.now_ms).is_some();
+        let section = policy.for_subject(subject);
+        let matched = if subject == Subject::Tool {
+            let key = (tool_id, Rc::as_ptr(&policy) as usize);
+            let make = || Rc::new(MatchedRules::of(&policy, server, &tool.name));
+            self.matched_rules.get_or_insert_with(key, make).map_or_else(make, |cached| cached.clone())
+        } else {
+            // A resource's rules match the URI read, which changes from read to read.
+            Rc::new(MatchedRules::of(section, server, name))
+        };
         let call_facts = CallFacts {
             server,
-            name: &tool.name,
+            name,
             annotations: definition.annotations(),
             principal: facts.principal.as_deref(),
             taint: &facts.taint,
@@ -476,7 +535,7 @@ impl Engine {
             fingerprint,
             live_grant: live,
         };
-        let evaluation = Evaluation::with_matched(&policy, call_facts, &matched);
+        let evaluation = Evaluation::with_matched(section, call_facts, &matched);
         let entry = self.calls.get_mut(call)?;
         Some(entry.start_policy(evaluation, live, signal))
     }
@@ -492,17 +551,19 @@ impl Engine {
         let tool = self.tools.get(entry.tool)?;
         let definition = tool.definition.as_ref()?;
         let server = tool.server.as_deref().unwrap_or(self.server_id.as_deref().unwrap_or(DEFAULT_SERVER_ID));
-        let grant = Grant::new(principal, server, &tool.name, &definition.fingerprint, now_ms, ttl_ms);
+        let name = grant_name(tool.subject, entry.target.as_deref().unwrap_or(&tool.name));
+        let grant = Grant::new(principal, server, &name, &definition.fingerprint, now_ms, ttl_ms);
         self.governor.grants_mut().record(grant.clone(), now_ms);
         Some(grant)
     }
 
     /// What the approver is shown of a call (its decision comes with [`Engine::outcome`]).
     pub fn ask_facts(&self, call: u32) -> Option<AskFacts> {
-        let tool = self.tools.get(self.calls.get(call)?.tool)?;
+        let entry = self.calls.get(call)?;
+        let tool = self.tools.get(entry.tool)?;
         Some(AskFacts {
             server_id: tool.server.clone().unwrap_or_else(|| self.server_id().to_owned()),
-            name: tool.name.clone(),
+            name: entry.target.clone().unwrap_or_else(|| tool.name.clone()),
             fingerprint: tool.definition.as_ref().map(|d| d.fingerprint.clone()).unwrap_or_default(),
         })
     }

@@ -1,5 +1,11 @@
 //! Hook sets: the events, the entry options, and their checks at the moment hooks are given.
 //!
+//! Tools have five events; resources and prompts (MCP-B's, `docs/resources-and-prompts.md`)
+//! one each, `resourceRead` and `promptGet`, which gate a read or a get the way `before` gates a
+//! call (ConduitMCP's `:on_resource_read` / `:on_prompt_get`). Which events a call runs is its
+//! [`Subject`]'s. `resourceRead` hooks match the URI read (URI matchers, [`Matcher::compile_uri`]);
+//! every other event matches names.
+//!
 //! The TS layer keeps the hook functions and sends the hooks object as it is, each function
 //! replaced by a handle it chose ([`Value::Function`]); the core checks every entry, compiles
 //! its matcher once, and records which handle is which hook, for plans and calls to refer to.
@@ -21,11 +27,15 @@ pub enum Event {
     Denied = 3,
     /// When tools are listed: may drop or annotate tools.
     ToolsListed = 4,
+    /// Before a resource is read: may deny.
+    ResourceRead = 5,
+    /// Before a prompt is got: may rewrite its arguments (`{ args }`) or deny.
+    PromptGet = 6,
 }
 
 impl Event {
     /// Every event, in the order entries are numbered in a hook set.
-    pub const ALL: [Event; 5] = [Event::Before, Event::After, Event::Error, Event::Denied, Event::ToolsListed];
+    pub const ALL: [Event; 7] = [Event::Before, Event::After, Event::Error, Event::Denied, Event::ToolsListed, Event::ResourceRead, Event::PromptGet];
 
     /// The event's name in the JS API.
     pub fn name(self) -> &'static str {
@@ -35,6 +45,8 @@ impl Event {
             Event::Error => "error",
             Event::Denied => "denied",
             Event::ToolsListed => "toolsListed",
+            Event::ResourceRead => "resourceRead",
+            Event::PromptGet => "promptGet",
         }
     }
 
@@ -45,6 +57,51 @@ impl Event {
 
     fn from_name(name: &str) -> Option<Event> {
         Event::ALL.into_iter().find(|event| event.name() == name)
+    }
+}
+
+/// What a governed call is about: which events it runs, and which one gates it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+pub enum Subject {
+    /// A tool call (`webmcp()`).
+    #[default]
+    Tool = 0,
+    /// A resource read (`webmcpResource()`).
+    Resource = 1,
+    /// A prompt get (`webmcpPrompt()`).
+    Prompt = 2,
+}
+
+impl Subject {
+    /// Decodes a wire code.
+    pub fn from_code(code: u32) -> Option<Subject> {
+        [Subject::Tool, Subject::Resource, Subject::Prompt].into_iter().find(|subject| *subject as u32 == code)
+    }
+
+    /// The event that gates the call, where a tool call runs its `before` hooks.
+    pub fn gate(self) -> Event {
+        match self {
+            Subject::Tool => Event::Before,
+            Subject::Resource => Event::ResourceRead,
+            Subject::Prompt => Event::PromptGet,
+        }
+    }
+
+    /// What it is called in messages.
+    pub fn noun(self) -> &'static str {
+        match self {
+            Subject::Tool => "tool",
+            Subject::Resource => "resource",
+            Subject::Prompt => "prompt",
+        }
+    }
+
+    /// Whether its calls run hooks of `event`: a tool's five events, a resource's or a prompt's gate.
+    pub fn runs(self, event: Event) -> bool {
+        match self {
+            Subject::Tool => !matches!(event, Event::ResourceRead | Event::PromptGet),
+            _ => event == self.gate(),
+        }
     }
 }
 
@@ -109,7 +166,7 @@ impl HookSet {
         if let Some(unknown) = events.keys().find(|key| Event::from_name(key).is_none()) {
             return Err(ConfigError::new(
                 "unknown_hook_event",
-                format!("unknown hook event \"{unknown}\" (expected before, after, error, denied, toolsListed)"),
+                format!("unknown hook event \"{unknown}\" (expected before, after, error, denied, toolsListed, resourceRead, promptGet)"),
             )
             .at(label));
         }
@@ -178,7 +235,8 @@ fn compile_entry(entry: &Value, event: Event, index: usize) -> Result<Hook, Conf
         Some(other) => return Err(ConfigError::new("invalid_hook", format!("`run` must be a function, not {}", other.type_name()))),
     };
     if let Some(spec) = present(desc, "match") {
-        hook.matcher = Matcher::compile(spec).map_err(|err| err.at("match"))?;
+        let compiled = if event == Event::ResourceRead { Matcher::compile_uri(spec) } else { Matcher::compile(spec) };
+        hook.matcher = compiled.map_err(|err| err.at("match"))?;
     }
     if let Some(id) = present(desc, "id") {
         match id {

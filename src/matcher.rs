@@ -6,6 +6,13 @@
 //! equivalent, so a redaction hook on `"fs/read_file"` also covers `Read-File` on server `fs`.
 //! Tool names are ASCII (`A-Z a-z 0-9 _ . -`), so folding needs no Unicode tables.
 //!
+//! Resource hooks and resource policy rules match URIs instead ([`Matcher::compile_uri`]): a
+//! URI glob compared exactly (URIs are case-sensitive, and `a-b` is not `a_b`), where `*` is any
+//! run of characters without `/`, a URI template variable `{name}` is one or more such
+//! characters and `{+name}` one or more of any (RFC 6570's simple and reserved expansions), so
+//! a template such as `user://{id}/profile` matches its instances (`user://42/profile`). A
+//! `RegExp` is tested against the whole URI.
+//!
 //! A `RegExp` runs on the page's own engine ([`crate::pattern`]), which may be unable to test a
 //! name (one longer than [`crate::pattern::INPUT_LIMIT`], or an engine failure). [`Matcher::test`]
 //! says so with `None`, and each caller fails closed in its own way: a hook runs, a deny or ask
@@ -39,6 +46,7 @@ enum Kind {
     All,
     Glob { server: Option<Glob>, tool: Glob },
     Pattern { server: Option<Glob>, name: Pattern },
+    Uri(UriGlob),
 }
 
 /// The text matchers that select every tool.
@@ -126,6 +134,22 @@ impl Matcher {
         Ok(Matcher { kind, level })
     }
 
+    /// Compiles a URI matcher (resource hooks and rules): `'*'` / `'all'` / `'any'`, a URI glob
+    /// or template (see the module docs), a `RegExp` tested against the URI, or `{ server, name:
+    /// RegExp }`.
+    ///
+    /// # Errors
+    /// `invalid_matcher` for an empty matcher, an unclosed or empty `{…}`, or a value that is
+    /// not a matcher; `invalid_pattern` for a `RegExp` the engine refuses.
+    pub fn compile_uri(spec: &Value) -> Result<Matcher, ConfigError> {
+        match spec {
+            Value::String(text) if EVERY_TOOL.contains(&text.as_str()) => Ok(Matcher::all()),
+            Value::String(text) if text.is_empty() => Err(invalid("a URI matcher cannot be empty (use '*' for every URI)".into())),
+            Value::String(text) => Ok(Matcher { kind: Kind::Uri(UriGlob::new(text)?), level: Level::Tool }),
+            other => Matcher::compile(other),
+        }
+    }
+
     /// The matcher's level in the onion order.
     pub fn level(&self) -> Level {
         self.level
@@ -154,7 +178,121 @@ impl Matcher {
                 }
                 name.test(target.raw_name)
             }
+            Kind::Uri(glob) => glob.matches(target.raw_name),
         }
+    }
+}
+
+/// One part of a URI glob.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum UriPart {
+    /// Exactly this text.
+    Literal(String),
+    /// `*`: any run of characters without `/`, empty too.
+    Star,
+    /// `{name}`: one or more characters without `/`.
+    Segment,
+    /// `{+name}`: one or more characters of any kind.
+    Reserved,
+}
+
+/// A URI glob or template, compared exactly.
+#[derive(Debug, Clone)]
+struct UriGlob {
+    parts: Vec<UriPart>,
+}
+
+impl UriGlob {
+    fn new(text: &str) -> Result<UriGlob, ConfigError> {
+        let mut parts = Vec::new();
+        let mut literal = String::new();
+        let mut rest = text;
+        while let Some(c) = rest.chars().next() {
+            rest = rest.get(c.len_utf8()..).unwrap_or_default();
+            let part = match c {
+                '*' => UriPart::Star,
+                '{' => {
+                    let Some(end) = rest.find('}') else {
+                        return Err(invalid(format!("URI matcher \"{text}\" has a '{{' without its '}}'")));
+                    };
+                    let name = rest.get(..end).unwrap_or_default();
+                    rest = rest.get(end.saturating_add(1)..).unwrap_or_default();
+                    let (reserved, name) = name.strip_prefix('+').map_or((false, name), |name| (true, name));
+                    if name.is_empty() || name.contains('{') {
+                        return Err(invalid(format!("URI matcher \"{text}\" has an empty or nested template variable")));
+                    }
+                    if reserved {
+                        UriPart::Reserved
+                    } else {
+                        UriPart::Segment
+                    }
+                }
+                c => {
+                    literal.push(c);
+                    continue;
+                }
+            };
+            if !literal.is_empty() {
+                parts.push(UriPart::Literal(std::mem::take(&mut literal)));
+            }
+            parts.push(part);
+        }
+        if !literal.is_empty() {
+            parts.push(UriPart::Literal(literal));
+        }
+        Ok(UriGlob { parts })
+    }
+
+    /// Whether `uri` is an instance of the glob; `None` for a URI longer than
+    /// [`crate::pattern::INPUT_LIMIT`] bytes (not tested: callers fail closed). Tracks every
+    /// position the parts so far can end at, so the cost is parts × length, never exponential.
+    fn matches(&self, uri: &str) -> Option<bool> {
+        if uri.len() > crate::pattern::INPUT_LIMIT {
+            return None;
+        }
+        let bytes = uri.as_bytes();
+        let mut at = vec![false; bytes.len().saturating_add(1)];
+        if let Some(first) = at.first_mut() {
+            *first = true;
+        }
+        for part in &self.parts {
+            let mut next = vec![false; at.len()];
+            match part {
+                UriPart::Literal(text) => {
+                    for (start, reached) in at.iter().enumerate() {
+                        if *reached && bytes.get(start..).is_some_and(|tail| tail.starts_with(text.as_bytes())) {
+                            if let Some(slot) = next.get_mut(start.saturating_add(text.len())) {
+                                *slot = true;
+                            }
+                        }
+                    }
+                }
+                UriPart::Star | UriPart::Segment | UriPart::Reserved => {
+                    // Sweep left to right: a run goes on from a reached position or from the
+                    // position before, as long as no `/` breaks it (for all but `{+name}`).
+                    let slash_stops = !matches!(part, UriPart::Reserved);
+                    let mut run = false;
+                    for (index, reached) in at.iter().enumerate() {
+                        let extended = run && index > 0;
+                        if *part == UriPart::Star && *reached {
+                            if let Some(slot) = next.get_mut(index) {
+                                *slot = true;
+                            }
+                        }
+                        if extended {
+                            if let Some(slot) = next.get_mut(index) {
+                                *slot = true;
+                            }
+                        }
+                        let byte = bytes.get(index).copied();
+                        let can_take = byte.is_some_and(|b| !(slash_stops && b == b'/'));
+                        run = can_take && (*reached || extended);
+                    }
+                }
+            }
+            at = next;
+        }
+        Some(at.last().copied().unwrap_or(false))
     }
 }
 
@@ -306,5 +444,38 @@ mod tests {
         }
         let error = Matcher::from_text("shop/bad name").unwrap_err();
         assert!(error.message.contains("(found ' ')"), "{}", error.message);
+    }
+
+    #[test]
+    fn uri_templates_and_globs_match_exactly() {
+        let uri = |text: &str| Matcher::compile_uri(&Value::from(text)).unwrap();
+        let test = |m: &Matcher, u: &str| m.test(&Target::new("page", u));
+        let profile = uri("user://{id}/profile");
+        assert_eq!(profile.level(), Level::Tool);
+        assert_eq!(test(&profile, "user://42/profile"), Some(true));
+        assert_eq!(test(&profile, "user:///profile"), Some(false), "a variable is one character or more");
+        assert_eq!(test(&profile, "user://4/2/profile"), Some(false), "{{id}} stops at a slash");
+        assert_eq!(test(&profile, "USER://42/profile"), Some(false), "URIs compare exactly");
+        assert_eq!(test(&profile, "user://42/profile/x"), Some(false));
+        let path = uri("file:///{+path}");
+        assert_eq!(test(&path, "file:///a/b/c.txt"), Some(true), "{{+path}} crosses slashes");
+        assert_eq!(test(&path, "file:///"), Some(false));
+        let star = uri("docs://*/readme");
+        assert_eq!(test(&star, "docs://app/readme"), Some(true));
+        assert_eq!(test(&star, "docs:///readme"), Some(true), "a star may be empty");
+        assert_eq!(test(&star, "docs://a/b/readme"), Some(false));
+        let several = uri("a*b*c{x}d");
+        assert_eq!(test(&several, "aXbYcZd"), Some(true));
+        assert_eq!(test(&several, "abcd"), Some(false));
+        assert_eq!(test(&several, "a-b-b-cc-d"), Some(true), "tries every split, not only the first");
+        assert_eq!(uri("*").level(), Level::All);
+        assert_eq!(test(&uri("any"), "whatever://x"), Some(true));
+        let long = format!("user://{}/profile", "9".repeat(crate::pattern::INPUT_LIMIT));
+        assert_eq!(test(&profile, &long), None, "too long to test: callers fail closed");
+        let regex = Matcher::compile_uri(&regex("^user://\\d+/", "")).unwrap();
+        assert_eq!(test(&regex, "user://42/profile"), Some(true));
+        for bad in ["", "user://{id", "user://{}/p", "user://{+}/p", "a{b{c}d}"] {
+            assert_eq!(Matcher::compile_uri(&Value::from(bad)).unwrap_err().code, "invalid_matcher", "{bad}");
+        }
     }
 }

@@ -6,7 +6,7 @@
 //! `mergeHooksOrdered` does for `after: [a, b]`.
 
 use crate::error::ConfigError;
-use crate::hooks::{Event, Hook, HookSet, OnError};
+use crate::hooks::{Event, Hook, HookSet, OnError, Subject};
 use crate::matcher::Level;
 
 /// One hook as it runs in a plan.
@@ -23,7 +23,7 @@ pub struct PlannedHook {
 /// The merged hooks of one tool, per event, in run order.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Plan {
-    lists: [Vec<PlannedHook>; 5],
+    lists: [Vec<PlannedHook>; 7],
 }
 
 /// The three scopes a plan merges, each a list of hook sets in declaration order.
@@ -45,9 +45,21 @@ impl Plan {
     /// # Errors
     /// `duplicate_hook_id` when two hooks of the merged set share an id.
     pub fn build(scopes: Scopes<'_>, server: &str, name: &str) -> Result<Plan, ConfigError> {
+        Plan::build_for(Subject::Tool, scopes, server, name)
+    }
+
+    /// Merges the hooks of the events `subject`'s calls run that match `name` on `server`: a
+    /// tool's name, a resource's URI (the one read), a prompt's name.
+    ///
+    /// # Errors
+    /// `duplicate_hook_id` when two hooks of the merged set share an id.
+    pub fn build_for(subject: Subject, scopes: Scopes<'_>, server: &str, name: &str) -> Result<Plan, ConfigError> {
         let mut plan = Plan::default();
         let mut ids: Vec<&str> = Vec::new();
         for (slot, event) in plan.lists.iter_mut().zip(Event::ALL) {
+            if !subject.runs(event) {
+                continue;
+            }
             let ordered = ordered_hooks(scopes, event, Some(server), name);
             for (position, hook) in ordered.into_iter().enumerate() {
                 let id = hook.id.clone().unwrap_or_else(|| format!("{}:{position}", event.name()));
@@ -59,7 +71,7 @@ impl Plan {
                 if ids.contains(&hook.id.as_str()) {
                     return Err(ConfigError::new(
                         "duplicate_hook_id",
-                        format!("hook id \"{}\" is used twice among the hooks of tool \"{name}\"", hook.id),
+                        format!("hook id \"{}\" is used twice among the hooks of {} \"{name}\"", hook.id, subject.noun()),
                     ));
                 }
                 ids.push(&hook.id);

@@ -120,8 +120,8 @@ pub mod bits {
     pub const CODE: u32 = 17;
     /// `code` is an own key.
     pub const CODE_OWN: u32 = 1 << 19;
-    /// An own key outside the ones the reader knows (hooks: input, output, result, allow,
-    /// action, message, code; the approver: allow, deny, halt).
+    /// An own key outside the ones the reader knows (hooks: input, output, result, args,
+    /// allow, action, message, code; the approver: allow, deny, halt).
     pub const OTHER_OWN: u32 = 1 << 20;
     /// Bits 21–22: the approver's `allow` as a [`super::Allow`].
     pub const ALLOW: u32 = 21;
@@ -135,6 +135,10 @@ pub mod bits {
     pub const DENY_OWN: u32 = 1 << 28;
     /// `halt` is an own key.
     pub const HALT_OWN: u32 = 1 << 29;
+    /// `value.args !== undefined` (a `promptGet` hook's rewrite).
+    pub const ARGS_DEFINED: u32 = 1 << 30;
+    /// `args` is an own key.
+    pub const ARGS_OWN: u32 = 1 << 31;
 }
 
 impl ReturnFacts {
@@ -238,6 +242,10 @@ impl ReturnFacts {
         if defined("output") {
             out |= bits::OUTPUT_DEFINED;
         }
+        if defined("args") {
+            out |= bits::ARGS_DEFINED;
+        }
+        out |= own("args", bits::ARGS_OWN);
         out |= own("input", bits::INPUT_OWN) | own("output", bits::OUTPUT_OWN) | own("result", bits::RESULT_OWN | bits::RESULT_IN);
         out |= own("allow", bits::ALLOW_IN | bits::ALLOW_OWN) | own("action", bits::ACTION_OWN);
         out |= own("message", bits::MESSAGE_OWN) | own("code", bits::CODE_OWN) | own("deny", bits::DENY_OWN) | own("halt", bits::HALT_OWN);
@@ -270,7 +278,7 @@ impl ReturnFacts {
             Some(_) => Halt::Other,
         };
         out |= (halt as u32) << bits::HALT;
-        let known = ["input", "output", "result", "allow", "action", "message", "code", "deny", "halt"];
+        let known = ["input", "output", "result", "args", "allow", "action", "message", "code", "deny", "halt"];
         if map.keys().any(|key| !known.contains(&key.as_str())) {
             out |= bits::OTHER_OWN;
         }
@@ -283,9 +291,9 @@ impl ReturnFacts {
 pub enum Judged {
     /// No effect.
     Nothing,
-    /// `{ input }` (before) or `{ output }` (after): the value takes effect.
+    /// `{ input }` (before), `{ output }` (after) or `{ args }` (promptGet): the value takes effect.
     Rewrite,
-    /// `{ action: 'deny', message?, code? }` (before).
+    /// `{ action: 'deny', message?, code? }` (before, resourceRead, promptGet).
     Deny,
     /// `{ action: 'halt', result }` (before).
     Halt,
@@ -329,10 +337,13 @@ fn judge_lenient(event: Event, facts: ReturnFacts) -> Judged {
     if facts.has(bits::OUTPUT_DEFINED) && event != Event::After {
         return Judged::Bad;
     }
+    if facts.has(bits::ARGS_DEFINED) && event != Event::PromptGet {
+        return Judged::Bad;
+    }
     let fields_ok = facts.message() != Field::Other && facts.code() != Field::Other;
     match (event, facts.action()) {
         (_, Action::Absent) => {}
-        (Event::Before, Action::Deny) => return if fields_ok { Judged::Deny } else { Judged::Bad },
+        (Event::Before | Event::ResourceRead | Event::PromptGet, Action::Deny) => return if fields_ok { Judged::Deny } else { Judged::Bad },
         (Event::Before, Action::Halt) => return if facts.has(bits::RESULT_IN) { Judged::Halt } else { Judged::Bad },
         (Event::Error, Action::Recover) => return if facts.has(bits::RESULT_IN) { Judged::Recover } else { Judged::Bad },
         _ => return Judged::Bad,
@@ -340,6 +351,7 @@ fn judge_lenient(event: Event, facts: ReturnFacts) -> Judged {
     match event {
         Event::Before if facts.has(bits::INPUT_DEFINED) => Judged::Rewrite,
         Event::After if facts.has(bits::OUTPUT_DEFINED) => Judged::Rewrite,
+        Event::PromptGet if facts.has(bits::ARGS_DEFINED) => Judged::Rewrite,
         _ => Judged::Nothing,
     }
 }
@@ -354,9 +366,9 @@ fn judge_strict(event: Event, facts: ReturnFacts) -> Judged {
         return Judged::Bad;
     }
     let own = facts.0
-        & (bits::INPUT_OWN | bits::OUTPUT_OWN | bits::RESULT_OWN | bits::ACTION_OWN | bits::MESSAGE_OWN | bits::CODE_OWN | bits::OTHER_OWN);
+        & (bits::INPUT_OWN | bits::OUTPUT_OWN | bits::ARGS_OWN | bits::RESULT_OWN | bits::ACTION_OWN | bits::MESSAGE_OWN | bits::CODE_OWN | bits::OTHER_OWN);
     let only = |keys: u32| own == keys;
-    let shape = if only(bits::INPUT_OWN) || only(bits::OUTPUT_OWN) {
+    let shape = if only(bits::INPUT_OWN) || only(bits::OUTPUT_OWN) || only(bits::ARGS_OWN) {
         Judged::Rewrite
     } else if facts.action() == Action::Deny && own & !(bits::ACTION_OWN | bits::MESSAGE_OWN | bits::CODE_OWN) == 0 {
         if facts.message() != Field::Other && facts.code() != Field::Other {
@@ -373,8 +385,10 @@ fn judge_strict(event: Event, facts: ReturnFacts) -> Judged {
     };
     let allowed = match shape {
         Judged::Rewrite if only(bits::INPUT_OWN) => event == Event::Before,
+        Judged::Rewrite if only(bits::ARGS_OWN) => event == Event::PromptGet,
         Judged::Rewrite => event == Event::After,
-        Judged::Deny | Judged::Halt => event == Event::Before,
+        Judged::Deny => matches!(event, Event::Before | Event::ResourceRead | Event::PromptGet),
+        Judged::Halt => event == Event::Before,
         Judged::Recover => event == Event::Error,
         Judged::Nothing | Judged::Bad => false,
     };
@@ -406,7 +420,7 @@ pub fn judge_approval(facts: ReturnFacts) -> Approval {
         return Approval::Bad;
     }
     let own = facts.0
-        & (bits::ALLOW_OWN | bits::DENY_OWN | bits::HALT_OWN | bits::OTHER_OWN | bits::INPUT_OWN | bits::OUTPUT_OWN | bits::RESULT_OWN | bits::ACTION_OWN | bits::MESSAGE_OWN | bits::CODE_OWN);
+        & (bits::ALLOW_OWN | bits::DENY_OWN | bits::HALT_OWN | bits::OTHER_OWN | bits::INPUT_OWN | bits::OUTPUT_OWN | bits::ARGS_OWN | bits::RESULT_OWN | bits::ACTION_OWN | bits::MESSAGE_OWN | bits::CODE_OWN);
     match (facts.allow(), facts.deny(), facts.halt()) {
         (Allow::Once, Field::Absent, Halt::Absent) if own == bits::ALLOW_OWN => Approval::Once,
         (Allow::Always, Field::Absent, Halt::Absent) if own == bits::ALLOW_OWN => Approval::Always,
@@ -505,5 +519,26 @@ mod tests {
         assert!(!is_listed_subset(&given, &[Value::from("c")]));
         assert!(!is_listed_subset(&given, &[Value::from("a"), Value::from("a")]));
         assert!(!is_listed_subset(&given, &[Value::Null]));
+    }
+
+    #[test]
+    fn resource_and_prompt_gates() {
+        for (event, contract) in [(Event::ResourceRead, Contract::Lenient), (Event::PromptGet, Contract::Lenient), (Event::ResourceRead, Contract::Strict), (Event::PromptGet, Contract::Strict)] {
+            let judge = |v: Value| judge_hook(event, contract, ReturnFacts::of(&v));
+            assert_eq!(judge(undefined()), Judged::Nothing);
+            assert_eq!(judge(object! { "action" => "deny", "message" => "no" }), Judged::Deny);
+            assert_eq!(judge(object! { "action" => "halt", "result" => 1.0 }), Judged::Bad, "no halt");
+            assert_eq!(judge(object! { "input" => 1.0 }), Judged::Bad, "input is a before-hook's");
+            assert_eq!(judge(object! { "allow" => true }), Judged::Bad, "no hook can allow");
+        }
+        assert_eq!(judge_hook(Event::PromptGet, Contract::Lenient, ReturnFacts::of(&object! { "args" => object! { "x" => "y" } })), Judged::Rewrite);
+        assert_eq!(judge_hook(Event::PromptGet, Contract::Strict, ReturnFacts::of(&object! { "args" => object! {} })), Judged::Rewrite);
+        assert_eq!(judge_hook(Event::PromptGet, Contract::Lenient, ReturnFacts::of(&object! { "args" => undefined() })), Judged::Nothing);
+        assert_eq!(judge_hook(Event::PromptGet, Contract::Strict, ReturnFacts::of(&object! { "args" => 1.0, "note" => 1.0 })), Judged::Bad);
+        assert_eq!(judge_hook(Event::ResourceRead, Contract::Lenient, ReturnFacts::of(&object! { "args" => 1.0 })), Judged::Bad, "args is promptGet's");
+        assert_eq!(judge_hook(Event::Before, Contract::Lenient, ReturnFacts::of(&object! { "args" => 1.0 })), Judged::Bad);
+        assert_eq!(judge_hook(Event::ResourceRead, Contract::Lenient, ReturnFacts::of(&Value::Number(3.0))), Judged::Nothing);
+        assert_eq!(judge_hook(Event::ResourceRead, Contract::Strict, ReturnFacts::of(&Value::Number(3.0))), Judged::Bad);
+        assert_eq!(judge_approval(ReturnFacts::of(&object! { "allow" => "once", "args" => 1.0 })), Approval::Bad);
     }
 }

@@ -22,7 +22,7 @@ use webmcp_warden::engine::{CallFlags, Engine};
 use webmcp_warden::error::ConfigError;
 use webmcp_warden::digest::FieldTexts;
 use webmcp_warden::governor::Definition;
-use webmcp_warden::hooks::Event;
+use webmcp_warden::hooks::{Event, Subject};
 use webmcp_warden::returns::{Contract, ReturnFacts};
 use webmcp_warden::value::Value;
 
@@ -31,6 +31,7 @@ const RETURNS: &str = include_str!("fixtures/hooks/returns.json");
 const FAILURES: &str = include_str!("fixtures/hooks/failures.json");
 const MATCHERS: &str = include_str!("fixtures/hooks/matchers.json");
 const CONFIG: &str = include_str!("fixtures/hooks/config.json");
+const SUBJECTS: &str = include_str!("fixtures/hooks/subjects.json");
 
 fn cases(text: &str) -> Vec<Json> {
     let file: Json = serde_json::from_str(text).expect("fixture file is JSON");
@@ -378,6 +379,133 @@ fn check_call(case: &Json) -> Result<(), String> {
     }
 }
 
+// ------------------------------------------------------------------ resources and prompts
+
+/// Runs a resource or prompt case (`subjects.json`): the same machine, its gate event in place
+/// of the before-hooks, the read or the get in place of the tool.
+fn run_subject(case: &Json) -> Ran {
+    let mut page = Page::new(case);
+    page.add_globals(case);
+    let (subject, spec, what) = match case["kind"].as_str().unwrap() {
+        "resource" => (Subject::Resource, &case["resource"], "read"),
+        "prompt" => (Subject::Prompt, &case["prompt"], "get"),
+        other => panic!("unknown subject kind {other}"),
+    };
+    let name = spec.get("uri").or_else(|| spec.get("name")).and_then(Json::as_str).unwrap();
+    let label = format!("{} \"{name}\" hooks", subject.noun());
+    let sets: Vec<u32> = spec.get("hooks").and_then(Json::as_array).into_iter().flatten().map(|set| page.compile(set, &label)).collect();
+    let server = spec.get("server").and_then(Json::as_str).map(str::to_owned);
+    let id = page.handle();
+    page.engine.define_subject(id, subject, definition(name), server, sets, &label).unwrap_or_else(|err| panic!("refused: {err}"));
+    let mut scope = 0;
+    for set in case.get("scoped").and_then(Json::as_array).into_iter().flatten() {
+        let set = page.compile(set, "provider hooks");
+        let next = page.handle();
+        page.engine.define_scope(next, scope, Some(set), "provider hooks").unwrap();
+        scope = next;
+    }
+    let target = case.get("read").and_then(Json::as_str);
+    let call = page.engine.begin_at(id, scope, CallFlags(CallFlags::OBSERVED), target).unwrap_or_else(|err| panic!("no plan: {err}"));
+    let mut args = case.get("args").cloned().unwrap_or(json!({}));
+    let mut signal = Signal::Live;
+    let mut order = Vec::new();
+    let mut seen = HashMap::new();
+    let mut got = None;
+    let mut pending: Option<Json> = None;
+    let mut action = page.engine.step(call, Outcome::Start, ReturnFacts::default(), &Value::Null, signal, 0.0).unwrap();
+    for _ in 0..1000 {
+        if action.accepted {
+            let value = pending.take().expect("the core accepted a value no hook returned");
+            match action.verdict {
+                Verdict::Rewrite => args = value["args"].clone(),
+                Verdict::Deny => {}
+                other => panic!("the core accepted a {other:?} for a {}", subject.noun()),
+            }
+        }
+        pending = None;
+        action = match action.op {
+            Op::CallHook => {
+                let hook = page.hooks[&action.handle].clone();
+                assert_eq!(hook.event, subject.gate(), "only the gate event runs");
+                order.push(hook.label.clone());
+                seen.insert(hook.label.clone(), json!({ "args": args.clone() }));
+                let (outcome, value, aborts) = perform(&hook.does, &hook.label);
+                if aborts {
+                    signal = Signal::Aborted;
+                }
+                let facts = if outcome == Outcome::Returned { ReturnFacts::of(&returned_value(value.as_ref())) } else { ReturnFacts::default() };
+                let payload = value.as_ref().map_or(Value::Null, deny_payload);
+                pending = value;
+                page.engine.step(call, outcome, facts, &payload, signal, 1.0).unwrap()
+            }
+            Op::RunTool => {
+                order.push(what.to_owned());
+                got = Some(args.clone());
+                let (outcome, payload) = match case.get("subjectDoes").and_then(|d| d.get("throw")).and_then(Json::as_str) {
+                    Some(message) => (Outcome::ToolThrew, webmcp_warden::object! { "message" => message }),
+                    None => (Outcome::ToolReturned, Value::Null),
+                };
+                page.engine.step(call, outcome, ReturnFacts::default(), &payload, signal, 1.0).unwrap()
+            }
+            Op::FinishOk | Op::FinishError => {
+                let ended = common::value_to_json(&page.engine.end(call).expect("the call ends once"));
+                let ok = ended["ok"] == json!(true);
+                let text = ended.get("text").and_then(Json::as_str).unwrap_or_default().to_owned();
+                return Ran { order, ok, text, error: ended.get("error").cloned(), tool_input: got, seen };
+            }
+            other => panic!("unexpected step {other:?} in a hooks-only {}", subject.noun()),
+        };
+    }
+    panic!("the call does not end");
+}
+
+fn check_subject(case: &Json) -> Result<(), String> {
+    let ran = run_subject(case);
+    let expect = &case["expect"];
+    let mut problems = Vec::new();
+    if json!(ran.order) != expect["order"] {
+        problems.push(format!("order {:?}, expected {}", ran.order, expect["order"]));
+    }
+    if json!(ran.ok) != expect["ok"] {
+        problems.push(format!("ok {}, expected {}", ran.ok, expect["ok"]));
+    }
+    if let Some(text) = expect.get("text") {
+        if json!(ran.text) != *text {
+            problems.push(format!("text {:?}, expected {text}", ran.text));
+        }
+    }
+    if ran.error.as_ref() != expect.get("error") {
+        problems.push(format!("error {:?}, expected {:?}", ran.error, expect.get("error")));
+    }
+    if let Some(args) = expect.get("args") {
+        if ran.tool_input.as_ref() != Some(args) {
+            problems.push(format!("the get received {:?}, expected {args}", ran.tool_input));
+        }
+    }
+    for (label, want) in expect.get("seen").and_then(Json::as_object).into_iter().flatten() {
+        if ran.seen.get(label) != Some(want) {
+            problems.push(format!("{label} saw {:?}, expected {want}", ran.seen.get(label)));
+        }
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems.join("; "))
+    }
+}
+
+#[test]
+fn subject_fixtures() {
+    let mut failures = Vec::new();
+    let all = cases(SUBJECTS);
+    for case in &all {
+        if let Err(problem) = check_subject(case) {
+            failures.push(format!("subjects.json: {}: {problem}", case["name"].as_str().unwrap()));
+        }
+    }
+    assert!(failures.is_empty(), "{} of {} cases failed:\n{}", failures.len(), all.len(), failures.join("\n"));
+}
+
 // ------------------------------------------------------------------ listings
 
 fn run_listing(case: &Json) -> Result<(), String> {
@@ -617,7 +745,7 @@ fn config_fixtures() {
 /// Every fixture case name is unique, so a failure names one case.
 #[test]
 fn fixture_names_are_unique() {
-    for (file, text) in [("order", ORDER), ("returns", RETURNS), ("failures", FAILURES), ("matchers", MATCHERS), ("config", CONFIG)] {
+    for (file, text) in [("order", ORDER), ("returns", RETURNS), ("failures", FAILURES), ("matchers", MATCHERS), ("config", CONFIG), ("subjects", SUBJECTS)] {
         let mut names: Vec<String> = cases(text).iter().map(|c| c["name"].as_str().unwrap().to_owned()).collect();
         let count = names.len();
         names.sort();

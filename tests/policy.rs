@@ -13,6 +13,9 @@
 //!   denialText?: string, pin?: { previous, current, changed }, askedPredicates?: [handles] }`;
 //!   `askedPredicates` defaults to `[]` (no function asked), and every handle asked must be in
 //!   `predicates`.
+//! - `fixtures/policy-subjects.json`: the same shape plus `subject: "resource" | "prompt" |
+//!   "tool"`, decided by the policy's part for that subject (`Policy::for_subject`): the
+//!   `resources` or `prompts` section, whose rules match the URI read or the prompt's name.
 //! - `fixtures/policy-invalid.json`: `[{ name, policy, expect: { code, path, messageContains? } }]`:
 //!   the first error `compile` reports; `lint` must report the same code and path.
 //! - `fixtures/policy-lint.json`: `[{ name, policy, expect: [{ code, path, messageContains? }] }]`:
@@ -36,6 +39,7 @@ use webmcp_warden::policy::{
     Evaluation, FingerprintState, Grant, GrantBook, List, Policy, PredicateResult, Reason,
     RevokeFilter, RuleRef,
 };
+use webmcp_warden::hooks::Subject;
 use webmcp_warden::value::Value;
 
 fn load(name: &str) -> Vec<Json> {
@@ -166,7 +170,14 @@ fn check_decision(case: &Json) -> Vec<String> {
         Err(error) => return vec![format!("policy does not compile: {error}")],
     };
     let call = Call::from_fixture(&case["call"]);
-    let (decision, asked) = match call.run(&policy) {
+    // `policy-subjects.json` names what the call is about; `policy.json`'s are tool calls.
+    let subject = match case.get("subject").and_then(Json::as_str) {
+        None | Some("tool") => Subject::Tool,
+        Some("resource") => Subject::Resource,
+        Some("prompt") => Subject::Prompt,
+        Some(other) => return vec![format!("unknown subject {other}")],
+    };
+    let (decision, asked) = match call.run(policy.for_subject(subject)) {
         Ok(outcome) => outcome,
         Err(problem) => return vec![problem],
     };
@@ -226,6 +237,20 @@ fn decision_fixtures() {
         failures.len(),
         failures.join("\n")
     );
+}
+
+#[test]
+fn subject_fixtures() {
+    let cases = load("policy-subjects.json");
+    assert!(cases.len() >= 15, "only {} subject fixtures", cases.len());
+    let failures: Vec<String> = cases
+        .iter()
+        .flat_map(|case| {
+            let name = case["name"].as_str().unwrap().to_owned();
+            check_decision(case).into_iter().map(move |problem| format!("{name}: {problem}"))
+        })
+        .collect();
+    assert!(failures.is_empty(), "{} problem(s):\n{}", failures.len(), failures.join("\n"));
 }
 
 #[test]

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 use webmcp_warden::call::{Op, Outcome, Signal, Verdict, MAX_HANDLE};
 use webmcp_warden::engine::CallFlags;
-use webmcp_warden::hooks::Event;
+use webmcp_warden::hooks::{Event, Subject};
 use webmcp_warden::returns::{bits, Action, Allow, Field, Halt, Kind};
 
 fn render() -> String {
@@ -88,6 +88,8 @@ fn render() -> String {
             ("AllowOwn".into(), bits::ALLOW_OWN),
             ("DenyOwn".into(), bits::DENY_OWN),
             ("HaltOwn".into(), bits::HALT_OWN),
+            ("ArgsDefined".into(), bits::ARGS_DEFINED),
+            ("ArgsOwn".into(), bits::ARGS_OWN),
             ("ActionDeny".into(), Action::Deny as u32),
             ("ActionHalt".into(), Action::Halt as u32),
             ("ActionRecover".into(), Action::Recover as u32),
@@ -102,6 +104,11 @@ fn render() -> String {
             ("HaltTrue".into(), Halt::True as u32),
             ("HaltOther".into(), Halt::Other as u32),
         ],
+    );
+    object(
+        "Subject",
+        "What a governed call is about (`hooks::Subject`), as `defineSubject` takes it.",
+        [Subject::Tool, Subject::Resource, Subject::Prompt].iter().map(|s| (format!("{s:?}"), *s as u32)).collect(),
     );
     writeln!(out, "/** Hook events by their number in the core (`hooks::Event`). */").unwrap();
     let names: Vec<String> = Event::ALL.iter().map(|e| format!("'{}'", e.name())).collect();

@@ -8,11 +8,28 @@ import { explain, type Explanation } from './explain.js';
 import { clearGrants, listGrants, resetGrants, revokeGrant, type Grant } from './grants.js';
 import { mergeHooks } from './hookset.js';
 import type { ListingOptions } from './listing.js';
-import { syncRegistrations } from './registration.js';
+import { noticeRuntime, syncRegistrations } from './registration.js';
 import { invokeTool, listTools } from './registry.js';
 import type { TelemetryHandler } from './telemetry.js';
 import { createTool, unregisterAll } from './tool.js';
-import type { CallOptions, CallOutcome, ToolContract, ToolFactory, WebMCPHooks } from './types.js';
+import { createPrompt, createResource, unregisterAllSubjects } from './subject.js';
+import { getPrompt, readResource } from './subject-call.js';
+import type {
+  CallOptions,
+  CallOutcome,
+  GetPromptResult,
+  PromptGet,
+  ReadResourceResult,
+  ResourceRead,
+  SubjectOutcome,
+  ToolContract,
+  ToolFactory,
+  WebMCPHooks,
+  WebMCPPrompt,
+  WebMCPPromptOptions,
+  WebMCPResource,
+  WebMCPResourceOptions,
+} from './types.js';
 
 /**
  * A webmcp-warden client: its own core engine, configuration, registry, grants and telemetry.
@@ -23,6 +40,14 @@ import type { CallOptions, CallOutcome, ToolContract, ToolFactory, WebMCPHooks }
 export interface WardenClient {
   /** Wraps `fn` as a governed tool of this client; infers types as the top-level `webmcp` does. */
   webmcp: ToolFactory;
+  /** Wraps `read` as a governed resource of this client (see `webmcpResource`). */
+  webmcpResource(read: ResourceRead, options: WebMCPResourceOptions): WebMCPResource;
+  /** Wraps `get` as a governed prompt of this client (see `webmcpPrompt`). */
+  webmcpPrompt(get: PromptGet, options: WebMCPPromptOptions): WebMCPPrompt;
+  /** Reads a registered resource as an in-page agent (see `readResource`). */
+  readResource(uri: string, options?: CallOptions): Promise<SubjectOutcome<ReadResourceResult>>;
+  /** Gets a registered prompt as an in-page agent (see `getPrompt`). */
+  getPrompt(name: string, args?: Record<string, string>, options?: CallOptions): Promise<SubjectOutcome<GetPromptResult>>;
   /** Configures this client (see `configureWebMCP`). */
   configure(options: WebMCPConfig): void;
   /** Calls a registered tool as an in-page agent (see `invokeTool`). */
@@ -65,9 +90,26 @@ export function createWarden(options?: WebMCPConfig): WardenClient {
   const client: WardenClient = {
     // Inference is for callers; inside, the function and options are data.
     webmcp: ((fn: any, opts: any) => createTool(w, fn, opts)) as ToolFactory,
+    webmcpResource: (read, opts) => createResource(w, read, opts),
+    webmcpPrompt: (get, opts) => createPrompt(w, get, opts),
+    readResource: (uri, opts) => {
+      noticeRuntime(w);
+      return readResource(w, uri, opts);
+    },
+    getPrompt: (name, args, opts) => {
+      noticeRuntime(w);
+      return getPrompt(w, name, args, opts);
+    },
     configure: (opts) => configure(w, opts),
-    invokeTool: (name, input, opts) => invokeTool(w, name, input, opts),
-    listTools: (opts) => listTools(w, opts),
+    // Calls and listings notice a runtime that arrived since the last sync (registration.ts).
+    invokeTool: (name, input, opts) => {
+      noticeRuntime(w);
+      return invokeTool(w, name, input, opts);
+    },
+    listTools: (opts) => {
+      noticeRuntime(w);
+      return listTools(w, opts);
+    },
     explain: (name, input, opts) => explain(w, name, input, opts),
     onTelemetry: (handler) => {
       // A disposed client sends nothing; subscribing to it is a mistake worth saying.
@@ -85,11 +127,13 @@ export function createWarden(options?: WebMCPConfig): WardenClient {
     },
     reset: () => {
       unregisterAll(w);
+      unregisterAllSubjects(w);
       w.resetState();
       resetGrants(w);
     },
     dispose: () => {
       unregisterAll(w);
+      unregisterAllSubjects(w);
       w.disposeEngine();
     },
   };

@@ -10,6 +10,10 @@
 // predicate, the approver); from then on that JSON *is* the arguments: the validator, the
 // policy, the digest and the approver read it, and the tool receives a fresh parse of it, so
 // an inherited property or a later mutation of the caller's object cannot reach the tool.
+//
+// A resource read or a prompt get runs the same machine (`SubjectCall`, made by subject.ts): its
+// gate hooks in place of the before-hooks, the read or the get in place of the tool, its own
+// answer, shaping and telemetry event.
 import { ActionBits, CallFlags, EVENTS, Op, Outcome, Signal, Verdict } from './codes.js';
 import { core, CoreTrapped } from './core.js';
 import type { Warden } from './client.js';
@@ -88,19 +92,53 @@ function isStringIterable(value: unknown): boolean {
   }
 }
 
+/**
+ * What a call about a resource or a prompt does differently from a tool call: the core plans its
+ * gate hooks (for `target`, the URI a read reads), hooks get `context()`, the step that runs
+ * the tool runs `run`, and the answer is `normalize`d and `shape`d its own way.
+ */
+export interface SubjectCall {
+  /** `Subject.Resource` or `Subject.Prompt` (codes.ts). */
+  readonly kind: number;
+  /** The URI a read reads; absent for prompts. */
+  readonly target?: string;
+  /** `resource_read.stop` or `prompt_get.stop`. */
+  readonly stopEvent: 'resource_read.stop' | 'prompt_get.stop';
+  /** The fields of a gate hook's ctx beyond the shared ones, for the current input. */
+  context(input: unknown): Record<string, unknown>;
+  /** Reads or gets, with the final input. */
+  run(input: unknown, signal: AbortSignal): unknown;
+  /** The answer from what `run` returned (never throws). */
+  normalize(output: unknown): unknown;
+  /** The answer shaped for a model, with what shaping did. */
+  shape(result: unknown, serverId: string, maxBytes: number): { result: unknown; flags: string[]; truncated: boolean };
+}
+
 /** Runs one governed call of `tool` under provider `scope` (0: none). Never throws for a failed call. */
 export async function runCall(w: Warden, tool: PipelineTool, input: unknown, options?: CallOptions | null, scope = 0): Promise<CallOutcome> {
   const problem = optionsProblem(options);
   if (problem !== undefined) {
     return { ok: false, error: { kind: 'validation', reason: 'invalid_options', message: problem }, result: errorResult('Error: ' + problem) };
   }
-  const run = new CallRun(w, tool, input, options ?? {}, scope);
+  const run = new CallRun(w, tool, input, options ?? {}, scope, undefined);
   if (!w.activity.observed) return run.traced('call', () => run.run());
   const active = { invocationId: run.invocationId, tool: tool.contract.name, startedAt: performance.now() };
   w.activity.started(active);
   const outcome = await run.traced('call', () => run.run());
   w.activity.finished(active, outcome);
   return outcome;
+}
+
+/**
+ * Runs one governed read or get (`about`) of a resource or prompt record `subject`. Never throws
+ * for a failed call; `result` of a failure is the text the agent reads, as an error result.
+ */
+export async function runSubjectCall(w: Warden, subject: PipelineTool, about: SubjectCall, input: unknown, options: CallOptions | null | undefined, scope: number): Promise<CallOutcome> {
+  const problem = optionsProblem(options);
+  if (problem !== undefined) {
+    return { ok: false, error: { kind: 'validation', reason: 'invalid_options', message: problem }, result: errorResult('Error: ' + problem) };
+  }
+  return new CallRun(w, subject, input, options ?? {}, scope, about).run();
 }
 
 /** The state of one call, and one performer per op. */
@@ -145,12 +183,15 @@ class CallRun {
     private input: unknown,
     private readonly options: CallOptions & { timeout?: number },
     private readonly scope: number,
+    /** What a resource read or prompt get does differently (undefined: a tool call). */
+    private readonly about: SubjectCall | undefined,
   ) {
     this.observed = w.telemetry.active();
     this.started = this.observed ? performance.now() : 0;
     this.serverId = tool.server ?? w.settings.serverId;
     // Synchronous, before the call's first await: the caller's context is still the active one.
-    this.trace = this.observed ? w.telemetry.callStarted({ tool: tool.contract.name, serverId: this.serverId, invocationId: this.invocationId, input }) : undefined;
+    // Instrumentations (tracing) follow tool calls.
+    this.trace = this.observed && about === undefined ? w.telemetry.callStarted({ tool: tool.contract.name, serverId: this.serverId, invocationId: this.invocationId, input }) : undefined;
     this.taint = taintSet(options.taint);
     this.approver = approverFor(w, scope);
     const given = options.signal ?? NEVER_ABORTED;
@@ -187,14 +228,16 @@ class CallRun {
     try {
       this.engine = this.w.engine();
       this.instance = this.w.coreInstance;
-      sealFirstListing(this.w);
+      // Fingerprint baselines are tools' (resources and prompts have no pins).
+      if (this.about === undefined) sealFirstListing(this.w);
       const flags =
         (this.tool.validation.standard ? CallFlags.StandardInput : this.tool.validation.input ? CallFlags.JsonInput : 0) |
         (this.tool.validation.output ? CallFlags.OutputSchema : 0) |
         (this.approver ? CallFlags.Approver : 0) |
         (this.observed ? CallFlags.Observed : 0) |
         (this.w.settings.capturePayloads ? CallFlags.Capture : 0);
-      this.call = core.begin(this.engine, this.tool.coreTool, this.scope, flags);
+      const target = this.about?.target;
+      this.call = target === undefined ? core.begin(this.engine, this.tool.coreTool, this.scope, flags) : core.beginAt(this.engine, this.tool.coreTool, this.scope, flags, target);
       if (this.call < 0) {
         ended = true;
         return this.planFailure();
@@ -248,6 +291,7 @@ class CallRun {
       const returned = this.returned;
       const event = EVENTS[this.event];
       if (verdict === Verdict.Rewrite && event === 'before') this.input = returned?.input;
+      else if (verdict === Verdict.Rewrite && event === 'promptGet') this.input = returned?.args;
       else if (verdict === Verdict.Rewrite && event === 'after') this.output = returned?.output;
       else if (verdict === Verdict.Halt || verdict === Verdict.Recover) this.output = returned?.result;
       else if (verdict === Verdict.None && this.tool.validation.standard && this.validated !== undefined) this.input = (this.validated as { value: unknown }).value;
@@ -337,7 +381,10 @@ class CallRun {
     if (this.argsJson !== undefined && !this.tool.validation.standard) this.input = JSON.parse(this.argsJson);
     // Durations only feed the decision record and telemetry: no clock reads when nobody listens.
     const started = this.observed ? performance.now() : 0;
-    const performed = this.traced('tool', () => perform(this.tool.fn as AnyHook, [this.input, { signal: this.signal }], undefined, this.signal));
+    const about = this.about;
+    const performed = about
+      ? perform(() => about.run(this.input, this.signal), [], undefined, this.signal)
+      : this.traced('tool', () => perform(this.tool.fn as AnyHook, [this.input, { signal: this.signal }], undefined, this.signal));
     const [how, value] = Array.isArray(performed) ? performed : await performed;
     const duration = this.observed ? performance.now() - started : 0;
     if (how === Ended.Value) {
@@ -399,7 +446,7 @@ class CallRun {
     }
     await ensureGrants(this.w);
     if (!this.current()) throw new CoreTrapped('the core was restarted during this call');
-    this.w.noteBaseline(this.tool.coreTool, false);
+    if (this.about === undefined) this.w.noteBaseline(this.tool.coreTool, false);
     const facts: Record<string, unknown> = { arguments: JSON.parse(json.text), taint: [...this.taint], nowMs: this.w.settings.clock() };
     if (this.options.principal !== undefined) facts.principal = this.options.principal;
     const action = core.policyFacts(this.engine, this.call, encode(facts), this.signalState());
@@ -454,6 +501,19 @@ class CallRun {
 
   /** A hook's `ctx`: the shared fields, `input`, and the event's own. */
   private hookContext(event: number): Record<string, unknown> {
+    if (this.about !== undefined) {
+      // A gate hook of a resource or prompt: its own fields (uri and params, or name and args).
+      return {
+        invocationId: this.invocationId,
+        signal: this.signal,
+        metadata: this.metadata,
+        serverId: this.serverId,
+        principal: this.options.principal,
+        taint: this.taint,
+        assigns: this.options.assigns ?? {},
+        ...this.about.context(this.input),
+      };
+    }
     // One object literal per event, every field written in the same order: a spread of a shared
     // base (or adding a field later) takes V8 off its fast path, ~3 µs per context instead of
     // ~40 ns (measured, bench/RESULTS.md).
@@ -508,6 +568,7 @@ class CallRun {
       principal: this.options.principal,
       invocationId: this.invocationId,
     };
+    if (this.about !== undefined) call.kind = this.about.target === undefined ? 'prompt' : 'resource';
     if (decision) call.decision = deepFrozenCopy(decision) as Decision;
     return Object.freeze(call);
   }
@@ -543,7 +604,7 @@ class CallRun {
     // No bytes: it succeeded and nothing was recorded (the core's quiet ending).
     const answer = (bytes.length === 0 ? QUIET_SUCCESS : decode(bytes)) as { ok: boolean; error?: CallError & { decision?: Decision }; text?: string; record?: DecisionStep[] };
     const outcome: CallOutcome = answer.ok
-      ? { ok: true, result: normalizeResult(this.output, { structured: this.tool.structured }) }
+      ? { ok: true, result: (this.about ? this.about.normalize(this.output) : normalizeResult(this.output, { structured: this.tool.structured })) as CallToolResult }
       : { ok: false, error: answer.error as CallError, result: errorResult(answer.text ?? 'Error: internal error in webmcp-warden') };
     return this.answer(outcome, answer.record);
   }
@@ -562,17 +623,20 @@ class CallRun {
   /** Shapes the result for a model, emits `tool_call.stop`, and answers. */
   private answer(outcome: CallOutcome, record: DecisionStep[] | undefined): CallOutcome {
     const shapeMode = this.options.shape ?? this.tool.shape;
-    if (shapeMode === 'llm') {
-      const shaped = shapeForModel(outcome.result, this.serverId, this.w.settings.maxResultBytesForLlm);
-      outcome.result = shaped.result;
+    // A failed read or get answers with the text the agent reads, never shaped as contents.
+    if (shapeMode === 'llm' && (this.about === undefined || outcome.ok)) {
+      const max = this.w.settings.maxResultBytesForLlm;
+      const shaped = this.about ? this.about.shape(outcome.result, this.serverId, max) : shapeForModel(outcome.result, this.serverId, max);
+      outcome.result = shaped.result as CallToolResult;
       this.shapeStep = { step: 'shape', flags: shaped.flags, truncated: shaped.truncated };
     }
     if (this.observed) {
       const steps = [...(record ?? [])];
       if (this.shapeStep) steps.push(this.shapeStep);
       const event: Record<string, unknown> = {
-        name: 'tool_call.stop',
+        name: this.about?.stopEvent ?? 'tool_call.stop',
         tool: this.tool.contract.name,
+        ...(this.about?.target !== undefined ? { uri: this.about.target } : {}),
         serverId: this.serverId,
         invocationId: this.invocationId,
         status: outcome.ok ? 'ok' : 'error',

@@ -16,7 +16,7 @@ import { ActivityStore } from './activity.js';
 import { memoryGrantStore, type GrantStore } from './grants.js';
 import { Predicates, type Approver, type ToolFilterFn } from './governance.js';
 import type { AnyHook } from './perform.js';
-import type { RegisteredTool } from './internal.js';
+import type { RegisteredTool, SubjectRecord } from './internal.js';
 import type { WebMCPHooks } from './types.js';
 
 /** One hook function the engine refers to by handle. */
@@ -81,6 +81,8 @@ interface ToolEntry {
   server: string | undefined;
   sets: Uint32Array;
   label: string;
+  /** A resource or a prompt (`Subject` of codes.ts); absent for tools. */
+  subject?: number;
 }
 
 /** Frees the engine of a client that was collected without `dispose()`. */
@@ -124,6 +126,10 @@ export class Warden {
   readonly activity = new ActivityStore();
   /** The in-page registry: tools `invokeTool` and `listTools` see, by name. */
   readonly registry = new Map<string, RegisteredTool>();
+  /** Registered resources (`readResource` sees them), by URI or URI template. */
+  readonly resources = new Map<string, SubjectRecord>();
+  /** Registered prompts (`getPrompt` sees them), by name. */
+  readonly prompts = new Map<string, SubjectRecord>();
   /** The global hooks as given (`getGlobalHooks()`). */
   globalHooks: WebMCPHooks = {};
   /** Bumped by `reset()`: what the client gave out before is gone (React providers re-add theirs). */
@@ -192,6 +198,7 @@ export class Warden {
     }
     for (const [id, entry] of this.log.tools) {
       if (entry.definition === undefined) core.defineStandaloneTool(e, id, entry.name, entry.sets, entry.label);
+      else if (entry.subject !== undefined) core.defineSubject(e, id, entry.subject, entry.definition, entry.server, entry.sets, entry.label);
       else core.defineTool(e, id, entry.definition, entry.server, entry.sets, entry.label);
     }
     for (const [id, scope] of this.log.scopes) core.defineScope(e, id, scope.parent, scope.set, scope.label);
@@ -242,6 +249,13 @@ export class Warden {
   defineTool(id: number, definition: Uint8Array, name: string, server: string | undefined, sets: Uint32Array, label: string): string {
     const answer = answered<{ fingerprint: string }>(core.defineTool(this.engine(), id, definition, server, sets, label));
     this.log.tools.set(id, { definition, name, server, sets, label });
+    return answer.fingerprint;
+  }
+
+  /** Defines a resource or a prompt (`subject`, codes.ts's `Subject`); answers its fingerprint. */
+  defineSubject(id: number, subject: number, definition: Uint8Array, name: string, server: string | undefined, sets: Uint32Array, label: string): string {
+    const answer = answered<{ fingerprint: string }>(core.defineSubject(this.engine(), id, subject, definition, server, sets, label));
+    this.log.tools.set(id, { definition, name, server, sets, label, subject });
     return answer.fingerprint;
   }
 
@@ -302,9 +316,10 @@ export class Warden {
     this.sealed = true;
   }
 
-  /** Records a tool's baseline definition (registration, listing, a policy step). */
+  /** Records a tool's baseline definition (registration, listing, a policy step); resources and prompts have none. */
   noteBaseline(tool: number, record = true): void {
     const entry = this.log.tools.get(tool);
+    if (entry?.subject !== undefined) return;
     if (entry !== undefined && !this.log.baselines.has(entry.name)) this.log.baselines.set(entry.name, entry);
     if (record) core.recordBaseline(this.engine(), tool);
   }

@@ -98,6 +98,8 @@ export const Facts = {
   AllowOwn: 134217728,
   DenyOwn: 268435456,
   HaltOwn: 536870912,
+  ArgsDefined: 1073741824,
+  ArgsOwn: 2147483648,
   ActionDeny: 1,
   ActionHalt: 2,
   ActionRecover: 3,
@@ -113,5 +115,12 @@ export const Facts = {
   HaltOther: 2,
 } as const;
 
+/** What a governed call is about (`hooks::Subject`), as `defineSubject` takes it. */
+export const Subject = {
+  Tool: 0,
+  Resource: 1,
+  Prompt: 2,
+} as const;
+
 /** Hook events by their number in the core (`hooks::Event`). */
-export const EVENTS = ['before', 'after', 'error', 'denied', 'toolsListed'] as const;
+export const EVENTS = ['before', 'after', 'error', 'denied', 'toolsListed', 'resourceRead', 'promptGet'] as const;

@@ -109,10 +109,13 @@ export const core = {
   defineTool: (e: number, tool: number, definition: Uint8Array, server: string | undefined, sets: Uint32Array, label: string) =>
     guard(() => glue.defineTool(e, tool, definition, server, sets, label)),
   defineStandaloneTool: (e: number, tool: number, name: string, sets: Uint32Array, label: string) => guard(() => glue.defineStandaloneTool(e, tool, name, sets, label)),
+  defineSubject: (e: number, id: number, subject: number, definition: Uint8Array, server: string | undefined, sets: Uint32Array, label: string) =>
+    guard(() => glue.defineSubject(e, id, subject, definition, server, sets, label)),
   dropTool: (e: number, tool: number) => guard(() => glue.dropTool(e, tool)),
   defineScope: (e: number, scope: number, parent: number, set: number | undefined, label: string) => guard(() => glue.defineScope(e, scope, parent, set, label)),
   dropScope: (e: number, scope: number) => guard(() => glue.dropScope(e, scope)),
   begin: (e: number, tool: number, scope: number, flags: number) => guard(() => glue.begin(e, tool, scope, flags)),
+  beginAt: (e: number, tool: number, scope: number, flags: number, target: string) => guard(() => glue.beginAt(e, tool, scope, flags, target)),
   planError: (e: number, tool: number, scope: number) => guard(() => glue.planError(e, tool, scope)),
   step: (e: number, call: number, outcome: number, facts: number, signal: number, ms: number) => guard(() => glue.step(e, call, outcome, facts, signal, ms)),
   stepWith: (e: number, call: number, outcome: number, facts: number, signal: number, ms: number, payload: Uint8Array) =>

@@ -4,7 +4,7 @@
 // step: a getter, proxy trap or `then` getter that throws makes the step a raise.
 import { Facts } from './codes.js';
 
-const HOOK_KEYS = new Set(['input', 'output', 'result', 'allow', 'action', 'message', 'code', 'deny', 'halt']);
+const HOOK_KEYS = new Set(['input', 'output', 'result', 'args', 'allow', 'action', 'message', 'code', 'deny', 'halt']);
 
 function textField(value: unknown): number {
   if (value === undefined) return 0;
@@ -21,6 +21,8 @@ export interface Returned {
   output?: unknown;
   /** `value.result`. */
   result?: unknown;
+  /** `value.args` (a `promptGet` hook's rewrite). */
+  args?: unknown;
   /** `value.message`, when a string. */
   message?: string;
   /** `value.code`, when a string. */
@@ -51,6 +53,9 @@ export function readReturn(value: unknown): Returned {
         break;
       case 'output':
         facts |= Facts.OutputOwn;
+        break;
+      case 'args':
+        facts |= Facts.ArgsOwn;
         break;
       case 'result':
         facts |= Facts.ResultOwn;
@@ -83,6 +88,9 @@ export function readReturn(value: unknown): Returned {
   if (output !== undefined) facts |= Facts.OutputDefined;
   out.input = input;
   out.output = output;
+  const args = v.args;
+  if (args !== undefined) facts |= Facts.ArgsDefined;
+  out.args = args;
   if ('result' in v) {
     facts |= Facts.ResultIn;
     out.result = v.result;

@@ -24,6 +24,8 @@ export interface PolicyCall {
   principal: string | undefined;
   /** Unique per call. */
   invocationId: string;
+  /** What is called when it is not a tool: a resource read (`name` is the URI read) or a prompt get. */
+  kind?: 'resource' | 'prompt';
   /** The decision that asked (absent for function predicates, which run before there is one). */
   decision?: Decision;
 }
@@ -93,6 +95,26 @@ export interface Policy {
   pin?: 'ask' | 'deny' | false;
   /** A tool first seen after the baseline (default `true`). */
   allowNewTools?: true | 'ask' | 'deny';
+  /**
+   * Reads of resources: rules matching the URI read (a URI glob or template, a RegExp,
+   * `{ server, name: RegExp }`); `default` falls back to the policy's. The policy's own rules
+   * never apply to resources.
+   */
+  resources?: PolicySection;
+  /** Gets of prompts: rules matching the prompt's name; `default` falls back to the policy's. */
+  prompts?: PolicySection;
+}
+
+/** The `resources` or `prompts` section of a policy: deny > ask > allow > default, no pins. */
+export interface PolicySection {
+  /** Reads or gets that are refused. */
+  deny?: readonly PolicyRule[];
+  /** Reads or gets that need an approval. */
+  ask?: readonly PolicyRule[];
+  /** Reads or gets that go ahead. */
+  allow?: readonly PolicyRule[];
+  /** What no rule matches gets (default: the policy's `default`). */
+  default?: 'deny' | 'ask' | 'allow';
 }
 
 /**

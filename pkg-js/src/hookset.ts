@@ -69,7 +69,13 @@ export function mergeHooksOrdered(parts: { globalHooks?: WebMCPHooks<any, any, a
   const list = (hooks: WebMCPHooks<any, any, any> | undefined, event: (typeof HOOK_EVENTS)[number]) => (hooks?.[event] as unknown[]) ?? [];
   const forward = (event: (typeof HOOK_EVENTS)[number]) => [...list(g, event), ...list(s, event), ...list(t, event)];
   const reverse = (event: (typeof HOOK_EVENTS)[number]) => [...list(t, event), ...list(s, event), ...list(g, event)];
-  return { before: forward('before'), after: reverse('after'), error: reverse('error'), denied: reverse('denied'), toolsListed: forward('toolsListed') } as WebMCPHooks;
+  const ordered: Record<string, unknown[]> = { before: forward('before'), after: reverse('after'), error: reverse('error'), denied: reverse('denied'), toolsListed: forward('toolsListed') };
+  // Resource and prompt hooks gate like before-hooks; they appear only when some set has them.
+  for (const event of ['resourceRead', 'promptGet'] as const) {
+    const hooks = forward(event);
+    if (hooks.length) ordered[event] = hooks;
+  }
+  return ordered as WebMCPHooks;
 }
 
 /** A plain object (not an array, a function, a class instance other than Object). */

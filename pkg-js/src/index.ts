@@ -13,7 +13,22 @@ import type { ListingOptions } from './listing.js';
 export type { ListingOptions };
 import type { TelemetryHandler } from './telemetry.js';
 import { isWebMCPTool } from './tool.js';
-import type { CallOptions, CallOutcome, ToolContract, ToolFactory, WebMCPHooks } from './types.js';
+import type {
+  CallOptions,
+  CallOutcome,
+  GetPromptResult,
+  PromptGet,
+  ReadResourceResult,
+  ResourceRead,
+  SubjectOutcome,
+  ToolContract,
+  ToolFactory,
+  WebMCPHooks,
+  WebMCPPrompt,
+  WebMCPPromptOptions,
+  WebMCPResource,
+  WebMCPResourceOptions,
+} from './types.js';
 
 export { ready } from './core.js';
 export { createWarden, getDefaultWarden, type WardenClient } from './api.js';
@@ -24,12 +39,23 @@ export { WardenError, ConfigurationError, RegistrationError, NotSupportedError, 
 export { normalizeResult, normalizeError, type NormalizeOptions } from './normalize.js';
 export { genInvocationId } from './call.js';
 export { type Explanation, type ExplainStep } from './explain.js';
-export { lintPolicy, definePolicy, type Policy, type PolicyRule, type Rule, type ApprovalCall, type PolicyWhen, type Decision, type PolicyCall, type AskAnswer, type Approver, type PolicyPredicate, type PolicyDiagnostic, type ToolFilterFn, type GovernanceContext } from './governance.js';
+export { lintPolicy, definePolicy, type Policy, type PolicySection, type PolicyRule, type Rule, type ApprovalCall, type PolicyWhen, type Decision, type PolicyCall, type AskAnswer, type Approver, type PolicyPredicate, type PolicyDiagnostic, type ToolFilterFn, type GovernanceContext } from './governance.js';
 export { memoryGrantStore, localStorageGrantStore, type Grant, type GrantStore } from './grants.js';
-export { type TelemetryEvent, type TelemetryHandler, type DecisionStep, type HookStopEvent, type HookExceptionEvent, type PolicyDecisionEvent, type ToolCallStopEvent } from './telemetry.js';
+export {
+  type TelemetryEvent,
+  type TelemetryHandler,
+  type DecisionStep,
+  type HookStopEvent,
+  type HookExceptionEvent,
+  type PolicyDecisionEvent,
+  type ToolCallStopEvent,
+  type ResourceReadStopEvent,
+  type PromptGetStopEvent,
+} from './telemetry.js';
 export { validateJson, type Diagnostic } from './validation.js';
 export { shapeForModel, type ShapedResult } from './shape.js';
 export { getModelContext, isWebMCPSupported } from './runtime.js';
+export { PROVENANCE_META_KEY } from './mcp.js';
 export { isWebMCPTool, toSnakeCase } from './tool.js';
 export type * from './types.js';
 
@@ -76,6 +102,39 @@ export function resetGlobalHooks(): void {
  */
 export function resetWebMCP(): void {
   getDefaultWarden().reset();
+}
+
+/**
+ * Wraps `read` as a governed resource: `webmcpResource(read, { uri, name, description?,
+ * mimeType?, hooks? })`. Registered with the runtime when it has resources (MCP-B's
+ * `registerResource`), `status: 'unsupported'` otherwise; readable in-page everywhere
+ * (`readResource`). `read(uri: URL, params, { signal })` answers a `ReadResourceResult`, a
+ * string, or a value read as JSON; `uri` may be a URI template (`user://{id}/profile`), whose
+ * variables are `params`.
+ */
+export function webmcpResource(read: ResourceRead, options: WebMCPResourceOptions): WebMCPResource {
+  return getDefaultWarden().webmcpResource(read, options);
+}
+
+/**
+ * Wraps `get` as a governed prompt: `webmcpPrompt(get, { name, description?, argsSchema?, hooks?
+ * })`. Registered with the runtime when it has prompts (MCP-B's `registerPrompt`), `status:
+ * 'unsupported'` otherwise; gettable in-page everywhere (`getPrompt`). `get(args, { signal })`
+ * answers a `GetPromptResult`, a string, or a value read as JSON; `args` are validated against
+ * `argsSchema` after the `promptGet` hooks.
+ */
+export function webmcpPrompt(get: PromptGet, options: WebMCPPromptOptions): WebMCPPrompt {
+  return getDefaultWarden().webmcpPrompt(get, options);
+}
+
+/** Reads a registered resource through the governed pipeline, as an in-page agent would; never throws for a failed read. */
+export function readResource(uri: string, options?: CallOptions): Promise<SubjectOutcome<ReadResourceResult>> {
+  return getDefaultWarden().readResource(uri, options);
+}
+
+/** Gets a registered prompt through the governed pipeline, as an in-page agent would; never throws for a failed get. */
+export function getPrompt(name: string, args?: Record<string, string>, options?: CallOptions): Promise<SubjectOutcome<GetPromptResult>> {
+  return getDefaultWarden().getPrompt(name, args, options);
 }
 
 /** Calls a registered tool through the governed pipeline, as an in-page agent host would; never throws for a failed call. */

@@ -59,9 +59,37 @@ export interface ToolRecord extends RegisteredTool {
   error: Error | null;
   /** The live `register()`: a newer one, or `unregister()`, replaces it. */
   attempt: { unregister: () => void } | undefined;
-  /** The registration with the browser, and the descriptor it was made with. */
-  browser: { controller: AbortController; key: string } | undefined;
+  /** The registration with the browser: its controller, the descriptor it was made with, the runtime that holds it. */
+  browser: { controller: AbortController; key: string; runtime: unknown } | undefined;
   /** Where `scope` comes from, set by `webmcp-warden/react` while the tool is mounted. */
+  scopeOf: (() => number) | undefined;
+  /** Called after every change of `status`. */
+  readonly statusListeners: Set<() => void>;
+}
+
+/** Everything the package keeps about one resource (`webmcpResource`) or prompt (`webmcpPrompt`). */
+export interface SubjectRecord extends RegisteredTool {
+  /** The client it belongs to. */
+  readonly warden: import('./client.js').Warden;
+  /** What it is. */
+  readonly kind: 'resource' | 'prompt';
+  /** Its key in the client's registry: a resource's URI (or template), a prompt's name. */
+  readonly key: string;
+  /** What agents are shown. */
+  readonly definition: import('./types.js').ResourceDefinition | import('./types.js').PromptDefinition;
+  /** A templated resource's URI pattern (one group per variable) and variable names. */
+  readonly template: { pattern: RegExp; names: string[] } | undefined;
+  /** The core's hook sets of it. */
+  readonly hookSets: number[];
+  /** Registration status with the runtime; setting it notifies `statusListeners`. */
+  status: RegistrationStatus;
+  /** The last registration error. */
+  error: Error | null;
+  /** The live `register()`: a newer one, or `unregister()`, replaces it. */
+  attempt: { unregister: () => void } | undefined;
+  /** The registration with the runtime, and the runtime that holds it. */
+  registration: { runtime: unknown; handle: { unregister(): void } } | undefined;
+  /** Where `scope` comes from, set by `webmcp-warden/react` while it is mounted. */
   scopeOf: (() => number) | undefined;
   /** Called after every change of `status`. */
   readonly statusListeners: Set<() => void>;

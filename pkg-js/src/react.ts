@@ -1,5 +1,6 @@
 'use client';
-// webmcp-warden/react: <WebMCPProvider>, useWebMCP, useApprovals, useAgentActivity.
+// webmcp-warden/react: <WebMCPProvider>, useWebMCP, useWebMCPResource, useWebMCPPrompt,
+// useApprovals, useAgentActivity.
 //
 // A thin adapter over the framework-free client (`createWarden()`), its tool records and its
 // activity store: React decides only *when* (render, commit, unmount). The pieces, one concern
@@ -13,11 +14,13 @@
 // - react/activity.ts   execution state read from the client's activity store
 // - react/provider.ts   <WebMCPProvider> and useApprovals()
 // - react/use-webmcp.ts useWebMCP()
+// - react/use-subject.ts useWebMCPResource() and useWebMCPPrompt()
 //
 // Named re-exports only: a 'use client' module cannot `export *` (React Server Components need
 // every client reference by name).
 export { WebMCPProvider, useApprovals, type WebMCPProviderProps } from './react/provider.js';
 export { useWebMCP, type UseWebMCPResult } from './react/use-webmcp.js';
+export { useWebMCPResource, useWebMCPPrompt, type UseWebMCPSubjectResult } from './react/use-subject.js';
 export { useAgentActivity, type ExecutionState } from './react/activity.js';
 export { WebMCPHooksContext, useWebMCPHooksContext, useWardenClient } from './react/context.js';
 export type { Ask, Approvals } from './react/approvals.js';

@@ -5,13 +5,21 @@
 // and registrations follow when tools, hooks or settings change. Every change goes through one
 // serialized `sync`, so React StrictMode's mount → unmount → mount leaves exactly one live
 // registration and `status` tells the truth.
+//
+// A runtime may arrive after the tools (MCP-B initialized late, an extension): each
+// registration remembers the runtime that holds it, and a sync re-registers with the page's
+// current runtime. A sync runs on every `register()`, `listTools()` and `invokeTool()` whose
+// runtime differs from the last one seen, and when MCP-B's tab transport announces itself on
+// `window` (docs/mcp-b.md: the options measured, and the init orders).
 import type { Warden } from './client.js';
 import { RegistrationError, WardenError } from './errors.js';
 import type { ToolRecord } from './internal.js';
 import { listContracts } from './listing.js';
 import { isVisible, unknownToolOutcome } from './registry.js';
 import { runCall } from './call.js';
-import { getModelContext } from './runtime.js';
+import { passthroughSchema, requestSignal, toWireResult, withMcpCallback } from './mcp.js';
+import { getModelContext, isMcpB, type McpBRuntime } from './runtime.js';
+import { syncSubjects } from './subject-registration.js';
 import type { ToolContract } from './types.js';
 
 interface SyncState {
@@ -42,9 +50,58 @@ export function syncRegistrations(w: Warden): Promise<void> {
   return next;
 }
 
+/** The runtime each client last synced with. */
+const seen = new WeakMap<Warden, unknown>();
+
+/**
+ * Syncs `w`'s registrations when the page's runtime is no longer the one they were made with
+ * (a runtime that arrived, left or was replaced). Cheap when nothing changed: two property
+ * reads and a comparison.
+ */
+export function noticeRuntime(w: Warden): void {
+  if (hasRegistrations(w) && getModelContext() !== seen.get(w)) void syncRegistrations(w).catch(() => undefined);
+}
+
+/** Whether `w` has registered tools, resources or prompts. */
+function hasRegistrations(w: Warden): boolean {
+  return w.registry.size > 0 || w.resources.size > 0 || w.prompts.size > 0;
+}
+
+/** Clients with registered tools, watched for a runtime that announces itself. */
+const watched = new Set<Warden>();
+let listening = false;
+
+/**
+ * MCP-B's tab transport posts `{ type: 'mcp', payload: 'mcp-server-ready' }` on `window` when it
+ * starts (after MCP-B replaced `document.modelContext`), and a client's `'mcp-check-ready'`
+ * when one connects: the moments a late runtime shows itself. Other messages cost one property
+ * read.
+ */
+function watchForRuntime(w: Warden): void {
+  const target = globalThis as { addEventListener?: (type: string, listener: (event: { data?: unknown }) => void) => void };
+  if (typeof target.addEventListener !== 'function' || (globalThis as { document?: unknown }).document === undefined) return;
+  watched.add(w);
+  if (listening) return;
+  listening = true;
+  target.addEventListener('message', (event) => {
+    const data = event.data as { type?: unknown; payload?: unknown } | null | undefined;
+    if (data === null || typeof data !== 'object' || data.type !== 'mcp') return;
+    if (data.payload !== 'mcp-server-ready' && data.payload !== 'mcp-check-ready') return;
+    for (const client of watched) noticeRuntime(client);
+  });
+}
+
 async function sync(w: Warden): Promise<void> {
   const records = [...w.registry.values()] as ToolRecord[];
   const runtime = getModelContext();
+  seen.set(w, runtime);
+  if (!hasRegistrations(w)) {
+    watched.delete(w);
+    return;
+  }
+  watchForRuntime(w);
+  // Resources and prompts (MCP-B's): registered with the runtime when it offers them.
+  await syncSubjects(w, runtime);
   if (records.length === 0) return;
   const visible = records.filter((record) => isVisible(w, record));
   if (!runtime) {
@@ -74,7 +131,7 @@ async function sync(w: Warden): Promise<void> {
       if (w.registry.get(record.contract.name) !== record) return;
       const contract = byName.get(record.contract.name);
       const key = contract === undefined ? undefined : JSON.stringify(contract);
-      if (key !== undefined && record.browser?.key === key) {
+      if (key !== undefined && record.browser?.key === key && record.browser.runtime === runtime) {
         if (record.status !== 'registering') record.status = 'registered';
         return;
       }
@@ -102,16 +159,27 @@ async function registerWithBrowser(w: Warden, record: ToolRecord, contract: Tool
     return;
   }
   const controller = new AbortController();
-  const browser = { controller, key };
+  const browser = { controller, key, runtime };
   record.browser = browser;
   record.status = 'registering';
-  const descriptor: Record<string, unknown> = { name: contract.name, description: contract.description, inputSchema: contract.inputSchema };
+  const mcpb = isMcpB(runtime) ? runtime : undefined;
+  // Under MCP-B the schema is advertised but not enforced by MCP's SDK: validation is ours.
+  const descriptor: Record<string, unknown> = { name: contract.name, description: contract.description, inputSchema: mcpb ? passthroughSchema(contract.inputSchema) : contract.inputSchema };
   for (const field of ['title', 'outputSchema', 'annotations'] as const) if (contract[field] !== undefined) descriptor[field] = contract[field];
-  try {
-    await runtime.registerTool(
+  const register = () =>
+    runtime.registerTool(
       { ...descriptor, execute: (input: unknown, extra?: { signal?: AbortSignal }) => executeForBrowser(w, record, input, extra) } as never,
       { signal: controller.signal },
     );
+  try {
+    if (mcpb === undefined) await register();
+    else {
+      await mirrorGone(mcpb, contract.name);
+      if (record.browser !== browser) return;
+      // MCP's callback for this tool is ours: it gets the request's signal (see mcp.ts).
+      const mcpCallback = (args: unknown, ctx: unknown) => executeForMcp(w, record, args, ctx);
+      await withMcpCallback(mcpb.mcpServer, 'registerTool', contract.name, (args) => [args[0], args[1], mcpCallback, ...args.slice(3)], register);
+    }
   } catch (cause) {
     if (record.browser !== browser) return;
     record.browser = undefined;
@@ -126,9 +194,46 @@ async function registerWithBrowser(w: Warden, record: ToolRecord, contract: Tool
   }
 }
 
+/**
+ * Waits (at most `timeoutMs`) until MCP-B no longer lists a tool named `name`. With Chromium's
+ * native WebMCP on, MCP-B initialized after our tools registered natively mirrors them into MCP
+ * with an `executeTool` call Chromium 156 refuses; re-registering through MCP-B first needs that
+ * mirror gone, which MCP-B does once it has seen the native registration end (its `toolchange`).
+ */
+async function mirrorGone(runtime: McpBRuntime, name: string, timeoutMs = 2000): Promise<void> {
+  const listed = (): boolean => {
+    try {
+      const tools = runtime.listTools?.();
+      return Array.isArray(tools) && tools.some((tool) => tool?.name === name);
+    } catch {
+      return false;
+    }
+  };
+  const deadline = performance.now() + timeoutMs;
+  while (listed() && performance.now() < deadline) {
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        runtime.removeEventListener?.('toolchange', done);
+        resolve();
+      };
+      const timer = setTimeout(done, 50);
+      runtime.addEventListener?.('toolchange', done);
+    });
+  }
+}
+
 /** The `execute` registered with the browser: the whole pipeline, answering the result object. */
 async function executeForBrowser(w: Warden, record: ToolRecord, input: unknown, extra?: { signal?: AbortSignal }) {
   if (!isVisible(w, record)) return unknownToolOutcome(record.contract.name).result;
   const outcome = await runCall(w, record, input, extra?.signal ? { signal: extra.signal } : {}, record.scope);
-  return outcome.result;
+  return toWireResult(outcome.result);
+}
+
+/** MCP's callback for a tool registered through MCP-B: the pipeline, under the request's signal. */
+async function executeForMcp(w: Warden, record: ToolRecord, args: unknown, ctx: unknown) {
+  if (!isVisible(w, record)) return unknownToolOutcome(record.contract.name).result;
+  const signal = requestSignal(ctx);
+  const outcome = await runCall(w, record, args, signal ? { signal } : {}, record.scope);
+  return toWireResult(outcome.result);
 }

@@ -6,7 +6,7 @@ import { deepFrozenCopy } from './frozen.js';
 
 /** Fields every event carries. */
 export interface TelemetryBase {
-  /** The tool's name. */
+  /** The name of what was called: a tool's, a resource's `name`, a prompt's. */
   tool: string;
   /** The tool's server id. */
   serverId: string;
@@ -58,7 +58,7 @@ export type DecisionStep =
   | { step: 'validation'; target: 'input' | 'output'; ok: boolean; diagnostics?: { path: string; keyword: string; message?: string }[] }
   | { step: 'policy'; decision: unknown }
   | { step: 'approval'; outcome: string; durationMs?: number }
-  | { step: 'tool'; outcome: 'returned' | 'threw' | 'aborted'; durationMs: number }
+  | { step: 'tool' | 'read' | 'get'; outcome: 'returned' | 'threw' | 'aborted'; durationMs: number }
   | { step: 'aborted' }
   | { step: 'shape'; flags: string[]; truncated: boolean };
 
@@ -77,8 +77,20 @@ export interface ToolCallStopEvent extends TelemetryBase {
   result?: unknown;
 }
 
+/** A resource read finished (its `resourceRead` hooks, policy, the read, shaping). */
+export interface ResourceReadStopEvent extends Omit<ToolCallStopEvent, 'name'> {
+  name: 'resource_read.stop';
+  /** The URI read. */
+  uri: string;
+}
+
+/** A prompt get finished (its `promptGet` hooks, validation of its arguments, policy, the get, shaping). */
+export interface PromptGetStopEvent extends Omit<ToolCallStopEvent, 'name'> {
+  name: 'prompt_get.stop';
+}
+
 /** Any telemetry event. */
-export type TelemetryEvent = HookStopEvent | HookExceptionEvent | PolicyDecisionEvent | ToolCallStopEvent;
+export type TelemetryEvent = HookStopEvent | HookExceptionEvent | PolicyDecisionEvent | ToolCallStopEvent | ResourceReadStopEvent | PromptGetStopEvent;
 
 /** A telemetry subscriber. */
 export type TelemetryHandler = (event: TelemetryEvent) => void;

@@ -137,6 +137,11 @@ function checkOptions(options: AnyToolOptions): void {
     throw new ConfigurationError('invalid_options', "webmcp: scope must be 'global', 'scoped' or 'manual'");
   }
   if (enabled !== undefined && typeof enabled !== 'boolean') throw new ConfigurationError('invalid_options', 'webmcp: enabled must be a boolean');
+  // A tool's own hooks never see a resource read or a prompt get.
+  const gate = isPlainObject(options.hooks) ? Object.keys(options.hooks).find((key) => key === 'resourceRead' || key === 'promptGet') : undefined;
+  if (gate !== undefined) {
+    throw new ConfigurationError('invalid_hooks', `webmcp: a tool's own hooks have no ${gate} hooks (they would never run); give them to configureWebMCP, a provider, or the resource or prompt`, 'hooks');
+  }
 }
 
 /**

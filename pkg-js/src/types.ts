@@ -237,6 +237,10 @@ export interface WebMCPHooks<F extends AnyFunction = UntypedToolFunction, I = un
   denied?: HookEntry<DeniedHook<F, I | V>>[];
   /** When tools are listed. */
   toolsListed?: HookEntry<ToolsListedHook>[];
+  /** Before a resource is read (matchers match the URI read); may deny. */
+  resourceRead?: HookEntry<ResourceReadHook>[];
+  /** Before a prompt is got (matchers match its name); may rewrite its arguments or deny. */
+  promptGet?: HookEntry<PromptGetHook>[];
 }
 
 /**
@@ -396,6 +400,182 @@ export interface CallError {
 export type CallOutcome =
   | { ok: true; result: CallToolResult }
   | { ok: false; error: CallError; result: CallToolResult };
+
+// ------------------------------------------------------------------ resources and prompts
+
+/** One item of what a resource read answers (MCP's text or blob resource contents). */
+export interface ResourceContents {
+  /** The URI of this item (the URI read, unless the read says otherwise). */
+  uri: string;
+  /** Its MIME type. */
+  mimeType?: string;
+  /** Its text. */
+  text?: string;
+  /** Its bytes, base64-encoded. */
+  blob?: string;
+  [key: string]: unknown;
+}
+
+/** What a resource read answers (MCP's `ReadResourceResult`). */
+export interface ReadResourceResult {
+  /** The contents read. */
+  contents: ResourceContents[];
+  [key: string]: unknown;
+}
+
+/** One message of a prompt (MCP's `PromptMessage`). */
+export interface PromptMessage {
+  /** Who says it. */
+  role: 'user' | 'assistant';
+  /** What is said: one content block. */
+  content: ContentBlock;
+}
+
+/** What a prompt get answers (MCP's `GetPromptResult`). */
+export interface GetPromptResult {
+  /** What the prompt is for. */
+  description?: string;
+  /** The prompt's messages. */
+  messages: PromptMessage[];
+  [key: string]: unknown;
+}
+
+/**
+ * The outcome of a resource read or a prompt get: never thrown, always data. `text` is what an
+ * agent reads of a failure (over MCP, the error's message).
+ */
+export type SubjectOutcome<R> = { ok: true; result: R } | { ok: false; error: CallError; text: string };
+
+/** What a resource is, as agents are shown it. */
+export interface ResourceDefinition {
+  /** Its URI, or a URI template (`user://{id}/profile`) whose instances it reads. */
+  uri: string;
+  /** Its name. */
+  name: string;
+  /** A human-readable label. */
+  title?: string;
+  /** What it holds, for the model. */
+  description?: string;
+  /** The MIME type of what it reads. */
+  mimeType?: string;
+}
+
+/** What a prompt is, as agents are shown it. */
+export interface PromptDefinition {
+  /** 1–128 characters of `[A-Za-z0-9_.-]`. */
+  name: string;
+  /** A human-readable label. */
+  title?: string;
+  /** What it is for. */
+  description?: string;
+  /** The JSON Schema of its arguments (an object whose properties are strings). */
+  argsSchema?: JsonSchema;
+}
+
+/** What every resourceRead and promptGet hook sees. */
+export interface GateContext {
+  /** Unique per read or get. */
+  invocationId: string;
+  /** Aborted when the caller cancels. */
+  signal: AbortSignal;
+  /** One mutable object shared by the hooks of one read or get. */
+  metadata: Record<string, unknown>;
+  /** The resource's or prompt's server id. */
+  serverId: string;
+  /** Who the read or get is for, if the caller said. */
+  principal: string | undefined;
+  /** Server ids whose output entered the current turn. */
+  taint: Set<string>;
+  /** The caller's map (`assigns` option). */
+  assigns: Record<string, unknown>;
+}
+
+/** Context of a `resourceRead` hook. */
+export interface ResourceReadContext extends GateContext {
+  /** The URI read. */
+  uri: string;
+  /** The URI template's variables, for a templated resource (`{}` otherwise). */
+  params: Record<string, string>;
+  /** The resource read (a deeply frozen copy). */
+  resource: ResourceDefinition;
+}
+
+/** Context of a `promptGet` hook. */
+export interface PromptGetContext extends GateContext {
+  /** The prompt's name. */
+  name: string;
+  /** Its arguments (after earlier rewrites, before validation). */
+  args: unknown;
+  /** The prompt (a deeply frozen copy). */
+  prompt: PromptDefinition;
+}
+
+/** A denial, as a gate hook returns it. */
+export type DenyReturn = { action: 'deny'; message?: string; code?: string };
+
+/** Runs before a resource is read; may deny (ConduitMCP's `:on_resource_read`). */
+export type ResourceReadHook = (ctx: ResourceReadContext) => MaybePromise<void | undefined | DenyReturn>;
+/** Runs before a prompt is got; may rewrite its arguments or deny (ConduitMCP's `:on_prompt_get`). */
+export type PromptGetHook = (ctx: PromptGetContext) => MaybePromise<void | undefined | { args: Record<string, string> } | DenyReturn>;
+
+/** The second argument of a resource's read and a prompt's get. */
+export interface GateCallContext {
+  /** Aborted when the caller cancels (a cancelled MCP request too). */
+  signal: AbortSignal;
+}
+
+/** A resource's read: answers its contents (a `ReadResourceResult`, a string, or a value read as JSON). */
+export type ResourceRead = (uri: URL, params: Record<string, string>, ctx: GateCallContext) => unknown;
+/** A prompt's get: answers its messages (a `GetPromptResult`, a string, or a value read as JSON). */
+export type PromptGet = (args: Record<string, string>, ctx: GateCallContext) => unknown;
+
+/** Options of {@link webmcpResource}. */
+export interface WebMCPResourceOptions extends ResourceDefinition {
+  /** The resource's own hooks: `resourceRead` only. */
+  hooks?: { resourceRead?: HookEntry<ResourceReadHook>[] };
+  /** Its server id (default: the client's `serverId`). */
+  server?: string;
+  /** `'llm'` (default): what it reads is shaped for a model; `false`: as read. */
+  shape?: 'llm' | false;
+}
+
+/** Options of {@link webmcpPrompt}. */
+export interface WebMCPPromptOptions extends PromptDefinition {
+  /** The prompt's own hooks: `promptGet` only. */
+  hooks?: { promptGet?: HookEntry<PromptGetHook>[] };
+  /** Its server id (default: the client's `serverId`). */
+  server?: string;
+  /** `'llm'` (default): its messages are shaped for a model; `false`: as got. */
+  shape?: 'llm' | false;
+}
+
+/** What resources and prompts have in common: registration with the runtime. */
+export interface WebMCPRegistrable {
+  /** Registration status with the runtime (`'unsupported'` where the runtime has no resources or prompts). */
+  readonly status: RegistrationStatus;
+  /** The last registration error, if any. */
+  readonly error: Error | null;
+  /** Registers with the in-page registry and the runtime; resolves to an unregister function. */
+  register(options?: { signal?: AbortSignal }): Promise<() => void>;
+  /** Unregisters. */
+  unregister(): void;
+}
+
+/** A resource made by {@link webmcpResource}. */
+export interface WebMCPResource extends WebMCPRegistrable {
+  /** What agents are shown. */
+  readonly definition: ResourceDefinition;
+  /** Reads `uri` (default: the resource's own URI) through the governed pipeline; needs no registration. */
+  read(uri?: string, options?: CallOptions): Promise<SubjectOutcome<ReadResourceResult>>;
+}
+
+/** A prompt made by {@link webmcpPrompt}. */
+export interface WebMCPPrompt extends WebMCPRegistrable {
+  /** What agents are shown. */
+  readonly definition: PromptDefinition;
+  /** Gets the prompt with `args` through the governed pipeline; needs no registration. */
+  get(args?: Record<string, string>, options?: CallOptions): Promise<SubjectOutcome<GetPromptResult>>;
+}
 
 /** Registration status of a tool with the browser. */
 export type RegistrationStatus = 'unregistered' | 'registering' | 'registered' | 'error' | 'unsupported';

@@ -10,6 +10,8 @@ const SHAPES: Record<string, string> = {
   error: "nothing or { action: 'recover', result }",
   denied: 'nothing',
   toolsListed: 'nothing or a subset of the tools it was given (same names, each once)',
+  resourceRead: "nothing or { action: 'deny', message?, code? }",
+  promptGet: "nothing, { args } or { action: 'deny', message?, code? }",
   approver: "{ allow: 'once' }, { allow: 'always' }, { deny: reason } or { deny: reason, halt: true }",
 };
 
@@ -23,6 +25,6 @@ export function warnBadReturn(w: Warden, event: string, hookId: string | undefin
   if (seen.has(key)) return;
   seen.add(key);
   const who = event === 'approver' ? 'the approver (onAsk)' : `${event} hook "${hookId ?? '?'}"`;
-  const consequence = event === 'approver' ? 'the ask was denied (ask_failed)' : event === 'before' ? 'the call failed closed' : event === 'after' ? 'the result was withheld' : event === 'toolsListed' ? 'the listing failed' : 'the hook was skipped';
+  const consequence = event === 'approver' ? 'the ask was denied (ask_failed)' : event === 'before' || event === 'resourceRead' || event === 'promptGet' ? 'the call failed closed' : event === 'after' ? 'the result was withheld' : event === 'toolsListed' ? 'the listing failed' : 'the hook was skipped';
   console.warn(`webmcp-warden: ${who} returned a value outside its contract, so ${consequence}. It may return ${SHAPES[event] ?? 'nothing'}. See the hook returns section of the webmcp-warden docs.`);
 }

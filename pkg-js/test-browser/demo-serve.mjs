@@ -85,11 +85,12 @@ export function browserSkipReason() {
   return `chromium not found at ${chromiumPath}: install it (apt-get install -y chromium, or WITH_BROWSER=1 scripts/setup.sh) to run the browser tests`;
 }
 
-/** Launches Chromium with native WebMCP. */
-export async function launchChromium() {
+/** Launches Chromium with native WebMCP (`{ nativeWebMCP: false }`: without it, as most browsers are today). */
+export async function launchChromium({ nativeWebMCP = true } = {}) {
   if (!existsSync(chromiumPath)) throw new Error(`chromium is required but was not found at ${chromiumPath}`);
   const { chromium } = await import('playwright-core');
-  return chromium.launch({ executablePath: chromiumPath, args: CHROMIUM_ARGS });
+  const args = nativeWebMCP ? CHROMIUM_ARGS : CHROMIUM_ARGS.filter((arg) => arg !== '--enable-features=WebMCP');
+  return chromium.launch({ executablePath: chromiumPath, args });
 }
 
 /** Collects uncaught page errors and console errors of a page. */

@@ -120,7 +120,9 @@ test('search_products works, its before-hook rewrites the input, and validation 
   const body = JSON.parse(textOf(result));
   assert.equal(body.query, 'mug', 'normalize-query trimmed and lower-cased the query');
   assert.deepEqual(body.results.map((r) => r.id), ['mug-stone', 'mug-travel']);
-  assert.deepEqual(result.provenance, { serverId: 'shop', truncated: false, flags: [] });
+  // Through the browser, provenance travels in `_meta` (MCP's place for it).
+  assert.deepEqual(result._meta?.['webmcp-warden/provenance'], { serverId: 'shop', truncated: false, flags: [] });
+  assert.equal('provenance' in result, false);
 
   // "   " passes the browser's view of the schema (length 3), the hook trims it to "", and the
   // package's validator (after the hooks) rejects it: the tool never sees it.
@@ -141,8 +143,9 @@ test('read_reviews: hidden characters are removed and the SVG is replaced before
   assert.ok(!result.content.some((b) => b.type === 'image'), 'no image block reaches the agent');
   assert.ok(result.content.some((b) => b.type === 'text' && b.text.includes('image/svg+xml')), 'a text placeholder names the dropped SVG');
   assert.doesNotMatch(JSON.stringify(result), /svg xmlns|onload/, 'nothing of the SVG itself survives');
-  assert.deepEqual([...result.provenance.flags].sort(), ['bidi', 'media_dropped', 'tag_chars', 'zero_width']);
-  assert.equal(result.provenance.serverId, 'shop');
+  const provenance = result._meta['webmcp-warden/provenance'];
+  assert.deepEqual([...provenance.flags].sort(), ['bidi', 'media_dropped', 'tag_chars', 'zero_width']);
+  assert.equal(provenance.serverId, 'shop');
 });
 
 test('checkout asks: approve once, asks again, deny never runs it, approve always stops asking', { skip }, async () => {

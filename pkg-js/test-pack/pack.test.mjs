@@ -95,10 +95,11 @@ const r = await modelContext.executeTool(tool, { x: 4 });
 console.log(r);
 `);
   const stdout = run(process.execPath, ['main.mjs'], project);
-  // Agent-path results are shaped for a model: `provenance` says where they came from.
+  // Agent-path results are shaped for a model: their provenance says where they came
+  // from, in `_meta` once the result leaves the page (MCP's place for it; docs/mcp-b.md).
   assert.deepEqual(JSON.parse(stdout.trim()), {
     content: [{ type: 'text', text: '10' }],
-    provenance: { serverId: 'page', truncated: false, flags: [] },
+    _meta: { 'webmcp-warden/provenance': { serverId: 'page', truncated: false, flags: [] } },
   });
 });
 

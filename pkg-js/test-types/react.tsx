@@ -2,7 +2,7 @@
 // silent any.
 import * as z from 'zod';
 import { webmcp, type CallOutcome, type WebMCPHooks } from 'webmcp-warden';
-import { WebMCPProvider, useApprovals, useWebMCP } from 'webmcp-warden/react';
+import { WebMCPProvider, useApprovals, useWebMCP, useWebMCPPrompt, useWebMCPResource } from 'webmcp-warden/react';
 import { expect, type Equal } from './assert.js';
 
 declare function pay(total: number, signal: AbortSignal): Promise<{ receipt: string }>;
@@ -67,3 +67,19 @@ export const App = () => (
     <Approvals />
   </WebMCPProvider>
 );
+
+// Resources and prompts under a provider.
+export function Notes() {
+  const notes = useWebMCPResource((uri, params) => `${uri.href} ${params.id}`, { uri: 'notes://{id}', name: 'notes', enabled: true, hooks: { resourceRead: [(ctx) => void ctx.uri] } });
+  const read: Promise<unknown> = notes.resource.read('notes://1');
+  void read;
+  const prompt = useWebMCPPrompt(({ topic }) => `About ${topic}`, { name: 'about', argsSchema: { type: 'object', properties: { topic: { type: 'string' } } } });
+  expect<Equal<typeof prompt.status, 'unregistered' | 'registering' | 'registered' | 'error' | 'unsupported'>>();
+  // @ts-expect-error a prompt needs a name
+  useWebMCPPrompt(() => 'x', { description: 'Nameless' });
+  return (
+    <WebMCPProvider hooks={{ resourceRead: [() => ({ action: 'deny' })], promptGet: [(ctx) => ({ args: { topic: String(ctx.args) } })] }}>
+      <small>{notes.status}</small>
+    </WebMCPProvider>
+  );
+}

@@ -14,6 +14,10 @@ import {
   invokeTool,
   listTools,
   resetWebMCP,
+  webmcpResource,
+  webmcpPrompt,
+  readResource,
+  getPrompt,
   CallFailure,
   ConfigurationError,
   WardenError,
@@ -27,7 +31,7 @@ const load = (file) => {
 };
 
 const OPTION_KEYS = ['match', 'id', 'timeout', 'onError'];
-const EVENTS = ['before', 'after', 'error', 'denied', 'toolsListed'];
+const EVENTS = ['before', 'after', 'error', 'denied', 'toolsListed', 'resourceRead', 'promptGet'];
 const later = (fn) => new Promise((resolve, reject) => setTimeout(() => { try { resolve(fn()); } catch (err) { reject(err); } }, 0));
 
 // ------------------------------------------------------------------ console and warnings
@@ -91,7 +95,7 @@ function makeHook(spec, event, rec) {
       rec.metadata.add(ctx.metadata);
       rec.invocationIds.add(ctx.invocationId);
       assert.equal(ctx.signal, rec.signal, 'ctx.signal is the call signal');
-      const seen = { input: clone(ctx.input) };
+      const seen = event === 'promptGet' ? { args: clone(ctx.args) } : event === 'resourceRead' ? { uri: ctx.uri } : { input: clone(ctx.input) };
       if (event === 'after') seen.output = clone(ctx.output);
       if (event === 'error') seen.error = { kind: ctx.error instanceof CallFailure ? ctx.error.kind : 'thrown', message: ctx.error?.message };
       if (event === 'denied') Object.assign(seen, { reason: ctx.reason, code: ctx.code });
@@ -273,6 +277,94 @@ function matcherCall(c) {
 }
 defineCallCases('matchers.json', load('matchers.json').map(matcherCall));
 
+// ------------------------------------------------------------------ resources and prompts
+
+/** Runs a `subjects.json` case through `webmcpResource` / `webmcpPrompt` and `readResource` / `getPrompt` (after `register()`), or the object's own `read` / `get`. */
+async function runSubject(c, path) {
+  resetWebMCP();
+  const rec = newRecord();
+  configure(c, rec, { globals: true });
+  const spec = c.kind === 'resource' ? c.resource : c.prompt;
+  const does = c.subjectDoes;
+  const run = (input) => {
+    rec.order.push(c.kind === 'resource' ? 'read' : 'get');
+    rec.toolInput = clone(input);
+    if (does?.throw) throw new Error(does.throw);
+    return c.kind === 'resource' ? 'contents' : 'a prompt';
+  };
+  const [first] = spec.hooks ?? [];
+  const options = { name: spec.name, description: `fixture ${c.kind}` };
+  if (spec.server !== undefined) options.server = spec.server;
+  if (first !== undefined) options.hooks = makeSet(first, rec);
+  if (c.abortBefore) rec.controller.abort();
+  const before = written.length;
+  let outcome;
+  let subject;
+  if (c.kind === 'resource') {
+    subject = webmcpResource((uri, params, extra) => {
+      assert.ok(uri instanceof URL, 'read gets a URL');
+      assert.equal(uri.href, c.read);
+      assert.equal(extra?.signal, rec.signal, 'the read gets the call signal');
+      return run(params);
+    }, { ...options, uri: spec.uri });
+  } else {
+    subject = webmcpPrompt((args, extra) => {
+      assert.equal(extra?.signal, rec.signal, 'the get gets the call signal');
+      return run(args);
+    }, options);
+  }
+  try {
+    if (path === 'own') {
+      outcome = await settled(c.kind === 'resource' ? subject.read(c.read, { signal: rec.signal }) : subject.get(clone(c.args), { signal: rec.signal }));
+    } else {
+      await subject.register();
+      assert.equal(subject.status, 'unsupported', 'Node has no runtime with resources or prompts');
+      outcome = await settled(c.kind === 'resource' ? readResource(c.read, { signal: rec.signal }) : getPrompt(spec.name, clone(c.args), { signal: rec.signal }));
+    }
+  } finally {
+    subject.unregister();
+  }
+  return { outcome, rec, output: written.slice(before) };
+}
+
+function checkSubject(c, { outcome, rec, output }) {
+  const expect = c.expect;
+  assert.deepEqual(rec.order, expect.order, 'order');
+  assert.equal(outcome.ok, expect.ok, `ok (error: ${JSON.stringify(outcome.error)})`);
+  if (expect.ok) {
+    assert.equal(outcome.error, undefined);
+    if (c.kind === 'resource') assert.deepEqual(outcome.result.contents.map((item) => item.text), ['contents']);
+    else assert.deepEqual(outcome.result.messages.map((m) => [m.role, m.content.text]), [['user', 'a prompt']]);
+  } else {
+    assert.deepEqual(outcome.error, expect.error, 'error');
+    assert.equal(outcome.text, expect.text, 'agent-visible text');
+  }
+  if ('args' in expect) assert.deepEqual(rec.toolInput, expect.args, 'the get received');
+  for (const [label, want] of Object.entries(expect.seen ?? {})) {
+    assert.ok(rec.seen[label], `hook ${label} ran`);
+    for (const [key, value] of Object.entries(want)) assert.deepEqual(rec.seen[label][key], value, `${label} saw ${key}`);
+  }
+  assert.ok(rec.metadata.size <= 1, 'one metadata object per call');
+  assert.ok(rec.invocationIds.size <= 1, 'one invocationId per call');
+  const json = JSON.stringify(outcome);
+  assert.ok(!json.includes('SECRET'), `a hook's thrown message leaked: ${json}`);
+  assert.ok(!output.some((line) => line.includes('SECRET')), `console output leaked a secret: ${output.join('\n')}`);
+}
+
+describe('subjects.json', () => {
+  for (const c of load('subjects.json')) {
+    if (c.scoped) {
+      test(c.name, { skip: 'provider scopes come from the React layer (cargo test covers this case; react.test.mjs covers providers with resources and prompts)' }, () => {});
+      continue;
+    }
+    test(c.name, async (t) => {
+      for (const path of ['own', 'registered']) {
+        await t.test(path, async () => checkSubject(c, await runSubject(c, path)));
+      }
+    });
+  }
+});
+
 // ------------------------------------------------------------------ configuration errors
 
 function materialize(template) {
@@ -356,7 +448,7 @@ describe('config.json', () => {
 test('the console got one warning per hook that returned outside its contract, never a value, and nothing else', () => {
   assert.ok(written.length > 0, 'the bad returns of the fixtures were warned about');
   for (const line of written) {
-    assert.match(line, /^webmcp-warden: (before|after|error|denied|toolsListed) hook "[^"]*" returned a value outside its contract, so .*\. It may return /);
+    assert.match(line, /^webmcp-warden: (before|after|error|denied|toolsListed|resourceRead|promptGet) hook "[^"]*" returned a value outside its contract, so .*\. It may return /);
     assert.ok(!line.includes('SECRET'), line);
   }
   assert.equal(new Set(written).size, written.length, 'each hook is warned about once');

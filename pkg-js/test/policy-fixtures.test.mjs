@@ -24,6 +24,7 @@ import {
   lintPolicy,
   memoryGrantStore,
   ConfigurationError,
+  createWarden,
 } from 'webmcp-warden';
 import { loadFixture as load, toolMaker } from '../test-support/helpers.mjs';
 
@@ -412,4 +413,75 @@ describe('policy-lint.json through lintPolicy', () => {
     const found = lintPolicy({ allow: ['*', 'x'], deny: [{ match: /(a)\1/ }, { match: '*', when: { arg: '/q', matches: '(' } }] });
     assert.deepEqual(found.map((d) => `${d.code}@${d.path}`).sort(), ['invalid_pattern@deny[1].when', 'shadowed_rule@allow[1]']);
   });
+});
+
+// ------------------------------------------------------------------ resources and prompts
+
+describe('policy-subjects.json through webmcpResource / webmcpPrompt', () => {
+  const cases = load('policy-subjects.json');
+  test('there are fixtures', () => assert.ok(cases.length >= 15, `only ${cases.length} cases`));
+  for (const fixture of cases) {
+    test(fixture.name, async () => {
+      const { call, expect, subject } = fixture;
+      const w = createWarden();
+      try {
+        const approverCalls = [];
+        const events = [];
+        const config = { policy: toJs(fixture.policy, () => () => true), clock: () => NOW, telemetry: (event) => events.push(event) };
+        if (call.hasApprover !== false) {
+          config.onAsk = (askCall) => {
+            approverCalls.push(askCall);
+            return { allow: 'once' };
+          };
+        }
+        w.configure(config);
+        let ran = 0;
+        let outcome;
+        const options = call.principal === undefined ? {} : { principal: call.principal };
+        if (subject === 'resource') {
+          // A template whose variables are the fixture's arguments, or the URI itself.
+          const vars = Object.keys(call.arguments);
+          const value = call.arguments[vars[0]];
+          const uri = vars.length === 0 ? call.name : call.name.replace(value, value.includes('/') ? `{+${vars[0]}}` : `{${vars[0]}}`);
+          const resource = w.webmcpResource(() => (ran++, 'read'), { uri, name: 'fixture', server: call.server });
+          outcome = await resource.read(call.name, options);
+        } else if (subject === 'prompt') {
+          const prompt = w.webmcpPrompt(() => (ran++, 'got'), { name: call.name, server: call.server });
+          outcome = await prompt.get(call.arguments, options);
+        } else {
+          const tool = w.webmcp(() => (ran++, 'ran'), { name: call.name, server: call.server, description: 'x' });
+          outcome = await tool.invoke(call.arguments, options);
+        }
+        const decision = events.find((e) => e.name === 'policy.decision');
+        assert.ok(decision, 'a policy.decision event');
+        assert.equal(decision.effect === 'ask' && call.hasApprover === false ? 'deny' : decision.effect, expect.effect);
+        if (expect.effect === 'deny') {
+          assert.equal(outcome.ok, false);
+          assert.equal(outcome.error.kind, 'denied');
+          assert.equal(outcome.error.reason, expect.reason);
+          assert.deepEqual(outcome.error.decision.rule ?? null, expect.rule ?? null);
+          assert.equal(ran, 0, 'nothing was read or got');
+        } else if (expect.effect === 'ask') {
+          assert.equal(approverCalls.length, 1, 'the approver was asked');
+          assert.equal(approverCalls[0].name, call.name, 'the approver sees the URI read or the prompt name');
+          assert.equal(approverCalls[0].kind, subject === 'tool' ? undefined : subject);
+          assert.deepEqual(approverCalls[0].decision.rule ?? null, expect.rule ?? null);
+          assert.equal(approverCalls[0].decision.reason, expect.reason);
+          assert.equal(outcome.ok, true, 'approved once, it went ahead');
+          assert.equal(ran, 1);
+        } else {
+          assert.equal(outcome.ok, true, JSON.stringify(outcome));
+          assert.equal(approverCalls.length, 0);
+          assert.equal(decision.reason, expect.reason);
+          assert.deepEqual(decision.rule ?? null, expect.rule ?? null);
+          assert.equal(ran, 1);
+        }
+        const stop = events.find((e) => e.name.endsWith('.stop'));
+        assert.equal(stop.name, subject === 'resource' ? 'resource_read.stop' : subject === 'prompt' ? 'prompt_get.stop' : 'tool_call.stop');
+        assert.ok(stop.record.some((step) => step.step === 'policy'), 'the decision record has the policy step');
+      } finally {
+        w.dispose();
+      }
+    });
+  }
 });

@@ -8,6 +8,12 @@
 //! resulting decisions. [`lint`] reports every problem of a policy plus rules that can never
 //! fire; [`GrantBook`] keeps the grants `{ allow: 'always' }` recorded, with the clock passed in.
 //!
+//! Resources and prompts have sections of their own, `resources` and `prompts`: `{ deny, ask,
+//! allow, default }` decided in the same order (no pins: they have no fingerprint baseline),
+//! with `default` falling back to the policy's own. Rules of `resources` match the URI read
+//! (URI matchers), rules of `prompts` the prompt's name. [`Policy::for_subject`] answers the
+//! part that decides a call.
+//!
 //! Modules: `rule` and `predicate` parse, `json` holds pointers, `evaluate` decides,
 //! `decision` is the data and its sentences, `grants` and `lint` stand apart.
 
@@ -28,12 +34,16 @@ pub use grants::{Grant, GrantBook, RevokeFilter};
 pub use lint::{lint, Diagnostic};
 
 use crate::error::ConfigError;
+use crate::hooks::Subject;
 use crate::value::{Map, Value};
 use keys::unknown_key_message;
 use rule::{parse_rule, Rule};
 
 /// The keys of a policy object.
-const POLICY_KEYS: [&str; 6] = ["deny", "ask", "allow", "default", "pin", "allowNewTools"];
+const POLICY_KEYS: [&str; 8] = ["deny", "ask", "allow", "default", "pin", "allowNewTools", "resources", "prompts"];
+
+/// The keys of a `resources` or `prompts` section.
+const SECTION_KEYS: [&str; 4] = ["deny", "ask", "allow", "default"];
 
 /// A compiled policy.
 #[derive(Debug, Clone)]
@@ -47,9 +57,23 @@ pub struct Policy {
     pin: Option<Effect>,
     /// What a new tool gets; `None` is `allowNewTools: true`.
     allow_new_tools: Option<Effect>,
+    /// The `resources` and `prompts` sections (`None` inside a section).
+    sections: Option<Box<[Policy; 2]>>,
 }
 
 impl Policy {
+    /// The part of the policy that decides a call about `subject`: the policy itself for tools,
+    /// its `resources` or `prompts` section otherwise (rules of that section only, its `default`
+    /// or else the policy's, no pins).
+    pub fn for_subject(&self, subject: Subject) -> &Policy {
+        let index = match subject {
+            Subject::Tool => return self,
+            Subject::Resource => 0,
+            Subject::Prompt => 1,
+        };
+        self.sections.as_deref().and_then(|sections| sections.get(index)).unwrap_or(self)
+    }
+
     /// Compiles a policy object `{ deny, ask, allow, default, pin, allowNewTools }` as the TS
     /// layer sends it: a function predicate is a [`Value::Function`] handle, a `RegExp` a
     /// [`Value::Regex`], and a JS value JSON cannot say a [`Value::Unsupported`].
@@ -132,8 +156,12 @@ impl Policy {
         }
     }
 
-    fn all_rules(&self) -> impl Iterator<Item = &Rule> {
-        self.deny.iter().chain(&self.ask).chain(&self.allow)
+    fn all_rules(&self) -> Box<dyn Iterator<Item = &Rule> + '_> {
+        let own = self.deny.iter().chain(&self.ask).chain(&self.allow);
+        match self.sections.as_deref() {
+            Some(sections) => Box::new(own.chain(sections.iter().flat_map(Policy::all_rules))),
+            None => Box::new(own),
+        }
     }
 }
 
@@ -146,6 +174,8 @@ struct Draft {
     default: Effect,
     pin: Option<Effect>,
     allow_new_tools: Option<Effect>,
+    /// The `resources` and `prompts` sections (`None` inside a section).
+    sections: Option<Box<[Draft; 2]>>,
 }
 
 impl Draft {
@@ -159,6 +189,10 @@ impl Draft {
             default: self.default,
             pin: self.pin,
             allow_new_tools: self.allow_new_tools,
+            sections: self.sections.map(|sections| {
+                let [resources, prompts] = *sections;
+                Box::new([resources.into_policy(), prompts.into_policy()])
+            }),
         }
     }
 
@@ -187,10 +221,7 @@ fn parse(spec: &Value, errors: &mut Vec<ConfigError>) -> Option<Draft> {
             return None;
         }
     };
-    for key in map
-        .keys()
-        .filter(|key| !POLICY_KEYS.contains(&key.as_str()))
-    {
+    for key in map.keys().filter(|key| !POLICY_KEYS.contains(&key.as_str())) {
         errors.push(
             ConfigError::new(
                 "unknown_policy_key",
@@ -199,19 +230,7 @@ fn parse(spec: &Value, errors: &mut Vec<ConfigError>) -> Option<Draft> {
             .at(key),
         );
     }
-    let default = setting(
-        map,
-        "default",
-        errors,
-        |value| match value.as_str() {
-            Some("deny") => Some(Effect::Deny),
-            Some("ask") => Some(Effect::Ask),
-            Some("allow") => Some(Effect::Allow),
-            _ => None,
-        },
-        "'deny', 'ask' or 'allow'",
-    )
-    .unwrap_or(Effect::Ask);
+    let default = setting(map, "default", errors, effect_of, "'deny', 'ask' or 'allow'").unwrap_or(Effect::Ask);
     let pin = setting(
         map,
         "pin",
@@ -238,14 +257,67 @@ fn parse(spec: &Value, errors: &mut Vec<ConfigError>) -> Option<Draft> {
         "true, 'ask' or 'deny'",
     )
     .unwrap_or(None);
+    let sections = [("resources", true), ("prompts", false)].map(|(key, uris)| parse_section(map, key, uris, default, errors));
     Some(Draft {
-        deny: parse_list(map, List::Deny, errors),
-        ask: parse_list(map, List::Ask, errors),
-        allow: parse_list(map, List::Allow, errors),
+        deny: parse_list(map, List::Deny, errors, uris_of(false)),
+        ask: parse_list(map, List::Ask, errors, uris_of(false)),
+        allow: parse_list(map, List::Allow, errors, uris_of(false)),
         default,
         pin,
         allow_new_tools,
+        sections: Some(Box::new(sections)),
     })
+}
+
+/// How rule paths are written and what rule matchers match: `prefix` is `""` for the policy's
+/// own lists, `"resources."` / `"prompts."` for a section's; `uris` is true for `resources`.
+#[derive(Clone, Copy)]
+struct Lists {
+    prefix: &'static str,
+    uris: bool,
+}
+
+fn uris_of(uris: bool) -> Lists {
+    Lists { prefix: "", uris }
+}
+
+/// Reads the `resources` or `prompts` section (absent: no rules, the policy's default).
+fn parse_section(map: &Map, key: &'static str, uris: bool, inherited: Effect, errors: &mut Vec<ConfigError>) -> Draft {
+    let empty = |default| Draft { deny: Vec::new(), ask: Vec::new(), allow: Vec::new(), default, pin: None, allow_new_tools: None, sections: None };
+    let section = match map.get(key) {
+        None => return empty(inherited),
+        Some(Value::Object(section)) => section,
+        Some(other) => {
+            errors.push(ConfigError::new("invalid_policy", format!("`{key}` is an object {{ deny, ask, allow, default }}, not {}", other.type_name())).at(key));
+            return empty(inherited);
+        }
+    };
+    for extra in section.keys().filter(|k| !SECTION_KEYS.contains(&k.as_str())) {
+        errors.push(ConfigError::new("unknown_policy_key", unknown_key_message(extra, &format!("the policy's `{key}`"), &SECTION_KEYS)).at(&format!("{key}.{extra}")));
+    }
+    let mut inner = Vec::new();
+    let default = setting(section, "default", &mut inner, effect_of, "'deny', 'ask' or 'allow'").unwrap_or(inherited);
+    errors.extend(inner.into_iter().map(|error| error.at(key)));
+    let prefix = if uris { "resources." } else { "prompts." };
+    let lists = Lists { prefix, uris };
+    Draft {
+        deny: parse_list(section, List::Deny, errors, lists),
+        ask: parse_list(section, List::Ask, errors, lists),
+        allow: parse_list(section, List::Allow, errors, lists),
+        default,
+        pin: None,
+        allow_new_tools: None,
+        sections: None,
+    }
+}
+
+fn effect_of(value: &Value) -> Option<Effect> {
+    match value.as_str() {
+        Some("deny") => Some(Effect::Deny),
+        Some("ask") => Some(Effect::Ask),
+        Some("allow") => Some(Effect::Allow),
+        _ => None,
+    }
 }
 
 /// Reads one scalar setting with `read`; `None` when it is absent or wrong (wrong is reported).
@@ -275,13 +347,11 @@ fn setting<T>(
     parsed
 }
 
-/// Reads one rule list; each rule's errors are filed under `deny[i]` and so on.
-fn parse_list(
-    map: &Map,
-    list: List,
-    errors: &mut Vec<ConfigError>,
-) -> Vec<Option<Rule>> {
+/// Reads one rule list; each rule's errors are filed under `deny[i]` (or `resources.deny[i]`)
+/// and so on.
+fn parse_list(map: &Map, list: List, errors: &mut Vec<ConfigError>, lists: Lists) -> Vec<Option<Rule>> {
     let name = list.name();
+    let prefix = lists.prefix;
     match map.get(name) {
         None => Vec::new(),
         Some(Value::Array(rules)) => rules
@@ -289,8 +359,8 @@ fn parse_list(
             .enumerate()
             .map(|(index, value)| {
                 let mut inner = Vec::new();
-                let rule = parse_rule(value, &mut inner);
-                let path = format!("{name}[{index}]");
+                let rule = parse_rule(value, &mut inner, lists.uris);
+                let path = format!("{prefix}{name}[{index}]");
                 errors.extend(inner.into_iter().map(|error| error.at(&path)));
                 rule
             })
@@ -301,7 +371,7 @@ fn parse_list(
                     "invalid_policy",
                     format!("`{name}` is an array of rules, not {}", other.type_name()),
                 )
-                .at(name),
+                .at(&format!("{prefix}{name}")),
             );
             Vec::new()
         }

@@ -68,19 +68,25 @@ fn is_matcher_object(map: &Map) -> bool {
     map.contains_key("server") && map.keys().all(|key| key == "server" || key == "name")
 }
 
-/// Parses one rule. Errors are pushed with paths relative to the rule (`match`, `when[0]`, …);
-/// `None` when any part of it is wrong, so a half-understood rule never takes effect.
-pub(crate) fn parse_rule(value: &Value, errors: &mut Vec<ConfigError>) -> Option<Rule> {
+/// Compiles a rule's matcher: names (tools, prompts), or URIs (the `resources` section).
+fn compile_matcher(spec: &Value, uris: bool) -> Result<Matcher, ConfigError> {
+    match (spec, uris) {
+        (_, true) => Matcher::compile_uri(spec),
+        (Value::String(text), false) => Matcher::from_text(text),
+        (spec, false) => Matcher::compile(spec),
+    }
+}
+
+/// Parses one rule; `uris`: its matcher matches URIs (the policy's `resources` section). Errors
+/// are pushed with paths relative to the rule (`match`, `when[0]`, …); `None` when any part of
+/// it is wrong, so a half-understood rule never takes effect.
+pub(crate) fn parse_rule(value: &Value, errors: &mut Vec<ConfigError>, uris: bool) -> Option<Rule> {
     match value {
-        Value::String(text) => Matcher::from_text(text)
+        Value::String(_) | Value::Regex { .. } => compile_matcher(value, uris)
             .map(Rule::matching)
             .map_err(|error| errors.push(error))
             .ok(),
-        Value::Regex { .. } => Matcher::compile(value)
-            .map(Rule::matching)
-            .map_err(|error| errors.push(error))
-            .ok(),
-        Value::Object(map) if is_matcher_object(map) => Matcher::compile(value)
+        Value::Object(map) if is_matcher_object(map) => compile_matcher(value, uris)
             .map(Rule::matching)
             .map_err(|error| errors.push(error))
             .ok(),
@@ -91,7 +97,7 @@ pub(crate) fn parse_rule(value: &Value, errors: &mut Vec<ConfigError>) -> Option
             ));
             None
         }
-        Value::Object(map) => parse_object(map, errors),
+        Value::Object(map) => parse_object(map, errors, uris),
         other => {
             errors.push(invalid(format!(
                 "a rule is a matcher string or {{ match, when, id, reason }}, not {}",
@@ -103,7 +109,7 @@ pub(crate) fn parse_rule(value: &Value, errors: &mut Vec<ConfigError>) -> Option
 }
 
 /// Parses `{ match?, when?, id?, reason? }`, collecting every problem in it.
-fn parse_object(map: &Map, errors: &mut Vec<ConfigError>) -> Option<Rule> {
+fn parse_object(map: &Map, errors: &mut Vec<ConfigError>, uris: bool) -> Option<Rule> {
     let before = errors.len();
     for key in map.keys().filter(|key| !RULE_KEYS.contains(&key.as_str())) {
         errors.push(
@@ -116,7 +122,7 @@ fn parse_object(map: &Map, errors: &mut Vec<ConfigError>) -> Option<Rule> {
     }
     let matcher = match map.get("match") {
         None => Some(Matcher::all()),
-        Some(spec) => Matcher::compile(spec)
+        Some(spec) => compile_matcher(spec, uris)
             .map_err(|error| errors.push(error.at("match")))
             .ok(),
     };

@@ -96,6 +96,22 @@ pub fn define_tool(engine: u32, tool: u32, definition: &[u8], server: Option<Str
     .unwrap_or_else(no_engine)
 }
 
+/// Defines a resource (`subject` 1, its definition named by its URI or URI template) or a
+/// prompt (`subject` 2) as `defineTool` does a tool (`subject` 0); answers `{ ok, fingerprint }`.
+#[wasm_bindgen(js_name = defineSubject)]
+pub fn define_subject(engine: u32, id: u32, subject: u32, definition: &[u8], server: Option<String>, sets: &[u32], label: &str) -> Vec<u8> {
+    engines::with(engine, |e| {
+        answer(decode(definition).and_then(|definition| {
+            let subject = crate::hooks::Subject::from_code(subject).ok_or_else(|| crate::error::ConfigError::new("invalid_wire", "an unknown subject".into()))?;
+            let definition = crate::governor::Definition::from_value(&definition)?;
+            let fingerprint = definition.fingerprint.clone();
+            e.define_subject(id, subject, definition, server, sets.to_vec(), label)?;
+            Ok(crate::object! { "fingerprint" => fingerprint })
+        }))
+    })
+    .unwrap_or_else(no_engine)
+}
+
 /// Defines a tool that runs its own hook sets only; answers `{ ok }`.
 #[wasm_bindgen(js_name = defineStandaloneTool)]
 pub fn define_standalone_tool(engine: u32, tool: u32, name: &str, sets: &[u32], label: &str) -> Vec<u8> {
@@ -125,6 +141,15 @@ pub fn drop_scope(engine: u32, scope: u32) {
 #[wasm_bindgen]
 pub fn begin(engine: u32, tool: u32, scope: u32, flags: u32) -> i32 {
     engines::with(engine, |e| e.begin(tool, scope, CallFlags(flags)).ok().and_then(|call| i32::try_from(call).ok()))
+        .flatten()
+        .unwrap_or(-1)
+}
+
+/// Starts a call about `target` (the URI a resource read reads): its hooks and policy rules
+/// match that URI. `-1` as `begin`.
+#[wasm_bindgen(js_name = beginAt)]
+pub fn begin_at(engine: u32, tool: u32, scope: u32, flags: u32, target: &str) -> i32 {
+    engines::with(engine, |e| e.begin_at(tool, scope, CallFlags(flags), Some(target)).ok().and_then(|call| i32::try_from(call).ok()))
         .flatten()
         .unwrap_or(-1)
 }
