@@ -348,8 +348,9 @@ pub struct Call {
     explain: Vec<Value>,
     /// Function predicates a dry run counted as failed.
     skipped_predicates: usize,
-    /// The id of the last hook whose outcome was reported (for the TS layer's warnings).
-    last_hook_id: Option<String>,
+    /// Where the last hook whose outcome was reported sits in the plan (for the TS layer's
+    /// warnings): a position, not its id, so reporting a hook allocates nothing.
+    last_hook: Option<(Event, usize)>,
 }
 
 /// What the engine must do for a call's policy step (the call cannot reach the governor).
@@ -379,7 +380,7 @@ impl Call {
             record: Vec::new(),
             explain: Vec::new(),
             skipped_predicates: 0,
-            last_hook_id: None,
+            last_hook: None,
         }
     }
 
@@ -428,7 +429,8 @@ impl Call {
 
     /// The id of the last hook whose outcome was reported.
     pub fn last_hook_id(&self) -> Option<&str> {
-        self.last_hook_id.as_deref()
+        let (event, position) = self.last_hook?;
+        self.plan.hook(event, position).map(|hook| hook.id.as_str())
     }
 
     /// The decision record so far (empty unless the spec is observed).
@@ -509,16 +511,17 @@ impl Call {
     #[allow(clippy::too_many_arguments)]
     fn after_hook(&mut self, event: Event, position: usize, outcome: Outcome, facts: ReturnFacts, payload: &Value, signal: Signal, duration_ms: f64) -> Action {
         let next = position.saturating_add(1);
-        let (hook_id, on_error) = match self.plan.hook(event, position) {
-            Some(hook) => (hook.id.clone(), hook.on_error),
-            None => return self.internal_error(),
-        };
-        self.last_hook_id = Some(hook_id.clone());
+        // The plan outlives this step (an `Rc`): the hook's id is borrowed from it, and copied
+        // only into an error that names it.
+        let plan = Rc::clone(&self.plan);
+        let Some(hook) = plan.hook(event, position) else { return self.internal_error() };
+        let (hook_id, on_error) = (hook.id.as_str(), hook.on_error);
+        self.last_hook = Some((event, position));
         let judged = match outcome {
             Outcome::Returned => judge_hook(event, self.spec.contract, facts),
             Outcome::Raised | Outcome::TimedOut => Judged::Bad,
             Outcome::Aborted => {
-                self.note(object_step("aborted"));
+                self.note(|| object_step("aborted"));
                 // An abort while an error or denied hook was pending ends that hook only.
                 return match event {
                     Event::Error | Event::Denied => self.enter(event, next, signal),
@@ -534,14 +537,14 @@ impl Call {
         };
         let role = self.role(event);
         let failed_call = judged == Judged::Bad && (role == Event::Before || (role == Event::After && on_error == OnError::Fail));
-        self.note_hook(event, &hook_id, judged, cause, duration_ms, judged == Judged::Bad && !failed_call);
+        self.note_hook(event, hook_id, judged, cause, duration_ms, judged == Judged::Bad && !failed_call);
         let verdict = verdict_of(judged);
         let mut action = match (role, judged) {
             (Event::Before, Judged::Nothing | Judged::Rewrite) => self.enter(event, next, signal),
             (Event::Before, Judged::Deny) => {
                 let message = payload.get("message").and_then(Value::as_str).filter(|m| !m.is_empty()).unwrap_or(self.denied_by_default());
                 let mut error = CallError::denied("hook_denied", message.to_owned());
-                error.hook_id = Some(hook_id);
+                error.hook_id = Some(hook_id.to_owned());
                 error.code = payload.get("code").and_then(Value::as_str).map(str::to_owned);
                 self.error = Some(error);
                 let mut action = self.enter(Event::Denied, 0, signal);
@@ -556,7 +559,7 @@ impl Call {
             }
             (Event::Before, _) => {
                 let mut error = CallError::error("hook", "hook_failed", format!("{} hook \"{hook_id}\" failed ({cause})", event.name()));
-                error.hook_id = Some(hook_id);
+                error.hook_id = Some(hook_id.to_owned());
                 error.cause = Some(cause);
                 self.error = Some(error);
                 let mut action = self.enter(Event::Error, 0, signal);
@@ -569,7 +572,7 @@ impl Call {
                 // Fail closed: the raw result is dropped; error hooks run and may recover.
                 let message = format!("result withheld (after hook \"{hook_id}\" failed)");
                 let mut error = CallError::error("hook", "hook_failed", message);
-                error.hook_id = Some(hook_id);
+                error.hook_id = Some(hook_id.to_owned());
                 error.cause = Some(cause);
                 self.error = Some(error);
                 let mut action = self.enter(Event::Error, 0, signal);
@@ -748,7 +751,7 @@ impl Call {
             (Effect::Ask, false, false) => settle_without_approver(&decision),
             _ => decision,
         };
-        self.note(crate::object! { "step" => "policy", "decision" => decision_value(&decision) });
+        self.note(|| crate::object! { "step" => "policy", "decision" => decision_value(&decision) });
         let effect = decision.effect;
         let reason = decision.reason.name();
         let text = decision.denial_text();
@@ -781,7 +784,7 @@ impl Call {
         let approval = match outcome {
             Outcome::Returned => judge_approval(facts),
             Outcome::Aborted => {
-                self.note(crate::object! { "step" => "approval", "outcome" => "aborted", "durationMs" => duration_ms });
+                self.note(|| crate::object! { "step" => "approval", "outcome" => "aborted", "durationMs" => duration_ms });
                 return self.fail_aborted(signal);
             }
             _ => Approval::Bad,
@@ -794,7 +797,7 @@ impl Call {
             (Approval::Bad, Outcome::TimedOut) => "timeout",
             (Approval::Bad, _) => "failed",
         };
-        self.note(crate::object! { "step" => "approval", "outcome" => named, "durationMs" => duration_ms });
+        self.note(|| crate::object! { "step" => "approval", "outcome" => named, "durationMs" => duration_ms });
         let mut action = match approval {
             Approval::Once | Approval::Always => {
                 self.grant_due = approval == Approval::Always;
@@ -851,7 +854,7 @@ impl Call {
             Subject::Resource => "read",
             Subject::Prompt => "get",
         };
-        self.note(crate::object! { "step" => step, "outcome" => named, "durationMs" => duration_ms });
+        self.note(|| crate::object! { "step" => step, "outcome" => named, "durationMs" => duration_ms });
         match outcome {
             Outcome::ToolReturned if self.spec.output_schema => {
                 if signal != Signal::Live {
@@ -880,7 +883,7 @@ impl Call {
             _ => CallError::error("aborted", "aborted", "Aborted".to_owned()),
         };
         if !matches!(self.record.last(), Some(last) if last.get("step").and_then(Value::as_str) == Some("aborted")) {
-            self.note(object_step("aborted"));
+            self.note(|| object_step("aborted"));
         }
         self.error = Some(error);
         let mut action = self.enter(Event::Error, 0, signal);
@@ -971,9 +974,11 @@ impl Call {
 
     // ---- the decision record ---------------------------------------------------------------------
 
-    fn note(&mut self, step: Value) {
+    /// Records a step when the call is observed. The step is made only then: building a
+    /// `Value` allocates, and most calls record nothing.
+    fn note(&mut self, step: impl FnOnce() -> Value) {
         if self.spec.observed {
-            self.record.push(step);
+            self.record.push(step());
         }
     }
 

@@ -251,7 +251,10 @@ class CallRun {
           ended = true;
           return this.finish();
         }
-        action = await this.perform(op, handle);
+        // A step performed synchronously (a sync hook, a sync tool) answers at once: no promise
+        // and no microtask per step, which is most of a hook's cost.
+        const next = this.perform(op, handle);
+        action = typeof next === 'number' ? next : await next;
       }
     } catch (err) {
       // A trapped core, or a bug in this package: the call still ends as data, and what was
@@ -306,7 +309,7 @@ class CallRun {
     this.thrown = undefined;
   }
 
-  private async perform(op: number, handle: number): Promise<number> {
+  private perform(op: number, handle: number): number | Promise<number> {
     switch (op) {
       case Op.CallHook:
         return this.callHook(handle);
@@ -329,7 +332,7 @@ class CallRun {
 
   // ---- performers ------------------------------------------------------------------------------
 
-  private async callHook(handle: number): Promise<number> {
+  private callHook(handle: number): number | Promise<number> {
     const hook = this.w.hooks.get(handle);
     if (hook === undefined) throw new Error('the core named a hook this client does not hold');
     this.event = hook.event;
@@ -337,7 +340,11 @@ class CallRun {
     const hookId = this.observed ? (core.currentHookId(this.engine, this.call) ?? '') : '';
     const started = this.observed ? performance.now() : 0;
     const performed = perform(hook.run, [ctx], hook.timeout ?? this.w.settings.hookTimeout, this.signal);
-    const [how, value] = Array.isArray(performed) ? performed : await performed;
+    return Array.isArray(performed) ? this.hookDone(hook, hookId, started, performed) : performed.then((done) => this.hookDone(hook, hookId, started, done));
+  }
+
+  /** Reports a performed hook to the core; answers the next action. */
+  private hookDone(hook: { event: number }, hookId: string, started: number, [how, value]: [Ended, unknown]): number {
     const duration = this.observed ? performance.now() - started : 0;
     const [outcome, facts, payload] = this.report(how, value);
     const action = this.step(outcome, facts, duration, payload);
@@ -375,7 +382,7 @@ class CallRun {
     return [Outcome.Returned, returned.facts, Object.keys(payload).length ? payload : undefined];
   }
 
-  private async runTool(): Promise<number> {
+  private runTool(): number | Promise<number> {
     // The single value: the tool gets a fresh parse of the JSON every governance step read
     // (a Standard Schema's own value, which nobody else holds, is passed as it is).
     if (this.argsJson !== undefined && !this.tool.validation.standard) this.input = JSON.parse(this.argsJson);
@@ -385,7 +392,11 @@ class CallRun {
     const performed = about
       ? perform(() => about.run(this.input, this.signal), [], undefined, this.signal)
       : this.traced('tool', () => perform(this.tool.fn as AnyHook, [this.input, { signal: this.signal }], undefined, this.signal));
-    const [how, value] = Array.isArray(performed) ? performed : await performed;
+    return Array.isArray(performed) ? this.toolDone(started, performed) : performed.then((done) => this.toolDone(started, done));
+  }
+
+  /** Reports what the tool did to the core; answers the next action. */
+  private toolDone(started: number, [how, value]: [Ended, unknown]): number {
     const duration = this.observed ? performance.now() - started : 0;
     if (how === Ended.Value) {
       this.output = value;
@@ -600,9 +611,9 @@ class CallRun {
   // ---- endings -------------------------------------------------------------------------------
 
   private finish(): CallOutcome {
-    const bytes = core.end(this.engine, this.call);
-    // No bytes: it succeeded and nothing was recorded (the core's quiet ending).
-    const answer = (bytes.length === 0 ? QUIET_SUCCESS : decode(bytes)) as { ok: boolean; error?: CallError & { decision?: Decision }; text?: string; record?: DecisionStep[] };
+    // A call that succeeded with nothing recorded ends with one `bool` crossing; others read the answer.
+    const quiet = core.endQuietly(this.engine, this.call);
+    const answer = (quiet ? QUIET_SUCCESS : decode(core.end(this.engine, this.call))) as { ok: boolean; error?: CallError & { decision?: Decision }; text?: string; record?: DecisionStep[] };
     const outcome: CallOutcome = answer.ok
       ? { ok: true, result: (this.about ? this.about.normalize(this.output) : normalizeResult(this.output, { structured: this.tool.structured })) as CallToolResult }
       : { ok: false, error: answer.error as CallError, result: errorResult(answer.text ?? 'Error: internal error in webmcp-warden') };

@@ -219,18 +219,19 @@ pub fn ask_facts(engine: u32, call: u32) -> Vec<u8> {
     crate::wire::encode(&value)
 }
 
-/// Ends a call: `{ ok, error?, text?, decision?, record? }`, or a dry run's explanation; no
-/// bytes for a call that succeeded with nothing recorded.
+/// Ends a call that succeeded with nothing recorded and answers `true`; answers `false` (and
+/// keeps the call) when it needs [`end`]'s answer. A plain `bool` crossing: every successful
+/// call ends here, and a `Vec` answer costs the glue an allocation even when empty.
+#[wasm_bindgen(js_name = endQuietly)]
+pub fn end_quietly(engine: u32, call: u32) -> bool {
+    engines::with(engine, |e| e.end_quietly(call)).unwrap_or(false)
+}
+
+/// Ends a call: `{ ok, error?, text?, decision?, record? }`, or a dry run's explanation.
 #[wasm_bindgen]
 pub fn end(engine: u32, call: u32) -> Vec<u8> {
-    // A call that succeeded with nothing to record answers no bytes: nothing to encode here or
-    // to decode there, on the path every successful call takes.
-    let ended = engines::with(engine, |e| if e.end_quietly(call) { None } else { Some(e.end(call)) });
-    match ended {
-        Some(None) => Vec::new(),
-        Some(Some(value)) => crate::wire::encode(&value.unwrap_or(Value::Null)),
-        None => crate::wire::encode(&Value::Null),
-    }
+    let value = engines::with(engine, |e| e.end(call)).flatten();
+    crate::wire::encode(&value.unwrap_or(Value::Null))
 }
 
 /// Starts a listing of `tools` under `scopes` (same length); `-1` when too many are open.
