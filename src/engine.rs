@@ -218,6 +218,10 @@ fn check_handle(id: u32, what: &str) -> Result<(), ConfigError> {
     Ok(())
 }
 
+/// The handle of a `FinishOk` action whose call already ended: it succeeded with nothing to
+/// record, so there is no answer to read (see [`Engine::step`]).
+pub const ENDED_QUIETLY: u32 = 1;
+
 impl Engine {
     /// An engine with no hooks, no tools and the default server id.
     pub fn new() -> Engine {
@@ -489,6 +493,12 @@ impl Engine {
         if action.op == crate::call::Op::EvaluatePolicy {
             action.handle = 1;
         }
+        // A call that succeeded with nothing to record ends here: its outcome would only say
+        // `ok`, so the TS layer is told so (handle 1) instead of asking with another crossing.
+        if action.op == crate::call::Op::FinishOk && entry.succeeded_quietly() {
+            self.calls.remove(call);
+            action.handle = ENDED_QUIETLY;
+        }
         Some(action)
     }
 
@@ -571,16 +581,6 @@ impl Engine {
     /// A call in progress.
     pub fn call(&self, call: u32) -> Option<&Call> {
         self.calls.get(call)
-    }
-
-    /// Ends a call that [`Call::succeeded_quietly`]: `true` when it did (and is gone), `false`
-    /// when it needs [`Engine::end`]'s answer (it is kept for that).
-    pub fn end_quietly(&mut self, call: u32) -> bool {
-        let quiet = self.calls.get(call).is_some_and(Call::succeeded_quietly);
-        if quiet {
-            self.calls.remove(call);
-        }
-        quiet
     }
 
     /// Ends a call: its outcome (`{ ok, error?, text?, decision?, record? }`), or for a dry run

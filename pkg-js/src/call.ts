@@ -152,6 +152,10 @@ class CallRun {
   private timedOut = false;
   private readonly taint: Set<string>;
   private readonly metadata: Record<string, unknown> = {};
+  /** `ctx.assigns`: the caller's map, or one empty map every hook of the call shares. */
+  private readonly assigns: Record<string, unknown>;
+  /** The frozen contract hooks see, looked up once per call. */
+  private contract: ToolContract | undefined;
   private readonly approver;
 
   private engine = -1;
@@ -193,6 +197,7 @@ class CallRun {
     // Instrumentations (tracing) follow tool calls.
     this.trace = this.observed && about === undefined ? w.telemetry.callStarted({ tool: tool.contract.name, serverId: this.serverId, invocationId: this.invocationId, input }) : undefined;
     this.taint = taintSet(options.taint);
+    this.assigns = options.assigns ?? {};
     this.approver = approverFor(w, scope);
     const given = options.signal ?? NEVER_ABORTED;
     if (options.timeout !== undefined) {
@@ -249,7 +254,8 @@ class CallRun {
         const handle = action >>> ActionBits.HandleShift;
         if (op === Op.FinishOk || op === Op.FinishError) {
           ended = true;
-          return this.finish();
+          // The core ended a call that succeeded with nothing to record: no answer to read.
+          return op === Op.FinishOk && handle === ActionBits.EndedQuietly ? this.finish(QUIET_SUCCESS) : this.finish();
         }
         // A step performed synchronously (a sync hook, a sync tool) answers at once: no promise
         // and no microtask per step, which is most of a hook's cost.
@@ -375,6 +381,8 @@ class CallRun {
       return [Outcome.Raised, 0, undefined];
     }
     this.returned = returned;
+    // Most hooks return nothing the core needs text of: no payload object for them.
+    if (returned.message === undefined && returned.code === undefined && returned.deny === undefined) return [Outcome.Returned, returned.facts, undefined];
     const payload: Record<string, string> = {};
     if (returned.message !== undefined) payload.message = returned.message;
     if (returned.code !== undefined) payload.code = returned.code;
@@ -391,7 +399,9 @@ class CallRun {
     const about = this.about;
     const performed = about
       ? perform(() => about.run(this.input, this.signal), [], undefined, this.signal)
-      : this.traced('tool', () => perform(this.tool.fn as AnyHook, [this.input, { signal: this.signal }], undefined, this.signal));
+      : this.trace === undefined
+        ? perform(this.tool.fn as AnyHook, [this.input, { signal: this.signal }], undefined, this.signal)
+        : this.traced('tool', () => perform(this.tool.fn as AnyHook, [this.input, { signal: this.signal }], undefined, this.signal));
     return Array.isArray(performed) ? this.toolDone(started, performed) : performed.then((done) => this.toolDone(started, done));
   }
 
@@ -521,15 +531,15 @@ class CallRun {
         serverId: this.serverId,
         principal: this.options.principal,
         taint: this.taint,
-        assigns: this.options.assigns ?? {},
+        assigns: this.assigns,
         ...this.about.context(this.input),
       };
     }
     // One object literal per event, every field written in the same order: a spread of a shared
     // base (or adding a field later) takes V8 off its fast path, ~3 µs per context instead of
     // ~40 ns (measured, bench/RESULTS.md).
-    const contract = snapshotOf(this.tool.contract);
-    const assigns = this.options.assigns ?? {};
+    const contract = (this.contract ??= snapshotOf(this.tool.contract));
+    const assigns = this.assigns;
     switch (EVENTS[event]) {
       case 'after':
         return { invocationId: this.invocationId, tool: this.tool.publicTool, contract, signal: this.signal, metadata: this.metadata, serverId: this.serverId, principal: this.options.principal, taint: this.taint, assigns, input: this.input, output: this.output };
@@ -558,7 +568,7 @@ class CallRun {
     return {
       taint: this.taint,
       principal: this.options.principal,
-      assigns: this.options.assigns ?? {},
+      assigns: this.assigns,
       hasApprover: this.approver !== undefined,
       approvedFingerprints: this.w.settings.approvedFingerprints,
     };
@@ -610,10 +620,8 @@ class CallRun {
 
   // ---- endings -------------------------------------------------------------------------------
 
-  private finish(): CallOutcome {
-    // A call that succeeded with nothing recorded ends with one `bool` crossing; others read the answer.
-    const quiet = core.endQuietly(this.engine, this.call);
-    const answer = (quiet ? QUIET_SUCCESS : decode(core.end(this.engine, this.call))) as { ok: boolean; error?: CallError & { decision?: Decision }; text?: string; record?: DecisionStep[] };
+  private finish(ended?: typeof QUIET_SUCCESS): CallOutcome {
+    const answer = (ended ?? decode(core.end(this.engine, this.call))) as { ok: boolean; error?: CallError & { decision?: Decision }; text?: string; record?: DecisionStep[] };
     const outcome: CallOutcome = answer.ok
       ? { ok: true, result: (this.about ? this.about.normalize(this.output) : normalizeResult(this.output, { structured: this.tool.structured })) as CallToolResult }
       : { ok: false, error: answer.error as CallError, result: errorResult(answer.text ?? 'Error: internal error in webmcp-warden') };

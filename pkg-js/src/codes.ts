@@ -58,6 +58,7 @@ export const ActionBits = {
   Decided: 512,
   HandleShift: 10,
   MaxHandle: 4194303,
+  EndedQuietly: 1,
 } as const;
 
 /** What the TS layer says about a call when it starts (`engine::CallFlags`). */

@@ -127,7 +127,6 @@ export const core = {
   callDecision: (e: number, call: number) => guard(() => glue.callDecision(e, call)),
   askFacts: (e: number, call: number) => guard(() => glue.askFacts(e, call)),
   end: (e: number, call: number) => guard(() => glue.end(e, call)),
-  endQuietly: (e: number, call: number) => guard(() => glue.endQuietly(e, call)),
   beginListing: (e: number, tools: Uint32Array, scopes: Uint32Array) => guard(() => glue.beginListing(e, tools, scopes)),
   listingStep: (e: number, listing: number, outcome: number, facts: number, ms: number, payload: Uint8Array) =>
     guard(() => glue.listingStep(e, listing, outcome, facts, ms, payload)),

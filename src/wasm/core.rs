@@ -219,14 +219,6 @@ pub fn ask_facts(engine: u32, call: u32) -> Vec<u8> {
     crate::wire::encode(&value)
 }
 
-/// Ends a call that succeeded with nothing recorded and answers `true`; answers `false` (and
-/// keeps the call) when it needs [`end`]'s answer. A plain `bool` crossing: every successful
-/// call ends here, and a `Vec` answer costs the glue an allocation even when empty.
-#[wasm_bindgen(js_name = endQuietly)]
-pub fn end_quietly(engine: u32, call: u32) -> bool {
-    engines::with(engine, |e| e.end_quietly(call)).unwrap_or(false)
-}
-
 /// Ends a call: `{ ok, error?, text?, decision?, record? }`, or a dry run's explanation.
 #[wasm_bindgen]
 pub fn end(engine: u32, call: u32) -> Vec<u8> {
