@@ -491,7 +491,8 @@ impl Engine {
         let entry = self.calls.get_mut(call)?;
         let mut action = entry.step(outcome, facts, payload, signal, duration_ms);
         if action.op == crate::call::Op::EvaluatePolicy {
-            action.handle = 1;
+            // Bit 0: send the arguments (a dry run always shows them).
+            action.handle = u32::from(entry.mode() == Mode::Explain || entry.policy().is_some_and(|policy| policy.reads_arguments()));
         }
         // A call that succeeded with nothing to record ends here: its outcome would only say
         // `ok`, so the TS layer is told so (handle 1) instead of asking with another crossing.

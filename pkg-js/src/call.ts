@@ -324,7 +324,7 @@ class CallRun {
       case Op.ValidateInput:
         return this.validateInput(handle);
       case Op.EvaluatePolicy:
-        return this.evaluatePolicy();
+        return this.evaluatePolicy(handle);
       case Op.Predicate:
         return this.predicate(handle);
       case Op.Approve:
@@ -456,7 +456,8 @@ class CallRun {
     return result.valid ? this.step(Outcome.Valid, 0) : this.step(Outcome.Invalid, 0, 0, { diagnostics: result.diagnostics });
   }
 
-  private async evaluatePolicy(): Promise<number> {
+  /** The policy step; bit 0 of `what`: the policy reads the arguments, send them. */
+  private async evaluatePolicy(what: number): Promise<number> {
     const source = this.tool.validation.standard && this.validated !== undefined ? (this.validated as { value: unknown }).value : this.input;
     let json = this.argsJson !== undefined ? ({ ok: true, text: this.argsJson } as const) : undefined;
     if (json === undefined) {
@@ -468,7 +469,8 @@ class CallRun {
     await ensureGrants(this.w);
     if (!this.current()) throw new CoreTrapped('the core was restarted during this call');
     if (this.about === undefined) this.w.noteBaseline(this.tool.coreTool, false);
-    const facts: Record<string, unknown> = { arguments: JSON.parse(json.text), taint: [...this.taint], nowMs: this.w.settings.clock() };
+    const facts: Record<string, unknown> = { taint: [...this.taint], nowMs: this.w.settings.clock() };
+    if (what & 1) facts.arguments = JSON.parse(json.text);
     if (this.options.principal !== undefined) facts.principal = this.options.principal;
     const action = core.policyFacts(this.engine, this.call, encode(facts), this.signalState());
     if (action === 0) throw new Error('the core does not know this call');

@@ -62,6 +62,13 @@ pub struct Policy {
 }
 
 impl Policy {
+    /// Whether any rule reads the call's arguments (an `arg` predicate). When none does, the TS
+    /// layer sends the policy step no arguments: parsing and encoding them is most of the step.
+    pub fn reads_arguments(&self) -> bool {
+        let own = [&self.deny, &self.ask, &self.allow].into_iter().flatten().any(|rule| rule.data.iter().any(|p| matches!(p, predicate::DataPredicate::Arg { .. })));
+        own || self.sections.as_deref().is_some_and(|sections| sections.iter().any(Policy::reads_arguments))
+    }
+
     /// The part of the policy that decides a call about `subject`: the policy itself for tools,
     /// its `resources` or `prompts` section otherwise (rules of that section only, its `default`
     /// or else the policy's, no pins).
