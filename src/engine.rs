@@ -218,6 +218,10 @@ fn check_handle(id: u32, what: &str) -> Result<(), ConfigError> {
     Ok(())
 }
 
+/// How many calls may be in progress at once (far beyond any page; the bound lets the boundary
+/// pack a call's handle with its first action, see `begin` in `src/wasm/core.rs`).
+pub const MAX_CALLS: u32 = 1 << 20;
+
 /// The handle of a `FinishOk` action whose call already ended: it succeeded with nothing to
 /// record, so there is no answer to read (see [`Engine::step`]).
 pub const ENDED_QUIETLY: u32 = 1;
@@ -483,7 +487,14 @@ impl Engine {
         let mut call = Call::new(plan, spec);
         call.tool = tool;
         call.target = target.map(str::to_owned);
-        self.calls.insert(call).ok_or_else(|| ConfigError::new("too_many_calls", "too many calls in progress".into()))
+        let too_many = || ConfigError::new("too_many_calls", "too many calls in progress".into());
+        let id = self.calls.insert(call).ok_or_else(too_many)?;
+        // Call handles stay below 2^20 so the boundary can pack one with an action in a double.
+        if id >= MAX_CALLS {
+            self.calls.remove(id);
+            return Err(too_many());
+        }
+        Ok(id)
     }
 
     /// Feeds an outcome to a call; answers the next action. `None` for an unknown call.

@@ -242,12 +242,15 @@ class CallRun {
         (this.observed ? CallFlags.Observed : 0) |
         (this.w.settings.capturePayloads ? CallFlags.Capture : 0);
       const target = this.about?.target;
-      this.call = target === undefined ? core.begin(this.engine, this.tool.coreTool, this.scope, flags) : core.beginAt(this.engine, this.tool.coreTool, this.scope, flags, target);
-      if (this.call < 0) {
+      const signal = this.signalState();
+      const begun = target === undefined ? core.begin(this.engine, this.tool.coreTool, this.scope, flags, signal) : core.beginAt(this.engine, this.tool.coreTool, this.scope, flags, target, signal);
+      if (begun < 0) {
         ended = true;
         return this.planFailure();
       }
-      let action = this.step(Outcome.Start, 0);
+      // The call's handle and its first action, packed in one number (one crossing to start).
+      let action = begun >>> 0;
+      this.call = (begun - action) / 0x1_0000_0000;
       for (;;) {
         this.apply(action);
         const op = action & ActionBits.OpMask;

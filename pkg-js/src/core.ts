@@ -114,8 +114,8 @@ export const core = {
   dropTool: (e: number, tool: number) => guard(() => glue.dropTool(e, tool)),
   defineScope: (e: number, scope: number, parent: number, set: number | undefined, label: string) => guard(() => glue.defineScope(e, scope, parent, set, label)),
   dropScope: (e: number, scope: number) => guard(() => glue.dropScope(e, scope)),
-  begin: (e: number, tool: number, scope: number, flags: number) => guard(() => glue.begin(e, tool, scope, flags)),
-  beginAt: (e: number, tool: number, scope: number, flags: number, target: string) => guard(() => glue.beginAt(e, tool, scope, flags, target)),
+  begin: (e: number, tool: number, scope: number, flags: number, signal: number) => guard(() => glue.begin(e, tool, scope, flags, signal)),
+  beginAt: (e: number, tool: number, scope: number, flags: number, target: string, signal: number) => guard(() => glue.beginAt(e, tool, scope, flags, target, signal)),
   planError: (e: number, tool: number, scope: number) => guard(() => glue.planError(e, tool, scope)),
   step: (e: number, call: number, outcome: number, facts: number, signal: number, ms: number) => guard(() => glue.step(e, call, outcome, facts, signal, ms)),
   stepWith: (e: number, call: number, outcome: number, facts: number, signal: number, ms: number, payload: Uint8Array) =>

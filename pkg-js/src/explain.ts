@@ -39,11 +39,14 @@ export async function explain(w: Warden, name: string, input?: unknown, options:
   if (w.settings.filter !== undefined) select.filterFunction = 'not called in a dry run; it could still hide this tool';
   const engine = w.engine();
   const flags = (tool.validation.standard ? CallFlags.StandardInput : tool.validation.input ? CallFlags.JsonInput : 0) | (approverFor(w, tool.scope) ? CallFlags.Approver : 0) | CallFlags.Explain;
-  const call = core.begin(engine, tool.coreTool, tool.scope, flags);
-  if (call < 0) throw new Error('the tool cannot be planned');
+  const begun = core.begin(engine, tool.coreTool, tool.scope, flags, Signal.Live);
+  if (begun < 0) throw new Error('the tool cannot be planned');
+  // The call's handle and its first action, packed in one number (see `begin` in src/wasm/core.rs).
+  const first = begun >>> 0;
+  const call = (begun - first) / 0x1_0000_0000;
   const json = toJson(input, { maxBytes: w.settings.maxArgumentBytes, maxDepth: w.settings.maxArgumentDepth });
   let argsDigest: string | undefined;
-  let action = core.step(engine, call, Outcome.Start, 0, Signal.Live, 0);
+  let action = first;
   for (;;) {
     const op = action & ActionBits.OpMask;
     if (op === Op.FinishOk || op === Op.FinishError) break;

@@ -136,22 +136,37 @@ pub fn drop_scope(engine: u32, scope: u32) {
     engines::with(engine, |e| e.drop_scope(scope));
 }
 
-/// Starts a call (flags: see `CallFlags`); `-1` when the tool's hooks cannot be planned (read
-/// why with `planError`).
+/// Starts a call (flags: see `CallFlags`) and takes its first step, in one crossing: answers
+/// `call * 2^32 + action` (the call's handle and its first action, packed; exact in a double,
+/// calls being fewer than 2^20), or `-1` when the tool's hooks cannot be planned (read why
+/// with `planError`).
 #[wasm_bindgen]
-pub fn begin(engine: u32, tool: u32, scope: u32, flags: u32) -> i32 {
-    engines::with(engine, |e| e.begin(tool, scope, CallFlags(flags)).ok().and_then(|call| i32::try_from(call).ok()))
-        .flatten()
-        .unwrap_or(-1)
+pub fn begin(engine: u32, tool: u32, scope: u32, flags: u32, signal: u32) -> f64 {
+    engines::with(engine, |e| {
+        let call = e.begin(tool, scope, CallFlags(flags)).ok();
+        started(e, call, signal)
+    })
+    .flatten()
+    .unwrap_or(-1.0)
+}
+
+/// The call `begin` made, stepped to its first action and packed as `begin` answers.
+fn started(engine: &mut crate::engine::Engine, call: Option<u32>, signal: u32) -> Option<f64> {
+    let call = call?;
+    let action = engine.step(call, Outcome::Start, ReturnFacts::default(), &Value::Null, Signal::from_code(signal), 0.0)?;
+    Some(f64::from(call) * 4_294_967_296.0 + f64::from(action.encode()))
 }
 
 /// Starts a call about `target` (the URI a resource read reads): its hooks and policy rules
-/// match that URI. `-1` as `begin`.
+/// match that URI. Answers as `begin`.
 #[wasm_bindgen(js_name = beginAt)]
-pub fn begin_at(engine: u32, tool: u32, scope: u32, flags: u32, target: &str) -> i32 {
-    engines::with(engine, |e| e.begin_at(tool, scope, CallFlags(flags), Some(target)).ok().and_then(|call| i32::try_from(call).ok()))
-        .flatten()
-        .unwrap_or(-1)
+pub fn begin_at(engine: u32, tool: u32, scope: u32, flags: u32, target: &str, signal: u32) -> f64 {
+    engines::with(engine, |e| {
+        let call = e.begin_at(tool, scope, CallFlags(flags), Some(target)).ok();
+        started(e, call, signal)
+    })
+    .flatten()
+    .unwrap_or(-1.0)
 }
 
 /// Why a tool's hooks cannot be planned under a scope: `{ ok }` or `{ ok: false, error }`.
