@@ -44,7 +44,8 @@ export function decodeBase64(base64: string): Uint8Array {
  */
 export function coreGeneration(): number {
   if (!live) {
-    // Inflating takes about a millisecond; the bytes ship deflated (see build.mjs for why).
+    // Inflated and compiled here, on the main thread, unless `ready()` did it off the thread
+    // first; the bytes ship deflated (see build.mjs for why).
     compiled ??= new WebAssembly.Module(inflateSync(decodeBase64(WASM_DEFLATED_BASE64)) as BufferSource);
     memory = glue.initSync({ module: compiled }).memory;
     generation++;
@@ -67,17 +68,44 @@ export function coreMemoryBytes(): number {
   return memory === undefined ? 0 : memory.buffer.byteLength;
 }
 
+let compiling: Promise<void> | undefined;
+
 /**
- * Resolves when the core is loaded. Optional: every API loads the core when it needs it; call
- * this to move the few milliseconds of compilation to a moment of your choosing.
+ * Resolves when the core is loaded. Optional: every API loads the core when it needs it, on the
+ * main thread (inflating and compiling it takes 10–30 ms there, most of it inflating). Called
+ * early (`ready()` next to the app's first import, before the first `webmcp()`), it inflates
+ * the bytes with the platform's `DecompressionStream` and compiles them with
+ * `WebAssembly.compile`, both off the main thread; the first `webmcp()` then only instantiates.
  */
 export function ready(): Promise<void> {
+  if (live) return Promise.resolve();
+  compiling ??= compileOffThread().then(
+    () => {
+      coreGeneration();
+    },
+    (err: unknown) => {
+      compiling = undefined;
+      throw err;
+    },
+  );
+  return compiling;
+}
+
+/** The compiled module, made without blocking the main thread where the platform allows. */
+async function compileOffThread(): Promise<void> {
+  if (compiled !== undefined) return;
+  const deflated = decodeBase64(WASM_DEFLATED_BASE64);
+  let bytes: Uint8Array | ArrayBuffer;
   try {
-    coreGeneration();
-    return Promise.resolve();
-  } catch (err) {
-    return Promise.reject(err);
+    // `deflate-raw` is missing from some runtimes (Node 20.0–20.11): fflate then, still correct.
+    const stream = new Blob([deflated as BlobPart]).stream().pipeThrough(new DecompressionStream('deflate-raw' as CompressionFormat));
+    bytes = await new Response(stream).arrayBuffer();
+  } catch {
+    bytes = inflateSync(deflated);
   }
+  const module = await WebAssembly.compile(bytes as BufferSource);
+  // A synchronous first use may have compiled it meanwhile; either module is the same code.
+  compiled ??= module;
 }
 
 /** Runs one crossing; a trap marks the instance dead and becomes `CoreTrapped`. */
