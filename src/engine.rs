@@ -124,6 +124,10 @@ impl<T> Slots<T> {
     fn len(&self) -> usize {
         self.items.iter().flatten().count()
     }
+
+    fn values_mut(&mut self) -> impl Iterator<Item = &mut T> {
+        self.items.iter_mut().flatten()
+    }
 }
 
 #[derive(Debug)]
@@ -264,10 +268,21 @@ impl Engine {
     }
 
     /// Forgets a hook set, its hooks' handles and its place among the global hooks.
+    ///
+    /// Calls and listings in flight keep the plan they started with, but the TS layer frees the
+    /// set's hook handles now and may give them to other hooks: they are told the hooks are
+    /// gone, so no action ever names a handle the TS layer no longer holds for that hook.
     pub fn drop_hook_set(&mut self, id: u32) {
         if let Some(set) = self.sets.remove(id) {
-            for hook in &set.hooks {
-                self.hook_owner.remove(hook.handle);
+            let handles: Vec<u32> = set.hooks.iter().map(|hook| hook.handle).collect();
+            for handle in &handles {
+                self.hook_owner.remove(*handle);
+            }
+            for call in self.calls.values_mut() {
+                call.forget_hooks(&handles);
+            }
+            for listing in self.listings.values_mut() {
+                listing.forget_hooks(&handles);
             }
         }
         if self.global.contains(&id) {
@@ -367,11 +382,15 @@ impl Engine {
         Ok(())
     }
 
-    /// Forgets a tool (its sets are the TS layer's to drop).
+    /// Forgets a tool (its sets are the TS layer's to drop). Its calls in flight are told, so
+    /// that another tool given the same handle later never decides them.
     pub fn drop_tool(&mut self, id: u32) {
         if self.tools.remove(id).is_some() {
             self.plans.retain(|(tool, _), _| *tool != id);
             self.matched_rules.retain(|(tool, _), _| *tool != id);
+            for call in self.calls.values_mut().filter(|call| call.tool == id) {
+                call.forget_tool();
+            }
         }
     }
 
