@@ -284,6 +284,17 @@ impl Engine {
             for listing in self.listings.values_mut() {
                 listing.forget_hooks(&handles);
             }
+            // Tools and scopes that still name the set lose it, and no cached plan holds its
+            // hooks: the TS layer may give the set's id and its hooks' handles to others.
+            for tool in self.tools.items.iter_mut().flatten() {
+                tool.sets.retain(|set| *set != id);
+            }
+            for scope in self.scopes.items.iter_mut().flatten() {
+                if scope.set == Some(id) {
+                    scope.set = None;
+                }
+            }
+            self.plans.retain(|_, plan| !Event::ALL.into_iter().any(|event| plan.hooks(event).iter().any(|hook| handles.contains(&hook.handle))));
         }
         if self.global.contains(&id) {
             self.global.retain(|set| *set != id);

@@ -189,3 +189,25 @@ fn a_dry_run_with_arguments_json_cannot_carry_calls_no_hook() {
     assert!(explained.get("explanation").and_then(Value::as_str).unwrap().starts_with("Validation would fail first"), "{explained:?}");
 }
 
+/// **A dropped set still named by a tool or a scope** (`step_machine`): the tool's cached plan
+/// kept the dropped hooks, and a set given the freed id joined the tool's or scope's hooks.
+#[test]
+fn a_set_dropped_under_a_live_tool_or_scope_leaves_them() {
+    let mut engine = Engine::new();
+    engine.define_hook_set(1, &hooks("before", vec![Value::Function(2)]), "tool hooks").unwrap();
+    engine.define_hook_set(4, &hooks("after", vec![Value::Function(5)]), "provider hooks").unwrap();
+    engine.define_tool(3, definition("search"), None, vec![1], "tool hooks").unwrap();
+    engine.define_scope(6, 0, Some(4), "provider hooks").unwrap();
+    // Plan and cache it, then drop both sets; new sets take the freed ids and handles.
+    let call = engine.begin(3, 6, CallFlags(0)).unwrap();
+    engine.end(call);
+    engine.drop_hook_set(1);
+    engine.drop_hook_set(4);
+    engine.define_hook_set(4, &hooks("before", vec![Value::Function(5)]), "hooks").unwrap();
+    engine.define_hook_set(1, &hooks("before", vec![Value::Function(2)]), "hooks").unwrap();
+    let call = engine.begin(3, 6, CallFlags(0)).unwrap();
+    let action = start(&mut engine, call);
+    assert_eq!(action.op, Op::RunTool, "the call ran hooks of sets its tool and scope never had: {action:?}");
+    engine.end(call);
+    assert_eq!(engine.counts()[5], 0);
+}
