@@ -147,6 +147,9 @@ struct Run {
     names: Vec<String>,
     /// The called tool's name (calls only).
     tool: String,
+    /// Arguments JSON cannot carry were reported at the policy step (the TS layer does that
+    /// at most once: the arguments do not change).
+    not_json: bool,
 }
 
 struct Page {
@@ -386,10 +389,13 @@ impl Page {
         self.set_policy(spec.policy.as_ref());
     }
 
-    fn bound(&self) -> usize {
-        // Every hook at most once per event list, every predicate once, and the fixed steps
-        // (validation, policy, approval, tool, output validation), twice over for slack.
-        2 * (self.hooks.len() + self.predicates.len() + 8)
+    /// The most plausible steps a run may take: every planned hook once (a set can sit in a
+    /// scope chain and a tool's own sets more than once, so a hook can be planned once per
+    /// place), for each tool of a listing; every predicate once; and the fixed steps
+    /// (validation, policy, approval, tool, output validation, finish), with slack.
+    fn bound(&self, tools: usize) -> usize {
+        let places = self.scopes.len() + 3 + 3; // a scope chain, global, a tool's (up to 3) sets
+        self.hooks.len() * places * tools.max(1) + self.predicates.len() + 16
     }
 
     fn begin(&mut self, u: &mut Unstructured<'_>, tool: u8, scope: u8, flags: u8) -> Result<()> {
@@ -412,9 +418,10 @@ impl Page {
             action,
             signal,
             plausible: 1,
-            bound: self.bound(),
+            bound: self.bound(1),
             names: Vec::new(),
             tool: name,
+            not_json: false,
         };
         self.check(&run);
         self.runs.push(run);
@@ -439,7 +446,7 @@ impl Page {
         let Ok(listing) = self.engine.begin_listing(&pairs) else { return };
         let action = self.engine.listing_step(listing, Outcome::Start, ReturnFacts::default(), &Value::Null, 0.0);
         let action = action.unwrap_or_else(|| panic!("no answer to the start of listing {listing}"));
-        let run = Run { id: listing, listing: true, explain: false, hooks: self.hooks.clone(), predicates: Vec::new(), action, signal: Signal::Live, plausible: 1, bound: self.bound(), names, tool: String::new() };
+        let run = Run { id: listing, listing: true, explain: false, hooks: self.hooks.clone(), predicates: Vec::new(), action, signal: Signal::Live, plausible: 1, bound: self.bound(pairs.len()), names, tool: String::new(), not_json: false };
         self.check(&run);
         self.runs.push(run);
         self.settle();
@@ -541,7 +548,7 @@ impl Page {
     /// anything.
     fn step(&mut self, u: &mut Unstructured<'_>, index: usize, sane: bool) -> Result<()> {
         let Some(run) = self.runs.get(index) else { return Ok(()) };
-        let (id, listing, op, handle, signal) = (run.id, run.listing, run.action.op, run.action.handle, run.signal);
+        let (id, listing, op, handle, signal, not_json) = (run.id, run.listing, run.action.op, run.action.handle, run.signal, run.not_json);
         let plausible = sane || u.ratio(7, 8)?;
         let signal = self.signal(u, signal)?;
         let duration = f64::from(u.int_in_range(0u8..=3)?);
@@ -549,7 +556,7 @@ impl Page {
         let action = if listing {
             let (outcome, facts, payload) = if plausible { self.listing_outcome(u, id)? } else { anything(u)? };
             self.engine.listing_step(id, outcome, facts, &payload, duration)
-        } else if plausible && op == Op::EvaluatePolicy && u.ratio(7, 8)? {
+        } else if plausible && op == Op::EvaluatePolicy && (not_json || !u.ratio(1, 8)?) {
             let facts = PolicyFacts {
                 arguments: if u.ratio(3, 4)? { webmcp_warden::object! { "n" => f64::from(u.int_in_range(0u8..=20)?), "q" => text(u)? } } else { value(u, 2, 3)? },
                 principal: if u.arbitrary()? { Some((*pick(u, &PRINCIPALS)?).to_owned()) } else { None },
@@ -561,6 +568,9 @@ impl Page {
         } else {
             let (outcome, facts, payload) = if plausible { call_outcome(u, op, handle)? } else { anything(u)? };
             restarted = outcome == Outcome::Start;
+            if op == Op::EvaluatePolicy && outcome == Outcome::Invalid {
+                self.runs[index].not_json = true;
+            }
             self.engine.step(id, outcome, facts, &payload, signal, duration)
         };
         let what = if listing { "listing" } else { "call" };
