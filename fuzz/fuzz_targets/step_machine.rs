@@ -24,11 +24,12 @@ use arbitrary::{Arbitrary, Result, Unstructured};
 use libfuzzer_sys::fuzz_target;
 use webmcp_warden::call::{Action, Op, Outcome, PolicyFacts, Signal, MAX_HANDLE};
 use webmcp_warden::engine::{CallFlags, Engine};
+use webmcp_warden::digest::FieldTexts;
 use webmcp_warden::governor::Definition;
 use webmcp_warden::hooks::Event;
 use webmcp_warden::returns::{Contract, ReturnFacts};
 use webmcp_warden::value::{Map, Value};
-use webmcp_warden_fuzz::{legacy, object, pick, text, value};
+use webmcp_warden_fuzz::{object, pick, text, value};
 
 const NAMES: [&str; 5] = ["search", "get_item", "delete-item", "Checkout", "get.item"];
 const SERVERS: [&str; 3] = ["shop", "fs", "page"];
@@ -273,11 +274,15 @@ impl Page {
         let done = if spec.standalone {
             self.engine.define_standalone_tool(id, name, sets, "tool hooks")
         } else {
-            let mut definition = serde_json::json!({ "name": name, "description": "x" });
+            // What the TS layer sends: each definition field's canonical JSON text.
+            let name_text = format!("\"{name}\"");
+            let annotations = if spec.read_only { webmcp_warden::object! { "readOnlyHint" => true } } else { Value::Null };
+            let mut fields = vec![("name", name_text.as_str()), ("description", "\"x\"")];
             if spec.read_only {
-                definition["annotations"] = serde_json::json!({ "readOnlyHint": true });
+                fields.push(("annotations", "{\"readOnlyHint\":true}"));
             }
-            let definition = Definition::from_json(&definition).unwrap_or_else(|err| panic!("a plain definition is refused: {err}"));
+            let texts = FieldTexts::from_pairs(fields).unwrap_or_else(|err| panic!("plain definition texts are refused: {err}"));
+            let definition = Definition::new(name, annotations, &texts);
             let server = spec.server.map(|s| SERVERS[s as usize % SERVERS.len()].to_owned());
             self.engine.define_tool(id, definition, server, sets, "tool hooks")
         };
@@ -317,7 +322,7 @@ impl Page {
 
     fn set_policy(&mut self, spec: Option<&PolicySpec>) {
         let Some(spec) = spec else {
-            let _ = self.engine.governor_mut().set_policy(&serde_json::Value::Null);
+            let _ = self.engine.governor_mut().set_policy(&Value::Null);
             self.predicates.clear();
             return;
         };
@@ -368,7 +373,7 @@ impl Page {
         map.insert_some("pin", spec.pin.map(|e| effects[e as usize % effects.len()]));
         map.insert_some("allowNewTools", spec.allow_new.map(|e| if e % 2 == 0 { Value::Bool(e % 4 == 0) } else { Value::from(effects[e as usize % effects.len()]) }));
         self.next_predicate = next;
-        if self.engine.governor_mut().set_policy(&legacy(&Value::Object(map))).is_ok() {
+        if self.engine.governor_mut().set_policy(&Value::Object(map)).is_ok() {
             self.predicates = functions;
         }
     }

@@ -91,20 +91,3 @@ pub fn object(u: &mut Unstructured<'_>, depth: usize, width: usize) -> Result<Va
     }
     Ok(Value::Object(map))
 }
-
-/// A value in the legacy form the policy and governor modules still read (TRANSITION: remove
-/// once they take [`Value`]). Mirrors the core's own `transition::to_legacy`.
-pub fn legacy(value: &Value) -> serde_json::Value {
-    use serde_json::json;
-    match value {
-        Value::Null => serde_json::Value::Null,
-        Value::Function(handle) => json!({ "$fn": handle }),
-        Value::Regex { source, flags } => json!({ "$regex": { "source": source, "flags": flags } }),
-        Value::Unsupported(kind) => json!({ "$invalid": kind }),
-        Value::Bool(flag) => serde_json::Value::Bool(*flag),
-        Value::Number(number) => serde_json::Number::from_f64(*number).map_or(serde_json::Value::Null, serde_json::Value::Number),
-        Value::String(text) => serde_json::Value::String(text.clone()),
-        Value::Array(items) => serde_json::Value::Array(items.iter().map(legacy).collect()),
-        Value::Object(map) => serde_json::Value::Object(map.iter().map(|(k, v)| (k.clone(), legacy(v))).collect()),
-    }
-}
