@@ -66,10 +66,15 @@ async function settle() {
   }
 }
 
+/** The median of 7 timings: one reading on a shared machine is at the mercy of a neighbour. */
 function timeConfigure() {
-  const started = performance.now();
-  configureWebMCP({ hooks, replace: true });
-  return performance.now() - started;
+  const times = [];
+  for (let i = 0; i < 7; i++) {
+    const started = performance.now();
+    configureWebMCP({ hooks, replace: true });
+    times.push(performance.now() - started);
+  }
+  return times.sort((a, b) => a - b)[3];
 }
 
 async function checkpoint(phase, done, started) {
