@@ -23,7 +23,7 @@ use std::collections::HashMap;
 use arbitrary::{Arbitrary, Result, Unstructured};
 use libfuzzer_sys::fuzz_target;
 use webmcp_warden::call::{Action, Op, Outcome, PolicyFacts, Signal, MAX_HANDLE};
-use webmcp_warden::engine::{CallFlags, Engine};
+use webmcp_warden::engine::{CallFlags, Engine, ENDED_QUIETLY};
 use webmcp_warden::digest::FieldTexts;
 use webmcp_warden::governor::Definition;
 use webmcp_warden::hooks::Event;
@@ -512,6 +512,8 @@ impl Page {
             Op::Predicate => assert!(run.predicates.contains(&action.handle), "call {} asked for predicate {} of no policy it began with", run.id, action.handle),
             Op::ValidateInput => assert!(action.handle <= 3),
             Op::EvaluatePolicy => assert!(action.handle <= 1),
+            // A call that succeeded with nothing to record is ended by the core in its last step.
+            Op::FinishOk if !run.listing && !run.explain => assert!(action.handle == 0 || action.handle == ENDED_QUIETLY, "FinishOk with handle {}", action.handle),
             Op::RunTool | Op::ValidateOutput | Op::FinishOk | Op::FinishError => assert_eq!(action.handle, 0),
         }
     }
@@ -532,6 +534,9 @@ impl Page {
                 assert_eq!(ended.get("ok"), Some(&Value::Bool(ok)), "listing {} ended {ended:?} after {:?}", run.id, run.action.op);
                 assert!(self.engine.listing(run.id).is_none(), "an ended listing is still held");
                 assert!(self.engine.end_listing(run.id).is_none(), "a listing ends twice");
+            } else if ok && run.action.handle == ENDED_QUIETLY {
+                assert!(self.engine.call(run.id).is_none(), "a call that ended quietly is still held");
+                assert!(self.engine.end(run.id).is_none(), "a call that ended quietly ends again");
             } else {
                 let ended = self.engine.end(run.id).unwrap_or_else(|| panic!("call {} does not end", run.id));
                 if run.explain {
