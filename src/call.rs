@@ -354,6 +354,8 @@ pub struct Call {
     /// Hooks of the plan whose set was dropped while the call was in flight (see
     /// [`Call::forget_hooks`]).
     removed: Vec<u32>,
+    /// What predicates and the approver are shown of the call, fixed at its policy step.
+    pub(crate) asked: Option<crate::engine::AskFacts>,
 }
 
 /// What the engine must do for a call's policy step (the call cannot reach the governor).
@@ -385,6 +387,7 @@ impl Call {
             skipped_predicates: 0,
             last_hook: None,
             removed: Vec::new(),
+            asked: None,
         }
     }
 

@@ -577,7 +577,11 @@ impl Engine {
             live_grant: live,
         };
         let evaluation = Evaluation::with_matched(section, call_facts, &matched);
+        // What predicates and the approver are shown is fixed here: the tool may be dropped
+        // (and its handle given to another tool) while they run.
+        let asked = AskFacts { server_id: server.to_owned(), name: name.to_owned(), fingerprint: definition.fingerprint.clone() };
         let entry = self.calls.get_mut(call)?;
+        entry.asked = Some(asked);
         Some(entry.start_policy(evaluation, live, signal))
     }
 
@@ -601,6 +605,9 @@ impl Engine {
     /// What the approver is shown of a call (its decision comes with [`Engine::outcome`]).
     pub fn ask_facts(&self, call: u32) -> Option<AskFacts> {
         let entry = self.calls.get(call)?;
+        if let Some(asked) = &entry.asked {
+            return Some(asked.clone());
+        }
         let tool = self.tools.get(entry.tool)?;
         Some(AskFacts {
             server_id: tool.server.clone().unwrap_or_else(|| self.server_id().to_owned()),

@@ -118,7 +118,8 @@ fn start_action() -> Action {
 fn an_after_hook_dropped_while_the_tool_runs_withholds_the_result_unless_ignored() {
     for (on_error, ok) in [("fail", false), ("ignore", true)] {
         let mut engine = page("after", object! { "run" => Value::Function(2), "onError" => on_error });
-        let call = engine.begin(3, 0, CallFlags(0)).unwrap();
+        // Observed, so that a success is not ended quietly by the core and `end` answers it.
+        let call = engine.begin(3, 0, CallFlags(CallFlags::OBSERVED)).unwrap();
         assert_eq!(start(&mut engine, call).op, Op::RunTool);
         replace_globals(&mut engine, "before");
         let action = step(&mut engine, call, Outcome::ToolReturned);
@@ -210,4 +211,30 @@ fn a_set_dropped_under_a_live_tool_or_scope_leaves_them() {
     assert_eq!(action.op, Op::RunTool, "the call ran hooks of sets its tool and scope never had: {action:?}");
     engine.end(call);
     assert_eq!(engine.counts()[5], 0);
+}
+
+/// **A tool dropped while its predicate or approver runs** (`step_machine`): the approver was
+/// shown no tool at all (the TS layer then failed reading it), or the tool that took the
+/// handle. What predicates and the approver are shown is now fixed at the policy step.
+#[test]
+fn a_tool_dropped_while_its_approver_is_asked_is_still_the_one_shown() {
+    let mut engine = page("before", Value::Function(2));
+    let rule = object! { "match" => "*", "when" => Value::Array(vec![Value::Function(9)]) };
+    let mut spec = webmcp_warden::value::Map::new();
+    spec.insert("ask", Value::Array(vec![rule]));
+    engine.governor_mut().set_policy(&Value::Object(spec)).unwrap();
+    engine.drop_tool(3);
+    engine.define_tool(3, definition("delete_everything"), None, Vec::new(), "tool hooks").unwrap();
+    let call = engine.begin(3, 0, CallFlags(CallFlags::APPROVER)).unwrap();
+    assert_eq!(start(&mut engine, call).op, Op::CallHook);
+    assert_eq!(step(&mut engine, call, Outcome::Returned).op, Op::EvaluatePolicy);
+    let facts = PolicyFacts { arguments: object! {}, principal: None, taint: Vec::new(), now_ms: 0.0, args_digest: None };
+    let action = engine.policy_facts(call, &facts, Signal::Live).unwrap();
+    assert_eq!((action.op, action.handle), (Op::Predicate, 9));
+    engine.drop_tool(3);
+    engine.define_tool(3, definition("search"), None, Vec::new(), "tool hooks").unwrap();
+    assert_eq!(engine.ask_facts(call).map(|facts| facts.name).as_deref(), Some("delete_everything"), "the predicate is shown another tool");
+    let action = step(&mut engine, call, Outcome::PredicateTrue);
+    assert_eq!(action.op, Op::Approve);
+    assert_eq!(engine.ask_facts(call).map(|facts| facts.name).as_deref(), Some("delete_everything"), "the approver is shown another tool");
 }
