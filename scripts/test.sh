@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite; stops at the first failure. Installs what it needs first (scripts/setup.sh).
-# Order: module map, native cargo test, clippy, build, package tests (node --test), packaging test, browser test.
+# Order: module map, native cargo test, clippy, fuzz smoke, build, package tests (node --test),
+# packaging test, browser test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ -d "$HOME/.cargo/bin" ]; then export PATH="$HOME/.cargo/bin:$PATH"; fi
@@ -23,6 +24,9 @@ cargo clippy --all-targets -- -D warnings
 step "cargo clippy for wasm32 (the boundary modules only compile there)"
 cargo clippy --target wasm32-unknown-unknown --lib --no-default-features -- -D warnings
 cargo clippy --target wasm32-unknown-unknown --lib --no-default-features --features validator-module -- -D warnings
+
+step "fuzz smoke (every fuzz/ target for a few seconds; any crash fails)"
+bash scripts/fuzz-smoke.sh
 
 step "build"
 bash scripts/build.sh

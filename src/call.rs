@@ -351,6 +351,11 @@ pub struct Call {
     /// Where the last hook whose outcome was reported sits in the plan (for the TS layer's
     /// warnings): a position, not its id, so reporting a hook allocates nothing.
     last_hook: Option<(Event, usize)>,
+    /// Hooks of the plan whose set was dropped while the call was in flight (see
+    /// [`Call::forget_hooks`]).
+    removed: Vec<u32>,
+    /// What predicates and the approver are shown of the call, fixed at its policy step.
+    pub(crate) asked: Option<crate::engine::AskFacts>,
 }
 
 /// What the engine must do for a call's policy step (the call cannot reach the governor).
@@ -381,7 +386,32 @@ impl Call {
             explain: Vec::new(),
             skipped_predicates: 0,
             last_hook: None,
+            removed: Vec::new(),
+            asked: None,
         }
+    }
+
+    /// Tells the call that the hooks `handles` are gone: their set was dropped while the call
+    /// was in flight. The TS layer no longer holds their functions and hands their handles to
+    /// whatever it defines next, so the call never asks for them again. A gone hook counts as
+    /// a hook that failed, cause `removed` (fail closed: a before-hook fails the call, an
+    /// after-hook withholds the result unless it is `onError: 'ignore'`, an error or denied
+    /// hook is skipped); a hook already running finishes and is judged as usual.
+    pub fn forget_hooks(&mut self, handles: &[u32]) {
+        for event in Event::ALL {
+            for hook in self.plan.hooks(event) {
+                if handles.contains(&hook.handle) && !self.removed.contains(&hook.handle) {
+                    self.removed.push(hook.handle);
+                }
+            }
+        }
+    }
+
+    /// Tells the call that its tool was dropped while it was in flight: the tool's handle may
+    /// soon name another tool, whose definition must not decide this call (the policy step
+    /// then fails closed, and no grant is recorded).
+    pub fn forget_tool(&mut self) {
+        self.tool = 0;
     }
 
     /// The policy decision, once there is one.
@@ -467,7 +497,12 @@ impl Call {
             Phase::Hooks(event, position) => self.after_hook(event, position, outcome, facts, payload, signal, duration_ms),
             Phase::ValidateInput => self.after_input_validation(outcome, payload, signal),
             // Arguments JSON cannot carry are reported at the policy step when nothing validated
-            // them before: a validation failure with its diagnostic.
+            // them before: a validation failure with its diagnostic. A dry run calls nothing the
+            // page wrote (no error hooks): it records the failure and still asks for the facts.
+            Phase::Policy if outcome == Outcome::Invalid && self.spec.mode == Mode::Explain => {
+                self.explain.push(crate::object! { "step" => "validation", "ok" => false, "diagnostics" => diagnostics_of(outcome, payload) });
+                Action::new(Op::EvaluatePolicy, 0)
+            }
             Phase::Policy if outcome == Outcome::Invalid => {
                 self.note_validation("input", outcome, payload);
                 self.fail_validation(outcome, payload, "invalid_arguments", signal)
@@ -486,17 +521,41 @@ impl Call {
     /// Moves to hook `position` of `event`, or past the event when its list is done. Before and
     /// after hooks are work: an aborted call stops there. Error and denied hooks still run, so
     /// observers see the abort.
+    ///
+    /// A hook whose set was dropped meanwhile ([`Call::forget_hooks`]) is judged failed here,
+    /// in a loop rather than by recursion, so a long list of gone hooks cannot exhaust the stack.
     fn enter(&mut self, event: Event, position: usize, signal: Signal) -> Action {
-        let works = matches!(self.role(event), Event::Before | Event::After);
-        if works && signal != Signal::Live && self.error.is_none() {
-            return self.fail_aborted(signal);
-        }
-        match self.plan.hook(event, position) {
-            Some(hook) => {
-                self.phase = Phase::Hooks(event, position);
-                Action::new(Op::CallHook, hook.handle)
-            }
-            None => self.event_done(event, signal),
+        let (mut event, mut position) = (event, position);
+        let mut failed_now = false;
+        loop {
+            let role = self.role(event);
+            let works = matches!(role, Event::Before | Event::After);
+            let mut action = if works && signal != Signal::Live && self.error.is_none() {
+                self.fail_aborted(signal)
+            } else {
+                match self.plan.hook(event, position) {
+                    Some(hook) if self.removed.contains(&hook.handle) => {
+                        let (hook_id, on_error) = (hook.id.clone(), hook.on_error);
+                        let fails_call = role == Event::Before || (role == Event::After && on_error == OnError::Fail);
+                        self.note_hook(event, &hook_id, Judged::Bad, "removed", 0.0, !fails_call);
+                        if fails_call {
+                            self.error = Some(hook_failed(event, role, hook_id, "removed"));
+                            failed_now = true;
+                            (event, position) = (Event::Error, 0);
+                        } else {
+                            position = position.saturating_add(1);
+                        }
+                        continue;
+                    }
+                    Some(hook) => {
+                        self.phase = Phase::Hooks(event, position);
+                        Action::new(Op::CallHook, hook.handle)
+                    }
+                    None => self.event_done(event, signal),
+                }
+            };
+            action.failed_now |= failed_now;
+            return action;
         }
     }
 
@@ -558,10 +617,7 @@ impl Call {
                 self.enter(Event::After, 0, signal)
             }
             (Event::Before, _) => {
-                let mut error = CallError::error("hook", "hook_failed", format!("{} hook \"{hook_id}\" failed ({cause})", event.name()));
-                error.hook_id = Some(hook_id.to_owned());
-                error.cause = Some(cause);
-                self.error = Some(error);
+                self.error = Some(hook_failed(event, role, hook_id.to_owned(), cause));
                 let mut action = self.enter(Event::Error, 0, signal);
                 action.failed_now = true;
                 action
@@ -570,11 +626,7 @@ impl Call {
             (Event::After, _) if on_error == OnError::Ignore => self.enter(event, next, signal),
             (Event::After, _) => {
                 // Fail closed: the raw result is dropped; error hooks run and may recover.
-                let message = format!("result withheld (after hook \"{hook_id}\" failed)");
-                let mut error = CallError::error("hook", "hook_failed", message);
-                error.hook_id = Some(hook_id.to_owned());
-                error.cause = Some(cause);
-                self.error = Some(error);
+                self.error = Some(hook_failed(event, role, hook_id.to_owned(), cause));
                 let mut action = self.enter(Event::Error, 0, signal);
                 action.failed_now = true;
                 action
@@ -1060,6 +1112,19 @@ pub fn unknown_tool_explanation(name: &str) -> Value {
 /// A decision as the TS layer reads it (`Decision::to_value`).
 pub fn decision_value(decision: &Decision) -> Value {
     decision.to_value()
+}
+
+/// The failure of a hook in the before role (the call fails) or the after role (the result is
+/// withheld).
+fn hook_failed(event: Event, role: Event, hook_id: String, cause: &'static str) -> CallError {
+    let message = match role {
+        Event::After => format!("result withheld (after hook \"{hook_id}\" failed)"),
+        _ => format!("{} hook \"{hook_id}\" failed ({cause})", event.name()),
+    };
+    let mut error = CallError::error("hook", "hook_failed", message);
+    error.hook_id = Some(hook_id);
+    error.cause = Some(cause);
+    error
 }
 
 fn object_step(name: &str) -> Value {

@@ -124,6 +124,10 @@ impl<T> Slots<T> {
     fn len(&self) -> usize {
         self.items.iter().flatten().count()
     }
+
+    fn values_mut(&mut self) -> impl Iterator<Item = &mut T> {
+        self.items.iter_mut().flatten()
+    }
 }
 
 #[derive(Debug)]
@@ -268,11 +272,33 @@ impl Engine {
     }
 
     /// Forgets a hook set, its hooks' handles and its place among the global hooks.
+    ///
+    /// Calls and listings in flight keep the plan they started with, but the TS layer frees the
+    /// set's hook handles now and may give them to other hooks: they are told the hooks are
+    /// gone, so no action ever names a handle the TS layer no longer holds for that hook.
     pub fn drop_hook_set(&mut self, id: u32) {
         if let Some(set) = self.sets.remove(id) {
-            for hook in &set.hooks {
-                self.hook_owner.remove(hook.handle);
+            let handles: Vec<u32> = set.hooks.iter().map(|hook| hook.handle).collect();
+            for handle in &handles {
+                self.hook_owner.remove(*handle);
             }
+            for call in self.calls.values_mut() {
+                call.forget_hooks(&handles);
+            }
+            for listing in self.listings.values_mut() {
+                listing.forget_hooks(&handles);
+            }
+            // Tools and scopes that still name the set lose it, and no cached plan holds its
+            // hooks: the TS layer may give the set's id and its hooks' handles to others.
+            for tool in self.tools.items.iter_mut().flatten() {
+                tool.sets.retain(|set| *set != id);
+            }
+            for scope in self.scopes.items.iter_mut().flatten() {
+                if scope.set == Some(id) {
+                    scope.set = None;
+                }
+            }
+            self.plans.retain(|_, plan| !Event::ALL.into_iter().any(|event| plan.hooks(event).iter().any(|hook| handles.contains(&hook.handle))));
         }
         if self.global.contains(&id) {
             self.global.retain(|set| *set != id);
@@ -371,11 +397,15 @@ impl Engine {
         Ok(())
     }
 
-    /// Forgets a tool (its sets are the TS layer's to drop).
+    /// Forgets a tool (its sets are the TS layer's to drop). Its calls in flight are told, so
+    /// that another tool given the same handle later never decides them.
     pub fn drop_tool(&mut self, id: u32) {
         if self.tools.remove(id).is_some() {
             self.plans.retain(|(tool, _), _| *tool != id);
             self.matched_rules.retain(|(tool, _), _| *tool != id);
+            for call in self.calls.values_mut().filter(|call| call.tool == id) {
+                call.forget_tool();
+            }
         }
     }
 
@@ -558,7 +588,11 @@ impl Engine {
             live_grant: live,
         };
         let evaluation = Evaluation::with_matched(section, call_facts, &matched);
+        // What predicates and the approver are shown is fixed here: the tool may be dropped
+        // (and its handle given to another tool) while they run.
+        let asked = AskFacts { server_id: server.to_owned(), name: name.to_owned(), fingerprint: definition.fingerprint.clone() };
         let entry = self.calls.get_mut(call)?;
+        entry.asked = Some(asked);
         Some(entry.start_policy(evaluation, live, signal))
     }
 
@@ -582,6 +616,9 @@ impl Engine {
     /// What the approver is shown of a call (its decision comes with [`Engine::outcome`]).
     pub fn ask_facts(&self, call: u32) -> Option<AskFacts> {
         let entry = self.calls.get(call)?;
+        if let Some(asked) = &entry.asked {
+            return Some(asked.clone());
+        }
         let tool = self.tools.get(entry.tool)?;
         Some(AskFacts {
             server_id: tool.server.clone().unwrap_or_else(|| self.server_id().to_owned()),

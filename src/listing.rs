@@ -22,13 +22,26 @@ pub struct Listing {
     steps: Vec<(u32, String, Vec<u32>)>,
     at: usize,
     failure: Option<(String, &'static str)>,
+    /// Hooks whose set was dropped while the listing was in flight.
+    removed: Vec<u32>,
 }
 
 impl Listing {
     /// A listing of the tools `names` (by index) with the hooks `steps`.
     pub fn new(names: Vec<String>, steps: Vec<(u32, String, Vec<u32>)>) -> Listing {
         let listed = vec![true; names.len()];
-        Listing { names, listed, steps, at: 0, failure: None }
+        Listing { names, listed, steps, at: 0, failure: None, removed: Vec::new() }
+    }
+
+    /// Tells the listing that the hooks `handles` are gone (their set was dropped while it was
+    /// in flight): it never asks for them, and reaching one fails the listing (cause
+    /// `removed`), as any failing `toolsListed` hook does.
+    pub fn forget_hooks(&mut self, handles: &[u32]) {
+        for (handle, _, _) in &self.steps {
+            if handles.contains(handle) && !self.removed.contains(handle) {
+                self.removed.push(*handle);
+            }
+        }
     }
 
     /// The tools the current hook is given: indexes of the tools it matches still listed.
@@ -50,6 +63,13 @@ impl Listing {
         while let Some((handle, _, _)) = self.steps.get(self.at) {
             let handle = *handle;
             if !self.given().is_empty() {
+                if self.removed.contains(&handle) {
+                    let id = self.current_hook_id().unwrap_or_default().to_owned();
+                    self.failure = Some((id, "removed"));
+                    let mut action = plain(Op::FinishError, 0);
+                    action.failed_now = true;
+                    return action;
+                }
                 return plain(Op::CallHook, handle);
             }
             self.at = self.at.saturating_add(1);

@@ -9,7 +9,7 @@
 //! return means, where an abort stops the call, which failure it ends with and what the agent
 //! reads. What is asserted: the order in which hooks (and the tool) ran, ok or the error, the
 //! text, what the tool got, and what hooks saw.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 mod common;
 

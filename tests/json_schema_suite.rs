@@ -20,7 +20,7 @@
 //! schemas carry none), which that constructor also sets.
 //!
 //! The `optional/` tests are run for information only (printed, never failing).
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 #![cfg(feature = "validate")]
 
 use std::collections::BTreeSet;

@@ -386,8 +386,11 @@ export interface CallError {
   message: string;
   /** The hook that decided, when one did. */
   hookId?: string;
-  /** How a hook failed: `'raise' | 'timeout' | 'bad_return'`. */
-  cause?: 'raise' | 'timeout' | 'bad_return';
+  /**
+   * How a hook failed: `'raise' | 'timeout' | 'bad_return'`, or `'removed'` when its hook set
+   * was dropped (hooks replaced, a provider's hooks changed) while the call was in flight.
+   */
+  cause?: 'raise' | 'timeout' | 'bad_return' | 'removed';
   /** A deny's code, when the hook gave one. */
   code?: string;
   /** What failed validation (`kind: 'validation'`): one entry per problem, capped. */

@@ -1,5 +1,5 @@
 //! Helpers the Rust tests share: JSON fixtures as core values and back.
-#![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::arithmetic_side_effects)]
 
 use serde_json::Value as Json;
 use webmcp_warden::value::{Map, Value};
