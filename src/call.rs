@@ -324,6 +324,17 @@ pub struct PolicyFacts {
     pub args_digest: Option<String>,
 }
 
+/// What the approver is shown of a call besides its arguments and their digest.
+#[derive(Debug, Clone)]
+pub struct AskFacts {
+    /// The tool's server id.
+    pub server_id: String,
+    /// The tool's name.
+    pub name: String,
+    /// The fingerprint of the tool's definition.
+    pub fingerprint: String,
+}
+
 /// One call in progress.
 #[derive(Debug)]
 pub struct Call {
@@ -355,7 +366,7 @@ pub struct Call {
     /// [`Call::forget_hooks`]).
     removed: Vec<u32>,
     /// What predicates and the approver are shown of the call, fixed at its policy step.
-    pub(crate) asked: Option<crate::engine::AskFacts>,
+    pub(crate) asked: Option<AskFacts>,
 }
 
 /// What the engine must do for a call's policy step (the call cannot reach the governor).

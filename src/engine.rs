@@ -15,7 +15,7 @@
 
 use std::rc::Rc;
 
-use crate::call::{Action, Call, CallSpec, InputCheck, Mode, Outcome, PolicyFacts, Signal, MAX_HANDLE};
+use crate::call::{Action, AskFacts, Call, CallSpec, InputCheck, Mode, Outcome, PolicyFacts, Signal, MAX_HANDLE};
 use crate::error::ConfigError;
 use crate::governor::{Definition, Governor};
 use crate::hooks::{Event, Hook, HookSet, Subject};
@@ -173,17 +173,6 @@ impl CallFlags {
     fn has(self, bit: u32) -> bool {
         self.0 & bit != 0
     }
-}
-
-/// What the approver is shown of a call besides its arguments and their digest.
-#[derive(Debug, Clone)]
-pub struct AskFacts {
-    /// The tool's server id.
-    pub server_id: String,
-    /// The tool's name.
-    pub name: String,
-    /// The fingerprint of the tool's definition.
-    pub fingerprint: String,
 }
 
 /// The name a grant records for a subject called `name`: a tool's name, the URI a resource read
