@@ -144,3 +144,48 @@ describe('canonicalJson', () => {
     );
   });
 });
+
+describe('canonical JSON is a fixed point (a seeded property test: 5,000 random values)', () => {
+  // A small PRNG (mulberry32) with a fixed seed: the same values every run, so a failure replays.
+  const random = (() => {
+    let state = 0x5eed1234;
+    return () => {
+      state = (state + 0x6d2b79f5) | 0;
+      let t = Math.imul(state ^ (state >>> 15), 1 | state);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+  })();
+  const pick = (items) => items[Math.floor(random() * items.length)];
+  const numbers = [0, -0, 1, -1, 0.1, 1e21, 1e-7, 123456789.125, Number.MAX_SAFE_INTEGER, Number.MIN_VALUE, Number.MAX_VALUE, 5e-324, 2 ** 53 + 2];
+  const texts = ['', 'a', 'é', '€', '😀', '\u0000', '\u001f', '"', '\\', '\u2028', 'ab\ncd', '\ud800', '\udc00x'];
+  const randomText = () => Array.from({ length: Math.floor(random() * 4) }, () => pick(texts)).join('');
+  const value = (depth) => {
+    const kind = depth > 4 ? Math.floor(random() * 4) : Math.floor(random() * 6);
+    switch (kind) {
+      case 0: return null;
+      case 1: return random() < 0.5;
+      case 2: return random() < 0.5 ? pick(numbers) : (random() - 0.5) * 10 ** Math.floor(random() * 40 - 20);
+      case 3: return randomText();
+      case 4: return Array.from({ length: Math.floor(random() * 4) }, () => value(depth + 1));
+      default: return Object.fromEntries(Array.from({ length: Math.floor(random() * 4) }, () => [randomText(), value(depth + 1)]));
+    }
+  };
+
+  test('canonical(parse(canonical(x))) === canonical(x), and it parses back to the same data', () => {
+    for (let i = 0; i < 5000; i++) {
+      const x = value(0);
+      let once;
+      try {
+        once = canonicalJson(x);
+      } catch (err) {
+        // Only what has no JSON form may be refused, and as a WardenError, never written wrong.
+        assert.ok(err instanceof WardenError, String(err));
+        continue;
+      }
+      const parsed = JSON.parse(once);
+      assert.equal(canonicalJson(parsed), once, `not a fixed point: ${once}`);
+      assert.deepStrictEqual(JSON.parse(canonicalJson(parsed)), parsed);
+    }
+  });
+});
