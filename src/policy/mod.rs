@@ -22,6 +22,7 @@ mod evaluate;
 mod grants;
 mod json;
 mod keys;
+mod facts;
 mod lint;
 mod predicate;
 mod rule;
@@ -29,7 +30,8 @@ mod rule;
 pub use decision::{
     settle_with_grant, settle_without_approver, Decision, Effect, List, Pin, Reason, RuleRef,
 };
-pub use evaluate::{CallFacts, EvalStep, Evaluation, FingerprintState, MatchedRules, PredicateResult};
+pub use evaluate::{EvalStep, Evaluation, MatchedRules, PredicateResult};
+pub use facts::{CallFacts, FingerprintState};
 pub use grants::{Grant, GrantBook, RevokeFilter};
 pub use lint::{lint, Diagnostic};
 

@@ -10,7 +10,7 @@
 //! "could not tell", which the evaluation resolves by the rule's list (fail closed: a deny or
 //! ask rule applies, an allow rule does not).
 
-use super::evaluate::CallFacts;
+use super::facts::CallFacts;
 use super::json::{foreign, Pointer};
 use super::keys::unknown_key_message;
 use crate::error::ConfigError;
