@@ -190,7 +190,7 @@ impl HookSet {
             }
         }
         let set = HookSet { hooks };
-        set.check_unique_ids(std::iter::empty(), label)?;
+        set.check_unique_ids(&[], label)?;
         Ok(set)
     }
 
@@ -198,8 +198,13 @@ impl HookSet {
     ///
     /// # Errors
     /// `duplicate_hook_id` naming the id and the entry.
-    pub fn check_unique_ids<'a>(&self, others: impl Iterator<Item = &'a Hook>, label: &str) -> Result<(), ConfigError> {
-        let mut seen: Vec<&str> = others.filter_map(|hook| hook.id.as_deref()).collect();
+    pub fn check_unique_ids(&self, others: &[&Hook], label: &str) -> Result<(), ConfigError> {
+        let mut seen: Vec<&str> = Vec::new();
+        for hook in others {
+            if let Some(id) = hook.id.as_deref() {
+                seen.push(id);
+            }
+        }
         for hook in &self.hooks {
             if let Some(id) = hook.id.as_deref() {
                 if seen.contains(&id) {

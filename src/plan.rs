@@ -90,6 +90,11 @@ impl Plan {
         self.hooks(event).get(position)
     }
 
+    /// Whether any hook of the plan has one of `handles`.
+    pub fn holds_any(&self, handles: &[u32]) -> bool {
+        self.lists.iter().flatten().any(|hook| handles.contains(&hook.handle))
+    }
+
     /// Whether the plan has no hook at all.
     pub fn is_empty(&self) -> bool {
         self.lists.iter().all(Vec::is_empty)
