@@ -204,7 +204,7 @@ impl Governor {
                     .at(&format!("tools.{key}"))),
             }
         };
-        if let Some(unknown) = map.keys().find(|key| *key != "include" && *key != "exclude") {
+        if let Some(unknown) = map.unknown_key(&["include", "exclude"]) {
             return Err(ConfigError::new("invalid_config", format!("unknown key \"{unknown}\" (expected include, exclude)")).at("tools"));
         }
         self.filter = Some(ToolFilter { include: list("include")?, exclude: list("exclude")?.unwrap_or_default() });

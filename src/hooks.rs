@@ -163,7 +163,7 @@ impl HookSet {
                 .at(label))
             }
         };
-        if let Some(unknown) = events.keys().find(|key| Event::from_name(key).is_none()) {
+        if let Some((unknown, _)) = events.iter().find(|(key, _)| Event::from_name(key).is_none()) {
             return Err(ConfigError::new(
                 "unknown_hook_event",
                 format!("unknown hook event \"{unknown}\" (expected before, after, error, denied, toolsListed, resourceRead, promptGet)"),
@@ -228,7 +228,7 @@ fn compile_entry(entry: &Value, event: Event, index: usize) -> Result<Hook, Conf
         Value::Object(desc) => desc,
         other => return Err(not_a_hook(other)),
     };
-    if let Some(unknown) = desc.keys().find(|key| !ENTRY_KEYS.contains(&key.as_str())) {
+    if let Some(unknown) = desc.unknown_key(&ENTRY_KEYS) {
         return Err(ConfigError::new(
             "unknown_hook_option",
             format!("unknown hook option \"{unknown}\" (expected run, match, id, timeout, onError)"),

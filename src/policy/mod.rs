@@ -36,7 +36,7 @@ pub use lint::{lint, Diagnostic};
 use crate::error::ConfigError;
 use crate::hooks::Subject;
 use crate::value::{Map, Value};
-use keys::unknown_key_message;
+use keys::report_unknown_keys;
 use rule::{parse_rule, Rule};
 
 /// The keys of a policy object.
@@ -228,15 +228,7 @@ fn parse(spec: &Value, errors: &mut Vec<ConfigError>) -> Option<Draft> {
             return None;
         }
     };
-    for key in map.keys().filter(|key| !POLICY_KEYS.contains(&key.as_str())) {
-        errors.push(
-            ConfigError::new(
-                "unknown_policy_key",
-                unknown_key_message(key, "the policy", &POLICY_KEYS),
-            )
-            .at(key),
-        );
-    }
+    report_unknown_keys(map, &POLICY_KEYS, "unknown_policy_key", "the policy", "", errors);
     let default = setting(map, "default", errors, effect_of, "'deny', 'ask' or 'allow'").unwrap_or(Effect::Ask);
     let pin = setting(
         map,
@@ -299,9 +291,7 @@ fn parse_section(map: &Map, key: &'static str, uris: bool, inherited: Effect, er
             return empty(inherited);
         }
     };
-    for extra in section.keys().filter(|k| !SECTION_KEYS.contains(&k.as_str())) {
-        errors.push(ConfigError::new("unknown_policy_key", unknown_key_message(extra, &format!("the policy's `{key}`"), &SECTION_KEYS)).at(&format!("{key}.{extra}")));
-    }
+    report_unknown_keys(section, &SECTION_KEYS, "unknown_policy_key", &format!("the policy's `{key}`"), &format!("{key}."), errors);
     let mut inner = Vec::new();
     let default = setting(section, "default", &mut inner, effect_of, "'deny', 'ask' or 'allow'").unwrap_or(inherited);
     errors.extend(inner.into_iter().map(|error| error.at(key)));

@@ -240,7 +240,7 @@ fn parse_object(map: &Map, errors: &mut Vec<ConfigError>) -> Option<Parsed> {
     if map.contains_key("arg") {
         return parse_arg(map, errors);
     }
-    if let Some(unknown) = map.keys().find(|key| !KINDS.contains(&key.as_str())) {
+    if let Some(unknown) = map.unknown_key(&KINDS) {
         errors.push(ConfigError::new(
             "unknown_predicate",
             unknown_key_message(unknown, "a predicate", &KINDS),
@@ -304,7 +304,7 @@ fn parse_tainted(body: &Value) -> Result<DataPredicate, ConfigError> {
             body.type_name()
         )));
     };
-    if let Some(unknown) = options.keys().find(|key| *key != "ignore") {
+    if let Some(unknown) = options.unknown_key(&["ignore"]) {
         return Err(ConfigError::new(
             "unknown_predicate",
             unknown_key_message(unknown, "`tainted` options", &["ignore"]),

@@ -229,7 +229,8 @@ mod tests {
             pairs.push((sign * n, (i % 300) as usize));
             pairs.push((sign * n, (i % 300) as usize));
         }
-        let table = NumberLengths::new(pairs.iter().copied().chain([(pairs[0].0, pairs[0].1)]));
+        let first = pairs.first().copied().unwrap();
+        let table = NumberLengths::new(pairs.iter().copied().chain([first]));
         assert_eq!(table.len(), 300);
         for (n, len) in pairs {
             assert_eq!(table.text_len(n), len, "{n}");
