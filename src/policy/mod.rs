@@ -188,7 +188,13 @@ struct Draft {
 impl Draft {
     /// The compiled policy; only called when parsing pushed no error, so every rule is there.
     fn into_policy(self) -> Policy {
-        let keep = |rules: Vec<Option<Rule>>| rules.into_iter().flatten().collect();
+        let keep = |rules: Vec<Option<Rule>>| {
+            let mut kept = Vec::with_capacity(rules.len());
+            for rule in rules.into_iter().flatten() {
+                kept.push(rule);
+            }
+            kept
+        };
         Policy {
             deny: keep(self.deny),
             ask: keep(self.ask),
@@ -294,7 +300,7 @@ fn parse_section(map: &Map, key: &'static str, uris: bool, inherited: Effect, er
     report_unknown_keys(section, &SECTION_KEYS, "unknown_policy_key", &format!("the policy's `{key}`"), &format!("{key}."), errors);
     let mut inner = Vec::new();
     let default = setting(section, "default", &mut inner, effect_of, "'deny', 'ask' or 'allow'").unwrap_or(inherited);
-    errors.extend(inner.into_iter().map(|error| error.at(key)));
+    crate::error::file_under(errors, inner, key);
     let prefix = if uris { "resources." } else { "prompts." };
     let lists = Lists { prefix, uris };
     Draft {
@@ -351,17 +357,15 @@ fn parse_list(map: &Map, list: List, errors: &mut Vec<ConfigError>, lists: Lists
     let prefix = lists.prefix;
     match map.get(name) {
         None => Vec::new(),
-        Some(Value::Array(rules)) => rules
-            .iter()
-            .enumerate()
-            .map(|(index, value)| {
+        Some(Value::Array(rules)) => {
+            let mut parsed = Vec::with_capacity(rules.len());
+            for (index, value) in rules.iter().enumerate() {
                 let mut inner = Vec::new();
-                let rule = parse_rule(value, &mut inner, lists.uris);
-                let path = format!("{prefix}{name}[{index}]");
-                errors.extend(inner.into_iter().map(|error| error.at(&path)));
-                rule
-            })
-            .collect(),
+                parsed.push(parse_rule(value, &mut inner, lists.uris));
+                crate::error::file_under(errors, inner, &format!("{prefix}{name}[{index}]"));
+            }
+            parsed
+        }
         Some(other) => {
             errors.push(
                 ConfigError::new(

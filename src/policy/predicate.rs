@@ -191,7 +191,7 @@ fn at<T>(
 ) -> T {
     let mut inner = Vec::new();
     let out = parse(&mut inner);
-    errors.extend(inner.into_iter().map(|error| error.at(path)));
+    crate::error::file_under(errors, inner, path);
     out
 }
 
