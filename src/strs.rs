@@ -22,6 +22,23 @@ pub fn split_once<'a>(text: &'a str, separator: &str) -> Option<(&'a str, &'a st
     Some((text.get(..at)?, text.get(at.checked_add(separator.len())?..)?))
 }
 
+/// The number `digits` spells in decimal, only ASCII digits (no sign, any leading zeros);
+/// `None` for anything else, an empty text, or a number past `usize`. `str::parse` would link
+/// a generic integer parser (~300 bytes of wasm) for what these few texts need.
+pub fn parse_digits(digits: &str) -> Option<usize> {
+    if digits.is_empty() {
+        return None;
+    }
+    let mut number: usize = 0;
+    for byte in digits.bytes() {
+        if !byte.is_ascii_digit() {
+            return None;
+        }
+        number = number.checked_mul(10)?.checked_add(usize::from(byte.wrapping_sub(b'0')))?;
+    }
+    Some(number)
+}
+
 /// The items joined with `separator` (one function for every item type: `&str` and `String`
 /// alike go through `&mut dyn Iterator`).
 pub fn join(items: &mut dyn Iterator<Item = &str>, separator: &str) -> String {
@@ -37,7 +54,15 @@ pub fn join(items: &mut dyn Iterator<Item = &str>, separator: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{find, join, split_once};
+    use super::{find, join, parse_digits, split_once};
+
+    #[test]
+    fn parses_digits_only() {
+        for text in ["0", "7", "007", "123456789", "18446744073709551615", "18446744073709551616", "", "+7", "-1", "1 ", "1e3", "٣"] {
+            let std = if text.bytes().all(|b| b.is_ascii_digit()) { text.parse::<usize>().ok() } else { None };
+            assert_eq!(parse_digits(text), std, "{text:?}");
+        }
+    }
 
     #[test]
     fn joins_like_slice_join() {

@@ -427,8 +427,8 @@ fn parse_truncation_notice(text: &str) -> Option<(usize, usize, bool)> {
         None => (false, rest),
     };
     let total = rest.strip_suffix(" bytes]")?;
-    let kept: usize = kept.parse().ok()?;
-    let total: usize = total.parse().ok()?;
+    let kept = crate::strs::parse_digits(kept)?;
+    let total = crate::strs::parse_digits(total)?;
     // Only the canonical spelling (no "+7", no leading zeros) is ours.
     (truncation_notice(kept, total, at_least) == text).then_some((kept, total, at_least))
 }
