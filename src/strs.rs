@@ -39,15 +39,15 @@ pub fn parse_digits(digits: &str) -> Option<usize> {
     Some(number)
 }
 
-/// The items joined with `separator` (one function for every item type: `&str` and `String`
-/// alike go through `&mut dyn Iterator`).
-pub fn join(items: &mut dyn Iterator<Item = &str>, separator: &str) -> String {
+/// The items joined with `separator` (one function for every item type that reads as a
+/// `str`: `&str` and `String` alike).
+pub fn join<S: AsRef<str>>(items: &[S], separator: &str) -> String {
     let mut out = String::new();
-    for (i, item) in items.enumerate() {
-        if i > 0 {
+    for item in items {
+        if !out.is_empty() {
             out.push_str(separator);
         }
-        out.push_str(item);
+        out.push_str(item.as_ref());
     }
     out
 }
@@ -66,9 +66,10 @@ mod tests {
 
     #[test]
     fn joins_like_slice_join() {
-        assert_eq!(join(&mut ["a", "b", "c"].into_iter(), ", "), "a, b, c");
-        assert_eq!(join(&mut std::iter::empty(), ", "), "");
-        assert_eq!(join(&mut ["only"].into_iter(), "-"), "only");
+        assert_eq!(join(&["a", "b", "c"], ", "), "a, b, c");
+        assert_eq!(join::<&str>(&[], ", "), "");
+        assert_eq!(join(&["only"], "-"), "only");
+        assert_eq!(join(&["x".to_owned(), "y".to_owned()], "/"), "x/y");
     }
 
     #[test]

@@ -174,9 +174,11 @@ impl GrantBook {
     pub fn load(&mut self, stored: &Value) -> usize {
         let Some(items) = stored.as_array() else { return 0 };
         let mut read = 0usize;
-        for grant in items.iter().filter_map(Grant::from_value) {
-            read = read.saturating_add(1);
-            self.keep_longer(grant);
+        for item in items {
+            if let Some(grant) = Grant::from_value(item) {
+                read = read.saturating_add(1);
+                self.keep_longer(grant);
+            }
         }
         read
     }
@@ -251,7 +253,11 @@ impl GrantBook {
 
     /// The grants as the store keeps them: an array of [`Grant::to_value`].
     pub fn to_value(&self) -> Value {
-        Value::Array(self.iter().map(Grant::to_value).collect())
+        let mut grants = Vec::with_capacity(self.grants.len());
+        for (_, grant) in self.grants.entries() {
+            grants.push(grant.to_value());
+        }
+        Value::Array(grants)
     }
 }
 

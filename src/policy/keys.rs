@@ -5,7 +5,7 @@ use crate::value::Map;
 
 /// `unknown key "alow" in <place> (expected deny, ask, …; did you mean "allow"?)`.
 pub(crate) fn unknown_key_message(key: &str, place: &str, known: &[&str]) -> String {
-    let expected = crate::strs::join(&mut known.iter().copied(), ", ");
+    let expected = crate::strs::join(known, ", ");
     match suggest(key, known) {
         Some(near) => format!(
             "unknown key \"{key}\" in {place} (did you mean \"{near}\"? expected {expected})"

@@ -65,8 +65,16 @@ impl Policy {
     /// Whether any rule reads the call's arguments (an `arg` predicate). When none does, the TS
     /// layer sends the policy step no arguments: parsing and encoding them is most of the step.
     pub fn reads_arguments(&self) -> bool {
-        let own = [&self.deny, &self.ask, &self.allow].into_iter().flatten().any(|rule| rule.data.iter().any(|p| matches!(p, predicate::DataPredicate::Arg { .. })));
-        own || self.sections.as_deref().is_some_and(|sections| sections.iter().any(Policy::reads_arguments))
+        for rules in [&self.deny, &self.ask, &self.allow] {
+            for rule in rules {
+                for predicate in &rule.data {
+                    if matches!(predicate, predicate::DataPredicate::Arg { .. }) {
+                        return true;
+                    }
+                }
+            }
+        }
+        self.sections.as_deref().is_some_and(|sections| sections.iter().any(Policy::reads_arguments))
     }
 
     /// The part of the policy that decides a call about `subject`: the policy itself for tools,

@@ -48,11 +48,13 @@ pub(crate) fn raw_parts(value: &Value) -> Option<RawRule<'_>> {
         Value::Object(map) if is_matcher_object(map) => Some((Some(value), Vec::new())),
         Value::Object(map) => {
             let when = match map.get("when") {
-                Some(Value::Array(items)) => items
-                    .iter()
-                    .enumerate()
-                    .map(|(index, item)| (format!("when[{index}]"), item))
-                    .collect(),
+                Some(Value::Array(items)) => {
+                    let mut when = Vec::with_capacity(items.len());
+                    for (index, item) in items.iter().enumerate() {
+                        when.push((format!("when[{index}]"), item));
+                    }
+                    when
+                }
                 Some(single) => vec![("when".to_owned(), single)],
                 None => Vec::new(),
             };
