@@ -39,6 +39,29 @@ pub fn parse_digits(digits: &str) -> Option<usize> {
     Some(number)
 }
 
+/// Appends the decimal digits of `number` (`core::fmt`'s integer formatting, without it).
+pub fn push_decimal(out: &mut String, number: usize) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut rest = number;
+    loop {
+        at = at.saturating_sub(1);
+        if let Some(slot) = digits.get_mut(at) {
+            // INVARIANT: `rest % 10` is below 10, so the cast keeps it whole.
+            #[allow(clippy::cast_possible_truncation)]
+            let digit = (rest % 10) as u8;
+            *slot = b'0'.saturating_add(digit);
+        }
+        rest /= 10;
+        if rest == 0 || at == 0 {
+            break;
+        }
+    }
+    for &digit in digits.get(at..).unwrap_or_default() {
+        out.push(char::from(digit));
+    }
+}
+
 /// The items joined with `separator` (one function for every item type that reads as a
 /// `str`: `&str` and `String` alike).
 pub fn join<S: AsRef<str>>(items: &[S], separator: &str) -> String {
@@ -55,6 +78,15 @@ pub fn join<S: AsRef<str>>(items: &[S], separator: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::{find, join, parse_digits, split_once};
+
+    #[test]
+    fn writes_decimals() {
+        for n in [0usize, 7, 10, 99, 100, 12_345, usize::MAX] {
+            let mut out = String::from("x");
+            super::push_decimal(&mut out, n);
+            assert_eq!(out, format!("x{n}"));
+        }
+    }
 
     #[test]
     fn parses_digits_only() {
