@@ -1095,7 +1095,13 @@ impl Call {
 
     /// A dry run lists the hooks that would run, none of them called.
     fn explain_hooks(&mut self) {
-        let ids = |event: Event| Value::Array(self.plan.hooks(event).iter().map(|hook| Value::from(hook.id.as_str())).collect());
+        let ids = |event: Event| {
+            let mut ids = Vec::new();
+            for hook in self.plan.hooks(event) {
+                ids.push(Value::from(hook.id.as_str()));
+            }
+            Value::Array(ids)
+        };
         let step = crate::object! {
             "step" => "hooks",
             "before" => ids(Event::Before),

@@ -114,7 +114,13 @@ impl FieldTexts {
 
     /// The SHA-256 of each field's text, for telling later which fields changed.
     pub fn digests(&self) -> FieldDigests {
-        FieldDigests(self.texts.clone().map(|text| text.map(|text| Sha256::digest(text.as_bytes()).into())))
+        let mut digests = [None; 6];
+        for (digest, text) in digests.iter_mut().zip(&self.texts) {
+            if let Some(text) = text {
+                *digest = Some(Sha256::digest(text.as_bytes()).into());
+            }
+        }
+        FieldDigests(digests)
     }
 }
 
@@ -125,11 +131,12 @@ pub struct FieldDigests([Option<[u8; 32]>; 6]);
 /// Which fingerprinted fields differ between two definitions, in the fixed order `name`,
 /// `title`, `description`, `inputSchema`, `outputSchema`, `annotations`. Fields compare by
 /// canonical form, so reordered object members or `1.0` against `1` are not a change.
-pub fn changed_fields(previous: &FieldDigests, current: &FieldDigests) -> Vec<&'static str> {
-    FIELD_NAMES
-        .iter()
-        .zip(previous.0.iter().zip(current.0.iter()))
-        .filter(|(_, (before, after))| before != after)
-        .map(|(name, _)| *name)
-        .collect()
+pub fn changed_fields(previous: &FieldDigests, current: &FieldDigests) -> Vec<String> {
+    let mut changed = Vec::new();
+    for (name, (before, after)) in FIELD_NAMES.iter().zip(previous.0.iter().zip(current.0.iter())) {
+        if before != after {
+            changed.push((*name).to_owned());
+        }
+    }
+    changed
 }

@@ -70,13 +70,21 @@ impl<T> Table<T> {
         item
     }
 
-    fn values(&self) -> impl Iterator<Item = &T> {
-        self.items.iter().flatten()
-    }
-
     fn len(&self) -> usize {
-        self.values().count()
+        count_some(&self.items)
     }
+}
+
+/// How many slots hold something (one loop for every table, instead of a `flatten().count()`
+/// per table type).
+fn count_some<T>(items: &[Option<T>]) -> usize {
+    let mut count = 0usize;
+    for item in items {
+        if item.is_some() {
+            count = count.saturating_add(1);
+        }
+    }
+    count
 }
 
 /// Slots numbered by the engine (calls and listings), reused when freed.
@@ -122,11 +130,7 @@ impl<T> Slots<T> {
     }
 
     fn len(&self) -> usize {
-        self.items.iter().flatten().count()
-    }
-
-    fn values_mut(&mut self) -> impl Iterator<Item = &mut T> {
-        self.items.iter_mut().flatten()
+        count_some(&self.items)
     }
 }
 
@@ -183,6 +187,11 @@ pub fn grant_name(subject: Subject, name: &str) -> String {
         Subject::Prompt => format!("prompt:{name}"),
         Subject::Tool | Subject::Resource => name.to_owned(),
     }
+}
+
+/// The id a `toolsListed` hook is known by: its own, else `toolsListed:<step>`.
+fn listed_hook_id(hook: &Hook, step: usize) -> String {
+    hook.id.clone().unwrap_or_else(|| format!("toolsListed:{step}"))
 }
 
 /// The core's state for one client.
@@ -257,7 +266,13 @@ impl Engine {
 
     /// The hooks of a set, for the TS layer to file its functions: `(handle, event, timeout)`.
     pub fn set_hooks(&self, id: u32) -> Vec<(u32, Event, Option<f64>)> {
-        self.sets.get(id).map(|set| set.hooks.iter().map(|hook| (hook.handle, hook.event, hook.timeout_ms)).collect()).unwrap_or_default()
+        let mut hooks = Vec::new();
+        if let Some(set) = self.sets.get(id) {
+            for hook in &set.hooks {
+                hooks.push((hook.handle, hook.event, hook.timeout_ms));
+            }
+        }
+        hooks
     }
 
     /// Forgets a hook set, its hooks' handles and its place among the global hooks.
@@ -267,14 +282,15 @@ impl Engine {
     /// gone, so no action ever names a handle the TS layer no longer holds for that hook.
     pub fn drop_hook_set(&mut self, id: u32) {
         if let Some(set) = self.sets.remove(id) {
-            let handles: Vec<u32> = set.hooks.iter().map(|hook| hook.handle).collect();
-            for handle in &handles {
-                self.hook_owner.remove(*handle);
+            let mut handles: Vec<u32> = Vec::new();
+            for hook in &set.hooks {
+                self.hook_owner.remove(hook.handle);
+                handles.push(hook.handle);
             }
-            for call in self.calls.values_mut() {
+            for call in self.calls.items.iter_mut().flatten() {
                 call.forget_hooks(&handles);
             }
-            for listing in self.listings.values_mut() {
+            for listing in self.listings.items.iter_mut().flatten() {
                 listing.forget_hooks(&handles);
             }
             // Tools and scopes that still name the set lose it, and no cached plan holds its
@@ -287,7 +303,7 @@ impl Engine {
                     scope.set = None;
                 }
             }
-            self.plans.retain(|_, plan| !Event::ALL.into_iter().any(|event| plan.hooks(event).iter().any(|hook| handles.contains(&hook.handle))));
+            self.plans.retain(|_, plan| !plan.holds_any(&handles));
         }
         if self.global.contains(&id) {
             self.global.retain(|set| *set != id);
@@ -301,15 +317,17 @@ impl Engine {
     /// # Errors
     /// `duplicate_hook_id` when one of its ids is already used by a global or a tool hook.
     pub fn add_global(&mut self, set: u32, replace: bool, label: &str) -> Result<Vec<u32>, ConfigError> {
-        let kept: &[u32] = if replace { &[] } else { &self.global };
-        let others: Vec<&Hook> = kept
-            .iter()
-            .chain(self.tools.values().filter(|tool| !tool.standalone).flat_map(|tool| tool.sets.iter()))
-            .filter_map(|id| self.sets.get(*id))
-            .flat_map(|other| other.hooks.iter())
-            .collect();
+        let mut others: Vec<&Hook> = Vec::new();
+        if !replace {
+            self.hooks_of(&self.global, &mut others);
+        }
+        for tool in self.tools.items.iter().flatten() {
+            if !tool.standalone {
+                self.hooks_of(&tool.sets, &mut others);
+            }
+        }
         match self.sets.get(set) {
-            Some(new) => new.check_unique_ids(others.into_iter(), label)?,
+            Some(new) => new.check_unique_ids(&others, label)?,
             None => return Err(ConfigError::new("unknown_handle", format!("no hook set with handle {set}"))),
         }
         let replaced = if replace { std::mem::take(&mut self.global) } else { Vec::new() };
@@ -354,10 +372,11 @@ impl Engine {
         if self.tools.contains(id) {
             return Err(ConfigError::new("handle_in_use", format!("tool handle {id} is in use")));
         }
-        let mut seen: Vec<&Hook> = self.global.iter().filter_map(|set| self.sets.get(*set)).flat_map(|set| set.hooks.iter()).collect();
+        let mut seen: Vec<&Hook> = Vec::new();
+        self.hooks_of(&self.global, &mut seen);
         for set in &sets {
             let set = self.sets.get(*set).ok_or_else(|| ConfigError::new("unknown_handle", format!("no hook set with handle {set}")))?;
-            set.check_unique_ids(seen.iter().copied(), label)?;
+            set.check_unique_ids(&seen, label)?;
             seen.extend(set.hooks.iter());
         }
         let name = definition.name.clone();
@@ -378,7 +397,7 @@ impl Engine {
         let mut seen: Vec<&Hook> = Vec::new();
         for set in &sets {
             if let Some(set) = self.sets.get(*set) {
-                set.check_unique_ids(seen.iter().copied(), label)?;
+                set.check_unique_ids(&seen, label)?;
                 seen.extend(set.hooks.iter());
             }
         }
@@ -392,8 +411,10 @@ impl Engine {
         if self.tools.remove(id).is_some() {
             self.plans.retain(|(tool, _), _| *tool != id);
             self.matched_rules.retain(|(tool, _), _| *tool != id);
-            for call in self.calls.values_mut().filter(|call| call.tool == id) {
-                call.forget_tool();
+            for call in self.calls.items.iter_mut().flatten() {
+                if call.tool == id {
+                    call.forget_tool();
+                }
             }
         }
     }
@@ -408,10 +429,12 @@ impl Engine {
         if self.scopes.contains(id) {
             return Err(ConfigError::new("handle_in_use", format!("scope handle {id} is in use")));
         }
-        let outer: Vec<u32> = self.global.iter().copied().chain(self.scope_sets(parent)).collect();
-        let others: Vec<&Hook> = outer.iter().filter_map(|id| self.sets.get(*id)).flat_map(|s| s.hooks.iter()).collect();
+        let mut others: Vec<&Hook> = Vec::new();
+        self.hooks_of(&self.global, &mut others);
+        let chain = self.scope_sets(parent);
+        self.hooks_of(&chain, &mut others);
         if let Some(new) = set.and_then(|set| self.sets.get(set)) {
-            new.check_unique_ids(others.into_iter(), label)?;
+            new.check_unique_ids(&others, label)?;
         }
         self.scopes.put(id, Scope { parent, set });
         Ok(())
@@ -438,6 +461,26 @@ impl Engine {
         chain
     }
 
+    /// Appends the hooks of the sets `ids` (those still defined) to `out`.
+    fn hooks_of<'a>(&'a self, ids: &[u32], out: &mut Vec<&'a Hook>) {
+        for id in ids {
+            if let Some(set) = self.sets.get(*id) {
+                out.extend(set.hooks.iter());
+            }
+        }
+    }
+
+    /// The sets `ids` that are still defined.
+    fn sets_of(&self, ids: &[u32]) -> Vec<&HookSet> {
+        let mut sets = Vec::new();
+        for id in ids {
+            if let Some(set) = self.sets.get(*id) {
+                sets.push(set);
+            }
+        }
+        sets
+    }
+
     /// The plan of `tool` under `scope`, built once per configuration.
     ///
     /// # Errors
@@ -455,11 +498,10 @@ impl Engine {
     /// a resource read reads), else against the subject's own name.
     fn build_plan(&self, tool: u32, scope: u32, target: Option<&str>) -> Result<Plan, ConfigError> {
         let entry = self.tools.get(tool).ok_or_else(|| ConfigError::new("unknown_tool", format!("no tool with handle {tool}")))?;
-        let sets_of = |ids: &[u32]| -> Vec<&HookSet> { ids.iter().filter_map(|id| self.sets.get(*id)).collect() };
-        let global = if entry.standalone { Vec::new() } else { sets_of(&self.global) };
+        let global = if entry.standalone { Vec::new() } else { self.sets_of(&self.global) };
         let scoped_ids = if entry.standalone { Vec::new() } else { self.scope_sets(scope) };
-        let scoped = sets_of(&scoped_ids);
-        let own = sets_of(&entry.sets);
+        let scoped = self.sets_of(&scoped_ids);
+        let own = self.sets_of(&entry.sets);
         let server = entry.server.as_deref().unwrap_or(self.server_id());
         Plan::build_for(entry.subject, Scopes { global: &global, scoped: &scoped, tool: &own }, server, target.unwrap_or(&entry.name))
     }
@@ -704,28 +746,35 @@ impl Engine {
     /// Global hooks come first, in global onion order, each given every tool it matches; then
     /// each tool's scoped and own `toolsListed` hooks, given that tool only.
     fn list_plan(&self, tools: &[(u32, u32)]) -> Listing {
-        let resolved: Vec<(&Tool, u32)> = tools.iter().filter_map(|(tool, scope)| Some((self.tools.get(*tool)?, *scope))).collect();
-        let names: Vec<String> = resolved.iter().map(|(tool, _)| tool.name.clone()).collect();
-        let server_of = |tool: &Tool| tool.server.clone().unwrap_or_else(|| self.server_id().to_owned());
-        let global: Vec<&HookSet> = self.global.iter().filter_map(|id| self.sets.get(*id)).collect();
+        let mut resolved: Vec<(&Tool, u32, &str)> = Vec::new();
+        let mut names: Vec<String> = Vec::new();
+        for (tool, scope) in tools {
+            if let Some(entry) = self.tools.get(*tool) {
+                resolved.push((entry, *scope, entry.server.as_deref().unwrap_or(self.server_id())));
+                names.push(entry.name.clone());
+            }
+        }
+        let global = self.sets_of(&self.global);
         let mut steps: Vec<(u32, String, Vec<u32>)> = Vec::new();
         let ordered_global = crate::plan::ordered_hooks(Scopes { global: &global, scoped: &[], tool: &[] }, Event::ToolsListed, None, "");
         for hook in ordered_global {
-            let given: Vec<u32> = (0u32..).zip(&resolved).filter(|(_, (tool, _))| hook.matcher.matches(&server_of(tool), &tool.name)).map(|(index, _)| index).collect();
+            let mut given: Vec<u32> = Vec::new();
+            for (index, (tool, _, server)) in (0u32..).zip(&resolved) {
+                if hook.matcher.matches(server, &tool.name) {
+                    given.push(index);
+                }
+            }
             if !given.is_empty() {
-                let id = hook.id.clone().unwrap_or_else(|| format!("toolsListed:{}", steps.len()));
-                steps.push((hook.handle, id, given));
+                steps.push((hook.handle, listed_hook_id(hook, steps.len()), given));
             }
         }
-        for (index, (tool, scope)) in (0u32..).zip(&resolved) {
+        for (index, (tool, scope, server)) in (0u32..).zip(&resolved) {
             let scoped_ids = self.scope_sets(*scope);
-            let scoped: Vec<&HookSet> = scoped_ids.iter().filter_map(|id| self.sets.get(*id)).collect();
-            let own: Vec<&HookSet> = if tool.standalone { Vec::new() } else { tool.sets.iter().filter_map(|id| self.sets.get(*id)).collect() };
+            let scoped = self.sets_of(&scoped_ids);
+            let own = if tool.standalone { Vec::new() } else { self.sets_of(&tool.sets) };
             let scopes = Scopes { global: &[], scoped: &scoped, tool: &own };
-            let server = server_of(tool);
-            for hook in crate::plan::ordered_hooks(scopes, Event::ToolsListed, Some(&server), &tool.name) {
-                let id = hook.id.clone().unwrap_or_else(|| format!("toolsListed:{}", steps.len()));
-                steps.push((hook.handle, id, vec![index]));
+            for hook in crate::plan::ordered_hooks(scopes, Event::ToolsListed, Some(server), &tool.name) {
+                steps.push((hook.handle, listed_hook_id(hook, steps.len()), vec![index]));
             }
         }
         Listing::new(names, steps)
@@ -744,10 +793,10 @@ impl Engine {
     /// objects live on, and `tool.invoke()` needs no registration); the sets that only the global
     /// hooks used are answered for the TS layer to forget.
     pub fn reset(&mut self) -> Vec<u32> {
-        let kept: Vec<u32> = self.tools.values().flat_map(|tool| tool.sets.iter().copied()).collect();
         let mut dropped = Vec::new();
         for id in std::mem::take(&mut self.global) {
-            if !kept.contains(&id) {
+            let kept = self.tools.items.iter().flatten().any(|tool| tool.sets.contains(&id));
+            if !kept {
                 self.drop_hook_set(id);
                 dropped.push(id);
             }

@@ -36,6 +36,13 @@ impl ConfigError {
     }
 }
 
+/// Moves the errors of `inner` to `errors`, each placed under `path` ([`ConfigError::at`]).
+pub fn file_under(errors: &mut Vec<ConfigError>, inner: Vec<ConfigError>, path: &str) {
+    for error in inner {
+        errors.push(error.at(path));
+    }
+}
+
 impl std::fmt::Display for ConfigError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.message)

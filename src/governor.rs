@@ -194,17 +194,18 @@ impl Governor {
         let list = |key: &str| -> Result<Option<Vec<Matcher>>, ConfigError> {
             match map.get(key) {
                 None | Some(Value::Null) => Ok(None),
-                Some(Value::Array(items)) => items
-                    .iter()
-                    .enumerate()
-                    .map(|(index, item)| Matcher::compile(item).map_err(|err| err.at(&format!("tools.{key}[{index}]"))))
-                    .collect::<Result<Vec<_>, _>>()
-                    .map(Some),
+                Some(Value::Array(items)) => {
+                    let mut matchers = Vec::with_capacity(items.len());
+                    for (index, item) in items.iter().enumerate() {
+                        matchers.push(Matcher::compile(item).map_err(|err| err.at(&format!("tools.{key}[{index}]")))?);
+                    }
+                    Ok(Some(matchers))
+                }
                 Some(other) => Err(ConfigError::new("invalid_config", format!("must be an array of matchers, not {}", other.type_name()))
                     .at(&format!("tools.{key}"))),
             }
         };
-        if let Some(unknown) = map.keys().find(|key| *key != "include" && *key != "exclude") {
+        if let Some(unknown) = map.unknown_key(&["include", "exclude"]) {
             return Err(ConfigError::new("invalid_config", format!("unknown key \"{unknown}\" (expected include, exclude)")).at("tools"));
         }
         self.filter = Some(ToolFilter { include: list("include")?, exclude: list("exclude")?.unwrap_or_default() });
@@ -244,7 +245,7 @@ impl Governor {
         let name = &definition.name;
         let current = &definition.fingerprint;
         let changed_since = |base: Option<&Definition>| -> Vec<String> {
-            base.map(|base| changed_fields(&base.fields, &definition.fields).into_iter().map(str::to_owned).collect()).unwrap_or_default()
+            base.map(|base| changed_fields(&base.fields, &definition.fields)).unwrap_or_default()
         };
         if let Baseline::Map(approved) = &self.baseline {
             return match approved.get(name) {

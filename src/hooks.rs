@@ -163,7 +163,7 @@ impl HookSet {
                 .at(label))
             }
         };
-        if let Some(unknown) = events.keys().find(|key| Event::from_name(key).is_none()) {
+        if let Some((unknown, _)) = events.iter().find(|(key, _)| Event::from_name(key).is_none()) {
             return Err(ConfigError::new(
                 "unknown_hook_event",
                 format!("unknown hook event \"{unknown}\" (expected before, after, error, denied, toolsListed, resourceRead, promptGet)"),
@@ -190,7 +190,7 @@ impl HookSet {
             }
         }
         let set = HookSet { hooks };
-        set.check_unique_ids(std::iter::empty(), label)?;
+        set.check_unique_ids(&[], label)?;
         Ok(set)
     }
 
@@ -198,8 +198,13 @@ impl HookSet {
     ///
     /// # Errors
     /// `duplicate_hook_id` naming the id and the entry.
-    pub fn check_unique_ids<'a>(&self, others: impl Iterator<Item = &'a Hook>, label: &str) -> Result<(), ConfigError> {
-        let mut seen: Vec<&str> = others.filter_map(|hook| hook.id.as_deref()).collect();
+    pub fn check_unique_ids(&self, others: &[&Hook], label: &str) -> Result<(), ConfigError> {
+        let mut seen: Vec<&str> = Vec::new();
+        for hook in others {
+            if let Some(id) = hook.id.as_deref() {
+                seen.push(id);
+            }
+        }
         for hook in &self.hooks {
             if let Some(id) = hook.id.as_deref() {
                 if seen.contains(&id) {
@@ -223,7 +228,7 @@ fn compile_entry(entry: &Value, event: Event, index: usize) -> Result<Hook, Conf
         Value::Object(desc) => desc,
         other => return Err(not_a_hook(other)),
     };
-    if let Some(unknown) = desc.keys().find(|key| !ENTRY_KEYS.contains(&key.as_str())) {
+    if let Some(unknown) = desc.unknown_key(&ENTRY_KEYS) {
         return Err(ConfigError::new(
             "unknown_hook_option",
             format!("unknown hook option \"{unknown}\" (expected run, match, id, timeout, onError)"),

@@ -46,7 +46,15 @@ impl Listing {
 
     /// The tools the current hook is given: indexes of the tools it matches still listed.
     pub fn given(&self) -> Vec<u32> {
-        self.steps.get(self.at).map(|(_, _, tools)| tools.iter().copied().filter(|index| self.is_listed(*index)).collect()).unwrap_or_default()
+        let mut given = Vec::new();
+        if let Some((_, _, tools)) = self.steps.get(self.at) {
+            for index in tools {
+                if self.is_listed(*index) {
+                    given.push(*index);
+                }
+            }
+        }
+        given
     }
 
     /// The id of the current hook, for telemetry.
@@ -130,7 +138,12 @@ impl Listing {
     fn apply_subset(&mut self, payload: &Value) -> Judged {
         let returned = payload.get("names").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
         let given = self.given();
-        let given_names: Vec<&str> = given.iter().filter_map(|index| self.names.get(*index as usize)).map(String::as_str).collect();
+        let mut given_names: Vec<&str> = Vec::with_capacity(given.len());
+        for index in &given {
+            if let Some(name) = self.names.get(*index as usize) {
+                given_names.push(name);
+            }
+        }
         if !is_listed_subset(&given_names, returned) {
             return Judged::Bad;
         }
@@ -150,7 +163,12 @@ impl Listing {
         match &self.failure {
             None => {
                 map.insert("ok", true.into());
-                let listed: Vec<Value> = (0u32..).zip(&self.listed).filter(|(_, kept)| **kept).map(|(index, _)| Value::from(index)).collect();
+                let mut listed: Vec<Value> = Vec::new();
+                for (index, kept) in (0u32..).zip(&self.listed) {
+                    if *kept {
+                        listed.push(Value::from(index));
+                    }
+                }
                 map.insert("listed", Value::Array(listed));
             }
             Some((id, cause)) => {

@@ -88,7 +88,7 @@ impl Matcher {
             Some(Value::Regex { source, flags }) => compile_regex(source, flags)?,
             _ => return Err(invalid("the object form of a matcher needs `name: RegExp`".into())),
         };
-        if let Some(extra) = map.keys().find(|key| *key != "server" && *key != "name") {
+        if let Some(extra) = map.unknown_key(&["server", "name"]) {
             return Err(invalid(format!("unknown key \"{extra}\" in a matcher object (expected server, name)")));
         }
         Ok(Matcher { kind: Kind::Pattern { server: Some(server), name }, level: Level::Tool })

@@ -90,6 +90,11 @@ impl Plan {
         self.hooks(event).get(position)
     }
 
+    /// Whether any hook of the plan has one of `handles`.
+    pub fn holds_any(&self, handles: &[u32]) -> bool {
+        self.lists.iter().flatten().any(|hook| handles.contains(&hook.handle))
+    }
+
     /// Whether the plan has no hook at all.
     pub fn is_empty(&self) -> bool {
         self.lists.iter().all(Vec::is_empty)
@@ -106,14 +111,22 @@ pub(crate) fn ordered_hooks<'a>(scopes: Scopes<'a>, event: Event, server: Option
         level_order.reverse();
     }
     let mut ordered = Vec::new();
+    let mut matching: Vec<&Hook> = Vec::new();
     for sets in scope_order {
-        let matching: Vec<&Hook> = sets
-            .iter()
-            .flat_map(|set| set.hooks.iter())
-            .filter(|hook| hook.event == event && server.is_none_or(|server| hook.matcher.matches(server, name)))
-            .collect();
+        matching.clear();
+        for set in sets {
+            for hook in &set.hooks {
+                if hook.event == event && server.is_none_or(|server| hook.matcher.matches(server, name)) {
+                    matching.push(hook);
+                }
+            }
+        }
         for level in level_order {
-            ordered.extend(matching.iter().copied().filter(|hook| hook.matcher.level() == level));
+            for hook in &matching {
+                if hook.matcher.level() == level {
+                    ordered.push(*hook);
+                }
+            }
         }
     }
     ordered

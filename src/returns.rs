@@ -279,7 +279,7 @@ impl ReturnFacts {
         };
         out |= (halt as u32) << bits::HALT;
         let known = ["input", "output", "result", "args", "allow", "action", "message", "code", "deny", "halt"];
-        if map.keys().any(|key| !known.contains(&key.as_str())) {
+        if map.unknown_key(&known).is_some() {
             out |= bits::OTHER_OWN;
         }
         ReturnFacts(out)

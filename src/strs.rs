@@ -22,28 +22,86 @@ pub fn split_once<'a>(text: &'a str, separator: &str) -> Option<(&'a str, &'a st
     Some((text.get(..at)?, text.get(at.checked_add(separator.len())?..)?))
 }
 
-/// The items joined with `separator` (one function for every item type: `&str` and `String`
-/// alike go through `&mut dyn Iterator`).
-pub fn join(items: &mut dyn Iterator<Item = &str>, separator: &str) -> String {
+/// The number `digits` spells in decimal, only ASCII digits (no sign, any leading zeros);
+/// `None` for anything else, an empty text, or a number past `usize`. `str::parse` would link
+/// a generic integer parser (~300 bytes of wasm) for what these few texts need.
+pub fn parse_digits(digits: &str) -> Option<usize> {
+    if digits.is_empty() {
+        return None;
+    }
+    let mut number: usize = 0;
+    for byte in digits.bytes() {
+        if !byte.is_ascii_digit() {
+            return None;
+        }
+        number = number.checked_mul(10)?.checked_add(usize::from(byte.wrapping_sub(b'0')))?;
+    }
+    Some(number)
+}
+
+/// Appends the decimal digits of `number` (`core::fmt`'s integer formatting, without it).
+pub fn push_decimal(out: &mut String, number: usize) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut rest = number;
+    loop {
+        at = at.saturating_sub(1);
+        if let Some(slot) = digits.get_mut(at) {
+            // INVARIANT: `rest % 10` is below 10, so the cast keeps it whole.
+            #[allow(clippy::cast_possible_truncation)]
+            let digit = (rest % 10) as u8;
+            *slot = b'0'.saturating_add(digit);
+        }
+        rest /= 10;
+        if rest == 0 || at == 0 {
+            break;
+        }
+    }
+    for &digit in digits.get(at..).unwrap_or_default() {
+        out.push(char::from(digit));
+    }
+}
+
+/// The items joined with `separator` (one function for every item type that reads as a
+/// `str`: `&str` and `String` alike).
+pub fn join<S: AsRef<str>>(items: &[S], separator: &str) -> String {
     let mut out = String::new();
-    for (i, item) in items.enumerate() {
-        if i > 0 {
+    for item in items {
+        if !out.is_empty() {
             out.push_str(separator);
         }
-        out.push_str(item);
+        out.push_str(item.as_ref());
     }
     out
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{find, join, split_once};
+    use super::{find, join, parse_digits, split_once};
+
+    #[test]
+    fn writes_decimals() {
+        for n in [0usize, 7, 10, 99, 100, 12_345, usize::MAX] {
+            let mut out = String::from("x");
+            super::push_decimal(&mut out, n);
+            assert_eq!(out, format!("x{n}"));
+        }
+    }
+
+    #[test]
+    fn parses_digits_only() {
+        for text in ["0", "7", "007", "123456789", "18446744073709551615", "18446744073709551616", "", "+7", "-1", "1 ", "1e3", "٣"] {
+            let std = if text.bytes().all(|b| b.is_ascii_digit()) { text.parse::<usize>().ok() } else { None };
+            assert_eq!(parse_digits(text), std, "{text:?}");
+        }
+    }
 
     #[test]
     fn joins_like_slice_join() {
-        assert_eq!(join(&mut ["a", "b", "c"].into_iter(), ", "), "a, b, c");
-        assert_eq!(join(&mut std::iter::empty(), ", "), "");
-        assert_eq!(join(&mut ["only"].into_iter(), "-"), "only");
+        assert_eq!(join(&["a", "b", "c"], ", "), "a, b, c");
+        assert_eq!(join::<&str>(&[], ", "), "");
+        assert_eq!(join(&["only"], "-"), "only");
+        assert_eq!(join(&["x".to_owned(), "y".to_owned()], "/"), "x/y");
     }
 
     #[test]

@@ -53,20 +53,39 @@ impl Map {
         Map::default()
     }
 
+    // The methods below are loops over the entries, not iterator adapters: every closure
+    // handed to `find`, `map` or `any` is a generic instance of its own in the wasm module.
+
+    /// Where `key` is among the entries.
+    fn position(&self, key: &str) -> Option<usize> {
+        let mut at = 0usize;
+        for (k, _) in &self.entries {
+            if k == key {
+                return Some(at);
+            }
+            at = at.saturating_add(1);
+        }
+        None
+    }
+
     /// The value of `key`.
     pub fn get(&self, key: &str) -> Option<&Value> {
-        self.entries.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+        self.entries.get(self.position(key)?).map(|(_, v)| v)
     }
 
     /// Whether `key` is a member.
     pub fn contains_key(&self, key: &str) -> bool {
-        self.entries.iter().any(|(k, _)| k == key)
+        self.position(key).is_some()
     }
 
     /// Sets `key`, replacing an earlier value in place.
     pub fn insert(&mut self, key: impl Into<String>, value: Value) {
-        let key = key.into();
-        match self.entries.iter_mut().find(|(k, _)| *k == key) {
+        self.insert_owned(key.into(), value);
+    }
+
+    /// [`Map::insert`] for an owned key: one copy of the code for every type of key.
+    fn insert_owned(&mut self, key: String, value: Value) {
+        match self.position(&key).and_then(|at| self.entries.get_mut(at)) {
             Some(entry) => entry.1 = value,
             None => self.entries.push((key, value)),
         }
@@ -75,24 +94,34 @@ impl Map {
     /// Sets `key` when `value` is `Some`; leaves the object as it is otherwise.
     pub fn insert_some(&mut self, key: impl Into<String>, value: Option<impl Into<Value>>) {
         if let Some(value) = value {
-            self.insert(key, value.into());
+            self.insert_owned(key.into(), value.into());
         }
     }
 
     /// Removes `key`, returning its value.
     pub fn remove(&mut self, key: &str) -> Option<Value> {
-        let index = self.entries.iter().position(|(k, _)| k == key)?;
+        let index = self.position(key)?;
         Some(self.entries.remove(index).1)
     }
 
-    /// The members, in order.
-    pub fn iter(&self) -> impl Iterator<Item = (&String, &Value)> {
-        self.entries.iter().map(|(k, v)| (k, v))
+    /// The members, in order, as `(key, value)` pairs.
+    pub fn iter(&self) -> std::slice::Iter<'_, (String, Value)> {
+        self.entries.iter()
     }
 
     /// The keys, in order.
     pub fn keys(&self) -> impl Iterator<Item = &String> {
         self.entries.iter().map(|(k, _)| k)
+    }
+
+    /// The first key that is not one of `known`, in order.
+    pub fn unknown_key(&self, known: &[&str]) -> Option<&str> {
+        for (key, _) in &self.entries {
+            if !known.contains(&key.as_str()) {
+                return Some(key);
+            }
+        }
+        None
     }
 
     /// How many members.
@@ -284,7 +313,11 @@ impl<T: Into<Value>> From<Option<T>> for Value {
 
 impl<T: Into<Value>> From<Vec<T>> for Value {
     fn from(items: Vec<T>) -> Value {
-        Value::Array(items.into_iter().map(Into::into).collect())
+        let mut values = Vec::with_capacity(items.len());
+        for item in items {
+            values.push(item.into());
+        }
+        Value::Array(values)
     }
 }
 

@@ -82,6 +82,11 @@ impl<K: Ord, V> VecMap<K, V> {
         self.entries.iter().map(|(_, v)| v)
     }
 
+    /// The entries, in key order.
+    pub fn entries(&self) -> &[(K, V)] {
+        &self.entries
+    }
+
     /// How many entries there are.
     pub fn len(&self) -> usize {
         self.entries.len()

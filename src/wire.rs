@@ -62,6 +62,132 @@ pub fn decode(bytes: &[u8]) -> Result<Value, WireError> {
     Ok(value)
 }
 
+/// Decodes the value at the start of `bytes`; answers it with the bytes after it (a request
+/// of the boundary's `configure`: its arguments, then its payload as the TS layer encoded it).
+///
+/// # Errors
+/// As [`decode`], but bytes past the value are the rest, not an error.
+pub fn decode_head(bytes: &[u8]) -> Result<(Value, &[u8]), WireError> {
+    let mut reader = Reader { bytes, at: 0 };
+    let value = reader.value(0)?;
+    Ok((value, bytes.get(reader.at..).unwrap_or_default()))
+}
+
+/// Generates a code enum of the boundary: its variants numbered from 1, `ALL` and `from_code`.
+macro_rules! codes {
+    ($(#[$doc:meta])* $name:ident { $($(#[$vdoc:meta])* $variant:ident),* $(,)? }) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum $name {
+            $($(#[$vdoc])* $variant,)*
+        }
+
+        impl $name {
+            /// Every code, in wire order (code 1 first).
+            pub const ALL: &'static [$name] = &[$($name::$variant),*];
+
+            /// Decodes a wire code.
+            pub fn from_code(code: u32) -> Option<$name> {
+                let index = usize::try_from(code.checked_sub(1)?).ok()?;
+                $name::ALL.get(index).copied()
+            }
+
+            /// The wire code.
+            pub fn code(self) -> u32 {
+                // INVARIANT: fewer than 2^32 variants.
+                #[allow(clippy::cast_possible_truncation)]
+                let index = self as u32;
+                index.saturating_add(1)
+            }
+        }
+    };
+}
+
+codes! {
+    /// What a request of the boundary's `configure` export asks. The configuration steps
+    /// cross through one export rather than one each: every export costs its own argument glue
+    /// on both sides of the boundary (~300 bytes of wasm each, and JS). After each step, the
+    /// request's arguments (a wire array) and what follows them.
+    Request {
+        /// `[set, label]`, then the hook set's spec.
+        DefineHookSet,
+        /// `[set, replace, label]`.
+        AddGlobal,
+        /// `[id, subject, server | null, [sets], label]`, then the definition.
+        DefineSubject,
+        /// `[tool, name, [sets], label]`.
+        DefineStandaloneTool,
+        /// `[scope, parent, set | null, label]`.
+        DefineScope,
+        /// `[tool, scope]`.
+        PlanError,
+        /// `[]`, then the policy (`null` removes it).
+        SetPolicy,
+        /// `[]`, then `approvedFingerprints`.
+        SetApprovedFingerprints,
+        /// `[]`, then the tool filter.
+        SetToolFilter,
+        /// `[call, principal | null, nowMs, ttlMs]`.
+        RecordGrant,
+        /// `[]`, then what the grant store holds.
+        LoadGrants,
+        /// `[nowMs]`.
+        ListGrants,
+        /// `[]`, then the revoke filter.
+        RevokeGrants,
+        /// `[]`.
+        StoredGrants,
+        /// `[]`, then the policy to lint (no engine needed).
+        LintPolicy,
+    }
+}
+
+codes! {
+    /// What the boundary's `control` export does to an engine (scalars in, a `u32` out: `1` for
+    /// yes where the step answers a question, `0` otherwise). One export for these steps rather
+    /// than one each: each export costs its own glue on both sides of the boundary.
+    Control {
+        /// Disposes of the engine and everything it holds.
+        EngineDrop,
+        /// Forgets hook set `arg`.
+        DropHookSet,
+        /// Forgets tool `arg`.
+        DropTool,
+        /// Forgets provider scope `arg`.
+        DropScope,
+        /// Hook returns follow the strict contract (`arg` 1) or the lenient one (`arg` 0).
+        SetHookReturns,
+        /// Seals a `'first_listing'` baseline.
+        SealBaseline,
+        /// Records tool `arg`'s baseline definition.
+        RecordBaseline,
+        /// Removes every grant from the book.
+        ClearGrants,
+        /// Whether the static tool filter lets agents see tool `arg`.
+        IsVisible,
+    }
+}
+
+codes! {
+    /// What the boundary's `read` export answers about call or listing `id`, wire-encoded.
+    Read {
+        /// A call's failure so far (`null` when it has none).
+        CallError,
+        /// A call's policy decision (`null` before there is one).
+        CallDecision,
+        /// What the approver and predicates are shown of a call: `{ serverId, name, fingerprint }`.
+        AskFacts,
+        /// Ends a listing: `{ ok, listed }` or `{ ok: false, error }`.
+        EndListing,
+        /// The id of the hook a call is at (a string, or `null`).
+        CurrentHookId,
+        /// The id of the last hook whose outcome a call reported.
+        LastHookId,
+        /// The id of a listing's current hook.
+        ListingHookId,
+    }
+}
+
 /// Encodes a value. Nesting deeper than [`MAX_DEPTH`] is written as `null` (the core never
 /// builds such values; the bound only keeps the recursion safe).
 pub fn encode(value: &Value) -> Vec<u8> {

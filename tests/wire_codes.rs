@@ -9,6 +9,7 @@ use webmcp_warden::call::{Op, Outcome, Signal, Verdict, MAX_HANDLE};
 use webmcp_warden::engine::{CallFlags, ENDED_QUIETLY};
 use webmcp_warden::hooks::{Event, Subject};
 use webmcp_warden::returns::{bits, Action, Allow, Field, Halt, Kind};
+use webmcp_warden::wire::{Control, Read, Request};
 
 fn render() -> String {
     let mut out = String::new();
@@ -107,9 +108,16 @@ fn render() -> String {
     );
     object(
         "Subject",
-        "What a governed call is about (`hooks::Subject`), as `defineSubject` takes it.",
+        "What a governed call is about (`hooks::Subject`), as `Configure.DefineSubject` takes it.",
         [Subject::Tool, Subject::Resource, Subject::Prompt].iter().map(|s| (format!("{s:?}"), *s as u32)).collect(),
     );
+    object(
+        "Configure",
+        "The configuration steps of the `configure` export (`wire::Request`).",
+        Request::ALL.iter().map(|r| (format!("{r:?}"), r.code())).collect(),
+    );
+    object("Control", "The steps of the `control` export (`wire::Control`).", Control::ALL.iter().map(|c| (format!("{c:?}"), c.code())).collect());
+    object("Read", "What the `read` export answers (`wire::Read`).", Read::ALL.iter().map(|r| (format!("{r:?}"), r.code())).collect());
     writeln!(out, "/** Hook events by their number in the core (`hooks::Event`). */").unwrap();
     let names: Vec<String> = Event::ALL.iter().map(|e| format!("'{}'", e.name())).collect();
     writeln!(out, "export const EVENTS = [{}] as const;", names.join(", ")).unwrap();

@@ -116,11 +116,54 @@ export const Facts = {
   HaltOther: 2,
 } as const;
 
-/** What a governed call is about (`hooks::Subject`), as `defineSubject` takes it. */
+/** What a governed call is about (`hooks::Subject`), as `Configure.DefineSubject` takes it. */
 export const Subject = {
   Tool: 0,
   Resource: 1,
   Prompt: 2,
+} as const;
+
+/** The configuration steps of the `configure` export (`wire::Request`). */
+export const Configure = {
+  DefineHookSet: 1,
+  AddGlobal: 2,
+  DefineSubject: 3,
+  DefineStandaloneTool: 4,
+  DefineScope: 5,
+  PlanError: 6,
+  SetPolicy: 7,
+  SetApprovedFingerprints: 8,
+  SetToolFilter: 9,
+  RecordGrant: 10,
+  LoadGrants: 11,
+  ListGrants: 12,
+  RevokeGrants: 13,
+  StoredGrants: 14,
+  LintPolicy: 15,
+} as const;
+
+/** The steps of the `control` export (`wire::Control`). */
+export const Control = {
+  EngineDrop: 1,
+  DropHookSet: 2,
+  DropTool: 3,
+  DropScope: 4,
+  SetHookReturns: 5,
+  SealBaseline: 6,
+  RecordBaseline: 7,
+  ClearGrants: 8,
+  IsVisible: 9,
+} as const;
+
+/** What the `read` export answers (`wire::Read`). */
+export const Read = {
+  CallError: 1,
+  CallDecision: 2,
+  AskFacts: 3,
+  EndListing: 4,
+  CurrentHookId: 5,
+  LastHookId: 6,
+  ListingHookId: 7,
 } as const;
 
 /** Hook events by their number in the core (`hooks::Event`). */

@@ -14,6 +14,8 @@
 import * as glue from '../wasm/warden_core.js';
 import { inflateSync } from './vendor/fflate.js';
 import { WASM_DEFLATED_BASE64 } from '../wasm/warden_core_bytes.js';
+import { Configure, Control, Read } from './codes.js';
+import { Writer, decode, encode } from './wire.js';
 
 /** Thrown when the core trapped during a crossing; the call that saw it ends as `internal_error`. */
 export class CoreTrapped extends Error {
@@ -122,59 +124,96 @@ function guard<T>(crossing: () => T): T {
   }
 }
 
+/**
+ * A configuration step through the core's one `configure` export (`src/wasm/configure.rs`):
+ * the step's arguments as a wire array, then its payload as the caller encoded it. One export
+ * for every step, because each export costs argument glue on both sides of the boundary.
+ */
+function configure(e: number, step: number, args: readonly unknown[], payload?: Uint8Array): Uint8Array {
+  const request = new Writer();
+  request.append(encode(args));
+  if (payload !== undefined) request.append(payload);
+  return guard(() => glue.configure(e, step, request.done()));
+}
+
+/** A scalar step through the core's one `control` export (`wire::Control`). */
+const control = (e: number, step: number, arg = 0) => guard(() => glue.control(e, step, arg));
+
+/** A hook id through the core's `read` export: a string, or `undefined` when there is none. */
+const hookId = (e: number, what: number, id: number) => (decode(guard(() => glue.read(e, what, id))) as string | null) ?? undefined;
+
 /** The core's exports, each crossing guarded. Engine ids come from `engineNew`. */
 export const core = {
   engineNew: () => guard(() => glue.engineNew()),
-  engineDrop: (e: number) => guard(() => glue.engineDrop(e)),
+  engineDrop: (e: number) => {
+    control(e, Control.EngineDrop);
+  },
   engineReset: (e: number) => guard(() => glue.engineReset(e)),
   engineCounts: (e: number) => guard(() => glue.engineCounts(e)),
-  defineHookSet: (e: number, set: number, spec: Uint8Array, label: string) => guard(() => glue.defineHookSet(e, set, spec, label)),
-  dropHookSet: (e: number, set: number) => guard(() => glue.dropHookSet(e, set)),
-  addGlobal: (e: number, set: number, replace: boolean, label: string) => guard(() => glue.addGlobal(e, set, replace, label)),
+  defineHookSet: (e: number, set: number, spec: Uint8Array, label: string) => configure(e, Configure.DefineHookSet, [set, label], spec),
+  dropHookSet: (e: number, set: number) => {
+    control(e, Control.DropHookSet, set);
+  },
+  addGlobal: (e: number, set: number, replace: boolean, label: string) => configure(e, Configure.AddGlobal, [set, replace, label]),
   clearGlobal: (e: number) => guard(() => glue.clearGlobal(e)),
   setServerId: (e: number, id: string) => guard(() => glue.setServerId(e, id)),
-  setHookReturns: (e: number, strict: boolean) => guard(() => glue.setHookReturns(e, strict)),
+  setHookReturns: (e: number, strict: boolean) => {
+    control(e, Control.SetHookReturns, strict ? 1 : 0);
+  },
   defineTool: (e: number, tool: number, definition: Uint8Array, server: string | undefined, sets: Uint32Array, label: string) =>
-    guard(() => glue.defineTool(e, tool, definition, server, sets, label)),
-  defineStandaloneTool: (e: number, tool: number, name: string, sets: Uint32Array, label: string) => guard(() => glue.defineStandaloneTool(e, tool, name, sets, label)),
+    configure(e, Configure.DefineSubject, [tool, 0, server ?? null, Array.from(sets), label], definition),
+  defineStandaloneTool: (e: number, tool: number, name: string, sets: Uint32Array, label: string) =>
+    configure(e, Configure.DefineStandaloneTool, [tool, name, Array.from(sets), label]),
   defineSubject: (e: number, id: number, subject: number, definition: Uint8Array, server: string | undefined, sets: Uint32Array, label: string) =>
-    guard(() => glue.defineSubject(e, id, subject, definition, server, sets, label)),
-  dropTool: (e: number, tool: number) => guard(() => glue.dropTool(e, tool)),
-  defineScope: (e: number, scope: number, parent: number, set: number | undefined, label: string) => guard(() => glue.defineScope(e, scope, parent, set, label)),
-  dropScope: (e: number, scope: number) => guard(() => glue.dropScope(e, scope)),
+    configure(e, Configure.DefineSubject, [id, subject, server ?? null, Array.from(sets), label], definition),
+  dropTool: (e: number, tool: number) => {
+    control(e, Control.DropTool, tool);
+  },
+  defineScope: (e: number, scope: number, parent: number, set: number | undefined, label: string) =>
+    configure(e, Configure.DefineScope, [scope, parent, set ?? null, label]),
+  dropScope: (e: number, scope: number) => {
+    control(e, Control.DropScope, scope);
+  },
   begin: (e: number, tool: number, scope: number, flags: number, signal: number) => guard(() => glue.begin(e, tool, scope, flags, signal)),
   beginAt: (e: number, tool: number, scope: number, flags: number, target: string, signal: number) => guard(() => glue.beginAt(e, tool, scope, flags, target, signal)),
-  planError: (e: number, tool: number, scope: number) => guard(() => glue.planError(e, tool, scope)),
+  planError: (e: number, tool: number, scope: number) => configure(e, Configure.PlanError, [tool, scope]),
   step: (e: number, call: number, outcome: number, facts: number, signal: number, ms: number) => guard(() => glue.step(e, call, outcome, facts, signal, ms)),
   stepWith: (e: number, call: number, outcome: number, facts: number, signal: number, ms: number, payload: Uint8Array) =>
     guard(() => glue.stepWith(e, call, outcome, facts, signal, ms, payload)),
   policyFacts: (e: number, call: number, facts: Uint8Array, signal: number) => guard(() => glue.policyFacts(e, call, facts, signal)),
-  currentHookId: (e: number, call: number) => guard(() => glue.currentHookId(e, call)),
-  lastHookId: (e: number, call: number) => guard(() => glue.lastHookId(e, call)),
-  callError: (e: number, call: number) => guard(() => glue.callError(e, call)),
-  callDecision: (e: number, call: number) => guard(() => glue.callDecision(e, call)),
-  askFacts: (e: number, call: number) => guard(() => glue.askFacts(e, call)),
+  currentHookId: (e: number, call: number) => hookId(e, Read.CurrentHookId, call),
+  lastHookId: (e: number, call: number) => hookId(e, Read.LastHookId, call),
+  callError: (e: number, call: number) => guard(() => glue.read(e, Read.CallError, call)),
+  callDecision: (e: number, call: number) => guard(() => glue.read(e, Read.CallDecision, call)),
+  askFacts: (e: number, call: number) => guard(() => glue.read(e, Read.AskFacts, call)),
   end: (e: number, call: number) => guard(() => glue.end(e, call)),
   beginListing: (e: number, tools: Uint32Array, scopes: Uint32Array) => guard(() => glue.beginListing(e, tools, scopes)),
   listingStep: (e: number, listing: number, outcome: number, facts: number, ms: number, payload: Uint8Array) =>
     guard(() => glue.listingStep(e, listing, outcome, facts, ms, payload)),
   listingGiven: (e: number, listing: number) => guard(() => glue.listingGiven(e, listing)),
-  listingHookId: (e: number, listing: number) => guard(() => glue.listingHookId(e, listing)),
-  endListing: (e: number, listing: number) => guard(() => glue.endListing(e, listing)),
-  setPolicy: (e: number, spec: Uint8Array) => guard(() => glue.setPolicy(e, spec)),
-  setApprovedFingerprints: (e: number, spec: Uint8Array) => guard(() => glue.setApprovedFingerprints(e, spec)),
-  sealBaseline: (e: number) => guard(() => glue.sealBaseline(e)),
-  setToolFilter: (e: number, spec: Uint8Array) => guard(() => glue.setToolFilter(e, spec)),
-  isVisible: (e: number, tool: number) => guard(() => glue.isVisible(e, tool)),
-  recordBaseline: (e: number, tool: number) => guard(() => glue.recordBaseline(e, tool)),
-  recordGrant: (e: number, call: number, principal: string | undefined, now: number, ttl: number) => guard(() => glue.recordGrant(e, call, principal, now, ttl)),
+  listingHookId: (e: number, listing: number) => hookId(e, Read.ListingHookId, listing),
+  endListing: (e: number, listing: number) => guard(() => glue.read(e, Read.EndListing, listing)),
+  setPolicy: (e: number, spec: Uint8Array) => configure(e, Configure.SetPolicy, [], spec),
+  setApprovedFingerprints: (e: number, spec: Uint8Array) => configure(e, Configure.SetApprovedFingerprints, [], spec),
+  sealBaseline: (e: number) => {
+    control(e, Control.SealBaseline);
+  },
+  setToolFilter: (e: number, spec: Uint8Array) => configure(e, Configure.SetToolFilter, [], spec),
+  isVisible: (e: number, tool: number) => control(e, Control.IsVisible, tool) === 1,
+  recordBaseline: (e: number, tool: number) => {
+    control(e, Control.RecordBaseline, tool);
+  },
+  recordGrant: (e: number, call: number, principal: string | undefined, now: number, ttl: number) =>
+    configure(e, Configure.RecordGrant, [call, principal ?? null, now, ttl]),
   forgetGrant: (e: number, grant: Uint8Array) => guard(() => glue.forgetGrant(e, grant)),
-  loadGrants: (e: number, stored: Uint8Array) => guard(() => glue.loadGrants(e, stored)),
-  listGrants: (e: number, now: number) => guard(() => glue.listGrants(e, now)),
-  revokeGrants: (e: number, filter: Uint8Array) => guard(() => glue.revokeGrants(e, filter)),
-  clearGrants: (e: number) => guard(() => glue.clearGrants(e)),
-  storedGrants: (e: number) => guard(() => glue.storedGrants(e)),
-  lintPolicy: (spec: Uint8Array) => guard(() => glue.lintPolicy(spec)),
+  loadGrants: (e: number, stored: Uint8Array) => configure(e, Configure.LoadGrants, [], stored),
+  listGrants: (e: number, now: number) => configure(e, Configure.ListGrants, [now]),
+  revokeGrants: (e: number, filter: Uint8Array) => configure(e, Configure.RevokeGrants, [], filter),
+  clearGrants: (e: number) => {
+    control(e, Control.ClearGrants);
+  },
+  storedGrants: (e: number) => configure(e, Configure.StoredGrants, []),
+  lintPolicy: (spec: Uint8Array) => configure(0, Configure.LintPolicy, [], spec),
   scanText: (text: string) => guard(() => glue.scanText(text)),
   shapeCandidatePattern: () => guard(() => glue.shapeCandidatePattern()),
   shapeFlagNames: () => guard(() => glue.shapeFlagNames()),

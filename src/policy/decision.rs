@@ -150,7 +150,7 @@ impl Pin {
         let mut map = Map::new();
         map.insert("previous", self.previous.as_str().into());
         map.insert("current", self.current.as_str().into());
-        map.insert("changed", Value::Array(self.changed.iter().map(|field| field.as_str().into()).collect()));
+        map.insert("changed", Value::from(self.changed.clone()));
         Value::Object(map)
     }
 }
@@ -251,7 +251,7 @@ impl Decision {
         let fields = if pin.changed.is_empty() {
             String::new()
         } else {
-            format!(" ({})", crate::strs::join(&mut pin.changed.iter().map(String::as_str), ", "))
+            format!(" ({})", crate::strs::join(&pin.changed, ", "))
         };
         Decision {
             effect,

@@ -232,13 +232,13 @@ impl MatchedRules {
         let target = Target::new(server, name);
         let pick = |list: List| -> Vec<usize> {
             let unknown_counts = list != List::Allow;
-            policy
-                .rules(list)
-                .iter()
-                .enumerate()
-                .filter(|(_, rule)| rule.matcher.test(&target).unwrap_or(unknown_counts))
-                .map(|(index, _)| index)
-                .collect()
+            let mut picked = Vec::new();
+            for (index, rule) in policy.rules(list).iter().enumerate() {
+                if rule.matcher.test(&target).unwrap_or(unknown_counts) {
+                    picked.push(index);
+                }
+            }
+            picked
         };
         MatchedRules { lists: [pick(List::Deny), pick(List::Ask), pick(List::Allow)] }
     }

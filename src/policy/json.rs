@@ -26,21 +26,24 @@ impl Pointer {
                 "\"{text}\" is not a JSON pointer: it must start with '/' (did you mean \"/{text}\"?)"
             ));
         };
-        rest.split('/')
-            .map(|token| unescape(token, text))
-            .collect::<Result<_, _>>()
-            .map(|tokens| Pointer { tokens })
+        let mut tokens = Vec::new();
+        for token in rest.split('/') {
+            tokens.push(unescape(token, text)?);
+        }
+        Ok(Pointer { tokens })
     }
 
     /// The value the pointer refers to in `root`, or `None` when it does not resolve.
     pub(crate) fn resolve<'v>(&self, root: &'v Value) -> Option<&'v Value> {
-        self.tokens
-            .iter()
-            .try_fold(root, |value, token| match value {
-                Value::Object(map) => map.get(token),
-                Value::Array(items) => array_index(token).and_then(|index| items.get(index)),
-                _ => None,
-            })
+        let mut value = root;
+        for token in &self.tokens {
+            value = match value {
+                Value::Object(map) => map.get(token)?,
+                Value::Array(items) => items.get(array_index(token)?)?,
+                _ => return None,
+            };
+        }
+        Some(value)
     }
 }
 
@@ -70,13 +73,10 @@ fn unescape(token: &str, whole: &str) -> Result<String, String> {
 /// An array index as RFC 6901 spells it: `0`, or digits without a leading zero. `-` (the
 /// element after the last) never resolves.
 fn array_index(token: &str) -> Option<usize> {
-    let digits_only = !token.is_empty() && token.bytes().all(|b| b.is_ascii_digit());
-    let leading_zero = token.len() > 1 && token.starts_with('0');
-    if digits_only && !leading_zero {
-        token.parse().ok()
-    } else {
-        None
+    if token.is_empty() || (token.len() > 1 && token.starts_with('0')) {
+        return None;
     }
+    crate::strs::parse_digits(token)
 }
 
 /// The first value inside `value` (itself included) that JSON cannot say: a function, a
@@ -86,7 +86,11 @@ pub(crate) fn foreign(value: &Value) -> Option<String> {
     let mut pending = vec![value];
     while let Some(value) = pending.pop() {
         match value {
-            Value::Object(map) => pending.extend(map.iter().map(|(_, item)| item)),
+            Value::Object(map) => {
+                for (_, item) in map.iter() {
+                    pending.push(item);
+                }
+            }
             Value::Array(items) => pending.extend(items),
             Value::Regex { .. } => return Some("a RegExp (use `matches`)".to_owned()),
             Value::Function(_) | Value::Unsupported(_) => return Some(value.type_name().to_owned()),

@@ -1,13 +1,28 @@
 //! Messages for unknown keys, with a "did you mean" when a known key is one or two edits away.
 
+use crate::error::ConfigError;
+use crate::value::Map;
+
 /// `unknown key "alow" in <place> (expected deny, ask, …; did you mean "allow"?)`.
 pub(crate) fn unknown_key_message(key: &str, place: &str, known: &[&str]) -> String {
-    let expected = crate::strs::join(&mut known.iter().copied(), ", ");
+    let expected = crate::strs::join(known, ", ");
     match suggest(key, known) {
         Some(near) => format!(
             "unknown key \"{key}\" in {place} (did you mean \"{near}\"? expected {expected})"
         ),
         None => format!("unknown key \"{key}\" in {place} (expected {expected})"),
+    }
+}
+
+/// Files every key of `map` that is not one of `known` as an error `code` at
+/// `<prefix><key>`, its message naming `place`.
+pub(crate) fn report_unknown_keys(map: &Map, known: &[&str], code: &'static str, place: &str, prefix: &str, errors: &mut Vec<ConfigError>) {
+    for (key, _) in map.iter() {
+        if !known.contains(&key.as_str()) {
+            let mut path = prefix.to_owned();
+            path.push_str(key);
+            errors.push(ConfigError::new(code, unknown_key_message(key, place, known)).at(&path));
+        }
     }
 }
 

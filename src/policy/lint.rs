@@ -52,38 +52,33 @@ impl From<ConfigError> for Diagnostic {
 pub fn lint(spec: &Value) -> Vec<Diagnostic> {
     let mut errors = Vec::new();
     let draft = parse(spec, &mut errors);
-    let mut found: Vec<Diagnostic> = errors.into_iter().map(Diagnostic::from).collect();
+    let mut found: Vec<Diagnostic> = Vec::with_capacity(errors.len());
+    for error in errors {
+        found.push(Diagnostic::from(error));
+    }
     let Some(draft) = draft else { return found };
-    let entries: Vec<Entry<'_>> = List::ALL
-        .iter()
-        .flat_map(|&list| {
-            let raw = spec
-                .get(list.name())
-                .and_then(Value::as_array)
-                .map(Vec::as_slice)
-                .unwrap_or_default();
-            let compiled = draft.rules(list);
-            raw.iter().enumerate().filter_map(move |(index, value)| {
-                let (matcher, when) = raw_parts(value)?;
-                Some(Entry {
-                    list,
-                    index,
-                    shape: compiled
-                        .get(index)
-                        .and_then(Option::as_ref)
-                        .and_then(|_| Shape::of(matcher)),
-                    matcher,
-                    when,
-                    id: value.get("id").and_then(Value::as_str),
-                })
-            })
-        })
-        .collect();
+    let mut entries: Vec<Entry<'_>> = Vec::new();
+    for list in List::ALL {
+        let Some(raw) = spec.get(list.name()).and_then(Value::as_array) else { continue };
+        let compiled = draft.rules(list);
+        for (index, value) in raw.iter().enumerate() {
+            let Some((matcher, when)) = raw_parts(value) else { continue };
+            let shape = match compiled.get(index) {
+                Some(Some(_)) => Shape::of(matcher),
+                _ => None,
+            };
+            entries.push(Entry { list, index, shape, matcher, when, id: value.get("id").and_then(Value::as_str) });
+        }
+    }
     for (position, entry) in entries.iter().enumerate() {
         let earlier = entries.get(..position).unwrap_or_default();
-        found.extend(duplicate_id(entry, earlier));
-        found.extend(unknown_hints(entry));
-        found.extend(shadowed(entry, earlier));
+        if let Some(found_one) = duplicate_id(entry, earlier) {
+            found.push(found_one);
+        }
+        unknown_hints(entry, &mut found);
+        if let Some(found_one) = shadowed(entry, earlier) {
+            found.push(found_one);
+        }
     }
     found
 }
@@ -256,21 +251,19 @@ fn glob_covers(a: &str, b: &str) -> bool {
 fn shadowed(entry: &Entry<'_>, earlier: &[Entry<'_>]) -> Option<Diagnostic> {
     let shape = entry.shape.as_ref()?;
     // Earlier lists first: the deny that hides an allow is the more useful thing to say.
-    let mut candidates: Vec<&Entry<'_>> = earlier
-        .iter()
-        .filter(|other| other.list != entry.list)
-        .collect();
-    candidates.extend(earlier.iter().filter(|other| other.list == entry.list));
-    let cover = candidates.into_iter().find(|other| {
-        other
-            .shape
-            .as_ref()
-            .is_some_and(|other_shape| other_shape.covers(shape))
-            && other
-                .when
-                .iter()
-                .all(|(_, condition)| entry.when.iter().any(|(_, own)| same_condition(own, condition)))
-    })?;
+    let covers = |other: &Entry<'_>| {
+        other.shape.as_ref().is_some_and(|other_shape| other_shape.covers(shape))
+            && other.when.iter().all(|(_, condition)| entry.when.iter().any(|(_, own)| same_condition(own, condition)))
+    };
+    let mut cover = None;
+    for same_list in [false, true] {
+        for other in earlier {
+            if cover.is_none() && (other.list == entry.list) == same_list && covers(other) {
+                cover = Some(other);
+            }
+        }
+    }
+    let cover = cover?;
     let how = if cover.when.is_empty() {
         "unconditionally"
     } else {
@@ -320,25 +313,23 @@ fn duplicate_id(entry: &Entry<'_>, earlier: &[Entry<'_>]) -> Option<Diagnostic> 
 
 /// Annotation hints that neither the WebMCP draft nor MCP defines: a misspelt hint never
 /// matches, which in a deny rule is a silent hole.
-fn unknown_hints(entry: &Entry<'_>) -> Vec<Diagnostic> {
+fn unknown_hints(entry: &Entry<'_>, found: &mut Vec<Diagnostic>) {
     let rule = entry.path();
-    entry
-        .when
-        .iter()
-        .filter_map(|(at, condition)| Some((at, condition.get("annotation")?.as_object()?)))
-        .flat_map(|(at, hints)| {
-            hints.keys().filter(|hint| !KNOWN_HINTS.contains(&hint.as_str())).map(move |hint| (at, hint))
-        })
-        .map(|(at, hint)| {
+    for (at, condition) in &entry.when {
+        let Some(hints) = condition.get("annotation").and_then(Value::as_object) else { continue };
+        for (hint, _) in hints.iter() {
+            if KNOWN_HINTS.contains(&hint.as_str()) {
+                continue;
+            }
             let path = format!("{rule}.{at}");
             let near = suggest(hint, &KNOWN_HINTS).map(|near| format!(" (did you mean \"{near}\"?)")).unwrap_or_default();
-            Diagnostic {
+            found.push(Diagnostic {
                 code: "unknown_annotation",
                 message: format!(
                     "{path}: \"{hint}\" is not an annotation the WebMCP draft or MCP defines{near}; a tool without it reads as false"
                 ),
                 path,
-            }
-        })
-        .collect()
+            });
+        }
+    }
 }

@@ -38,7 +38,7 @@ pub use lint::{lint, Diagnostic};
 use crate::error::ConfigError;
 use crate::hooks::Subject;
 use crate::value::{Map, Value};
-use keys::unknown_key_message;
+use keys::report_unknown_keys;
 use rule::{parse_rule, Rule};
 
 /// The keys of a policy object.
@@ -67,8 +67,16 @@ impl Policy {
     /// Whether any rule reads the call's arguments (an `arg` predicate). When none does, the TS
     /// layer sends the policy step no arguments: parsing and encoding them is most of the step.
     pub fn reads_arguments(&self) -> bool {
-        let own = [&self.deny, &self.ask, &self.allow].into_iter().flatten().any(|rule| rule.data.iter().any(|p| matches!(p, predicate::DataPredicate::Arg { .. })));
-        own || self.sections.as_deref().is_some_and(|sections| sections.iter().any(Policy::reads_arguments))
+        for rules in [&self.deny, &self.ask, &self.allow] {
+            for rule in rules {
+                for predicate in &rule.data {
+                    if matches!(predicate, predicate::DataPredicate::Arg { .. }) {
+                        return true;
+                    }
+                }
+            }
+        }
+        self.sections.as_deref().is_some_and(|sections| sections.iter().any(Policy::reads_arguments))
     }
 
     /// The part of the policy that decides a call about `subject`: the policy itself for tools,
@@ -190,7 +198,13 @@ struct Draft {
 impl Draft {
     /// The compiled policy; only called when parsing pushed no error, so every rule is there.
     fn into_policy(self) -> Policy {
-        let keep = |rules: Vec<Option<Rule>>| rules.into_iter().flatten().collect();
+        let keep = |rules: Vec<Option<Rule>>| {
+            let mut kept = Vec::with_capacity(rules.len());
+            for rule in rules.into_iter().flatten() {
+                kept.push(rule);
+            }
+            kept
+        };
         Policy {
             deny: keep(self.deny),
             ask: keep(self.ask),
@@ -230,15 +244,7 @@ fn parse(spec: &Value, errors: &mut Vec<ConfigError>) -> Option<Draft> {
             return None;
         }
     };
-    for key in map.keys().filter(|key| !POLICY_KEYS.contains(&key.as_str())) {
-        errors.push(
-            ConfigError::new(
-                "unknown_policy_key",
-                unknown_key_message(key, "the policy", &POLICY_KEYS),
-            )
-            .at(key),
-        );
-    }
+    report_unknown_keys(map, &POLICY_KEYS, "unknown_policy_key", "the policy", "", errors);
     let default = setting(map, "default", errors, effect_of, "'deny', 'ask' or 'allow'").unwrap_or(Effect::Ask);
     let pin = setting(
         map,
@@ -301,12 +307,10 @@ fn parse_section(map: &Map, key: &'static str, uris: bool, inherited: Effect, er
             return empty(inherited);
         }
     };
-    for extra in section.keys().filter(|k| !SECTION_KEYS.contains(&k.as_str())) {
-        errors.push(ConfigError::new("unknown_policy_key", unknown_key_message(extra, &format!("the policy's `{key}`"), &SECTION_KEYS)).at(&format!("{key}.{extra}")));
-    }
+    report_unknown_keys(section, &SECTION_KEYS, "unknown_policy_key", &format!("the policy's `{key}`"), &format!("{key}."), errors);
     let mut inner = Vec::new();
     let default = setting(section, "default", &mut inner, effect_of, "'deny', 'ask' or 'allow'").unwrap_or(inherited);
-    errors.extend(inner.into_iter().map(|error| error.at(key)));
+    crate::error::file_under(errors, inner, key);
     let prefix = if uris { "resources." } else { "prompts." };
     let lists = Lists { prefix, uris };
     Draft {
@@ -363,17 +367,15 @@ fn parse_list(map: &Map, list: List, errors: &mut Vec<ConfigError>, lists: Lists
     let prefix = lists.prefix;
     match map.get(name) {
         None => Vec::new(),
-        Some(Value::Array(rules)) => rules
-            .iter()
-            .enumerate()
-            .map(|(index, value)| {
+        Some(Value::Array(rules)) => {
+            let mut parsed = Vec::with_capacity(rules.len());
+            for (index, value) in rules.iter().enumerate() {
                 let mut inner = Vec::new();
-                let rule = parse_rule(value, &mut inner, lists.uris);
-                let path = format!("{prefix}{name}[{index}]");
-                errors.extend(inner.into_iter().map(|error| error.at(&path)));
-                rule
-            })
-            .collect(),
+                parsed.push(parse_rule(value, &mut inner, lists.uris));
+                crate::error::file_under(errors, inner, &format!("{prefix}{name}[{index}]"));
+            }
+            parsed
+        }
         Some(other) => {
             errors.push(
                 ConfigError::new(

@@ -40,7 +40,7 @@ pub(crate) const KNOWN_HINTS: [&str; 7] = [
 #[derive(Debug, Clone)]
 pub(crate) enum DataPredicate {
     /// Every listed annotation equals the given value.
-    Annotation(Vec<(String, Value)>),
+    Annotation(Map),
     /// The taint set holds a server other than the tool's own and not ignored.
     Tainted {
         /// Servers whose output does not count as taint.
@@ -161,15 +161,17 @@ impl Operator {
 /// relative to the rule (`when` or `when[i]`); predicates that parse are returned either way.
 pub(crate) fn parse_when(when: &Value, errors: &mut Vec<ConfigError>) -> Vec<Parsed> {
     match when {
-        Value::Array(items) => items
-            .iter()
-            .enumerate()
-            .filter_map(|(index, item)| {
-                at(errors, &format!("when[{index}]"), |errors| {
-                    parse_predicate(item, errors)
-                })
-            })
-            .collect(),
+        Value::Array(items) => {
+            let mut parsed = Vec::with_capacity(items.len());
+            for (index, item) in items.iter().enumerate() {
+                let mut inner = Vec::new();
+                if let Some(predicate) = parse_predicate(item, &mut inner) {
+                    parsed.push(predicate);
+                }
+                crate::error::file_under(errors, inner, &format!("when[{index}]"));
+            }
+            parsed
+        }
         Value::Null => {
             errors.push(
                 invalid("`when` is a predicate or an array of predicates, not null".into())
@@ -177,22 +179,13 @@ pub(crate) fn parse_when(when: &Value, errors: &mut Vec<ConfigError>) -> Vec<Par
             );
             Vec::new()
         }
-        single => at(errors, "when", |errors| parse_predicate(single, errors))
-            .into_iter()
-            .collect(),
+        single => {
+            let mut inner = Vec::new();
+            let parsed = parse_predicate(single, &mut inner);
+            crate::error::file_under(errors, inner, "when");
+            parsed.into_iter().collect()
+        }
     }
-}
-
-/// Runs `parse` with its own error list, then files its errors under `path`.
-fn at<T>(
-    errors: &mut Vec<ConfigError>,
-    path: &str,
-    parse: impl FnOnce(&mut Vec<ConfigError>) -> T,
-) -> T {
-    let mut inner = Vec::new();
-    let out = parse(&mut inner);
-    errors.extend(inner.into_iter().map(|error| error.at(path)));
-    out
 }
 
 /// Parses one predicate; errors carry no path (the caller knows where it is).
@@ -240,7 +233,7 @@ fn parse_object(map: &Map, errors: &mut Vec<ConfigError>) -> Option<Parsed> {
     if map.contains_key("arg") {
         return parse_arg(map, errors);
     }
-    if let Some(unknown) = map.keys().find(|key| !KINDS.contains(&key.as_str())) {
+    if let Some(unknown) = map.unknown_key(&KINDS) {
         errors.push(ConfigError::new(
             "unknown_predicate",
             unknown_key_message(unknown, "a predicate", &KINDS),
@@ -280,20 +273,14 @@ fn parse_annotation(body: &Value) -> Result<DataPredicate, ConfigError> {
             "`annotation` lists no hint, so it would hold for every tool".into(),
         ));
     }
-    if let Some((hint, kind)) = hints
-        .iter()
-        .find_map(|(hint, value)| foreign(value).map(|kind| (hint, kind)))
-    {
-        return Err(invalid(format!(
-            "annotation \"{hint}\" cannot be compared with {kind}"
-        )));
+    for (hint, value) in hints.iter() {
+        if let Some(kind) = foreign(value) {
+            return Err(invalid(format!(
+                "annotation \"{hint}\" cannot be compared with {kind}"
+            )));
+        }
     }
-    Ok(DataPredicate::Annotation(
-        hints
-            .iter()
-            .map(|(hint, value)| (hint.clone(), value.clone()))
-            .collect(),
-    ))
+    Ok(DataPredicate::Annotation(hints.clone()))
 }
 
 /// `{ tainted: { ignore: [serverIds] } }`.
@@ -304,7 +291,7 @@ fn parse_tainted(body: &Value) -> Result<DataPredicate, ConfigError> {
             body.type_name()
         )));
     };
-    if let Some(unknown) = options.keys().find(|key| *key != "ignore") {
+    if let Some(unknown) = options.unknown_key(&["ignore"]) {
         return Err(ConfigError::new(
             "unknown_predicate",
             unknown_key_message(unknown, "`tainted` options", &["ignore"]),
@@ -351,7 +338,10 @@ fn parse_arg(map: &Map, errors: &mut Vec<ConfigError>) -> Option<Parsed> {
     };
     let mut operators = Vec::new();
     let mut broken = pointer.is_none();
-    for (key, value) in map.iter().filter(|(key, _)| *key != "arg") {
+    for (key, value) in map.iter() {
+        if key == "arg" {
+            continue;
+        }
         match parse_operator(key, value) {
             Ok(operator) => operators.push(operator),
             Err(error) => {
@@ -444,11 +434,12 @@ fn parse_pattern(value: &Value) -> Result<Pattern, ConfigError> {
 
 /// An array of strings, or `None` when the value is anything else.
 fn strings(value: &Value) -> Option<Vec<String>> {
-    value
-        .as_array()?
-        .iter()
-        .map(|item| item.as_str().map(str::to_owned))
-        .collect()
+    let items = value.as_array()?;
+    let mut texts = Vec::with_capacity(items.len());
+    for item in items {
+        texts.push(item.as_str()?.to_owned());
+    }
+    Some(texts)
 }
 
 fn invalid(message: String) -> ConfigError {

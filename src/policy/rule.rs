@@ -1,6 +1,6 @@
 //! Rules: parsing one entry of `deny`, `ask` or `allow` into a compiled matcher and predicates.
 
-use super::keys::unknown_key_message;
+use super::keys::report_unknown_keys;
 use super::predicate::{parse_when, DataPredicate, Parsed};
 use crate::error::ConfigError;
 use crate::matcher::Matcher;
@@ -48,11 +48,13 @@ pub(crate) fn raw_parts(value: &Value) -> Option<RawRule<'_>> {
         Value::Object(map) if is_matcher_object(map) => Some((Some(value), Vec::new())),
         Value::Object(map) => {
             let when = match map.get("when") {
-                Some(Value::Array(items)) => items
-                    .iter()
-                    .enumerate()
-                    .map(|(index, item)| (format!("when[{index}]"), item))
-                    .collect(),
+                Some(Value::Array(items)) => {
+                    let mut when = Vec::with_capacity(items.len());
+                    for (index, item) in items.iter().enumerate() {
+                        when.push((format!("when[{index}]"), item));
+                    }
+                    when
+                }
                 Some(single) => vec![("when".to_owned(), single)],
                 None => Vec::new(),
             };
@@ -65,7 +67,7 @@ pub(crate) fn raw_parts(value: &Value) -> Option<RawRule<'_>> {
 /// Whether an object entry is the `{ server, name: RegExp }` matcher standing in for a rule
 /// ("a rule is a matcher", as a string or a `RegExp` is).
 fn is_matcher_object(map: &Map) -> bool {
-    map.contains_key("server") && map.keys().all(|key| key == "server" || key == "name")
+    map.contains_key("server") && map.unknown_key(&["server", "name"]).is_none()
 }
 
 /// Compiles a rule's matcher: names (tools, prompts), or URIs (the `resources` section).
@@ -111,15 +113,7 @@ pub(crate) fn parse_rule(value: &Value, errors: &mut Vec<ConfigError>, uris: boo
 /// Parses `{ match?, when?, id?, reason? }`, collecting every problem in it.
 fn parse_object(map: &Map, errors: &mut Vec<ConfigError>, uris: bool) -> Option<Rule> {
     let before = errors.len();
-    for key in map.keys().filter(|key| !RULE_KEYS.contains(&key.as_str())) {
-        errors.push(
-            ConfigError::new(
-                "unknown_rule_key",
-                unknown_key_message(key, "a rule", &RULE_KEYS),
-            )
-            .at(key),
-        );
-    }
+    report_unknown_keys(map, &RULE_KEYS, "unknown_rule_key", "a rule", "", errors);
     let matcher = match map.get("match") {
         None => Some(Matcher::all()),
         Some(spec) => compile_matcher(spec, uris)

@@ -94,7 +94,7 @@ use crate::value::{Map, Value};
 pub use json::{json_len, NumberLengths};
 pub use request::Request;
 pub use text::{
-    apply_removals, classify, has_removable, scan_str, scan_utf16, strip_str, Class, Flags, Scan,
+    apply_removals, classify, has_removable, push_flat, scan_str, scan_utf16, strip_str, Class, Flags, Scan,
     CANDIDATE_PATTERN_JS,
 };
 
@@ -427,8 +427,8 @@ fn parse_truncation_notice(text: &str) -> Option<(usize, usize, bool)> {
         None => (false, rest),
     };
     let total = rest.strip_suffix(" bytes]")?;
-    let kept: usize = kept.parse().ok()?;
-    let total: usize = total.parse().ok()?;
+    let kept = crate::strs::parse_digits(kept)?;
+    let total = crate::strs::parse_digits(total)?;
     // Only the canonical spelling (no "+7", no leading zeros) is ours.
     (truncation_notice(kept, total, at_least) == text).then_some((kept, total, at_least))
 }
@@ -550,7 +550,13 @@ fn shape_json(value: &Value, depth: usize, flags: &mut Flags) -> Value {
             flags.unsupported_content = true;
             Value::String(too_deep_notice())
         }
-        Value::Array(items) => Value::Array(items.iter().map(|item| shape_json(item, deeper, flags)).collect()),
+        Value::Array(items) => {
+            let mut shaped = Vec::with_capacity(items.len());
+            for item in items {
+                shaped.push(shape_json(item, deeper, flags));
+            }
+            Value::Array(shaped)
+        }
         Value::Object(map) => Value::Object(shape_map(map, deeper, flags)),
         Value::Null | Value::Bool(_) | Value::Number(_) => value.clone(),
         Value::Function(_) | Value::Regex { .. } | Value::Unsupported(_) => {
@@ -666,7 +672,10 @@ pub fn shape_with(result: &Value, opts: &ShapeOptions, hints: &Hints) -> Shaped 
             *slot = slot.saturating_add(omitted.bytes);
         }
     }
-    let pieces: Vec<Piece> = body.iter().zip(extras).map(|(block, extra)| shape_block(block, extra, &mut flags)).collect();
+    let mut pieces: Vec<Piece> = Vec::with_capacity(body.len());
+    for (block, extra) in body.iter().zip(extras) {
+        pieces.push(shape_block(block, extra, &mut flags));
+    }
 
     let structured = match obj.get("structuredContent") {
         // Not sent at all when it was over the limit.

@@ -49,28 +49,34 @@ impl Request {
             .get("maxBytes")
             .and_then(Value::as_u64)
             .map_or(DEFAULT_MAX_BYTES, |n| usize::try_from(n).unwrap_or(usize::MAX));
-        let numbers = map.get("numbers").and_then(Value::as_array).map(|flat| {
-            NumberLengths::new(flat.chunks_exact(2).filter_map(|pair| match pair {
-                [Value::Number(n), len] => Some((*n, count(len)?)),
-                _ => None,
-            }))
-        });
-        let omitted = map.get("omitted").and_then(Value::as_array).map(|flat| {
-            flat.chunks_exact(3)
-                .filter_map(|triple| match triple {
-                    [block, field, bytes] => Some(Omitted { block: count(block)?, field: field_of(field)?, bytes: count(bytes)? }),
-                    _ => None,
-                })
-                .collect()
-        });
+        let mut numbers = Vec::new();
+        if let Some(flat) = map.get("numbers").and_then(Value::as_array) {
+            for pair in flat.chunks_exact(2) {
+                if let [Value::Number(n), len] = pair {
+                    if let Some(len) = count(len) {
+                        numbers.push((n.to_bits(), len));
+                    }
+                }
+            }
+        }
+        let mut omitted = Vec::new();
+        if let Some(flat) = map.get("omitted").and_then(Value::as_array) {
+            for triple in flat.chunks_exact(3) {
+                if let [block, field, bytes] = triple {
+                    if let (Some(block), Some(field), Some(bytes)) = (count(block), field_of(field), count(bytes)) {
+                        omitted.push(Omitted { block, field, bytes });
+                    }
+                }
+            }
+        }
         Request {
             result,
             options: ShapeOptions { server_id, max_bytes },
             hints: Hints {
-                omitted: omitted.unwrap_or_default(),
+                omitted,
                 surplus_blocks: map.get("surplusBlocks").and_then(count).unwrap_or(0),
                 structured_over_limit: map.get("structuredOverLimit").and_then(Value::as_bool).unwrap_or(false),
-                numbers: numbers.unwrap_or_default(),
+                numbers: NumberLengths::from_bits(numbers),
             },
         }
     }

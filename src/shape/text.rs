@@ -116,20 +116,14 @@ impl Flags {
     /// The set flags' names, in the order of [`Flags::NAMES`]; `truncated` is never named.
     #[must_use]
     pub fn names(&self) -> Vec<&'static str> {
-        let set = [
-            self.bidi,
-            self.zero_width,
-            self.tag_chars,
-            self.variation_selectors,
-            self.media_dropped,
-            self.unsupported_content,
-            self.oversized,
-        ];
-        Self::NAMES
-            .iter()
-            .zip(set)
-            .filter_map(|(name, on)| on.then_some(*name))
-            .collect()
+        let bits = self.bits();
+        let mut names = Vec::new();
+        for (bit, name) in Self::NAMES.iter().enumerate() {
+            if bits >> bit & 1 == 1 {
+                names.push(*name);
+            }
+        }
+        names
     }
 
     /// Sets the flag called `name` (one of [`Flags::NAMES`]); returns `false`, changing
@@ -231,7 +225,9 @@ impl Scan {
     /// The removals flattened to `[start0, end0, start1, end1, …]`, for a `Uint32Array`.
     #[must_use]
     pub fn removals_flat(&self) -> Vec<u32> {
-        self.removals.iter().flat_map(|&(s, e)| [s, e]).collect()
+        let mut flat = Vec::with_capacity(self.removals.len().saturating_mul(2));
+        push_flat(&mut flat, &self.removals);
+        flat
     }
 
     /// The number of code units the removals take away.
@@ -241,6 +237,14 @@ impl Scan {
             .iter()
             .map(|&(s, e)| u64::from(e.saturating_sub(s)))
             .sum()
+    }
+}
+
+/// Appends `removals` to `flat` as `start0, end0, start1, end1, …`.
+pub fn push_flat(flat: &mut Vec<u32>, removals: &[(u32, u32)]) {
+    for &(start, end) in removals {
+        flat.push(start);
+        flat.push(end);
     }
 }
 

@@ -1,12 +1,15 @@
-//! Exports of the core module: engines, hook sets, tools, scopes, calls and listings.
+//! Exports of the core module: engines, hook sets, tools, scopes, calls and listings. Defining
+//! them is a step of `configure` (`src/wasm/configure.rs`); dropping them, calls and
+//! listings take scalars here.
 
 use wasm_bindgen::prelude::*;
 
-use super::engines::{self, answer, decode, no_engine};
+use super::engines;
 use crate::call::{Outcome, PolicyFacts, Signal};
 use crate::engine::CallFlags;
 use crate::returns::{Contract, ReturnFacts};
 use crate::value::Value;
+use crate::wire::{Control, Read};
 
 /// Creates an engine (one per client object); answers its id.
 #[wasm_bindgen(js_name = engineNew)]
@@ -14,10 +17,48 @@ pub fn engine_new() -> u32 {
     engines::create()
 }
 
-/// Disposes of an engine and everything it holds.
-#[wasm_bindgen(js_name = engineDrop)]
-pub fn engine_drop(engine: u32) {
-    engines::remove(engine);
+/// Runs control step `step` (`wire::Control`) on engine `engine` with its one argument.
+#[wasm_bindgen]
+pub fn control(engine: u32, step: u32, arg: u32) -> u32 {
+    let Some(step) = Control::from_code(step) else { return 0 };
+    if step == Control::EngineDrop {
+        engines::remove(engine);
+        return 0;
+    }
+    engines::with(engine, |e| {
+        match step {
+            Control::EngineDrop => {}
+            Control::DropHookSet => e.drop_hook_set(arg),
+            Control::DropTool => e.drop_tool(arg),
+            Control::DropScope => e.drop_scope(arg),
+            Control::SetHookReturns => e.set_contract(if arg == 1 { Contract::Strict } else { Contract::Lenient }),
+            Control::SealBaseline => e.seal_baseline(),
+            Control::RecordBaseline => e.record_baseline(arg),
+            Control::ClearGrants => e.governor_mut().grants_mut().clear(),
+            Control::IsVisible => return u32::from(e.is_visible(arg)),
+        }
+        0
+    })
+    .unwrap_or(0)
+}
+
+/// What `what` (`wire::Read`) says about call or listing `id` of engine `engine`, encoded
+/// (`null` for an unknown engine, call or listing).
+#[wasm_bindgen]
+pub fn read(engine: u32, what: u32, id: u32) -> Vec<u8> {
+    let value = Read::from_code(what).and_then(|what| {
+        engines::with(engine, |e| match what {
+            Read::CallError => e.call(id).and_then(|call| call.error()).map(crate::call::CallError::to_value),
+            Read::CallDecision => e.call(id).and_then(|call| call.decision()).map(crate::call::decision_value),
+            Read::AskFacts => e.ask_facts(id).map(|facts| crate::object! { "serverId" => facts.server_id, "name" => facts.name, "fingerprint" => facts.fingerprint }),
+            Read::EndListing => e.end_listing(id),
+            Read::CurrentHookId => e.call(id).and_then(|call| call.current_hook_id()).map(Value::from),
+            Read::LastHookId => e.call(id).and_then(|call| call.last_hook_id()).map(Value::from),
+            Read::ListingHookId => e.listing(id).and_then(|listing| listing.current_hook_id()).map(Value::from),
+        })
+        .flatten()
+    });
+    crate::wire::encode(&value.unwrap_or(Value::Null))
 }
 
 /// Back to defaults (`resetWebMCP()`), keeping tools; answers the hook sets it forgot.
@@ -32,36 +73,6 @@ pub fn engine_counts(engine: u32) -> Vec<u32> {
     engines::with(engine, |e| e.counts().iter().map(|n| u32::try_from(*n).unwrap_or(u32::MAX)).collect()).unwrap_or_default()
 }
 
-/// Checks and stores a hook set; answers `{ ok, hooks: [[handle, event, timeout | null]] }`.
-#[wasm_bindgen(js_name = defineHookSet)]
-pub fn define_hook_set(engine: u32, set: u32, spec: &[u8], label: &str) -> Vec<u8> {
-    engines::with(engine, |e| {
-        answer(decode(spec).and_then(|spec| {
-            e.define_hook_set(set, &spec, label)?;
-            let hooks = e
-                .set_hooks(set)
-                .into_iter()
-                .map(|(handle, event, timeout)| Value::Array(vec![handle.into(), (event as u32).into(), timeout.into()]))
-                .collect();
-            Ok(crate::object! { "hooks" => Value::Array(hooks) })
-        }))
-    })
-    .unwrap_or_else(no_engine)
-}
-
-/// Forgets a hook set.
-#[wasm_bindgen(js_name = dropHookSet)]
-pub fn drop_hook_set(engine: u32, set: u32) {
-    engines::with(engine, |e| e.drop_hook_set(set));
-}
-
-/// Adds a set to the global hooks (or makes it the only one); answers `{ ok, replaced }`.
-#[wasm_bindgen(js_name = addGlobal)]
-pub fn add_global(engine: u32, set: u32, replace: bool, label: &str) -> Vec<u8> {
-    engines::with(engine, |e| answer(e.add_global(set, replace, label).map(|replaced| crate::object! { "replaced" => replaced })))
-        .unwrap_or_else(no_engine)
-}
-
 /// Removes every global hook; answers the sets removed.
 #[wasm_bindgen(js_name = clearGlobal)]
 pub fn clear_global(engine: u32) -> Vec<u32> {
@@ -72,68 +83,6 @@ pub fn clear_global(engine: u32) -> Vec<u32> {
 #[wasm_bindgen(js_name = setServerId)]
 pub fn set_server_id(engine: u32, server_id: &str) {
     engines::with(engine, |e| e.set_server_id(server_id));
-}
-
-/// Sets the hook return contract: `strict` (ConduitMCP's) or not (simple-webmcp's meaning).
-#[wasm_bindgen(js_name = setHookReturns)]
-pub fn set_hook_returns(engine: u32, strict: bool) {
-    engines::with(engine, |e| e.set_contract(if strict { Contract::Strict } else { Contract::Lenient }));
-}
-
-/// Defines a tool from its definition (`{ name, annotations?, canonical: { name, title?,
-/// description?, inputSchema?, outputSchema?, annotations? } }`, each member of `canonical` the
-/// RFC 8785 text of that field, written by the TS layer); answers `{ ok, fingerprint }`.
-#[wasm_bindgen(js_name = defineTool)]
-pub fn define_tool(engine: u32, tool: u32, definition: &[u8], server: Option<String>, sets: &[u32], label: &str) -> Vec<u8> {
-    engines::with(engine, |e| {
-        answer(decode(definition).and_then(|definition| {
-            let definition = crate::governor::Definition::from_value(&definition)?;
-            let fingerprint = definition.fingerprint.clone();
-            e.define_tool(tool, definition, server, sets.to_vec(), label)?;
-            Ok(crate::object! { "fingerprint" => fingerprint })
-        }))
-    })
-    .unwrap_or_else(no_engine)
-}
-
-/// Defines a resource (`subject` 1, its definition named by its URI or URI template) or a
-/// prompt (`subject` 2) as `defineTool` does a tool (`subject` 0); answers `{ ok, fingerprint }`.
-#[wasm_bindgen(js_name = defineSubject)]
-pub fn define_subject(engine: u32, id: u32, subject: u32, definition: &[u8], server: Option<String>, sets: &[u32], label: &str) -> Vec<u8> {
-    engines::with(engine, |e| {
-        answer(decode(definition).and_then(|definition| {
-            let subject = crate::hooks::Subject::from_code(subject).ok_or_else(|| crate::error::ConfigError::new("invalid_wire", "an unknown subject".into()))?;
-            let definition = crate::governor::Definition::from_value(&definition)?;
-            let fingerprint = definition.fingerprint.clone();
-            e.define_subject(id, subject, definition, server, sets.to_vec(), label)?;
-            Ok(crate::object! { "fingerprint" => fingerprint })
-        }))
-    })
-    .unwrap_or_else(no_engine)
-}
-
-/// Defines a tool that runs its own hook sets only; answers `{ ok }`.
-#[wasm_bindgen(js_name = defineStandaloneTool)]
-pub fn define_standalone_tool(engine: u32, tool: u32, name: &str, sets: &[u32], label: &str) -> Vec<u8> {
-    engines::with(engine, |e| answer(e.define_standalone_tool(tool, name, sets.to_vec(), label).map(|()| crate::object! {}))).unwrap_or_else(no_engine)
-}
-
-/// Forgets a tool.
-#[wasm_bindgen(js_name = dropTool)]
-pub fn drop_tool(engine: u32, tool: u32) {
-    engines::with(engine, |e| e.drop_tool(tool));
-}
-
-/// Adds a provider scope; answers `{ ok }`.
-#[wasm_bindgen(js_name = defineScope)]
-pub fn define_scope(engine: u32, scope: u32, parent: u32, set: Option<u32>, label: &str) -> Vec<u8> {
-    engines::with(engine, |e| answer(e.define_scope(scope, parent, set, label).map(|()| crate::object! {}))).unwrap_or_else(no_engine)
-}
-
-/// Forgets a provider scope.
-#[wasm_bindgen(js_name = dropScope)]
-pub fn drop_scope(engine: u32, scope: u32) {
-    engines::with(engine, |e| e.drop_scope(scope));
 }
 
 /// Starts a call (flags: see `CallFlags`) and takes its first step, in one crossing: answers
@@ -169,12 +118,6 @@ pub fn begin_at(engine: u32, tool: u32, scope: u32, flags: u32, target: &str, si
     .unwrap_or(-1.0)
 }
 
-/// Why a tool's hooks cannot be planned under a scope: `{ ok }` or `{ ok: false, error }`.
-#[wasm_bindgen(js_name = planError)]
-pub fn plan_error(engine: u32, tool: u32, scope: u32) -> Vec<u8> {
-    engines::with(engine, |e| answer(e.plan(tool, scope).map(|_| crate::object! {}))).unwrap_or_else(no_engine)
-}
-
 /// Feeds an outcome (no payload); answers the next action, packed (`0`: unknown call).
 #[wasm_bindgen]
 pub fn step(engine: u32, call: u32, outcome: u32, facts: u32, signal: u32, duration_ms: f64) -> u32 {
@@ -206,34 +149,6 @@ pub fn policy_facts(engine: u32, call: u32, facts: &[u8], signal: u32) -> u32 {
     engines::with(engine, |e| e.policy_facts(call, &facts, Signal::from_code(signal))).flatten().map_or(0, |action| action.encode())
 }
 
-/// The id of the hook a call is at (for telemetry).
-#[wasm_bindgen(js_name = currentHookId)]
-pub fn current_hook_id(engine: u32, call: u32) -> Option<String> {
-    engines::with(engine, |e| e.call(call).and_then(|call| call.current_hook_id()).map(str::to_owned)).flatten()
-}
-
-/// A call's failure so far (`null` when it has none), for error and denied hooks.
-#[wasm_bindgen(js_name = callError)]
-pub fn call_error(engine: u32, call: u32) -> Vec<u8> {
-    let error = engines::with(engine, |e| e.call(call).and_then(|call| call.error()).map(crate::call::CallError::to_value)).flatten();
-    crate::wire::encode(&error.unwrap_or(Value::Null))
-}
-
-/// A call's policy decision (`null` before there is one).
-#[wasm_bindgen(js_name = callDecision)]
-pub fn call_decision(engine: u32, call: u32) -> Vec<u8> {
-    let decision = engines::with(engine, |e| e.call(call).and_then(|call| call.decision()).map(crate::call::decision_value)).flatten();
-    crate::wire::encode(&decision.unwrap_or(Value::Null))
-}
-
-/// What the approver and predicates are shown of a call: `{ serverId, name, fingerprint }`.
-#[wasm_bindgen(js_name = askFacts)]
-pub fn ask_facts(engine: u32, call: u32) -> Vec<u8> {
-    let facts = engines::with(engine, |e| e.ask_facts(call)).flatten();
-    let value = facts.map_or(Value::Null, |facts| crate::object! { "serverId" => facts.server_id, "name" => facts.name, "fingerprint" => facts.fingerprint });
-    crate::wire::encode(&value)
-}
-
 /// Ends a call: `{ ok, error?, text?, decision?, record? }`, or a dry run's explanation.
 #[wasm_bindgen]
 pub fn end(engine: u32, call: u32) -> Vec<u8> {
@@ -262,19 +177,6 @@ pub fn listing_given(engine: u32, listing: u32) -> Vec<u32> {
     engines::with(engine, |e| e.listing(listing).map(crate::listing::Listing::given)).flatten().unwrap_or_default()
 }
 
-/// The id of the current listing hook.
-#[wasm_bindgen(js_name = listingHookId)]
-pub fn listing_hook_id(engine: u32, listing: u32) -> Option<String> {
-    engines::with(engine, |e| e.listing(listing).and_then(|l| l.current_hook_id()).map(str::to_owned)).flatten()
-}
-
-/// Ends a listing: `{ ok, listed }` or `{ ok: false, error }`.
-#[wasm_bindgen(js_name = endListing)]
-pub fn end_listing(engine: u32, listing: u32) -> Vec<u8> {
-    let value = engines::with(engine, |e| e.end_listing(listing)).flatten();
-    crate::wire::encode(&value.unwrap_or(Value::Null))
-}
-
 /// Aborts the instance with a wasm trap, as an out-of-memory would: for the tests that prove a
 /// trapped instance is replaced and its configuration restored. Never called by the package.
 #[wasm_bindgen(js_name = __testTrap)]
@@ -294,8 +196,3 @@ pub fn explain_unknown(name: &str) -> Vec<u8> {
     crate::wire::encode(&crate::call::unknown_tool_explanation(name))
 }
 
-/// The id of the last hook whose outcome a call reported (for the TS layer's warnings).
-#[wasm_bindgen(js_name = lastHookId)]
-pub fn last_hook_id(engine: u32, call: u32) -> Option<String> {
-    engines::with(engine, |e| e.call(call).and_then(|call| call.last_hook_id()).map(str::to_owned)).flatten()
-}

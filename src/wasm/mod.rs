@@ -15,6 +15,8 @@
 //! tool with a schema is first called.
 
 #[cfg(not(feature = "validator-module"))]
+mod configure;
+#[cfg(not(feature = "validator-module"))]
 mod core;
 #[cfg(not(feature = "validator-module"))]
 mod engines;

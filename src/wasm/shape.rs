@@ -8,7 +8,10 @@ use crate::value::Value;
 use crate::wire;
 
 fn flat(scan: &Scan) -> Vec<u32> {
-    std::iter::once(scan.flags.bits()).chain(scan.removals_flat()).collect()
+    let mut flat = Vec::with_capacity(scan.removals.len().saturating_mul(2).saturating_add(1));
+    flat.push(scan.flags.bits());
+    shape::push_flat(&mut flat, &scan.removals);
+    flat
 }
 
 /// Removal ranges of one well-formed string: `[flagBits, start0, end0, …]` in UTF-16 units.
@@ -26,17 +29,22 @@ pub fn shape_candidate_pattern() -> String {
 /// The names of the flag bits, in bit order (bit 7, `truncated`, is reported apart).
 #[wasm_bindgen(js_name = shapeFlagNames)]
 pub fn shape_flag_names() -> Vec<String> {
-    Flags::NAMES.iter().map(|name| (*name).to_owned()).collect()
+    let mut names = Vec::with_capacity(Flags::NAMES.len());
+    for name in Flags::NAMES {
+        names.push(name.to_owned());
+    }
+    names
 }
 
 /// The limits the TS layer applies before sending a result: `[maxBlocks, structuredSlack,
 /// maxMimeBytes, maxDepth]`.
 #[wasm_bindgen(js_name = shapeLimits)]
 pub fn shape_limits() -> Vec<u32> {
-    [shape::MAX_BLOCKS, shape::STRUCTURED_SLACK, shape::MAX_MIME_BYTES, shape::MAX_DEPTH]
-        .iter()
-        .map(|&n| u32::try_from(n).unwrap_or(u32::MAX))
-        .collect()
+    let mut limits = Vec::with_capacity(4);
+    for n in [shape::MAX_BLOCKS, shape::STRUCTURED_SLACK, shape::MAX_MIME_BYTES, shape::MAX_DEPTH] {
+        limits.push(u32::try_from(n).unwrap_or(u32::MAX));
+    }
+    limits
 }
 
 /// Which kept lists a `mimeType` is in: bit 0 images, bit 1 audio.
