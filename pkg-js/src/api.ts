@@ -4,7 +4,6 @@
 // here runs at import time.
 import { Warden } from './client.js';
 import { configure, type WebMCPConfig } from './config.js';
-import { explain, type Explanation } from './explain.js';
 import { clearGrants, listGrants, resetGrants, revokeGrant, type Grant } from './grants.js';
 import { mergeHooks } from './hookset.js';
 import type { ListingOptions } from './listing.js';
@@ -12,50 +11,26 @@ import { noticeRuntime, syncRegistrations } from './registration.js';
 import { invokeTool, listTools } from './registry.js';
 import type { TelemetryHandler } from './telemetry.js';
 import { createTool, unregisterAll } from './tool.js';
-import { createPrompt, createResource, unregisterAllSubjects } from './subject.js';
-import { getPrompt, readResource } from './subject-call.js';
-import type {
-  CallOptions,
-  CallOutcome,
-  GetPromptResult,
-  PromptGet,
-  ReadResourceResult,
-  ResourceRead,
-  SubjectOutcome,
-  ToolContract,
-  ToolFactory,
-  WebMCPHooks,
-  WebMCPPrompt,
-  WebMCPPromptOptions,
-  WebMCPResource,
-  WebMCPResourceOptions,
-} from './types.js';
+import { ConfigurationError } from './errors.js';
+import type { CallOptions, CallOutcome, ToolContract, ToolFactory, WebMCPHooks } from './types.js';
 
 /**
  * A webmcp-warden client: its own core engine, configuration, registry, grants and telemetry.
  * Pages normally use the default client through the top-level functions; make one with
  * {@link createWarden} to keep requests apart on a server, or tests apart, and hand it to
- * `<WebMCPProvider client>`.
+ * `<WebMCPProvider client>`. Resources, prompts and dry runs are not methods: `webmcpResource`,
+ * `webmcpPrompt`, `readResource`, `getPrompt` and `explain` take the client as their `client`
+ * option, so a page that never uses them never downloads their code.
  */
 export interface WardenClient {
   /** Wraps `fn` as a governed tool of this client; infers types as the top-level `webmcp` does. */
   webmcp: ToolFactory;
-  /** Wraps `read` as a governed resource of this client (see `webmcpResource`). */
-  webmcpResource(read: ResourceRead, options: WebMCPResourceOptions): WebMCPResource;
-  /** Wraps `get` as a governed prompt of this client (see `webmcpPrompt`). */
-  webmcpPrompt(get: PromptGet, options: WebMCPPromptOptions): WebMCPPrompt;
-  /** Reads a registered resource as an in-page agent (see `readResource`). */
-  readResource(uri: string, options?: CallOptions): Promise<SubjectOutcome<ReadResourceResult>>;
-  /** Gets a registered prompt as an in-page agent (see `getPrompt`). */
-  getPrompt(name: string, args?: Record<string, string>, options?: CallOptions): Promise<SubjectOutcome<GetPromptResult>>;
   /** Configures this client (see `configureWebMCP`). */
   configure(options: WebMCPConfig): void;
   /** Calls a registered tool as an in-page agent (see `invokeTool`). */
   invokeTool(name: string, input?: unknown, options?: CallOptions): Promise<CallOutcome>;
   /** The registered tools as an agent sees them (see `listTools`). */
   listTools(options?: ListingOptions): Promise<ToolContract[]>;
-  /** A dry run of a call (see `explain`). */
-  explain(name: string, input?: unknown, options?: Pick<CallOptions, 'principal' | 'taint'>): Promise<Explanation>;
   /** Subscribes to telemetry events; answers the unsubscribe function. */
   onTelemetry(handler: TelemetryHandler): () => void;
   /** The live grants. */
@@ -90,16 +65,6 @@ export function createWarden(options?: WebMCPConfig): WardenClient {
   const client: WardenClient = {
     // Inference is for callers; inside, the function and options are data.
     webmcp: ((fn: any, opts: any) => createTool(w, fn, opts)) as ToolFactory,
-    webmcpResource: (read, opts) => createResource(w, read, opts),
-    webmcpPrompt: (get, opts) => createPrompt(w, get, opts),
-    readResource: (uri, opts) => {
-      noticeRuntime(w);
-      return readResource(w, uri, opts);
-    },
-    getPrompt: (name, args, opts) => {
-      noticeRuntime(w);
-      return getPrompt(w, name, args, opts);
-    },
     configure: (opts) => configure(w, opts),
     // Calls and listings notice a runtime that arrived since the last sync (registration.ts).
     invokeTool: (name, input, opts) => {
@@ -110,7 +75,6 @@ export function createWarden(options?: WebMCPConfig): WardenClient {
       noticeRuntime(w);
       return listTools(w, opts);
     },
-    explain: (name, input, opts) => explain(w, name, input, opts),
     onTelemetry: (handler) => {
       // A disposed client sends nothing; subscribing to it is a mistake worth saying.
       w.engine();
@@ -127,13 +91,13 @@ export function createWarden(options?: WebMCPConfig): WardenClient {
     },
     reset: () => {
       unregisterAll(w);
-      unregisterAllSubjects(w);
+      w.subjects?.unregisterAll(w);
       w.resetState();
       resetGrants(w);
     },
     dispose: () => {
       unregisterAll(w);
-      unregisterAllSubjects(w);
+      w.subjects?.unregisterAll(w);
       w.disposeEngine();
     },
   };
@@ -153,4 +117,23 @@ export function getDefaultWarden(): WardenClient {
 /** The internal default client. */
 export function defaultWarden(): Warden {
   return internals.get(getDefaultWarden()) as Warden;
+}
+
+/** The `client` option of the top-level functions that are not methods of a client (resources, prompts, dry runs). */
+export interface ClientOption {
+  /** The client to act on (made by {@link createWarden}); the default client when absent. */
+  client?: WardenClient;
+}
+
+/**
+ * The internal client `options.client` names (the default client when there is none) and the
+ * options without `client`, for the function's own checks. Options that are not an object are
+ * left as they are, for those checks to refuse.
+ */
+export function clientOption<T>(options: T): [Warden, T] {
+  if (options === null || typeof options !== 'object' || !('client' in options)) return [defaultWarden(), options];
+  const { client, ...rest } = options as T & ClientOption;
+  const w = client === undefined ? defaultWarden() : internalOf(client);
+  if (w === undefined) throw new ConfigurationError('invalid_options', 'client must be a client made by createWarden()', 'client');
+  return [w, rest as T];
 }

@@ -31,6 +31,14 @@ export interface HookRecord {
   set: number;
 }
 
+/** What a client's resources and prompts add to its registration syncs and teardown ({@link Warden.subjects}). */
+export interface SubjectHooks {
+  /** Brings their registrations in line with `runtime`. */
+  sync(w: Warden, runtime: unknown): Promise<void>;
+  /** Unregisters every one of them (`reset()`, `dispose()`). */
+  unregisterAll(w: Warden): void;
+}
+
 /** Settings every call reads. */
 export interface Settings {
   hookTimeout: number;
@@ -130,6 +138,12 @@ export class Warden {
   readonly resources = new Map<string, SubjectRecord>();
   /** Registered prompts (`getPrompt` sees them), by name. */
   readonly prompts = new Map<string, SubjectRecord>();
+  /**
+   * What resources and prompts add to registration syncs, `reset()` and `dispose()`: set by
+   * `subject.ts` when the client's first one is made, so a page that makes none never loads
+   * their code.
+   */
+  subjects: SubjectHooks | undefined = undefined;
   /** The global hooks as given (`getGlobalHooks()`). */
   globalHooks: WebMCPHooks = {};
   /** Bumped by `reset()`: what the client gave out before is gone (React providers re-add theirs). */

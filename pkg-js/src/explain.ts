@@ -2,9 +2,9 @@
 // it lists the hooks that would run, asks for JSON Schema validation and the policy facts, and
 // decides without calling any user function (hooks, predicates, the approver, a Standard Schema)
 // or the tool; this file performs those steps and returns the core's explanation.
+import { clientOption, type ClientOption } from './api.js';
 import { CallFlags, Op, ActionBits, Outcome, Signal } from './codes.js';
 import { core } from './core.js';
-import type { Warden } from './client.js';
 import { canonicalJson } from './canonical.js';
 import { approverFor, taintSet, type Decision } from './governance.js';
 import { ensureGrants } from './grants.js';
@@ -25,11 +25,13 @@ export type ExplainStep =
 export type Explanation = Decision & { steps: ExplainStep[]; argsDigest?: string; fingerprint?: string };
 
 /**
- * Runs selection, hook matching, validation and policy on `input` for the tool `name` without
- * calling any user function or the tool, and says what would happen and why. Before-hooks could
- * still rewrite the input or deny in a real call; the steps list which would run.
+ * Runs selection, hook matching, validation and policy on `input` for the tool `name` of the
+ * client `options.client` names (the default client when absent) without calling any user
+ * function or the tool, and says what would happen and why. Before-hooks could still rewrite the
+ * input or deny in a real call; the steps list which would run.
  */
-export async function explain(w: Warden, name: string, input?: unknown, options: Pick<CallOptions, 'principal' | 'taint'> = {}): Promise<Explanation> {
+export async function explain(name: string, input?: unknown, given: Pick<CallOptions, 'principal' | 'taint'> & ClientOption = {}): Promise<Explanation> {
+  const [w, options] = clientOption(given);
   // A disposed client refuses, as its other configuration-time methods do.
   w.engine();
   // A filter function is user code: not called here, so a tool it would hide is explained.

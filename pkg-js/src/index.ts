@@ -4,15 +4,16 @@
 // and is compiled synchronously on first use, so nothing here awaits at import time and
 // importing it where there is no `document` (SSR) does not throw. The functions below act on a
 // default client; `createWarden()` makes others.
-import { getDefaultWarden } from './api.js';
+import { clientOption, getDefaultWarden, type ClientOption } from './api.js';
 import type { WebMCPConfig } from './config.js';
-import type { Explanation } from './explain.js';
 import type { Grant } from './grants.js';
 import type { ListingOptions } from './listing.js';
 
 export type { ListingOptions };
 import type { TelemetryHandler } from './telemetry.js';
 import { isWebMCPTool } from './tool.js';
+import { createPrompt, createResource } from './subject.js';
+import { getPrompt as getPromptOf, readResource as readResourceOf } from './subject-call.js';
 import type {
   CallOptions,
   CallOutcome,
@@ -31,14 +32,14 @@ import type {
 } from './types.js';
 
 export { ready } from './core.js';
-export { createWarden, getDefaultWarden, type WardenClient } from './api.js';
+export { createWarden, getDefaultWarden, type WardenClient, type ClientOption } from './api.js';
 export { type WebMCPConfig } from './config.js';
 export { mergeHooks, mergeHooksOrdered } from './hookset.js';
 export { createHookedExecute, type HookedExecuteOptions } from './engine.js';
 export { WardenError, ConfigurationError, RegistrationError, NotSupportedError, CallFailure } from './errors.js';
 export { normalizeResult, normalizeError, type NormalizeOptions } from './normalize.js';
 export { genInvocationId } from './call.js';
-export { type Explanation, type ExplainStep } from './explain.js';
+export { explain, type Explanation, type ExplainStep } from './explain.js';
 export { lintPolicy, definePolicy, type Policy, type PolicySection, type PolicyRule, type Rule, type ApprovalCall, type PolicyWhen, type Decision, type PolicyCall, type AskAnswer, type Approver, type PolicyPredicate, type PolicyDiagnostic, type ToolFilterFn, type GovernanceContext } from './governance.js';
 export { memoryGrantStore, localStorageGrantStore, type Grant, type GrantStore } from './grants.js';
 export {
@@ -106,35 +107,44 @@ export function resetWebMCP(): void {
 
 /**
  * Wraps `read` as a governed resource: `webmcpResource(read, { uri, name, description?,
- * mimeType?, hooks? })`. Registered with the runtime when it has resources (MCP-B's
- * `registerResource`), `status: 'unsupported'` otherwise; readable in-page everywhere
- * (`readResource`). `read(uri: URL, params, { signal })` answers a `ReadResourceResult`, a
- * string, or a value read as JSON; `uri` may be a URI template (`user://{id}/profile`), whose
- * variables are `params`.
+ * mimeType?, hooks?, client? })`, of the default client or of `client`. Registered with the
+ * runtime when it has resources (MCP-B's `registerResource`), `status: 'unsupported'` otherwise;
+ * readable in-page everywhere (`readResource`). `read(uri: URL, params, { signal })` answers a
+ * `ReadResourceResult`, a string, or a value read as JSON; `uri` may be a URI template
+ * (`user://{id}/profile`), whose variables are `params`. A top-level function rather than a
+ * client method, so that a page without resources and prompts never downloads their code.
  */
-export function webmcpResource(read: ResourceRead, options: WebMCPResourceOptions): WebMCPResource {
-  return getDefaultWarden().webmcpResource(read, options);
+export function webmcpResource(read: ResourceRead, options: WebMCPResourceOptions & ClientOption): WebMCPResource {
+  const [w, rest] = clientOption(options);
+  return createResource(w, read, rest);
 }
 
 /**
- * Wraps `get` as a governed prompt: `webmcpPrompt(get, { name, description?, argsSchema?, hooks?
- * })`. Registered with the runtime when it has prompts (MCP-B's `registerPrompt`), `status:
- * 'unsupported'` otherwise; gettable in-page everywhere (`getPrompt`). `get(args, { signal })`
- * answers a `GetPromptResult`, a string, or a value read as JSON; `args` are validated against
- * `argsSchema` after the `promptGet` hooks.
+ * Wraps `get` as a governed prompt: `webmcpPrompt(get, { name, description?, argsSchema?, hooks?,
+ * client? })`, of the default client or of `client`. Registered with the runtime when it has
+ * prompts (MCP-B's `registerPrompt`), `status: 'unsupported'` otherwise; gettable in-page
+ * everywhere (`getPrompt`). `get(args, { signal })` answers a `GetPromptResult`, a string, or a
+ * value read as JSON; `args` are validated against `argsSchema` after the `promptGet` hooks.
  */
-export function webmcpPrompt(get: PromptGet, options: WebMCPPromptOptions): WebMCPPrompt {
-  return getDefaultWarden().webmcpPrompt(get, options);
+export function webmcpPrompt(get: PromptGet, options: WebMCPPromptOptions & ClientOption): WebMCPPrompt {
+  const [w, rest] = clientOption(options);
+  return createPrompt(w, get, rest);
 }
 
-/** Reads a registered resource through the governed pipeline, as an in-page agent would; never throws for a failed read. */
-export function readResource(uri: string, options?: CallOptions): Promise<SubjectOutcome<ReadResourceResult>> {
-  return getDefaultWarden().readResource(uri, options);
+/**
+ * Reads a registered resource (of the default client, or of `options.client`) through the
+ * governed pipeline, as an in-page agent would; never throws for a failed read.
+ */
+export function readResource(uri: string, options?: CallOptions & ClientOption): Promise<SubjectOutcome<ReadResourceResult>> {
+  return readResourceOf(uri, options);
 }
 
-/** Gets a registered prompt through the governed pipeline, as an in-page agent would; never throws for a failed get. */
-export function getPrompt(name: string, args?: Record<string, string>, options?: CallOptions): Promise<SubjectOutcome<GetPromptResult>> {
-  return getDefaultWarden().getPrompt(name, args, options);
+/**
+ * Gets a registered prompt (of the default client, or of `options.client`) through the governed
+ * pipeline, as an in-page agent would; never throws for a failed get.
+ */
+export function getPrompt(name: string, args?: Record<string, string>, options?: CallOptions & ClientOption): Promise<SubjectOutcome<GetPromptResult>> {
+  return getPromptOf(name, args, options);
 }
 
 /** Calls a registered tool through the governed pipeline, as an in-page agent host would; never throws for a failed call. */
@@ -145,11 +155,6 @@ export function invokeTool(name: string, input?: unknown, options?: CallOptions)
 /** The registered tools as an agent sees them, after the `toolsListed` hooks. */
 export function listTools(options?: ListingOptions): Promise<ToolContract[]> {
   return getDefaultWarden().listTools(options);
-}
-
-/** A dry run: what a call would do and why, calling no user function and not the tool. */
-export function explain(name: string, input?: unknown, options?: Pick<CallOptions, 'principal' | 'taint'>): Promise<Explanation> {
-  return getDefaultWarden().explain(name, input, options);
 }
 
 /** Subscribes to telemetry events; answers the unsubscribe function. */

@@ -19,7 +19,6 @@ import { isVisible, unknownToolOutcome } from './registry.js';
 import { runCall } from './call.js';
 import { passthroughSchema, requestSignal, toWireResult, withMcpCallback } from './mcp.js';
 import { getModelContext, isMcpB, type McpBRuntime } from './runtime.js';
-import { syncSubjects } from './subject-registration.js';
 import type { ToolContract } from './types.js';
 
 interface SyncState {
@@ -100,8 +99,9 @@ async function sync(w: Warden): Promise<void> {
     return;
   }
   watchForRuntime(w);
-  // Resources and prompts (MCP-B's): registered with the runtime when it offers them.
-  await syncSubjects(w, runtime);
+  // Resources and prompts (MCP-B's): registered with the runtime when it offers them. Awaited
+  // even when the client has none, so tools register at the same turn either way.
+  await w.subjects?.sync(w, runtime);
   if (records.length === 0) return;
   const visible = records.filter((record) => isVisible(w, record));
   if (!runtime) {

@@ -2,7 +2,9 @@
 // subject's gate hooks, its own answer (`ReadResourceResult` / `GetPromptResult`), and shaping
 // through the same core code as tool results (the answer's parts become content blocks, are
 // shaped, and are put back).
+import { clientOption, type ClientOption } from './api.js';
 import type { Warden } from './client.js';
+import { noticeRuntime } from './registration.js';
 import { runSubjectCall, type SubjectCall } from './call.js';
 import { deepFrozenCopy } from './frozen.js';
 import { Subject } from './codes.js';
@@ -141,13 +143,16 @@ export async function readWith(w: Warden, record: SubjectRecord, uri: string, pa
   return toSubjectOutcome(await runSubjectCall(w, record, about, { ...params }, options, record.scope));
 }
 
-/** Reads a registered resource, as an in-page agent would (`readResource(uri)`). */
-export async function readResource(w: Warden, uri: unknown, options?: CallOptions): Promise<SubjectOutcome<ReadResourceResult>> {
+/** Reads a registered resource of the client `options.client` names, as an in-page agent would (`readResource(uri)`). */
+export async function readResource(uri: unknown, options?: CallOptions & ClientOption): Promise<SubjectOutcome<ReadResourceResult>> {
+  const [w, rest] = clientOption(options);
+  // Reads notice a runtime that arrived since the last sync, as tool calls do (registration.ts).
+  noticeRuntime(w);
   w.engine();
   if (typeof uri !== 'string') return refused('validation', 'invalid_uri', `a resource URI is a string, not ${uri === null ? 'null' : typeof uri}`);
   const found = findResource(w, uri);
   if (found === undefined) return refused('not_found', 'unknown_resource', `Unknown resource "${uri.slice(0, 200)}"`);
-  return readWith(w, found.record, uri, found.params, options);
+  return readWith(w, found.record, uri, found.params, rest);
 }
 
 // ------------------------------------------------------------------ gets
@@ -200,10 +205,12 @@ export async function getWith(w: Warden, record: SubjectRecord, args: unknown, o
   return toSubjectOutcome(await runSubjectCall(w, record, about, args === undefined ? {} : args, options, record.scope));
 }
 
-/** Gets a registered prompt, as an in-page agent would (`getPrompt(name, args)`). */
-export async function getPrompt(w: Warden, name: unknown, args?: unknown, options?: CallOptions): Promise<SubjectOutcome<GetPromptResult>> {
+/** Gets a registered prompt of the client `options.client` names, as an in-page agent would (`getPrompt(name, args)`). */
+export async function getPrompt(name: unknown, args?: unknown, options?: CallOptions & ClientOption): Promise<SubjectOutcome<GetPromptResult>> {
+  const [w, rest] = clientOption(options);
+  noticeRuntime(w);
   w.engine();
   const record = typeof name === 'string' ? w.prompts.get(name) : undefined;
   if (record === undefined) return refused('not_found', 'unknown_prompt', `Unknown prompt "${String(name).slice(0, 200)}"`);
-  return getWith(w, record, args, options);
+  return getWith(w, record, args, rest);
 }

@@ -4,14 +4,14 @@
 // `promptGet`) in every hook set, the policy's `resources` / `prompts` section, shaping of what
 // the model reads, telemetry. It registers with the runtime when the runtime has resources and
 // prompts (MCP-B), is `'unsupported'` elsewhere, and is readable in-page in every browser.
-import type { Warden } from './client.js';
+import type { SubjectHooks, Warden } from './client.js';
 import { fingerprintFields } from './canonical.js';
 import { Subject } from './codes.js';
 import { ConfigurationError, RegistrationError, WardenError } from './errors.js';
 import { compileHookSet, isPlainObject, typeName } from './hookset.js';
 import type { SubjectRecord } from './internal.js';
 import { syncRegistrations } from './registration.js';
-import { dropSubject } from './subject-registration.js';
+import { dropSubject, syncSubjects } from './subject-registration.js';
 import { compileTemplate, getWith, readWith, templateParams } from './subject-call.js';
 import { TOOL_NAME_RULE } from './names.js';
 import { compileSchema } from './validation.js';
@@ -175,6 +175,8 @@ function makeRecord(
   label: string,
   options: { server?: string; shape?: 'llm' | false },
 ): SubjectRecord {
+  // From now on the client's syncs register its resources and prompts, and reset() and dispose() unregister them.
+  w.subjects = SUBJECT_HOOKS;
   let encoded: Uint8Array;
   try {
     const fields = Object.fromEntries(Object.entries(canonical).filter(([, value]) => value !== undefined));
@@ -284,9 +286,12 @@ function unregister(record: SubjectRecord): void {
 }
 
 /** Unregisters every resource and prompt of the client (for `reset()` and `dispose()`). */
-export function unregisterAllSubjects(w: Warden): void {
+function unregisterAllSubjects(w: Warden): void {
   for (const record of [...w.resources.values(), ...w.prompts.values()]) unregister(record);
 }
+
+/** What the client's first resource or prompt installs on it (`Warden.subjects`). */
+const SUBJECT_HOOKS: SubjectHooks = { sync: syncSubjects, unregisterAll: unregisterAllSubjects };
 
 /** Calls `listener` after each change of a resource's or prompt's `status`; answers the unsubscribe function. */
 export function onSubjectStatusChange(record: SubjectRecord, listener: () => void): () => void {

@@ -22,7 +22,9 @@ export async function calls(): Promise<void> {
   const c: CallOutcome = await client.invokeTool('stock', { sku: 'mug' });
   const listed: ToolContract[] = await listTools();
   const why: Explanation = await explain('stock', { sku: 'mug' });
-  void [b, c, listed, why];
+  // A dry run of a client of its own: the `client` option (explain is not a method).
+  const whyHere: Explanation = await explain('stock', { sku: 'mug' }, { client, principal: 'alice' });
+  void [b, c, listed, why, whyHere];
   // @ts-expect-error call options are checked
   await tool.invoke({ sku: 'mug' }, { principal: 42 });
   // @ts-expect-error the direct call takes the function's input

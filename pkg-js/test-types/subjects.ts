@@ -75,6 +75,12 @@ webmcpResource(() => 'x', { uri: 'notes://a', name: 'a', hooks: { before: [() =>
 // @ts-expect-error sections have no pins
 definePolicy({ resources: { pin: 'ask' } });
 
+// Resources and prompts take the client as an option (not methods: a page without them never loads their code).
 const client = createWarden();
-void client.webmcpPrompt(() => 'x', { name: 'p' }).get();
+void webmcpPrompt(() => 'x', { name: 'p', client }).get();
+void readResource('notes://a', { client });
+void getPrompt('p', { topic: 'mugs' }, { client, principal: 'alice' });
+// @ts-expect-error resources and prompts are not methods of a client
 void client.readResource('notes://a');
+// @ts-expect-error the client option is a client made by createWarden()
+webmcpResource(() => 'x', { uri: 'notes://a', name: 'a', client: {} });

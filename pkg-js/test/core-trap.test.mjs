@@ -3,7 +3,7 @@
 // is replayed into it. The trap is forced with the core's test-only export.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { webmcp, configureWebMCP, invokeTool, listTools, lintPolicy, createWarden } from 'webmcp-warden';
+import { webmcp, configureWebMCP, invokeTool, listTools, lintPolicy, createWarden, explain } from 'webmcp-warden';
 import { sleep, trackTools } from '../test-support/helpers.mjs';
 // The package's own module instance (the workspace link resolves to this file).
 import { core, CoreTrapped } from '../dist/core.js';
@@ -82,6 +82,6 @@ test('a disposed client answers calls as data and refuses configuration', async 
   // By name too: disposed, not "unknown tool" (the registry is empty after dispose()).
   const byName = await client.invokeTool('disposed_tool', {});
   assert.deepEqual([byName.ok, byName.error.kind, byName.error.reason], [false, 'tool', 'disposed']);
-  await assert.rejects(client.explain('disposed_tool', {}), (err) => err.code === 'disposed');
+  await assert.rejects(explain('disposed_tool', {}, { client }), (err) => err.code === 'disposed');
   assert.throws(() => client.onTelemetry(() => {}), (err) => err.code === 'disposed');
 });

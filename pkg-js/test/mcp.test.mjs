@@ -5,7 +5,7 @@
 // the request context. The real MCP-B runs in test-browser/mcp-b.test.mjs.
 import { test, describe, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { createWarden, PROVENANCE_META_KEY } from 'webmcp-warden';
+import { createWarden, PROVENANCE_META_KEY, webmcpPrompt, webmcpResource } from 'webmcp-warden';
 import { passthroughSchema, toWireResult, withMcpCallback } from '../dist/mcp.js';
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -256,15 +256,15 @@ describe('resources and prompts registered through MCP-B', () => {
     globalThis.document = { modelContext: runtime };
     w = createWarden({ policy: { resources: { deny: ['secret://*'], allow: ['*'] }, prompts: { allow: ['*'] } } });
     let readAborted = false;
-    const profile = w.webmcpResource(
+    const profile = webmcpResource(
       (uri, params, { signal }) => {
         if (params.id === 'slow') return new Promise((resolve) => signal.addEventListener('abort', () => resolve((readAborted = true))));
         return `user ${params.id}`;
       },
-      { uri: 'user://{id}/profile', name: 'profile' },
+      { uri: 'user://{id}/profile', name: 'profile', client: w },
     );
-    const secret = w.webmcpResource(() => 'plans', { uri: 'secret://plans', name: 'plans' });
-    const prompt = w.webmcpPrompt(({ topic }) => `Summarize ${topic}`, { name: 'summarize', argsSchema: { type: 'object', properties: { topic: { type: 'string', minLength: 3 } }, required: ['topic'] } });
+    const secret = webmcpResource(() => 'plans', { uri: 'secret://plans', name: 'plans', client: w });
+    const prompt = webmcpPrompt(({ topic }) => `Summarize ${topic}`, { name: 'summarize', argsSchema: { type: 'object', properties: { topic: { type: 'string', minLength: 3 } }, required: ['topic'] }, client: w });
     await Promise.all([profile.register(), secret.register(), prompt.register()]);
     assert.deepEqual([profile.status, secret.status, prompt.status], ['registered', 'registered', 'registered']);
     const read = await runtime.mcpServer.read('user://42/profile');

@@ -25,6 +25,8 @@ import {
   memoryGrantStore,
   ConfigurationError,
   createWarden,
+  webmcpPrompt,
+  webmcpResource,
 } from 'webmcp-warden';
 import { loadFixture as load, toolMaker } from '../test-support/helpers.mjs';
 
@@ -443,10 +445,10 @@ describe('policy-subjects.json through webmcpResource / webmcpPrompt', () => {
           const vars = Object.keys(call.arguments);
           const value = call.arguments[vars[0]];
           const uri = vars.length === 0 ? call.name : call.name.replace(value, value.includes('/') ? `{+${vars[0]}}` : `{${vars[0]}}`);
-          const resource = w.webmcpResource(() => (ran++, 'read'), { uri, name: 'fixture', server: call.server });
+          const resource = webmcpResource(() => (ran++, 'read'), { uri, name: 'fixture', server: call.server, client: w });
           outcome = await resource.read(call.name, options);
         } else if (subject === 'prompt') {
-          const prompt = w.webmcpPrompt(() => (ran++, 'got'), { name: call.name, server: call.server });
+          const prompt = webmcpPrompt(() => (ran++, 'got'), { name: call.name, server: call.server, client: w });
           outcome = await prompt.get(call.arguments, options);
         } else {
           const tool = w.webmcp(() => (ran++, 'ran'), { name: call.name, server: call.server, description: 'x' });

@@ -5,7 +5,7 @@
 // policy-fixtures.test.mjs; MCP-B registration in mcp.test.mjs and test-browser/mcp-b.test.mjs.
 import { test, describe, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { createWarden, ConfigurationError, RegistrationError } from 'webmcp-warden';
+import { createWarden, ConfigurationError, RegistrationError, getPrompt, readResource, webmcpPrompt, webmcpResource } from 'webmcp-warden';
 import { core } from '../dist/core.js';
 
 let w;
@@ -21,7 +21,7 @@ describe('options are checked at once', () => {
     const c = client();
     const read = () => 'x';
     const refuses = (options, code, fragment) =>
-      assert.throws(() => c.webmcpResource(read, options), (err) => err instanceof ConfigurationError && err.code === code && err.message.includes(fragment), JSON.stringify(options));
+      assert.throws(() => webmcpResource(read, { ...options, client: c }), (err) => err instanceof ConfigurationError && err.code === code && err.message.includes(fragment), JSON.stringify(options));
     refuses({ name: 'n' }, 'invalid_uri', 'uri must be a non-empty string');
     refuses({ uri: 'notes://a' }, 'missing_name', 'needs a name');
     refuses({ uri: 'not a uri', name: 'n' }, 'invalid_uri', 'it is not a URI');
@@ -31,22 +31,47 @@ describe('options are checked at once', () => {
     refuses({ uri: 'notes://a', name: 'n', hooks: { before: [() => {}] } }, 'invalid_hooks', 'resourceRead hooks only, not "before"');
     refuses({ uri: 'notes://a', name: 'n', hooks: { resourceRead: [{ run: () => {}, match: 'user://{id' }] } }, 'invalid_matcher', "without its '}'");
     refuses({ uri: 'notes://a', name: 'n', shape: 'html' }, 'invalid_options', "shape must be 'llm' or false");
-    assert.throws(() => c.webmcpResource('read', { uri: 'notes://a', name: 'n' }), (err) => err.code === 'invalid_resource');
+    assert.throws(() => webmcpResource('read', { uri: 'notes://a', name: 'n', client: c }), (err) => err.code === 'invalid_resource');
   });
 
   test('webmcpPrompt', async () => {
     const c = client();
     const get = () => 'x';
     const refuses = (options, code, fragment) =>
-      assert.throws(() => c.webmcpPrompt(get, options), (err) => err instanceof ConfigurationError && err.code === code && err.message.includes(fragment), JSON.stringify(options));
+      assert.throws(() => webmcpPrompt(get, { ...options, client: c }), (err) => err instanceof ConfigurationError && err.code === code && err.message.includes(fragment), JSON.stringify(options));
     refuses({ name: 'has space' }, 'invalid_name', 'is invalid');
     refuses({}, 'invalid_name', 'is invalid');
     refuses({ name: 'p', argsSchema: [] }, 'invalid_options', 'argsSchema must be a plain object');
     refuses({ name: 'p', hooks: { promptGet: [{ run: () => {}, onError: 'ignore' }] } }, 'invalid_hook', '`onError` is only for after and error hooks');
     refuses({ name: 'p', hooks: { resourceRead: [() => {}] } }, 'invalid_hooks', 'promptGet hooks only');
-    const bad = c.webmcpPrompt(get, { name: 'bad_schema', argsSchema: { type: 'nonsense' } });
+    const bad = webmcpPrompt(get, { name: 'bad_schema', argsSchema: { type: 'nonsense' }, client: c });
     await assert.rejects(bad.register(), (err) => err instanceof ConfigurationError && err.code === 'invalid_schema' && err.message.includes('argsSchema is not valid JSON Schema'));
     assert.equal(bad.status, 'error');
+  });
+});
+
+describe('the client option', () => {
+  test('resources, prompts, reads and gets act on the client given, else on the default client', async () => {
+    const c = client();
+    const r = webmcpResource(() => 'mine', { uri: 'notes://mine', name: 'mine', client: c });
+    await r.register();
+    assert.equal((await readResource('notes://mine', { client: c })).result.contents[0].text, 'mine');
+    assert.equal((await readResource('notes://mine')).error.reason, 'unknown_resource', 'the default client has no such resource');
+    assert.equal((await readResource('notes://mine', { client: undefined })).error.reason, 'unknown_resource', '`client: undefined` is the default client');
+    const p = webmcpPrompt(() => 'got', { name: 'mine', client: c });
+    await p.register();
+    assert.equal((await getPrompt('mine', {}, { client: c })).ok, true);
+    c.reset();
+    assert.equal(r.status, 'unregistered', 'reset() unregisters the resources and prompts of the client');
+    assert.equal(p.status, 'unregistered');
+  });
+
+  test('a client not made by createWarden() is refused', async () => {
+    const refused = (err) => err instanceof ConfigurationError && err.code === 'invalid_options' && err.message.includes('client must be a client made by createWarden()');
+    assert.throws(() => webmcpResource(() => 'x', { uri: 'notes://a', name: 'a', client: {} }), refused);
+    assert.throws(() => webmcpPrompt(() => 'x', { name: 'p', client: 'default' }), refused);
+    await assert.rejects(readResource('notes://a', { client: {} }), refused);
+    await assert.rejects(getPrompt('p', {}, { client: {} }), refused);
   });
 });
 
@@ -55,7 +80,7 @@ describe('what a read or a get answers', () => {
     const c = client();
     const answers = ['plain', { contents: [{ uri: 'notes://a', text: 'as is' }] }, { n: 1 }, undefined];
     let next = 0;
-    const r = c.webmcpResource(() => answers[next++], { uri: 'notes://a', name: 'a', mimeType: 'text/markdown', shape: false });
+    const r = webmcpResource(() => answers[next++], { uri: 'notes://a', name: 'a', mimeType: 'text/markdown', shape: false, client: c });
     assert.deepEqual((await r.read()).result, { contents: [{ uri: 'notes://a', mimeType: 'text/markdown', text: 'plain' }] });
     assert.deepEqual((await r.read()).result, { contents: [{ uri: 'notes://a', text: 'as is' }] });
     assert.deepEqual((await r.read()).result, { contents: [{ uri: 'notes://a', mimeType: 'application/json', text: '{\n  "n": 1\n}' }] });
@@ -64,7 +89,7 @@ describe('what a read or a get answers', () => {
 
   test('a get: messages, a string as one user message', async () => {
     const c = client();
-    const p = c.webmcpPrompt((args) => (args.raw ? { messages: [{ role: 'assistant', content: { type: 'text', text: 'hi' } }] } : `Summarize ${args.topic}`), { name: 'p', shape: false });
+    const p = webmcpPrompt((args) => (args.raw ? { messages: [{ role: 'assistant', content: { type: 'text', text: 'hi' } }] } : `Summarize ${args.topic}`), { name: 'p', shape: false, client: c });
     assert.deepEqual((await p.get({ topic: 'mugs' })).result, { messages: [{ role: 'user', content: { type: 'text', text: 'Summarize mugs' } }] });
     assert.deepEqual((await p.get({ raw: 'yes' })).result.messages, [{ role: 'assistant', content: { type: 'text', text: 'hi' } }]);
   });
@@ -72,22 +97,22 @@ describe('what a read or a get answers', () => {
   test('a URI that is not the resource\'s, or not a URI, is refused before anything runs', async () => {
     const c = client();
     let ran = 0;
-    const r = c.webmcpResource(() => ran++, { uri: 'user://{id}/profile', name: 'profile' });
+    const r = webmcpResource(() => ran++, { uri: 'user://{id}/profile', name: 'profile', client: c });
     assert.deepEqual((await r.read('user://1/settings')).error.reason, 'invalid_uri');
     assert.equal((await r.read()).error.reason, 'invalid_uri', 'a template has no URI of its own to read');
     await r.register();
-    assert.deepEqual(await c.readResource('nothing://here'), { ok: false, error: { kind: 'not_found', reason: 'unknown_resource', message: 'Unknown resource "nothing://here"' }, text: 'Error: Unknown resource "nothing://here"' });
-    assert.equal((await c.readResource(42)).error.reason, 'invalid_uri');
-    assert.equal((await c.getPrompt('nope')).error.reason, 'unknown_prompt');
+    assert.deepEqual(await readResource('nothing://here', { client: c }), { ok: false, error: { kind: 'not_found', reason: 'unknown_resource', message: 'Unknown resource "nothing://here"' }, text: 'Error: Unknown resource "nothing://here"' });
+    assert.equal((await readResource(42, { client: c })).error.reason, 'invalid_uri');
+    assert.equal((await getPrompt('nope', undefined, { client: c })).error.reason, 'unknown_prompt');
     assert.equal(ran, 0);
-    assert.equal((await c.readResource('user://7/profile', { colour: 'red' })).error.reason, 'invalid_options');
+    assert.equal((await readResource('user://7/profile', { colour: 'red', client: c })).error.reason, 'invalid_options');
   });
 });
 
 describe('shaping through the core', () => {
   test('contents: hidden characters stripped, non-image blobs dropped, image blobs kept, provenance', async () => {
     const c = client({ serverId: 'docs' });
-    const r = c.webmcpResource(
+    const r = webmcpResource(
       () => ({
         contents: [
           { uri: 'doc://a', mimeType: 'text/plain', text: 'Read\u200b me\u202e' },
@@ -96,7 +121,7 @@ describe('shaping through the core', () => {
         ],
         _meta: { dropped: true },
       }),
-      { uri: 'doc://a', name: 'a' },
+      { uri: 'doc://a', name: 'a', client: c },
     );
     const { result } = await r.read();
     assert.deepEqual(result.contents[0], { uri: 'doc://a', mimeType: 'text/plain', text: 'Read me' });
@@ -109,7 +134,7 @@ describe('shaping through the core', () => {
 
   test('a read over the cap is cut, with a notice item', async () => {
     const c = client({ maxResultBytesForLlm: 20 });
-    const r = c.webmcpResource(() => ({ contents: [{ uri: 'doc://b', text: 'x'.repeat(30) }, { uri: 'doc://c', text: 'never' }] }), { uri: 'doc://b', name: 'b' });
+    const r = webmcpResource(() => ({ contents: [{ uri: 'doc://b', text: 'x'.repeat(30) }, { uri: 'doc://c', text: 'never' }] }), { uri: 'doc://b', name: 'b', client: c });
     const { result } = await r.read();
     assert.equal(result.provenance.truncated, true);
     assert.equal(result.contents.length, 2);
@@ -121,7 +146,7 @@ describe('shaping through the core', () => {
 
   test('messages: roles kept in place, the description shaped, a cut ends with a user notice', async () => {
     const c = client({ maxResultBytesForLlm: 30 });
-    const p = c.webmcpPrompt(
+    const p = webmcpPrompt(
       () => ({
         description: 'Sum\u200bmary',
         messages: [
@@ -130,7 +155,7 @@ describe('shaping through the core', () => {
           { role: 'user', content: { type: 'text', text: 'y'.repeat(40) } },
         ],
       }),
-      { name: 'cut' },
+      { name: 'cut', client: c },
     );
     const { result } = await p.get();
     assert.equal(result.description, 'Summary');
@@ -148,11 +173,11 @@ describe('policy, approvals and grants', () => {
   test('an ask settled with allow: always records a grant for the URI read, not for every instance', async () => {
     const asked = [];
     const c = client({ policy: { resources: { ask: ['user://{id}/profile'] } }, onAsk: (call) => (asked.push([call.kind, call.name]), { allow: 'always' }) });
-    c.webmcpResource((uri, params) => `user ${params.id}`, { uri: 'user://{id}/profile', name: 'profile' }).register();
+    webmcpResource((uri, params) => `user ${params.id}`, { uri: 'user://{id}/profile', name: 'profile', client: c }).register();
     await sleep(1);
-    assert.equal((await c.readResource('user://1/profile')).ok, true);
-    assert.equal((await c.readResource('user://1/profile')).ok, true);
-    assert.equal((await c.readResource('user://2/profile')).ok, true);
+    assert.equal((await readResource('user://1/profile', { client: c })).ok, true);
+    assert.equal((await readResource('user://1/profile', { client: c })).ok, true);
+    assert.equal((await readResource('user://2/profile', { client: c })).ok, true);
     assert.deepEqual(asked, [['resource', 'user://1/profile'], ['resource', 'user://2/profile']], 'asked once per URI');
     const grants = await c.listGrants();
     assert.deepEqual(grants.map((g) => g.tool).sort(), ['user://1/profile', 'user://2/profile']);
@@ -161,7 +186,7 @@ describe('policy, approvals and grants', () => {
   test('a prompt grant is named prompt:<name>, apart from a tool of the same name', async () => {
     const asked = [];
     const c = client({ policy: { ask: ['*'], prompts: { ask: ['*'] } }, onAsk: (call) => (asked.push(call.kind ?? 'tool'), { allow: 'always' }) });
-    const p = c.webmcpPrompt(() => 'p', { name: 'same' });
+    const p = webmcpPrompt(() => 'p', { name: 'same', client: c });
     const t = c.webmcp(() => 't', { name: 'same', description: 'A tool.' });
     await p.get();
     await p.get();
@@ -173,7 +198,7 @@ describe('policy, approvals and grants', () => {
 
   test('the approver may deny; no approver denies an ask', async () => {
     const c = client({ policy: { prompts: { ask: ['*'] } }, onAsk: () => ({ deny: 'Not now.' }) });
-    const p = c.webmcpPrompt(() => 'p', { name: 'asked' });
+    const p = webmcpPrompt(() => 'p', { name: 'asked', client: c });
     assert.deepEqual(await p.get(), { ok: false, error: (await p.get()).error, text: 'Denied: Not now.' });
     c.configure({ onAsk: null });
     assert.equal((await p.get()).error.reason, 'no_approver');
@@ -184,7 +209,7 @@ describe('cancellation, deadlines and a trapped core', () => {
   test("an aborted read aborts the read's signal and ends as aborted", async () => {
     const c = client();
     let aborted = false;
-    const r = c.webmcpResource((uri, params, { signal }) => new Promise((resolve) => signal.addEventListener('abort', () => resolve((aborted = true)))), { uri: 'slow://x', name: 'slow' });
+    const r = webmcpResource((uri, params, { signal }) => new Promise((resolve) => signal.addEventListener('abort', () => resolve((aborted = true)))), { uri: 'slow://x', name: 'slow', client: c });
     const controller = new AbortController();
     const pending = r.read(undefined, { signal: controller.signal });
     await sleep(5);
@@ -197,8 +222,8 @@ describe('cancellation, deadlines and a trapped core', () => {
 
   test('after a wasm trap, resources and prompts keep their hooks (the client replays them)', async () => {
     const c = client({ hooks: { promptGet: [(ctx) => ({ args: { ...ctx.args, n: String(Number(ctx.args.n) + 1) } })] } });
-    const p = c.webmcpPrompt((args) => `n=${args.n}`, { name: 'count', hooks: { promptGet: [(ctx) => ({ args: { ...ctx.args, n: String(Number(ctx.args.n) * 10) } })] } });
-    const r = c.webmcpResource(() => 'read', { uri: 'notes://x', name: 'x', hooks: { resourceRead: [() => ({ action: 'deny' })] } });
+    const p = webmcpPrompt((args) => `n=${args.n}`, { name: 'count', hooks: { promptGet: [(ctx) => ({ args: { ...ctx.args, n: String(Number(ctx.args.n) * 10) } })] }, client: c });
+    const r = webmcpResource(() => 'read', { uri: 'notes://x', name: 'x', hooks: { resourceRead: [() => ({ action: 'deny' })] }, client: c });
     assert.equal((await p.get({ n: '1' })).result.messages[0].content.text, 'n=20');
     assert.throws(() => core.testTrap());
     assert.equal((await p.get({ n: '1' })).result.messages[0].content.text, 'n=20', 'global then own hook, after the trap too');
@@ -215,8 +240,8 @@ describe('hook contexts', () => {
         promptGet: [(ctx) => void (seen.get = ctx)],
       },
     });
-    const r = c.webmcpResource(() => 'x', { uri: 'user://{id}/profile', name: 'profile', description: 'A profile.' });
-    const p = c.webmcpPrompt(() => 'x', { name: 'summarize', argsSchema: { type: 'object' } });
+    const r = webmcpResource(() => 'x', { uri: 'user://{id}/profile', name: 'profile', description: 'A profile.', client: c });
+    const p = webmcpPrompt(() => 'x', { name: 'summarize', argsSchema: { type: 'object' }, client: c });
     await r.read('user://5/profile', { principal: 'alice', assigns: { a: 1 } });
     await p.get({ topic: 'mugs' });
     assert.equal(seen.read.uri, 'user://5/profile');
@@ -236,34 +261,34 @@ describe('hook contexts', () => {
 describe('registration', () => {
   test('without a runtime that has resources or prompts: unsupported, still readable in-page; duplicates refused', async () => {
     const c = client();
-    const r = c.webmcpResource(() => 'x', { uri: 'notes://dup', name: 'a' });
+    const r = webmcpResource(() => 'x', { uri: 'notes://dup', name: 'a', client: c });
     await r.register();
     assert.equal(r.status, 'unsupported');
-    const twin = c.webmcpResource(() => 'y', { uri: 'notes://dup', name: 'b' });
+    const twin = webmcpResource(() => 'y', { uri: 'notes://dup', name: 'b', client: c });
     await assert.rejects(twin.register(), (err) => err instanceof RegistrationError && err.code === 'duplicate_name');
-    assert.equal((await c.readResource('notes://dup')).result.contents[0].text, 'x');
+    assert.equal((await readResource('notes://dup', { client: c })).result.contents[0].text, 'x');
     r.unregister();
     assert.equal(r.status, 'unregistered');
-    assert.equal((await c.readResource('notes://dup')).error.reason, 'unknown_resource');
-    const p = c.webmcpPrompt(() => 'x', { name: 'once' });
+    assert.equal((await readResource('notes://dup', { client: c })).error.reason, 'unknown_resource');
+    const p = webmcpPrompt(() => 'x', { name: 'once', client: c });
     const unregister = await p.register();
     assert.equal(await p.register(), unregister, 'a second register() answers the live registration');
     unregister();
-    assert.equal((await c.getPrompt('once')).error.reason, 'unknown_prompt');
+    assert.equal((await getPrompt('once', undefined, { client: c })).error.reason, 'unknown_prompt');
   });
 
   test('the core frees what a disposed client held; counts return to zero', async () => {
     const c = createWarden();
-    c.webmcpResource(() => 'x', { uri: 'notes://a', name: 'a', hooks: { resourceRead: [() => {}] } });
+    webmcpResource(() => 'x', { uri: 'notes://a', name: 'a', hooks: { resourceRead: [() => {}] }, client: c });
     c.dispose();
-    assert.throws(() => c.webmcpPrompt(() => 'x', { name: 'after' }), (err) => err.code === 'disposed');
+    assert.throws(() => webmcpPrompt(() => 'x', { name: 'after', client: c }), (err) => err.code === 'disposed');
   });
 });
 
 describe('bad input is refused as data', () => {
   test('a URI longer than the core tests, a tool given gate hooks', async () => {
     const c = client();
-    const r = c.webmcpResource(() => 'x', { uri: 'notes://{+path}', name: 'notes' });
+    const r = webmcpResource(() => 'x', { uri: 'notes://{+path}', name: 'notes', client: c });
     const long = 'notes://' + 'a'.repeat(70_000);
     const outcome = await r.read(long);
     assert.equal(outcome.ok, false);

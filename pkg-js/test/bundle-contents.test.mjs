@@ -1,0 +1,83 @@
+// Pay for what you use: what a page's bundler takes in of the BUILT package for the features the
+// page uses. Small apps are bundled with esbuild as a page's build would (`--bundle --minify
+// --format=esm --splitting`: the validator module stays a chunk of its own) and the modules in the
+// entry's chunk are checked: a one-tool app never carries resources and prompts, dry runs,
+// the activity store or simple-webmcp's engine API, and an app that uses one of them does carry it
+// (so the check would see it if the one-tool app ever pulled it in). What each module weighs is
+// printed (`--test-reporter=spec` shows it), for the size work (README, "Size").
+//
+// Build first: `npm run build -w pkg-js` (or `node pkg-js/build.mjs`).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { build } from 'esbuild';
+
+/** Bundles an app whose entry is `source`; answers the bytes each package module puts in the entry chunk. */
+async function bundle(source) {
+  const result = await build({
+    stdin: { contents: source, resolveDir: new URL('.', import.meta.url).pathname, loader: 'js' },
+    bundle: true,
+    minify: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'browser',
+    outdir: 'out',
+    write: false,
+    metafile: true,
+    logLevel: 'silent',
+  });
+  const [, entry] = Object.entries(result.metafile.outputs).find(([, output]) => output.entryPoint !== undefined);
+  const modules = new Map();
+  for (const [file, { bytesInOutput }] of Object.entries(entry.inputs)) {
+    const found = /(?:^|\/)pkg-js\/((?:dist|wasm)\/.+)$/.exec(file);
+    if (found && bytesInOutput > 0) modules.set(found[1], bytesInOutput);
+  }
+  return modules;
+}
+
+const ONE_TOOL = `
+import { webmcp } from 'webmcp-warden';
+const tool = webmcp(({ host }) => 'ok ' + host, {
+  name: 'check_host',
+  description: 'Checks a host name.',
+  inputSchema: { type: 'object', properties: { host: { type: 'string' } }, required: ['host'] },
+});
+await tool.register();
+`;
+
+/** Modules a page that only defines, registers and serves tools must not carry. */
+const OPTIONAL = ['dist/subject.js', 'dist/subject-call.js', 'dist/subject-registration.js', 'dist/explain.js', 'dist/engine.js', 'dist/otel.js'];
+
+test('a one-tool app carries none of the optional features', async (t) => {
+  const modules = await bundle(ONE_TOOL);
+  assert.ok(modules.has('dist/tool.js') && modules.has('dist/call.js'), 'the bundle took in the package');
+  const carried = OPTIONAL.filter((file) => modules.has(file));
+  assert.deepEqual(carried, [], `the one-tool app carries ${carried.join(', ')}`);
+  const rows = [...modules].sort((a, b) => b[1] - a[1]);
+  t.diagnostic(`entry chunk, package modules (minified bytes): ${rows.map(([file, bytes]) => `${file} ${bytes}`).join(', ')}`);
+});
+
+test('a client of its own, configured, called and disposed, carries none of them either', async () => {
+  const modules = await bundle(`
+    import { createWarden } from 'webmcp-warden';
+    const client = createWarden({ policy: { allow: ['*'] } });
+    client.webmcp(() => 'ok', { name: 'ping', description: 'Pings.' });
+    await client.invokeTool('ping', {});
+    await client.listTools();
+    client.reset();
+    client.dispose();
+  `);
+  const carried = OPTIONAL.filter((file) => modules.has(file));
+  assert.deepEqual(carried, [], `the app carries ${carried.join(', ')}`);
+});
+
+test('what a page uses, it carries: resources and prompts, dry runs', async () => {
+  const subjects = await bundle(`
+    import { createWarden, webmcpResource, readResource } from 'webmcp-warden';
+    const client = createWarden();
+    webmcpResource(() => 'x', { uri: 'notes://a', name: 'a', client });
+    await readResource('notes://a', { client });
+  `);
+  for (const file of ['dist/subject.js', 'dist/subject-call.js', 'dist/subject-registration.js']) assert.ok(subjects.has(file), `${file} is carried`);
+  const explain = await bundle(`import { explain } from 'webmcp-warden'; await explain('t', {});`);
+  assert.ok(explain.has('dist/explain.js'));
+});
