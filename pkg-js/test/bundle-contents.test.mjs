@@ -21,6 +21,8 @@ async function bundle(source) {
     format: 'esm',
     platform: 'browser',
     outdir: 'out',
+    // Paths in the metafile are relative to this: the package's root, wherever the test runs from.
+    absWorkingDir: new URL('..', import.meta.url).pathname,
     write: false,
     metafile: true,
     logLevel: 'silent',
@@ -28,7 +30,7 @@ async function bundle(source) {
   const [, entry] = Object.entries(result.metafile.outputs).find(([, output]) => output.entryPoint !== undefined);
   const modules = new Map();
   for (const [file, { bytesInOutput }] of Object.entries(entry.inputs)) {
-    const found = /(?:^|\/)pkg-js\/((?:dist|wasm)\/.+)$/.exec(file);
+    const found = /^((?:dist|wasm)\/.+)$/.exec(file);
     if (found && bytesInOutput > 0) modules.set(found[1], bytesInOutput);
   }
   return modules;
