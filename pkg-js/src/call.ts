@@ -121,11 +121,12 @@ export async function runCall(w: Warden, tool: PipelineTool, input: unknown, opt
     return { ok: false, error: { kind: 'validation', reason: 'invalid_options', message: problem }, result: errorResult('Error: ' + problem) };
   }
   const run = new CallRun(w, tool, input, options ?? {}, scope, undefined);
-  if (!w.activity.observed) return run.traced('call', () => run.run());
+  const activity = w.activity;
+  if (activity === undefined || !activity.observed) return run.traced('call', () => run.run());
   const active = { invocationId: run.invocationId, tool: tool.contract.name, startedAt: performance.now() };
-  w.activity.started(active);
+  activity.started(active);
   const outcome = await run.traced('call', () => run.run());
-  w.activity.finished(active, outcome);
+  activity.finished(active, outcome);
   return outcome;
 }
 

@@ -12,7 +12,7 @@ import { configurationError } from './errors.js';
 import { Handles } from './handles.js';
 import { decode, encode } from './wire.js';
 import { TelemetryBus } from './telemetry.js';
-import { ActivityStore } from './activity.js';
+import type { ActivityStore } from './activity.js';
 import { memoryGrantStore, type GrantStore } from './grants.js';
 import { Predicates, type Approver, type ToolFilterFn } from './governance.js';
 import type { AnyHook } from './perform.js';
@@ -130,8 +130,11 @@ export class Warden {
   sealed = false;
   /** Telemetry subscribers. */
   readonly telemetry = new TelemetryBus();
-  /** Calls in progress and each tool's last outcome (the React layer's execution state). */
-  readonly activity = new ActivityStore();
+  /**
+   * Calls in progress and each tool's last outcome (the React layer's execution state), made by
+   * `activityOf` when the React layer first asks: a page without it never loads `activity.ts`.
+   */
+  activity: ActivityStore | undefined = undefined;
   /** The in-page registry: tools `invokeTool` and `listTools` see, by name. */
   readonly registry = new Map<string, RegisteredTool>();
   /** Registered resources (`readResource` sees them), by URI or URI template. */
@@ -385,7 +388,7 @@ export class Warden {
     this.sealed = false;
     Object.assign(this.settings, defaultSettings());
     this.telemetry.reset();
-    this.activity.reset();
+    this.activity?.reset();
     this.globalHooks = {};
     this.log.globals = [];
     this.log.scopes.clear();

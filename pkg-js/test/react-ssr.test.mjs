@@ -16,6 +16,7 @@ import { webmcp, configureWebMCP, resetWebMCP, listTools, invokeTool, Configurat
 import { WebMCPProvider, WebMCPHooksContext, useWebMCP, useApprovals, useWebMCPHooksContext, useAgentActivity, useWardenClient } from 'webmcp-warden/react';
 // The same module instance the package uses (the workspace link resolves to this file).
 import { internalOf } from '../dist/api.js';
+import { activityOf } from '../dist/activity.js';
 
 let counter = 0;
 const unique = (base) => `${base}_${++counter}`;
@@ -416,7 +417,7 @@ test('a tool belongs to the client it was made in: mounting it under another cli
 
 test('execution state on a server is idle, even while a call is in progress; the result carries it', async () => {
   const client = createWarden();
-  const store = internalOf(client).activity;
+  const store = activityOf(internalOf(client));
   const stop = store.subscribe(() => undefined);
   const gate = deferred();
   const slow = client.webmcp(() => gate.promise, { name: 'ssr_slow', description: 'Slow' });

@@ -6,7 +6,7 @@
 // finish, never for another tool's. The store does its bookkeeping only while someone
 // subscribes (`activity.observed`), so a page that never reads execution state pays nothing.
 import { useCallback, useContext, useSyncExternalStore } from 'react';
-import type { ActivitySnapshot, ActivityStore, ToolActivity } from '../activity.js';
+import { activityOf, type ActivitySnapshot, type ActivityStore, type ToolActivity } from '../activity.js';
 import type { CallError, CallOutcome } from '../types.js';
 import { ScopeContext, wardenOf } from './context.js';
 
@@ -67,7 +67,7 @@ export function executionStateOf(state: ToolActivity): ExecutionState {
  * when any call of the client starts or finishes, and never otherwise. On a server: idle.
  */
 export function useAgentActivity(): ActivitySnapshot {
-  const store = wardenOf(useContext(ScopeContext)).activity;
+  const store = activityOf(wardenOf(useContext(ScopeContext)));
   const getSnapshot = useCallback(() => {
     const snapshot = store.getSnapshot();
     return snapshot.inProgress.length === 0 && snapshot.tools.size === 0 ? IDLE_SNAPSHOT : snapshot;

@@ -1,6 +1,7 @@
 // useWebMCP: a tool registered with the browser while the component is mounted, its registration
 // status, and its execution state.
 import { useCallback, useContext, useEffect, useMemo, useRef, useSyncExternalStore } from 'react';
+import { activityOf } from '../activity.js';
 import type { Warden } from '../client.js';
 import { ConfigurationError } from '../errors.js';
 import { isPlainObject, typeName } from '../hookset.js';
@@ -167,7 +168,7 @@ export function useWebMCP(toolOrFn: (...a: any[]) => any, options?: AnyToolOptio
   const getStatus = useCallback(() => record.status, [record]);
   const status = useSyncExternalStore(subscribe, getStatus, unregisteredStatus);
   const supported = useSyncExternalStore(subscribeNothing, isSupported, notSupported);
-  const activity = useToolActivity(record.warden.activity, record.contract.name);
+  const activity = useToolActivity(activityOf(record.warden), record.contract.name);
   const error = status === 'error' ? record.error : null;
   return useMemo(
     () => ({ supported, registered: status === 'registered', status, error, tool: view, ...executionStateOf(activity) }),
