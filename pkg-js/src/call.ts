@@ -196,7 +196,7 @@ class CallRun {
     this.serverId = tool.server ?? w.settings.serverId;
     // Synchronous, before the call's first await: the caller's context is still the active one.
     // Instrumentations (tracing) follow tool calls.
-    this.trace = this.observed && about === undefined ? w.telemetry.callStarted({ tool: tool.contract.name, serverId: this.serverId, invocationId: this.invocationId, input }) : undefined;
+    this.trace = this.observed && about === undefined ? w.telemetry.follow?.({ tool: tool.contract.name, serverId: this.serverId, invocationId: this.invocationId, input }) : undefined;
     this.taint = taintSet(options.taint);
     this.assigns = options.assigns ?? {};
     this.approver = approverFor(w, scope);

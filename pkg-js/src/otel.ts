@@ -20,7 +20,7 @@
 // deciding, the tool working) under bars too thin to see, and cost a span each on every call.
 import { context, trace, SpanKind, SpanStatusCode, type Attributes, type Context, type Span, type Tracer } from '@opentelemetry/api';
 import { getDefaultWarden, internalOf, type WardenClient } from './api.js';
-import type { CallStart, CallTrace, DecisionStep, TelemetryEvent, ToolCallStopEvent, TracedStep } from './telemetry.js';
+import { instrument, type CallStart, type CallTrace, type DecisionStep, type TelemetryEvent, type ToolCallStopEvent, type TracedStep } from './telemetry.js';
 import type { CallOutcome } from './types.js';
 
 /**
@@ -196,7 +196,7 @@ export function instrumentWebMCP(options: InstrumentWebMCPOptions = {}): () => v
   }
 
   const unsubscribe = w.telemetry.subscribe(onEvent);
-  const uninstrument = w.telemetry.instrument({ callStarted });
+  const uninstrument = instrument(w.telemetry, { callStarted });
   let stopped = false;
   return () => {
     if (stopped) return;

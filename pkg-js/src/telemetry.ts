@@ -136,7 +136,12 @@ export interface CallInstrumentation {
 export class TelemetryBus {
   private readonly handlers = new Set<TelemetryHandler>();
   private configured: TelemetryHandler | undefined;
-  private readonly instruments = new Set<CallInstrumentation>();
+  /**
+   * How calls that send telemetry are followed: set by {@link instrument} when the first
+   * instrumentation is added (so a page without one never loads that code), called
+   * synchronously from the agent path when a call starts.
+   */
+  follow: Follower | undefined = undefined;
 
   /** Whether anyone listens; calls build their decision record only then. */
   active(): boolean {
@@ -158,43 +163,11 @@ export class TelemetryBus {
     this.configured = handler;
   }
 
-  /**
-   * Adds an instrumentation; answers the function that removes it. An instrumentation is told
-   * about calls that send telemetry, so it should subscribe too (it reads the events).
-   */
-  instrument(instrumentation: CallInstrumentation): () => void {
-    const own = { callStarted: (call: CallStart) => instrumentation.callStarted(call) };
-    this.instruments.add(own);
-    return () => {
-      this.instruments.delete(own);
-    };
-  }
-
-  /**
-   * A call starts: asks each instrumentation how to follow it. Isolated like subscribers: an
-   * instrumentation that throws is left out of this call, and one whose `step` throws still
-   * has the step run, exactly once.
-   */
-  callStarted(call: CallStart): CallTrace | undefined {
-    if (this.instruments.size === 0) return undefined;
-    const traces: CallTrace[] = [];
-    for (const instrumentation of this.instruments) {
-      try {
-        const trace = instrumentation.callStarted(call);
-        if (trace !== undefined && trace !== null && typeof trace.step === 'function') traces.push(trace);
-      } catch {
-        // isolated: the call goes on without this instrumentation
-      }
-    }
-    if (traces.length === 0) return undefined;
-    return { step: (step, run) => traces.reduce((inner, trace) => () => guardedStep(trace, step, inner), run)() };
-  }
-
   /** Removes every subscriber and instrumentation. */
   reset(): void {
     this.handlers.clear();
     this.configured = undefined;
-    this.instruments.clear();
+    this.follow = undefined;
   }
 
   /** Sends an event to every subscriber. */
@@ -220,6 +193,46 @@ function deliver(handler: TelemetryHandler, event: TelemetryEvent): void {
 }
 
 function ignore(): void {}
+
+/** A bus's {@link TelemetryBus.follow}: asks each of its instrumentations how to follow a call. */
+type Follower = ((call: CallStart) => CallTrace | undefined) & { readonly instruments: Set<CallInstrumentation> };
+
+/**
+ * Adds an instrumentation to `bus`; answers the function that removes it. An instrumentation is
+ * told about calls that send telemetry, so it should subscribe too (it reads the events).
+ * `reset()` removes every instrumentation (it drops the bus's follower).
+ */
+export function instrument(bus: TelemetryBus, instrumentation: CallInstrumentation): () => void {
+  const own = { callStarted: (call: CallStart) => instrumentation.callStarted(call) };
+  const follower = (bus.follow ??= makeFollower());
+  follower.instruments.add(own);
+  return () => {
+    follower.instruments.delete(own);
+  };
+}
+
+/**
+ * A follower over a set of instrumentations. When a call starts it asks each one how to follow
+ * it. Isolated like subscribers: an instrumentation that throws is left out of this call, and
+ * one whose `step` throws still has the step run, exactly once.
+ */
+function makeFollower(): Follower {
+  const instruments = new Set<CallInstrumentation>();
+  const follow = (call: CallStart): CallTrace | undefined => {
+    const traces: CallTrace[] = [];
+    for (const instrumentation of instruments) {
+      try {
+        const trace = instrumentation.callStarted(call);
+        if (trace !== undefined && trace !== null && typeof trace.step === 'function') traces.push(trace);
+      } catch {
+        // isolated: the call goes on without this instrumentation
+      }
+    }
+    if (traces.length === 0) return undefined;
+    return { step: (step, run) => traces.reduce((inner, trace) => () => guardedStep(trace, step, inner), run)() };
+  };
+  return Object.assign(follow, { instruments });
+}
 
 /** Runs `run` through `trace.step`, exactly once whatever the instrumentation does or throws. */
 function guardedStep<T>(trace: CallTrace, step: TracedStep, run: () => T): T {
