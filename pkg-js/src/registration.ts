@@ -17,8 +17,8 @@ import type { ToolRecord } from './internal.js';
 import { listContracts } from './listing.js';
 import { isVisible, unknownToolOutcome } from './registry.js';
 import { runCall } from './call.js';
-import { passthroughSchema, requestSignal, toWireResult, withMcpCallback } from './mcp.js';
-import { getModelContext, isMcpB, type McpBRuntime } from './runtime.js';
+import { toWireResult } from './mcp.js';
+import { getModelContext, isMcpB } from './runtime.js';
 import type { ToolContract } from './types.js';
 
 interface SyncState {
@@ -162,23 +162,16 @@ async function registerWithBrowser(w: Warden, record: ToolRecord, contract: Tool
   const browser = { controller, key, runtime };
   record.browser = browser;
   record.status = 'registering';
-  const mcpb = isMcpB(runtime) ? runtime : undefined;
-  // Under MCP-B the schema is advertised but not enforced by MCP's SDK: validation is ours.
-  const descriptor: Record<string, unknown> = { name: contract.name, description: contract.description, inputSchema: mcpb ? passthroughSchema(contract.inputSchema) : contract.inputSchema };
+  const descriptor: Record<string, unknown> = { name: contract.name, description: contract.description, inputSchema: contract.inputSchema };
   for (const field of ['title', 'outputSchema', 'annotations'] as const) if (contract[field] !== undefined) descriptor[field] = contract[field];
-  const register = () =>
-    runtime.registerTool(
-      { ...descriptor, execute: (input: unknown, extra?: { signal?: AbortSignal }) => executeForBrowser(w, record, input, extra) } as never,
-      { signal: controller.signal },
-    );
+  descriptor.execute = (input: unknown, extra?: { signal?: AbortSignal }) => executeForBrowser(w, record, input, extra);
   try {
-    if (mcpb === undefined) await register();
+    if (!isMcpB(runtime)) await runtime.registerTool(descriptor as never, { signal: controller.signal });
     else {
-      await mirrorGone(mcpb, contract.name);
+      // MCP-B's interop is loaded only by pages that run MCP-B (docs/mcp-b.md).
+      const { registerThroughMcpB } = await import('./mcp-b.js');
       if (record.browser !== browser) return;
-      // MCP's callback for this tool is ours: it gets the request's signal (see mcp.ts).
-      const mcpCallback = (args: unknown, ctx: unknown) => executeForMcp(w, record, args, ctx);
-      await withMcpCallback(mcpb.mcpServer, 'registerTool', contract.name, (args) => [args[0], args[1], mcpCallback, ...args.slice(3)], register);
+      if (!(await registerThroughMcpB(runtime, descriptor, controller.signal, () => record.browser === browser))) return;
     }
   } catch (cause) {
     if (record.browser !== browser) return;
@@ -194,46 +187,9 @@ async function registerWithBrowser(w: Warden, record: ToolRecord, contract: Tool
   }
 }
 
-/**
- * Waits (at most `timeoutMs`) until MCP-B no longer lists a tool named `name`. With Chromium's
- * native WebMCP on, MCP-B initialized after our tools registered natively mirrors them into MCP
- * with an `executeTool` call Chromium 156 refuses; re-registering through MCP-B first needs that
- * mirror gone, which MCP-B does once it has seen the native registration end (its `toolchange`).
- */
-async function mirrorGone(runtime: McpBRuntime, name: string, timeoutMs = 2000): Promise<void> {
-  const listed = (): boolean => {
-    try {
-      const tools = runtime.listTools?.();
-      return Array.isArray(tools) && tools.some((tool) => tool?.name === name);
-    } catch {
-      return false;
-    }
-  };
-  const deadline = performance.now() + timeoutMs;
-  while (listed() && performance.now() < deadline) {
-    await new Promise<void>((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        runtime.removeEventListener?.('toolchange', done);
-        resolve();
-      };
-      const timer = setTimeout(done, 50);
-      runtime.addEventListener?.('toolchange', done);
-    });
-  }
-}
-
 /** The `execute` registered with the browser: the whole pipeline, answering the result object. */
 async function executeForBrowser(w: Warden, record: ToolRecord, input: unknown, extra?: { signal?: AbortSignal }) {
   if (!isVisible(w, record)) return unknownToolOutcome(record.contract.name).result;
   const outcome = await runCall(w, record, input, extra?.signal ? { signal: extra.signal } : {}, record.scope);
-  return toWireResult(outcome.result);
-}
-
-/** MCP's callback for a tool registered through MCP-B: the pipeline, under the request's signal. */
-async function executeForMcp(w: Warden, record: ToolRecord, args: unknown, ctx: unknown) {
-  if (!isVisible(w, record)) return unknownToolOutcome(record.contract.name).result;
-  const signal = requestSignal(ctx);
-  const outcome = await runCall(w, record, args, signal ? { signal } : {}, record.scope);
   return toWireResult(outcome.result);
 }

@@ -1,12 +1,13 @@
 // Registration of resources and prompts with the runtime: MCP-B's `registerResource` /
-// `registerPrompt` (the W3C WebMCP API has tools only, so elsewhere they are `'unsupported'`).
+// `registerPrompt` (the W3C WebMCP API has tools only, so elsewhere they are `'unsupported'`,
+// and MCP-B's interop, `mcp-b.ts`, is never loaded).
 // As for tools (registration.ts, mcp.ts), the runtime registers them as its own while the MCP
 // server gets our callbacks: the request's signal reaches the read or the get, and a prompt's
 // `argsSchema` is advertised but left to our validation.
 import type { Warden } from './client.js';
 import { RegistrationError } from './errors.js';
 import type { SubjectRecord } from './internal.js';
-import { passthroughSchema, requestSignal, toWireResult, withMcpCallback } from './mcp.js';
+import { toWireResult } from './mcp.js';
 import type { PromptDefinition, ResourceDefinition, SubjectOutcome } from './types.js';
 import { getWith, readWith, templateParams } from './subject-call.js';
 
@@ -53,6 +54,10 @@ async function syncSubject(w: Warden, record: SubjectRecord, runtime: unknown): 
     record.status = 'unsupported';
     return;
   }
+  // MCP-B's interop, imported as tools import it (registration.ts): always a chunk of its own,
+  // never shared with the page's entry. Unregistered meanwhile: nothing to register.
+  const { passthroughSchema, requestSignal, withMcpCallback } = await import('./mcp-b.js');
+  if (registry.get(record.key) !== record || record.registration !== undefined) return;
   record.status = 'registering';
   const reads = (url: unknown, params: unknown, ctx: unknown) => {
     const uri = url instanceof URL ? url.href : String(url);

@@ -2,7 +2,8 @@
 // page uses. Small apps are bundled with esbuild as a page's build would (`--bundle --minify
 // --format=esm --splitting`: the validator module stays a chunk of its own) and the modules in the
 // entry's chunk are checked: a one-tool app never carries resources and prompts, dry runs,
-// the activity store or simple-webmcp's engine API, and an app that uses one of them does carry it
+// the activity store, MCP-B's interop (a chunk of its own, fetched on MCP-B pages only) or
+// simple-webmcp's engine API, and an app that uses one of them does carry it
 // (so the check would see it if the one-tool app ever pulled it in). What each module weighs is
 // printed (`--test-reporter=spec` shows it), for the size work (README, "Size").
 //
@@ -28,6 +29,10 @@ async function bundle(source) {
     logLevel: 'silent',
   });
   const [, entry] = Object.entries(result.metafile.outputs).find(([, output]) => output.entryPoint !== undefined);
+  // A chunk the entry imports statically is one more request at import (esbuild makes one of the
+  // code an entry shares with a lazily imported chunk): there must be none.
+  const shared = entry.imports.filter((imported) => imported.kind === 'import-statement' && !imported.external).map((imported) => imported.path);
+  assert.deepEqual(shared, [], 'the entry chunk imports no other chunk statically');
   const modules = new Map();
   for (const [file, { bytesInOutput }] of Object.entries(entry.inputs)) {
     const found = /^((?:dist|wasm)\/.+)$/.exec(file);
@@ -47,7 +52,7 @@ await tool.register();
 `;
 
 /** Modules a page that only defines, registers and serves tools must not carry. */
-const OPTIONAL = ['dist/subject.js', 'dist/subject-call.js', 'dist/subject-registration.js', 'dist/explain.js', 'dist/activity.js', 'dist/engine.js', 'dist/otel.js'];
+const OPTIONAL = ['dist/subject.js', 'dist/subject-call.js', 'dist/subject-registration.js', 'dist/explain.js', 'dist/activity.js', 'dist/mcp-b.js', 'dist/engine.js', 'dist/otel.js'];
 
 test('a one-tool app carries none of the optional features', async (t) => {
   const modules = await bundle(ONE_TOOL);
