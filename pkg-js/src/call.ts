@@ -144,137 +144,142 @@ export async function runSubjectCall(w: Warden, subject: PipelineTool, about: Su
 
 /** The state of one call, and one performer per op. */
 class CallRun {
-  private readonly observed: boolean;
-  private readonly started: number;
-  private readonly serverId: string;
+  readonly #w: Warden;
+  readonly #tool: PipelineTool;
+  #input: unknown;
+  readonly #options: CallOptions & { timeout?: number };
+  readonly #scope: number;
+  /** What a resource read or prompt get does differently (undefined: a tool call). */
+  readonly #about: SubjectCall | undefined;
+  readonly #observed: boolean;
+  readonly #started: number;
+  readonly #serverId: string;
   readonly invocationId = genInvocationId();
-  private readonly signal: AbortSignal;
-  private deadline: AbortController | undefined;
-  private timedOut = false;
-  private readonly taint: Set<string>;
-  private readonly metadata: Record<string, unknown> = {};
+  readonly #signal: AbortSignal;
+  #deadline: AbortController | undefined;
+  #timedOut = false;
+  readonly #taint: Set<string>;
+  readonly #metadata: Record<string, unknown> = {};
   /** `ctx.assigns`: the caller's map, or one empty map every hook of the call shares. */
-  private readonly assigns: Record<string, unknown>;
+  readonly #assigns: Record<string, unknown>;
   /** The frozen contract hooks see, looked up once per call. */
-  private contract: ToolContract | undefined;
-  private readonly approver;
+  #contract: ToolContract | undefined;
+  readonly #approver;
 
-  private engine = -1;
-  private instance = -1;
-  private call = -1;
-  private output: unknown = undefined;
+  #engine = -1;
+  #instance = -1;
+  #call = -1;
+  #output: unknown = undefined;
   /** The arguments as JSON, once a step needed them. */
-  private argsJson: string | undefined;
-  private argsDigest: string | undefined;
-  private validated: unknown = undefined;
+  #argsJson: string | undefined;
+  #argsDigest: string | undefined;
+  #validated: unknown = undefined;
   /** What the last performed step returned, read once. */
-  private returned: Returned | undefined;
+  #returned: Returned | undefined;
   /** The event of the last hook performed. */
-  private event = 0;
+  #event = 0;
   /** What the last performed step threw. */
-  private thrown: unknown = undefined;
-  private threw = false;
+  #thrown: unknown = undefined;
+  #threw = false;
   /** `ctx.error`: what failed the call (a thrown value), if a step threw; else the failure. */
-  private error: unknown = undefined;
-  private errorIsThrown = false;
-  private failure: (CallError & { decision?: Decision }) | undefined;
-  private shapeStep: DecisionStep | undefined;
+  #error: unknown = undefined;
+  #errorIsThrown = false;
+  #failure: (CallError & { decision?: Decision }) | undefined;
+  #shapeStep: DecisionStep | undefined;
   /** An instrumentation following this call (tracing), told of its start in the caller's context. */
-  private readonly trace: CallTrace | undefined;
+  readonly #trace: CallTrace | undefined;
 
-  constructor(
-    private readonly w: Warden,
-    private readonly tool: PipelineTool,
-    private input: unknown,
-    private readonly options: CallOptions & { timeout?: number },
-    private readonly scope: number,
-    /** What a resource read or prompt get does differently (undefined: a tool call). */
-    private readonly about: SubjectCall | undefined,
-  ) {
-    this.observed = w.telemetry.active();
-    this.started = this.observed ? performance.now() : 0;
-    this.serverId = tool.server ?? w.settings.serverId;
+  constructor(w: Warden, tool: PipelineTool, input: unknown, options: CallOptions & { timeout?: number }, scope: number, about: SubjectCall | undefined) {
+    this.#w = w;
+    this.#tool = tool;
+    this.#input = input;
+    this.#options = options;
+    this.#scope = scope;
+    this.#about = about;
+    this.#observed = w.telemetry.active();
+    this.#started = this.#observed ? performance.now() : 0;
+    this.#serverId = tool.server ?? w.settings.serverId;
     // Synchronous, before the call's first await: the caller's context is still the active one.
     // Instrumentations (tracing) follow tool calls.
-    this.trace = this.observed && about === undefined ? w.telemetry.follow?.({ tool: tool.contract.name, serverId: this.serverId, invocationId: this.invocationId, input }) : undefined;
-    this.taint = taintSet(options.taint);
-    this.assigns = options.assigns ?? {};
-    this.approver = approverFor(w, scope);
+    this.#trace = this.#observed && about === undefined ? w.telemetry.follow?.({ tool: tool.contract.name, serverId: this.#serverId, invocationId: this.invocationId, input }) : undefined;
+    this.#taint = taintSet(options.taint);
+    this.#assigns = options.assigns ?? {};
+    this.#approver = approverFor(w, scope);
     const given = options.signal ?? NEVER_ABORTED;
     if (options.timeout !== undefined) {
       const deadline = new AbortController();
-      this.deadline = deadline;
+      this.#deadline = deadline;
       const onAbort = () => deadline.abort(given.reason);
       if (given.aborted) deadline.abort(given.reason);
       else if (given !== NEVER_ABORTED) given.addEventListener('abort', onAbort, { once: true });
       setTimeout(() => {
         if (!deadline.signal.aborted) {
-          this.timedOut = true;
+          this.#timedOut = true;
           deadline.abort(new DOMException('the call ran past its timeout', 'TimeoutError'));
         }
       }, options.timeout);
-      this.signal = deadline.signal;
+      this.#signal = deadline.signal;
     } else {
-      this.signal = given;
+      this.#signal = given;
     }
   }
 
   /** Runs one part of the call inside the instrumentation's context, when one follows the call. */
   traced<T>(step: TracedStep, run: () => T): T {
-    return this.trace === undefined ? run() : this.trace.step(step, run);
+    return this.#trace === undefined ? run() : this.#trace.step(step, run);
   }
 
-  private signalState(): number {
-    if (!this.signal.aborted) return Signal.Live;
-    return this.timedOut ? Signal.TimedOut : Signal.Aborted;
+  #signalState(): number {
+    if (!this.#signal.aborted) return Signal.Live;
+    return this.#timedOut ? Signal.TimedOut : Signal.Aborted;
   }
 
   async run(): Promise<CallOutcome> {
     let ended = false;
     try {
-      this.engine = this.w.engine();
-      this.instance = this.w.coreInstance;
+      this.#engine = this.#w.engine();
+      this.#instance = this.#w.coreInstance;
       // Fingerprint baselines are tools' (resources and prompts have no pins).
-      if (this.about === undefined) sealFirstListing(this.w);
+      if (this.#about === undefined) sealFirstListing(this.#w);
       const flags =
-        (this.tool.validation.standard ? CallFlags.StandardInput : this.tool.validation.input ? CallFlags.JsonInput : 0) |
-        (this.tool.validation.output ? CallFlags.OutputSchema : 0) |
-        (this.approver ? CallFlags.Approver : 0) |
-        (this.observed ? CallFlags.Observed : 0) |
-        (this.w.settings.capturePayloads ? CallFlags.Capture : 0);
-      const target = this.about?.target;
-      const signal = this.signalState();
-      const begun = target === undefined ? core.begin(this.engine, this.tool.coreTool, this.scope, flags, signal) : core.beginAt(this.engine, this.tool.coreTool, this.scope, flags, target, signal);
+        (this.#tool.validation.standard ? CallFlags.StandardInput : this.#tool.validation.input ? CallFlags.JsonInput : 0) |
+        (this.#tool.validation.output ? CallFlags.OutputSchema : 0) |
+        (this.#approver ? CallFlags.Approver : 0) |
+        (this.#observed ? CallFlags.Observed : 0) |
+        (this.#w.settings.capturePayloads ? CallFlags.Capture : 0);
+      const target = this.#about?.target;
+      const signal = this.#signalState();
+      const begun = target === undefined ? core.begin(this.#engine, this.#tool.coreTool, this.#scope, flags, signal) : core.beginAt(this.#engine, this.#tool.coreTool, this.#scope, flags, target, signal);
       if (begun < 0) {
         ended = true;
-        return this.planFailure();
+        return this.#planFailure();
       }
       // The call's handle and its first action, packed in one number (one crossing to start).
       let action = begun >>> 0;
-      this.call = (begun - action) / 0x1_0000_0000;
+      this.#call = (begun - action) / 0x1_0000_0000;
       for (;;) {
-        this.apply(action);
+        this.#apply(action);
         const op = action & ActionBits.OpMask;
         const handle = action >>> ActionBits.HandleShift;
         if (op === Op.FinishOk || op === Op.FinishError) {
           ended = true;
           // The core ended a call that succeeded with nothing to record: no answer to read.
-          return op === Op.FinishOk && handle === ActionBits.EndedQuietly ? this.finish(QUIET_SUCCESS) : this.finish();
+          return op === Op.FinishOk && handle === ActionBits.EndedQuietly ? this.#finish(QUIET_SUCCESS) : this.#finish();
         }
         // A step performed synchronously (a sync hook, a sync tool) answers at once: no promise
         // and no microtask per step, which is most of a hook's cost.
-        const next = this.perform(op, handle);
+        const next = this.#perform(op, handle);
         action = typeof next === 'number' ? next : await next;
       }
     } catch (err) {
       // A trapped core, or a bug in this package: the call still ends as data, and what was
       // thrown is never shown to the agent.
-      return this.internalError(err);
+      return this.#internalError(err);
     } finally {
-      if (this.deadline && !this.deadline.signal.aborted) this.deadline.abort();
-      if (!ended && this.call >= 0 && this.current()) {
+      if (this.#deadline && !this.#deadline.signal.aborted) this.#deadline.abort();
+      if (!ended && this.#call >= 0 && this.#current()) {
         try {
-          core.end(this.engine, this.call);
+          core.end(this.#engine, this.#call);
         } catch {
           // the instance is gone; nothing to free
         }
@@ -283,58 +288,58 @@ class CallRun {
   }
 
   /** Whether the call's engine is still the live one (a trap replaces it). */
-  private current(): boolean {
-    return this.instance === this.w.coreInstance;
+  #current(): boolean {
+    return this.#instance === this.#w.coreInstance;
   }
 
-  private step(outcome: number, facts: number, durationMs = 0, payload?: unknown): number {
-    if (!this.current()) throw new CoreTrapped('the core was restarted during this call');
+  #step(outcome: number, facts: number, durationMs = 0, payload?: unknown): number {
+    if (!this.#current()) throw new CoreTrapped('the core was restarted during this call');
     const action =
       payload === undefined
-        ? core.step(this.engine, this.call, outcome, facts, this.signalState(), durationMs)
-        : core.stepWith(this.engine, this.call, outcome, facts, this.signalState(), durationMs, encode(payload));
+        ? core.step(this.#engine, this.#call, outcome, facts, this.#signalState(), durationMs)
+        : core.stepWith(this.#engine, this.#call, outcome, facts, this.#signalState(), durationMs, encode(payload));
     if (action === 0) throw new Error('the core does not know this call');
     return action;
   }
 
   /** Applies what the core said about the last step: a value taking effect, a failure. */
-  private apply(action: number): void {
+  #apply(action: number): void {
     const verdict = (action >>> ActionBits.VerdictShift) & 7;
     if (action & ActionBits.Accepted) {
-      const returned = this.returned;
-      const event = EVENTS[this.event];
-      if (verdict === Verdict.Rewrite && event === 'before') this.input = returned?.input;
-      else if (verdict === Verdict.Rewrite && event === 'promptGet') this.input = returned?.args;
-      else if (verdict === Verdict.Rewrite && event === 'after') this.output = returned?.output;
-      else if (verdict === Verdict.Halt || verdict === Verdict.Recover) this.output = returned?.result;
-      else if (verdict === Verdict.None && this.tool.validation.standard && this.validated !== undefined) this.input = (this.validated as { value: unknown }).value;
+      const returned = this.#returned;
+      const event = EVENTS[this.#event];
+      if (verdict === Verdict.Rewrite && event === 'before') this.#input = returned?.input;
+      else if (verdict === Verdict.Rewrite && event === 'promptGet') this.#input = returned?.args;
+      else if (verdict === Verdict.Rewrite && event === 'after') this.#output = returned?.output;
+      else if (verdict === Verdict.Halt || verdict === Verdict.Recover) this.#output = returned?.result;
+      else if (verdict === Verdict.None && this.#tool.validation.standard && this.#validated !== undefined) this.#input = (this.#validated as { value: unknown }).value;
     }
     if (action & ActionBits.FailedNow) {
-      this.failure = undefined;
-      this.errorIsThrown = this.threw;
-      this.error = this.threw ? this.thrown : undefined;
+      this.#failure = undefined;
+      this.#errorIsThrown = this.#threw;
+      this.#error = this.#threw ? this.#thrown : undefined;
     }
-    this.returned = undefined;
-    this.threw = false;
-    this.thrown = undefined;
+    this.#returned = undefined;
+    this.#threw = false;
+    this.#thrown = undefined;
   }
 
-  private perform(op: number, handle: number): number | Promise<number> {
+  #perform(op: number, handle: number): number | Promise<number> {
     switch (op) {
       case Op.CallHook:
-        return this.callHook(handle);
+        return this.#callHook(handle);
       case Op.RunTool:
-        return this.runTool();
+        return this.#runTool();
       case Op.ValidateInput:
-        return this.validateInput(handle);
+        return this.#validateInput(handle);
       case Op.EvaluatePolicy:
-        return this.evaluatePolicy(handle);
+        return this.#evaluatePolicy(handle);
       case Op.Predicate:
-        return this.predicate(handle);
+        return this.#predicate(handle);
       case Op.Approve:
-        return this.approve();
+        return this.#approve();
       case Op.ValidateOutput:
-        return this.validateOutput();
+        return this.#validateOutput();
       default:
         throw new Error(`the core answered an unknown op ${op}`);
     }
@@ -342,35 +347,35 @@ class CallRun {
 
   // ---- performers ------------------------------------------------------------------------------
 
-  private callHook(handle: number): number | Promise<number> {
-    const hook = this.w.hooks.get(handle);
+  #callHook(handle: number): number | Promise<number> {
+    const hook = this.#w.hooks.get(handle);
     if (hook === undefined) throw new Error('the core named a hook this client does not hold');
-    this.event = hook.event;
-    const ctx = this.hookContext(hook.event);
-    const hookId = this.observed ? (core.currentHookId(this.engine, this.call) ?? '') : '';
-    const started = this.observed ? performance.now() : 0;
-    const performed = perform(hook.run, [ctx], hook.timeout ?? this.w.settings.hookTimeout, this.signal);
-    return Array.isArray(performed) ? this.hookDone(hook, hookId, started, performed) : performed.then((done) => this.hookDone(hook, hookId, started, done));
+    this.#event = hook.event;
+    const ctx = this.#hookContext(hook.event);
+    const hookId = this.#observed ? (core.currentHookId(this.#engine, this.#call) ?? '') : '';
+    const started = this.#observed ? performance.now() : 0;
+    const performed = perform(hook.run, [ctx], hook.timeout ?? this.#w.settings.hookTimeout, this.#signal);
+    return Array.isArray(performed) ? this.#hookDone(hook, hookId, started, performed) : performed.then((done) => this.#hookDone(hook, hookId, started, done));
   }
 
   /** Reports a performed hook to the core; answers the next action. */
-  private hookDone(hook: { event: number }, hookId: string, started: number, [how, value]: [Ended, unknown]): number {
-    const duration = this.observed ? performance.now() - started : 0;
-    const [outcome, facts, payload] = this.report(how, value);
-    const action = this.step(outcome, facts, duration, payload);
+  #hookDone(hook: { event: number }, hookId: string, started: number, [how, value]: [Ended, unknown]): number {
+    const duration = this.#observed ? performance.now() - started : 0;
+    const [outcome, facts, payload] = this.#report(how, value);
+    const action = this.#step(outcome, facts, duration, payload);
     const event = EVENTS[hook.event] ?? 'before';
     if (outcome === Outcome.Returned && ((action >>> ActionBits.VerdictShift) & 7) === Verdict.Failed) {
-      warnBadReturn(this.w, event, core.lastHookId(this.engine, this.call) ?? undefined);
+      warnBadReturn(this.#w, event, core.lastHookId(this.#engine, this.#call) ?? undefined);
     }
-    if (this.observed) this.hookEvent(event, hookId, outcome, action, duration);
+    if (this.#observed) this.#hookEvent(event, hookId, outcome, action, duration);
     return action;
   }
 
   /** What a performed hook or approver step reports: the outcome, its facts, its payload. */
-  private report(how: Ended, value: unknown): [number, number, unknown] {
+  #report(how: Ended, value: unknown): [number, number, unknown] {
     if (how === Ended.Raise) {
-      this.threw = true;
-      this.thrown = value;
+      this.#threw = true;
+      this.#thrown = value;
       return [Outcome.Raised, 0, undefined];
     }
     if (how === Ended.Timeout) return [Outcome.TimedOut, 0, undefined];
@@ -380,11 +385,11 @@ class CallRun {
       returned = readReturn(value);
     } catch (err) {
       // Reading the return is part of performing the step: a getter or trap that throws is a raise.
-      this.threw = true;
-      this.thrown = err;
+      this.#threw = true;
+      this.#thrown = err;
       return [Outcome.Raised, 0, undefined];
     }
-    this.returned = returned;
+    this.#returned = returned;
     // Most hooks return nothing the core needs text of: no payload object for them.
     if (returned.message === undefined && returned.code === undefined && returned.deny === undefined) return [Outcome.Returned, returned.facts, undefined];
     const payload: Record<string, string> = {};
@@ -394,289 +399,289 @@ class CallRun {
     return [Outcome.Returned, returned.facts, Object.keys(payload).length ? payload : undefined];
   }
 
-  private runTool(): number | Promise<number> {
+  #runTool(): number | Promise<number> {
     // The single value: the tool gets a fresh parse of the JSON every governance step read
     // (a Standard Schema's own value, which nobody else holds, is passed as it is).
-    if (this.argsJson !== undefined && !this.tool.validation.standard) this.input = JSON.parse(this.argsJson);
+    if (this.#argsJson !== undefined && !this.#tool.validation.standard) this.#input = JSON.parse(this.#argsJson);
     // Durations only feed the decision record and telemetry: no clock reads when nobody listens.
-    const started = this.observed ? performance.now() : 0;
-    const about = this.about;
+    const started = this.#observed ? performance.now() : 0;
+    const about = this.#about;
     const performed = about
-      ? perform(() => about.run(this.input, this.signal), [], undefined, this.signal)
-      : this.trace === undefined
-        ? perform(this.tool.fn as AnyHook, [this.input, { signal: this.signal }], undefined, this.signal)
-        : this.traced('tool', () => perform(this.tool.fn as AnyHook, [this.input, { signal: this.signal }], undefined, this.signal));
-    return Array.isArray(performed) ? this.toolDone(started, performed) : performed.then((done) => this.toolDone(started, done));
+      ? perform(() => about.run(this.#input, this.#signal), [], undefined, this.#signal)
+      : this.#trace === undefined
+        ? perform(this.#tool.fn as AnyHook, [this.#input, { signal: this.#signal }], undefined, this.#signal)
+        : this.traced('tool', () => perform(this.#tool.fn as AnyHook, [this.#input, { signal: this.#signal }], undefined, this.#signal));
+    return Array.isArray(performed) ? this.#toolDone(started, performed) : performed.then((done) => this.#toolDone(started, done));
   }
 
   /** Reports what the tool did to the core; answers the next action. */
-  private toolDone(started: number, [how, value]: [Ended, unknown]): number {
-    const duration = this.observed ? performance.now() - started : 0;
+  #toolDone(started: number, [how, value]: [Ended, unknown]): number {
+    const duration = this.#observed ? performance.now() - started : 0;
     if (how === Ended.Value) {
-      this.output = value;
-      return this.step(Outcome.ToolReturned, 0, duration);
+      this.#output = value;
+      return this.#step(Outcome.ToolReturned, 0, duration);
     }
-    if (how === Ended.Aborted) return this.step(Outcome.Aborted, 0, duration);
-    this.threw = true;
-    this.thrown = value;
-    return this.step(Outcome.ToolThrew, 0, duration, { message: errorMessage(value) });
+    if (how === Ended.Aborted) return this.#step(Outcome.Aborted, 0, duration);
+    this.#threw = true;
+    this.#thrown = value;
+    return this.#step(Outcome.ToolThrew, 0, duration, { message: errorMessage(value) });
   }
 
   /** The arguments as JSON, made once; `undefined` with a diagnostic when JSON cannot carry them. */
-  private argumentsJson(): { ok: true; text: string } | { ok: false; diagnostic: Diagnostic } {
-    if (this.argsJson !== undefined) return { ok: true, text: this.argsJson };
-    const json = toJson(this.input, { maxBytes: this.w.settings.maxArgumentBytes, maxDepth: this.w.settings.maxArgumentDepth });
-    if (json.ok) this.argsJson = json.text;
+  #argumentsJson(): { ok: true; text: string } | { ok: false; diagnostic: Diagnostic } {
+    if (this.#argsJson !== undefined) return { ok: true, text: this.#argsJson };
+    const json = toJson(this.#input, { maxBytes: this.#w.settings.maxArgumentBytes, maxDepth: this.#w.settings.maxArgumentDepth });
+    if (json.ok) this.#argsJson = json.text;
     return json;
   }
 
-  private async validateInput(what: number): Promise<number> {
-    const output = this.tool.validation.output;
+  async #validateInput(what: number): Promise<number> {
+    const output = this.#tool.validation.output;
     if (what & 2 && output !== undefined) {
       const compiled = await compileSchema(output);
-      if ('error' in compiled) return this.step(Outcome.InvalidSchema, 0, 0, { which: 'outputSchema', message: compiled.error });
+      if ('error' in compiled) return this.#step(Outcome.InvalidSchema, 0, 0, { which: 'outputSchema', message: compiled.error });
     }
-    if (!(what & 1)) return this.step(Outcome.Valid, 0);
-    const standard = this.tool.validation.standard;
+    if (!(what & 1)) return this.#step(Outcome.Valid, 0);
+    const standard = this.#tool.validation.standard;
     if (standard) {
-      const result = await validateStandard(standard, this.input, this.signal);
+      const result = await validateStandard(standard, this.#input, this.#signal);
       if (result.how === 'threw') {
-        this.threw = true;
-        this.thrown = result.thrown;
-        return this.step(Outcome.Raised, 0);
+        this.#threw = true;
+        this.#thrown = result.thrown;
+        return this.#step(Outcome.Raised, 0);
       }
-      if (result.how === 'aborted') return this.step(Outcome.Aborted, 0);
-      if (!result.valid) return this.step(Outcome.Invalid, 0, 0, { diagnostics: result.diagnostics });
-      this.validated = { value: result.value };
-      return this.step(Outcome.Valid, 0);
+      if (result.how === 'aborted') return this.#step(Outcome.Aborted, 0);
+      if (!result.valid) return this.#step(Outcome.Invalid, 0, 0, { diagnostics: result.diagnostics });
+      this.#validated = { value: result.value };
+      return this.#step(Outcome.Valid, 0);
     }
-    const schema = this.tool.validation.input;
-    if (schema === undefined) return this.step(Outcome.Valid, 0);
-    const json = this.argumentsJson();
-    if (!json.ok) return this.step(Outcome.Invalid, 0, 0, { diagnostics: [json.diagnostic] });
-    const result = await validateJsonText(schema, json.text, 'inputSchema', this.w.settings);
-    if (this.signal.aborted) return this.step(Outcome.Aborted, 0);
-    if ('invalidSchema' in result) return this.step(Outcome.InvalidSchema, 0, 0, { which: 'inputSchema', message: result.invalidSchema });
-    return result.valid ? this.step(Outcome.Valid, 0) : this.step(Outcome.Invalid, 0, 0, { diagnostics: result.diagnostics });
+    const schema = this.#tool.validation.input;
+    if (schema === undefined) return this.#step(Outcome.Valid, 0);
+    const json = this.#argumentsJson();
+    if (!json.ok) return this.#step(Outcome.Invalid, 0, 0, { diagnostics: [json.diagnostic] });
+    const result = await validateJsonText(schema, json.text, 'inputSchema', this.#w.settings);
+    if (this.#signal.aborted) return this.#step(Outcome.Aborted, 0);
+    if ('invalidSchema' in result) return this.#step(Outcome.InvalidSchema, 0, 0, { which: 'inputSchema', message: result.invalidSchema });
+    return result.valid ? this.#step(Outcome.Valid, 0) : this.#step(Outcome.Invalid, 0, 0, { diagnostics: result.diagnostics });
   }
 
   /** The policy step; bit 0 of `what`: the policy reads the arguments, send them. */
-  private async evaluatePolicy(what: number): Promise<number> {
-    const source = this.tool.validation.standard && this.validated !== undefined ? (this.validated as { value: unknown }).value : this.input;
-    let json = this.argsJson !== undefined ? ({ ok: true, text: this.argsJson } as const) : undefined;
+  async #evaluatePolicy(what: number): Promise<number> {
+    const source = this.#tool.validation.standard && this.#validated !== undefined ? (this.#validated as { value: unknown }).value : this.#input;
+    let json = this.#argsJson !== undefined ? ({ ok: true, text: this.#argsJson } as const) : undefined;
     if (json === undefined) {
-      const made = toJson(source, { maxBytes: this.w.settings.maxArgumentBytes, maxDepth: this.w.settings.maxArgumentDepth });
-      if (!made.ok) return this.step(Outcome.Invalid, 0, 0, { diagnostics: [made.diagnostic] });
-      this.argsJson = made.text;
+      const made = toJson(source, { maxBytes: this.#w.settings.maxArgumentBytes, maxDepth: this.#w.settings.maxArgumentDepth });
+      if (!made.ok) return this.#step(Outcome.Invalid, 0, 0, { diagnostics: [made.diagnostic] });
+      this.#argsJson = made.text;
       json = made;
     }
-    await ensureGrants(this.w);
-    if (!this.current()) throw new CoreTrapped('the core was restarted during this call');
-    if (this.about === undefined) this.w.noteBaseline(this.tool.coreTool, false);
-    const facts: Record<string, unknown> = { taint: [...this.taint], nowMs: this.w.settings.clock() };
+    await ensureGrants(this.#w);
+    if (!this.#current()) throw new CoreTrapped('the core was restarted during this call');
+    if (this.#about === undefined) this.#w.noteBaseline(this.#tool.coreTool, false);
+    const facts: Record<string, unknown> = { taint: [...this.#taint], nowMs: this.#w.settings.clock() };
     if (what & 1) facts.arguments = JSON.parse(json.text);
-    if (this.options.principal !== undefined) facts.principal = this.options.principal;
-    const action = core.policyFacts(this.engine, this.call, encode(facts), this.signalState());
+    if (this.#options.principal !== undefined) facts.principal = this.#options.principal;
+    const action = core.policyFacts(this.#engine, this.#call, encode(facts), this.#signalState());
     if (action === 0) throw new Error('the core does not know this call');
-    this.decided(action);
+    this.#decided(action);
     return action;
   }
 
-  private async predicate(handle: number): Promise<number> {
-    const predicate = this.w.predicates.table[handle];
-    const call = this.policyCall(undefined);
-    const ctx = this.governanceContext();
-    const performed = predicate ? perform(predicate as AnyHook, [call, ctx], this.w.settings.hookTimeout, this.signal) : ([Ended.Raise, undefined] as [Ended, unknown]);
+  async #predicate(handle: number): Promise<number> {
+    const predicate = this.#w.predicates.table[handle];
+    const call = this.#policyCall(undefined);
+    const ctx = this.#governanceContext();
+    const performed = predicate ? perform(predicate as AnyHook, [call, ctx], this.#w.settings.hookTimeout, this.#signal) : ([Ended.Raise, undefined] as [Ended, unknown]);
     const [how, value] = Array.isArray(performed) ? performed : await performed;
     const outcome = how === Ended.Aborted ? Outcome.Aborted : how !== Ended.Value || typeof value !== 'boolean' ? Outcome.PredicateFailed : value ? Outcome.PredicateTrue : Outcome.PredicateFalse;
-    const action = this.step(outcome, 0);
-    this.decided(action);
+    const action = this.#step(outcome, 0);
+    this.#decided(action);
     return action;
   }
 
-  private async approve(): Promise<number> {
-    const decision = decode(core.callDecision(this.engine, this.call)) as Decision | null;
-    const call = this.policyCall(decision ?? undefined);
-    const ctx = { signal: this.signal, ...this.governanceContext() };
+  async #approve(): Promise<number> {
+    const decision = decode(core.callDecision(this.#engine, this.#call)) as Decision | null;
+    const call = this.#policyCall(decision ?? undefined);
+    const ctx = { signal: this.#signal, ...this.#governanceContext() };
     const started = performance.now();
-    const approver = this.approver;
-    const performed = approver ? this.traced('approval', () => perform(approver as AnyHook, [call, ctx], this.w.settings.askTimeout, this.signal)) : ([Ended.Raise, undefined] as [Ended, unknown]);
+    const approver = this.#approver;
+    const performed = approver ? this.traced('approval', () => perform(approver as AnyHook, [call, ctx], this.#w.settings.askTimeout, this.#signal)) : ([Ended.Raise, undefined] as [Ended, unknown]);
     const [how, value] = Array.isArray(performed) ? performed : await performed;
     const duration = performance.now() - started;
-    const [outcome, facts, payload] = this.report(how, value);
-    const action = this.step(outcome, facts, duration, payload);
-    if (outcome === Outcome.Returned && ((action >>> ActionBits.VerdictShift) & 7) === Verdict.Failed) warnBadReturn(this.w, 'approver', undefined);
+    const [outcome, facts, payload] = this.#report(how, value);
+    const action = this.#step(outcome, facts, duration, payload);
+    if (outcome === Outcome.Returned && ((action >>> ActionBits.VerdictShift) & 7) === Verdict.Failed) warnBadReturn(this.#w, 'approver', undefined);
     // `{ allow: 'always' }`: the core records the grant and the store keeps it. The approval of
     // this call stands even if the store cannot: the next call then asks again.
-    if (action & ActionBits.Accepted) await recordGrant(this.w, this.call, this.options.principal).catch(() => undefined);
+    if (action & ActionBits.Accepted) await recordGrant(this.#w, this.#call, this.#options.principal).catch(() => undefined);
     return action;
   }
 
-  private async validateOutput(): Promise<number> {
-    const schema = this.tool.validation.output;
-    const structured = normalizeResult(this.output, { structured: this.tool.structured }).structuredContent;
-    if (schema === undefined || structured === undefined) return this.step(Outcome.Valid, 0);
+  async #validateOutput(): Promise<number> {
+    const schema = this.#tool.validation.output;
+    const structured = normalizeResult(this.#output, { structured: this.#tool.structured }).structuredContent;
+    if (schema === undefined || structured === undefined) return this.#step(Outcome.Valid, 0);
     const json = toJson(structured, { maxBytes: Number.MAX_SAFE_INTEGER, maxDepth: 100 });
-    if (!json.ok) return this.step(Outcome.Invalid, 0, 0, { diagnostics: [json.diagnostic] });
-    const result = await validateJsonText(schema, json.text, 'outputSchema', this.w.settings);
-    if (this.signal.aborted) return this.step(Outcome.Aborted, 0);
-    if ('invalidSchema' in result) return this.step(Outcome.InvalidSchema, 0, 0, { which: 'outputSchema', message: result.invalidSchema });
-    return result.valid ? this.step(Outcome.Valid, 0) : this.step(Outcome.Invalid, 0, 0, { diagnostics: result.diagnostics });
+    if (!json.ok) return this.#step(Outcome.Invalid, 0, 0, { diagnostics: [json.diagnostic] });
+    const result = await validateJsonText(schema, json.text, 'outputSchema', this.#w.settings);
+    if (this.#signal.aborted) return this.#step(Outcome.Aborted, 0);
+    if ('invalidSchema' in result) return this.#step(Outcome.InvalidSchema, 0, 0, { which: 'outputSchema', message: result.invalidSchema });
+    return result.valid ? this.#step(Outcome.Valid, 0) : this.#step(Outcome.Invalid, 0, 0, { diagnostics: result.diagnostics });
   }
 
   // ---- contexts ------------------------------------------------------------------------------
 
   /** A hook's `ctx`: the shared fields, `input`, and the event's own. */
-  private hookContext(event: number): Record<string, unknown> {
-    if (this.about !== undefined) {
+  #hookContext(event: number): Record<string, unknown> {
+    if (this.#about !== undefined) {
       // A gate hook of a resource or prompt: its own fields (uri and params, or name and args).
       return {
         invocationId: this.invocationId,
-        signal: this.signal,
-        metadata: this.metadata,
-        serverId: this.serverId,
-        principal: this.options.principal,
-        taint: this.taint,
-        assigns: this.assigns,
-        ...this.about.context(this.input),
+        signal: this.#signal,
+        metadata: this.#metadata,
+        serverId: this.#serverId,
+        principal: this.#options.principal,
+        taint: this.#taint,
+        assigns: this.#assigns,
+        ...this.#about.context(this.#input),
       };
     }
     // One object literal per event, every field written in the same order: a spread of a shared
     // base (or adding a field later) takes V8 off its fast path, ~3 µs per context instead of
     // ~40 ns (measured, bench/RESULTS.md).
-    const contract = (this.contract ??= snapshotOf(this.tool.contract));
-    const assigns = this.assigns;
+    const contract = (this.#contract ??= snapshotOf(this.#tool.contract));
+    const assigns = this.#assigns;
     switch (EVENTS[event]) {
       case 'after':
-        return { invocationId: this.invocationId, tool: this.tool.publicTool, contract, signal: this.signal, metadata: this.metadata, serverId: this.serverId, principal: this.options.principal, taint: this.taint, assigns, input: this.input, output: this.output };
+        return { invocationId: this.invocationId, tool: this.#tool.publicTool, contract, signal: this.#signal, metadata: this.#metadata, serverId: this.#serverId, principal: this.#options.principal, taint: this.#taint, assigns, input: this.#input, output: this.#output };
       case 'error': {
-        const failure = this.callFailure();
-        const error = this.errorIsThrown ? this.error : new CallFailure(failure.kind, failure.reason, failure.message, failure.hookId);
-        return { invocationId: this.invocationId, tool: this.tool.publicTool, contract, signal: this.signal, metadata: this.metadata, serverId: this.serverId, principal: this.options.principal, taint: this.taint, assigns, input: this.input, error, failure };
+        const failure = this.#callFailure();
+        const error = this.#errorIsThrown ? this.#error : new CallFailure(failure.kind, failure.reason, failure.message, failure.hookId);
+        return { invocationId: this.invocationId, tool: this.#tool.publicTool, contract, signal: this.#signal, metadata: this.#metadata, serverId: this.#serverId, principal: this.#options.principal, taint: this.#taint, assigns, input: this.#input, error, failure };
       }
       case 'denied': {
-        const failure = this.callFailure();
-        return { invocationId: this.invocationId, tool: this.tool.publicTool, contract, signal: this.signal, metadata: this.metadata, serverId: this.serverId, principal: this.options.principal, taint: this.taint, assigns, input: this.input, reason: failure.message, code: failure.code ?? failure.reason, failure };
+        const failure = this.#callFailure();
+        return { invocationId: this.invocationId, tool: this.#tool.publicTool, contract, signal: this.#signal, metadata: this.#metadata, serverId: this.#serverId, principal: this.#options.principal, taint: this.#taint, assigns, input: this.#input, reason: failure.message, code: failure.code ?? failure.reason, failure };
       }
       default:
-        return { invocationId: this.invocationId, tool: this.tool.publicTool, contract, signal: this.signal, metadata: this.metadata, serverId: this.serverId, principal: this.options.principal, taint: this.taint, assigns, input: this.input };
+        return { invocationId: this.invocationId, tool: this.#tool.publicTool, contract, signal: this.#signal, metadata: this.#metadata, serverId: this.#serverId, principal: this.#options.principal, taint: this.#taint, assigns, input: this.#input };
     }
   }
 
   /** The call's failure as the core holds it (`ctx.failure`), read once per failure. */
-  private callFailure(): CallError {
-    this.failure ??= Object.freeze(decode(core.callError(this.engine, this.call)) as CallError);
-    return this.failure;
+  #callFailure(): CallError {
+    this.#failure ??= Object.freeze(decode(core.callError(this.#engine, this.#call)) as CallError);
+    return this.#failure;
   }
 
   /** What predicates and the approver get besides the call. */
-  private governanceContext(): Record<string, unknown> {
+  #governanceContext(): Record<string, unknown> {
     return {
-      taint: this.taint,
-      principal: this.options.principal,
-      assigns: this.assigns,
-      hasApprover: this.approver !== undefined,
-      approvedFingerprints: this.w.settings.approvedFingerprints,
+      taint: this.#taint,
+      principal: this.#options.principal,
+      assigns: this.#assigns,
+      hasApprover: this.#approver !== undefined,
+      approvedFingerprints: this.#w.settings.approvedFingerprints,
     };
   }
 
   /** What the approver and function predicates see (a deeply frozen copy of the arguments). */
-  private policyCall(decision: Decision | undefined): PolicyCall {
-    const facts = decode(core.askFacts(this.engine, this.call)) as { serverId: string; name: string; fingerprint: string };
-    const json = this.argumentsJson();
+  #policyCall(decision: Decision | undefined): PolicyCall {
+    const facts = decode(core.askFacts(this.#engine, this.#call)) as { serverId: string; name: string; fingerprint: string };
+    const json = this.#argumentsJson();
     const args = json.ok ? JSON.parse(json.text) : undefined;
-    if (this.argsDigest === undefined && json.ok) this.argsDigest = digestOf(args);
+    if (this.#argsDigest === undefined && json.ok) this.#argsDigest = digestOf(args);
     const call: PolicyCall = {
       serverId: facts.serverId,
       name: facts.name,
       arguments: deepFrozenCopy(args),
-      argsDigest: this.argsDigest ?? '',
+      argsDigest: this.#argsDigest ?? '',
       fingerprint: facts.fingerprint,
-      principal: this.options.principal,
+      principal: this.#options.principal,
       invocationId: this.invocationId,
     };
-    if (this.about !== undefined) call.kind = this.about.target === undefined ? 'prompt' : 'resource';
+    if (this.#about !== undefined) call.kind = this.#about.target === undefined ? 'prompt' : 'resource';
     if (decision) call.decision = deepFrozenCopy(decision) as Decision;
     return Object.freeze(call);
   }
 
   // ---- telemetry -----------------------------------------------------------------------------
 
-  private hookEvent(event: string, hookId: string, outcome: number, action: number, durationMs: number): void {
+  #hookEvent(event: string, hookId: string, outcome: number, action: number, durationMs: number): void {
     const verdict = (action >>> ActionBits.VerdictShift) & 7;
-    const base = { tool: this.tool.contract.name, serverId: this.serverId, invocationId: this.invocationId, hookId, event, durationMs };
+    const base = { tool: this.#tool.contract.name, serverId: this.#serverId, invocationId: this.invocationId, hookId, event, durationMs };
     if (verdict === Verdict.Failed) {
       const cause = outcome === Outcome.Raised ? 'raise' : outcome === Outcome.TimedOut ? 'timeout' : 'bad_return';
-      this.w.telemetry.emit({ name: 'hook.exception', ...base, cause });
+      this.#w.telemetry.emit({ name: 'hook.exception', ...base, cause });
     } else if (verdict !== Verdict.None) {
       const status = (['cont', 'cont', 'rewrite', 'deny', 'halt', 'recover'] as const)[verdict] ?? 'cont';
-      this.w.telemetry.emit({ name: 'hook.stop', ...base, status });
+      this.#w.telemetry.emit({ name: 'hook.stop', ...base, status });
     }
   }
 
   /** Emits `policy.decision` when the core says policy just decided. */
-  private decided(action: number): void {
-    if (!this.observed || !(action & ActionBits.Decided)) return;
-    const decision = decode(core.callDecision(this.engine, this.call)) as Decision | null;
+  #decided(action: number): void {
+    if (!this.#observed || !(action & ActionBits.Decided)) return;
+    const decision = decode(core.callDecision(this.#engine, this.#call)) as Decision | null;
     if (!decision) return;
-    const event: Record<string, unknown> = { name: 'policy.decision', tool: this.tool.contract.name, serverId: this.serverId, invocationId: this.invocationId, effect: decision.effect, reason: decision.reason };
+    const event: Record<string, unknown> = { name: 'policy.decision', tool: this.#tool.contract.name, serverId: this.#serverId, invocationId: this.invocationId, effect: decision.effect, reason: decision.reason };
     if (decision.rule) event.rule = decision.rule;
-    this.w.telemetry.emit(event as never);
+    this.#w.telemetry.emit(event as never);
   }
 
   // ---- endings -------------------------------------------------------------------------------
 
-  private finish(ended?: typeof QUIET_SUCCESS): CallOutcome {
-    const answer = (ended ?? decode(core.end(this.engine, this.call))) as { ok: boolean; error?: CallError & { decision?: Decision }; text?: string; record?: DecisionStep[] };
+  #finish(ended?: typeof QUIET_SUCCESS): CallOutcome {
+    const answer = (ended ?? decode(core.end(this.#engine, this.#call))) as { ok: boolean; error?: CallError & { decision?: Decision }; text?: string; record?: DecisionStep[] };
     const outcome: CallOutcome = answer.ok
-      ? { ok: true, result: (this.about ? this.about.normalize(this.output) : normalizeResult(this.output, { structured: this.tool.structured })) as CallToolResult }
+      ? { ok: true, result: (this.#about ? this.#about.normalize(this.#output) : normalizeResult(this.#output, { structured: this.#tool.structured })) as CallToolResult }
       : { ok: false, error: answer.error as CallError, result: errorResult(answer.text ?? 'Error: internal error in webmcp-warden') };
-    return this.answer(outcome, answer.record);
+    return this.#answer(outcome, answer.record);
   }
 
-  private planFailure(): CallOutcome {
-    const answer = decode(core.planError(this.engine, this.tool.coreTool, this.scope)) as { ok: boolean; error?: { code: string; message: string } };
+  #planFailure(): CallOutcome {
+    const answer = decode(core.planError(this.#engine, this.#tool.coreTool, this.#scope)) as { ok: boolean; error?: { code: string; message: string } };
     const message = answer.error?.message ?? 'the hooks of this tool cannot be planned';
-    return this.answer({ ok: false, error: { kind: 'hook', reason: answer.error?.code ?? 'invalid_configuration', message }, result: errorResult('Error: ' + message) }, []);
+    return this.#answer({ ok: false, error: { kind: 'hook', reason: answer.error?.code ?? 'invalid_configuration', message }, result: errorResult('Error: ' + message) }, []);
   }
 
-  private internalError(_err: unknown): CallOutcome {
-    if (this.w.isDisposed) return disposedOutcome();
-    return this.answer({ ok: false, error: { kind: 'tool', reason: 'internal_error', message: 'internal error in webmcp-warden' }, result: errorResult('Error: internal error in webmcp-warden') }, []);
+  #internalError(_err: unknown): CallOutcome {
+    if (this.#w.isDisposed) return disposedOutcome();
+    return this.#answer({ ok: false, error: { kind: 'tool', reason: 'internal_error', message: 'internal error in webmcp-warden' }, result: errorResult('Error: internal error in webmcp-warden') }, []);
   }
 
   /** Shapes the result for a model, emits `tool_call.stop`, and answers. */
-  private answer(outcome: CallOutcome, record: DecisionStep[] | undefined): CallOutcome {
-    const shapeMode = this.options.shape ?? this.tool.shape;
+  #answer(outcome: CallOutcome, record: DecisionStep[] | undefined): CallOutcome {
+    const shapeMode = this.#options.shape ?? this.#tool.shape;
     // A failed read or get answers with the text the agent reads, never shaped as contents.
-    if (shapeMode === 'llm' && (this.about === undefined || outcome.ok)) {
-      const max = this.w.settings.maxResultBytesForLlm;
-      const shaped = this.about ? this.about.shape(outcome.result, this.serverId, max) : shapeForModel(outcome.result, this.serverId, max);
+    if (shapeMode === 'llm' && (this.#about === undefined || outcome.ok)) {
+      const max = this.#w.settings.maxResultBytesForLlm;
+      const shaped = this.#about ? this.#about.shape(outcome.result, this.#serverId, max) : shapeForModel(outcome.result, this.#serverId, max);
       outcome.result = shaped.result as CallToolResult;
-      this.shapeStep = { step: 'shape', flags: shaped.flags, truncated: shaped.truncated };
+      this.#shapeStep = { step: 'shape', flags: shaped.flags, truncated: shaped.truncated };
     }
-    if (this.observed) {
+    if (this.#observed) {
       const steps = [...(record ?? [])];
-      if (this.shapeStep) steps.push(this.shapeStep);
+      if (this.#shapeStep) steps.push(this.#shapeStep);
       const event: Record<string, unknown> = {
-        name: this.about?.stopEvent ?? 'tool_call.stop',
-        tool: this.tool.contract.name,
-        ...(this.about?.target !== undefined ? { uri: this.about.target } : {}),
-        serverId: this.serverId,
+        name: this.#about?.stopEvent ?? 'tool_call.stop',
+        tool: this.#tool.contract.name,
+        ...(this.#about?.target !== undefined ? { uri: this.#about.target } : {}),
+        serverId: this.#serverId,
         invocationId: this.invocationId,
         status: outcome.ok ? 'ok' : 'error',
-        durationMs: performance.now() - this.started,
+        durationMs: performance.now() - this.#started,
         record: steps,
       };
       if (!outcome.ok) {
         event.errorKind = outcome.error.kind;
         event.errorReason = outcome.error.reason;
       }
-      if (this.w.settings.capturePayloads) {
-        event.arguments = this.input;
+      if (this.#w.settings.capturePayloads) {
+        event.arguments = this.#input;
         event.result = outcome.result;
       }
-      this.w.telemetry.emit(event as never);
+      this.#w.telemetry.emit(event as never);
     }
     return outcome;
   }
