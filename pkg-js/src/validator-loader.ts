@@ -64,7 +64,8 @@ export class ValidatorModule {
   replacements = 0;
 
   constructor(
-    private readonly glue: Glue,
+    /** The module's glue (read by the test helpers below). */
+    readonly glue: Glue,
     private readonly host: Host,
     private readonly module: WebAssembly.Module,
   ) {
@@ -89,39 +90,13 @@ export class ValidatorModule {
     });
   }
 
-  /** How many compiled schemas the module holds (for tests: unused schemas are freed). */
-  schemaCount(): number {
-    try {
-      return this.glue.schemaCount();
-    } catch {
-      return 0;
-    }
-  }
-
-  /**
-   * For the JSON-Schema-Test-Suite run only: drops every compiled schema and sets the dialect of
-   * schemas without `$schema` and the documents `$ref` may name (a JSON object, URI to document).
-   */
-  __testConformanceSuite(dialect: 'draft-07' | '2020-12', documents: string): string {
-    this.generation += 1; // every handle is gone
-    return this.guard('setting up the conformance suite', () => this.glue.__test_conformance_suite(dialect, documents));
-  }
-
-  /** For tests only: makes the module trap, as a bug would. */
-  __testTrap(): string {
-    return this.guard('trapping on purpose', () => {
-      this.glue.__test_trap();
-      return '';
-    });
-  }
-
   /**
    * Runs one call into the module. An exception (a trap, or a stack overflow in wasm) replaces the
    * instance and answers `validator_failed`; so does an answer saying the table is unusable
    * (`validator_broken`: an earlier call died holding it), after which the call is tried once more
    * on the new instance, since it did not cause the failure.
    */
-  private guard(doing: string, call: () => string): string {
+  guard(doing: string, call: () => string): string {
     let answer: string;
     try {
       answer = call();
@@ -155,6 +130,34 @@ export class ValidatorModule {
 
 let loading: Promise<ValidatorModule> | undefined;
 let loaded: ValidatorModule | undefined;
+
+// For tests only, functions rather than methods so that no page's bundle carries them.
+
+/** How many compiled schemas `validator` holds (for tests: unused schemas are freed). */
+export function schemaCount(validator: ValidatorModule): number {
+  try {
+    return validator.glue.schemaCount();
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * For the JSON-Schema-Test-Suite run only: drops every compiled schema and sets the dialect of
+ * schemas without `$schema` and the documents `$ref` may name (a JSON object, URI to document).
+ */
+export function testConformanceSuite(validator: ValidatorModule, dialect: 'draft-07' | '2020-12', documents: string): string {
+  validator.generation += 1; // every handle is gone
+  return validator.guard('setting up the conformance suite', () => validator.glue.__test_conformance_suite(dialect, documents));
+}
+
+/** For tests only: makes the module trap, as a bug would. */
+export function testTrap(validator: ValidatorModule): string {
+  return validator.guard('trapping on purpose', () => {
+    validator.glue.__test_trap();
+    return '';
+  });
+}
 
 /** The validator module if it is loaded already (no loading starts): for releasing handles. */
 export function loadedValidator(): ValidatorModule | undefined {

@@ -6,7 +6,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { loadValidator } from '../dist/validator-loader.js';
+import { loadValidator, testTrap } from '../dist/validator-loader.js';
 import { validateJson } from '../dist/validation.js';
 import { patternCount } from '../wasm/validator-host.js';
 import { recordingTools } from '../test-support/helpers.mjs';
@@ -161,7 +161,7 @@ describe('a trap does not brick validation', () => {
     const validator = await loadValidator();
     const { generation, replacements } = validator;
     const held = patternCount();
-    const trapped = JSON.parse(validator.__testTrap());
+    const trapped = JSON.parse(testTrap(validator));
     assert.deepEqual(trapped, { ok: false, error: { code: 'validator_failed', message: 'the validator module trapped while trapping on purpose and was reloaded' } });
     assert.equal(validator.generation, generation + 1);
     assert.equal(validator.replacements, replacements + 1);
