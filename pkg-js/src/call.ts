@@ -26,7 +26,7 @@ import type { PipelineTool } from './internal.js';
 import { errorMessage, errorResult, normalizeResult } from './normalize.js';
 import { Ended, NEVER_ABORTED, perform, type AnyHook } from './perform.js';
 import { shapeForModel } from './shape.js';
-import type { CallTrace, DecisionStep, TracedStep } from './telemetry.js';
+import { emitHookEvent, type CallTrace, type DecisionStep, type TracedStep } from './telemetry.js';
 import { warnBadReturn } from './warnings.js';
 import type { CallError, CallOptions, CallOutcome, CallToolResult, ToolContract } from './types.js';
 import { compileSchema, toJson, validateJsonText, validateStandard, type Diagnostic } from './validation.js';
@@ -114,12 +114,15 @@ export interface SubjectCall {
   shape(result: unknown, serverId: string, maxBytes: number): { result: unknown; flags: string[]; truncated: boolean };
 }
 
+/** A call that ended before it ran (or that the core could not run), as data: its error, and the text the agent reads. */
+export function failedOutcome(kind: CallError['kind'], reason: string, message: string): CallOutcome {
+  return { ok: false, error: { kind, reason, message }, result: errorResult('Error: ' + message) };
+}
+
 /** Runs one governed call of `tool` under provider `scope` (0: none). Never throws for a failed call. */
 export async function runCall(w: Warden, tool: PipelineTool, input: unknown, options?: CallOptions | null, scope = 0): Promise<CallOutcome> {
   const problem = optionsProblem(options);
-  if (problem !== undefined) {
-    return { ok: false, error: { kind: 'validation', reason: 'invalid_options', message: problem }, result: errorResult('Error: ' + problem) };
-  }
+  if (problem !== undefined) return failedOutcome('validation', 'invalid_options', problem);
   const run = new CallRun(w, tool, input, options ?? {}, scope, undefined);
   const activity = w.activity;
   if (activity === undefined || !activity.observed) return run.traced('call', () => run.run());
@@ -136,9 +139,7 @@ export async function runCall(w: Warden, tool: PipelineTool, input: unknown, opt
  */
 export async function runSubjectCall(w: Warden, subject: PipelineTool, about: SubjectCall, input: unknown, options: CallOptions | null | undefined, scope: number): Promise<CallOutcome> {
   const problem = optionsProblem(options);
-  if (problem !== undefined) {
-    return { ok: false, error: { kind: 'validation', reason: 'invalid_options', message: problem }, result: errorResult('Error: ' + problem) };
-  }
+  if (problem !== undefined) return failedOutcome('validation', 'invalid_options', problem);
   return new CallRun(w, subject, input, options ?? {}, scope, about).run();
 }
 
@@ -367,7 +368,7 @@ class CallRun {
     if (outcome === Outcome.Returned && ((action >>> ActionBits.VerdictShift) & 7) === Verdict.Failed) {
       warnBadReturn(this.#w, event, core.lastHookId(this.#engine, this.#call) ?? undefined);
     }
-    if (this.#observed) this.#hookEvent(event, hookId, outcome, action, duration);
+    if (this.#observed) emitHookEvent(this.#w.telemetry, { tool: this.#tool.contract.name, serverId: this.#serverId, invocationId: this.invocationId, hookId, event, durationMs: duration }, outcome, action);
     return action;
   }
 
@@ -607,17 +608,7 @@ class CallRun {
 
   // ---- telemetry -----------------------------------------------------------------------------
 
-  #hookEvent(event: string, hookId: string, outcome: number, action: number, durationMs: number): void {
-    const verdict = (action >>> ActionBits.VerdictShift) & 7;
-    const base = { tool: this.#tool.contract.name, serverId: this.#serverId, invocationId: this.invocationId, hookId, event, durationMs };
-    if (verdict === Verdict.Failed) {
-      const cause = outcome === Outcome.Raised ? 'raise' : outcome === Outcome.TimedOut ? 'timeout' : 'bad_return';
-      this.#w.telemetry.emit({ name: 'hook.exception', ...base, cause });
-    } else if (verdict !== Verdict.None) {
-      const status = (['cont', 'cont', 'rewrite', 'deny', 'halt', 'recover'] as const)[verdict] ?? 'cont';
-      this.#w.telemetry.emit({ name: 'hook.stop', ...base, status });
-    }
-  }
+
 
   /** Emits `policy.decision` when the core says policy just decided. */
   #decided(action: number): void {
@@ -642,12 +633,12 @@ class CallRun {
   #planFailure(): CallOutcome {
     const answer = decode(core.planError(this.#engine, this.#tool.coreTool, this.#scope)) as { ok: boolean; error?: { code: string; message: string } };
     const message = answer.error?.message ?? 'the hooks of this tool cannot be planned';
-    return this.#answer({ ok: false, error: { kind: 'hook', reason: answer.error?.code ?? 'invalid_configuration', message }, result: errorResult('Error: ' + message) }, []);
+    return this.#answer(failedOutcome('hook', answer.error?.code ?? 'invalid_configuration', message), []);
   }
 
   #internalError(_err: unknown): CallOutcome {
     if (this.#w.isDisposed) return disposedOutcome();
-    return this.#answer({ ok: false, error: { kind: 'tool', reason: 'internal_error', message: 'internal error in webmcp-warden' }, result: errorResult('Error: internal error in webmcp-warden') }, []);
+    return this.#answer(failedOutcome('tool', 'internal_error', 'internal error in webmcp-warden'), []);
   }
 
   /** Shapes the result for a model, emits `tool_call.stop`, and answers. */
@@ -696,6 +687,5 @@ export type { CallToolResult };
 
 /** The outcome of a call on a disposed client: data, like every other refusal of a call. */
 export function disposedOutcome(): CallOutcome {
-  const message = 'this webmcp-warden client was disposed';
-  return { ok: false, error: { kind: 'tool', reason: 'disposed', message }, result: errorResult('Error: ' + message) };
+  return failedOutcome('tool', 'disposed', 'this webmcp-warden client was disposed');
 }

@@ -14,6 +14,7 @@ import type { ToolContract } from './types.js';
 import { decode, encode } from './wire.js';
 import { genInvocationId } from './call.js';
 import { warnBadReturn } from './warnings.js';
+import { emitHookEvent } from './telemetry.js';
 
 /** Who a listing is for, as `listTools(options)` takes it. */
 export interface ListingOptions {
@@ -104,20 +105,9 @@ async function runHooks(w: Warden, tools: RegisteredTool[], contracts: ToolContr
       const hookIdNow = outcome === Outcome.Returned ? core.listingHookId(engine, listing) : undefined;
       action = core.listingStep(engine, listing, outcome, facts, duration, payload);
       if (outcome === Outcome.Returned && ((action >>> ActionBits.VerdictShift) & 7) === Verdict.Failed) warnBadReturn(w, 'toolsListed', hookIdNow ?? undefined);
-      if (observed) listingEvent(w, tools, ctx.invocationId, hookId, outcome, action, duration);
+      if (observed) emitHookEvent(w.telemetry, { tool: tools.map((t) => t.contract.name).join(','), serverId: w.settings.serverId, invocationId: ctx.invocationId, hookId, event: 'toolsListed', durationMs: duration }, outcome, action);
     }
   } finally {
     if (!ended && instance === w.coreInstance) core.endListing(engine, listing);
-  }
-}
-
-function listingEvent(w: Warden, tools: RegisteredTool[], invocationId: string, hookId: string, outcome: number, action: number, durationMs: number): void {
-  const verdict = (action >>> ActionBits.VerdictShift) & 7;
-  const base = { tool: tools.map((t) => t.contract.name).join(','), serverId: w.settings.serverId, invocationId, hookId, event: 'toolsListed', durationMs };
-  if (verdict === Verdict.Failed) {
-    const cause = outcome === Outcome.Raised ? 'raise' : outcome === Outcome.TimedOut ? 'timeout' : 'bad_return';
-    w.telemetry.emit({ name: 'hook.exception', ...base, cause });
-  } else if (verdict !== Verdict.None) {
-    w.telemetry.emit({ name: 'hook.stop', ...base, status: verdict === Verdict.Rewrite ? 'rewrite' : 'cont' });
   }
 }

@@ -2,10 +2,9 @@
 // has a WebMCP runtime, so an in-page agent works in every browser. One per client.
 import { core } from './core.js';
 import type { Warden } from './client.js';
-import { disposedOutcome, runCall, snapshotOf } from './call.js';
+import { disposedOutcome, failedOutcome, runCall, snapshotOf } from './call.js';
 import type { RegisteredTool } from './internal.js';
 import { listContracts, type ListingOptions } from './listing.js';
-import { errorResult } from './normalize.js';
 import { sealFirstListing } from './governance.js';
 import type { CallOptions, CallOutcome, ToolContract } from './types.js';
 
@@ -43,8 +42,7 @@ export function isVisible(w: Warden, tool: RegisteredTool, callFilter = true): b
  * both cases, so a hidden tool's name cannot be probed.
  */
 export function unknownToolOutcome(name: unknown): CallOutcome {
-  const message = `Unknown tool "${String(name)}"`;
-  return { ok: false, error: { kind: 'not_found', reason: 'unknown_tool', message }, result: errorResult('Error: ' + message) };
+  return failedOutcome('not_found', 'unknown_tool', `Unknown tool "${String(name)}"`);
 }
 
 /**

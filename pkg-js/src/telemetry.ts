@@ -2,6 +2,7 @@
 // tracing needs (a call's start, in the caller's context). Subscribers and instrumentations are
 // isolated: one that throws never fails a call. Arguments and results appear only with
 // `capturePayloads: true`; what a hook threw never appears.
+import { ActionBits, Outcome, Verdict } from './codes.js';
 import { deepFrozenCopy } from './frozen.js';
 
 /** Fields every event carries. */
@@ -176,6 +177,25 @@ export class TelemetryBus {
     const frozen = deepFrozenCopy(event) as TelemetryEvent;
     if (this.configured !== undefined) deliver(this.configured, frozen);
     for (const handler of this.handlers) deliver(handler, frozen);
+  }
+}
+
+/** What a hook's verdict reads as in `hook.stop` (`Verdict` of codes.ts, by number). */
+const STOP_STATUS = ['cont', 'cont', 'rewrite', 'deny', 'halt', 'recover'] as const;
+
+/**
+ * Emits what a performed hook came to, as the core judged it (the verdict in `action`):
+ * `hook.exception` for a failure (its cause read from `outcome`), `hook.stop` for a hook that
+ * returned within its contract; nothing for a verdict of none. For a call's hooks and a
+ * listing's alike.
+ */
+export function emitHookEvent(bus: TelemetryBus, base: Omit<HookStopEvent, 'name' | 'status'>, outcome: number, action: number): void {
+  const verdict = (action >>> ActionBits.VerdictShift) & 7;
+  if (verdict === Verdict.Failed) {
+    const cause = outcome === Outcome.Raised ? 'raise' : outcome === Outcome.TimedOut ? 'timeout' : 'bad_return';
+    bus.emit({ name: 'hook.exception', ...base, cause });
+  } else if (verdict !== Verdict.None) {
+    bus.emit({ name: 'hook.stop', ...base, status: STOP_STATUS[verdict] ?? 'cont' });
   }
 }
 
