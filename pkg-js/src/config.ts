@@ -70,16 +70,12 @@ const KNOWN_OPTIONS = new Set([
  */
 export const MAX_ARGUMENT_DEPTH = 100;
 
-function positive(name: string, value: unknown): void {
-  if (value !== undefined && !(typeof value === 'number' && Number.isFinite(value) && value > 0)) {
-    throw new ConfigurationError('invalid_config', `configureWebMCP: ${name} must be a positive number, not ${String(value)}`, name);
-  }
-}
+/** Settings copied as given (once checked) into the client's `Settings`, which use the same names. */
+const PLAIN_SETTINGS = ['askTimeout', 'grantTtl', 'clock', 'maxResultBytesForLlm', 'capturePayloads', 'maxArgumentBytes', 'maxArgumentDepth', 'hookTimeout'] as const;
 
-function functionOrNull(name: string, value: unknown): void {
-  if (value !== undefined && value !== null && typeof value !== 'function') {
-    throw new ConfigurationError('invalid_config', `configureWebMCP: ${name} must be a function, not ${typeName(value)}`, name);
-  }
+/** Refuses option `key`: `configureWebMCP: <key> <why>`, at `path` (the option itself unless said). */
+function refuse(key: string, why: string, path: string | undefined = key): never {
+  throw new ConfigurationError('invalid_config', `configureWebMCP: ${key} ${why}`, path);
 }
 
 /**
@@ -93,43 +89,35 @@ export function configure(w: Warden, options: WebMCPConfig): void {
   for (const key of Object.keys(options)) {
     if (!KNOWN_OPTIONS.has(key)) throw new ConfigurationError('unknown_option', `configureWebMCP: unknown option "${key}"`);
   }
-  const { hooks, replace = false, hookTimeout, serverId } = options;
-  positive('hookTimeout', hookTimeout);
-  positive('askTimeout', options.askTimeout);
-  positive('grantTtl', options.grantTtl);
+  const { hooks, replace = false, serverId } = options;
+  const positive = (key: 'hookTimeout' | 'askTimeout' | 'grantTtl' | 'maxArgumentBytes' | 'maxArgumentDepth') => {
+    const value = options[key];
+    if (value !== undefined && !(typeof value === 'number' && Number.isFinite(value) && value > 0)) refuse(key, `must be a positive number, not ${String(value)}`);
+  };
+  positive('hookTimeout');
+  positive('askTimeout');
+  positive('grantTtl');
   const cap = options.maxResultBytesForLlm;
-  if (cap !== undefined && !(typeof cap === 'number' && Number.isSafeInteger(cap) && cap >= 0)) {
-    // 0 is a cap too: a shaped result then keeps nothing but the truncation notice.
-    throw new ConfigurationError('invalid_config', `configureWebMCP: maxResultBytesForLlm must be a whole number of bytes (0 or more), not ${String(cap)}`, 'maxResultBytesForLlm');
-  }
-  positive('maxArgumentBytes', options.maxArgumentBytes);
-  positive('maxArgumentDepth', options.maxArgumentDepth);
+  // 0 is a cap too: a shaped result then keeps nothing but the truncation notice.
+  if (cap !== undefined && !(typeof cap === 'number' && Number.isSafeInteger(cap) && cap >= 0)) refuse('maxResultBytesForLlm', `must be a whole number of bytes (0 or more), not ${String(cap)}`);
+  positive('maxArgumentBytes');
+  positive('maxArgumentDepth');
   for (const key of ['maxArgumentBytes', 'maxArgumentDepth'] as const) {
     // Counts (bytes, levels), handed to the validator module as u32: whole numbers only.
-    if (options[key] !== undefined && !Number.isInteger(options[key])) {
-      throw new ConfigurationError('invalid_config', `configureWebMCP: ${key} must be a positive integer, not ${String(options[key])}`, key);
-    }
+    if (options[key] !== undefined && !Number.isInteger(options[key])) refuse(key, `must be a positive integer, not ${String(options[key])}`);
   }
-  if (options.maxArgumentDepth !== undefined && options.maxArgumentDepth > MAX_ARGUMENT_DEPTH) {
-    throw new ConfigurationError('invalid_config', `configureWebMCP: maxArgumentDepth must be at most ${MAX_ARGUMENT_DEPTH}, not ${options.maxArgumentDepth}`, 'maxArgumentDepth');
+  if (options.maxArgumentDepth !== undefined && options.maxArgumentDepth > MAX_ARGUMENT_DEPTH) refuse('maxArgumentDepth', `must be at most ${MAX_ARGUMENT_DEPTH}, not ${options.maxArgumentDepth}`);
+  for (const key of ['onAsk', 'telemetry'] as const) {
+    const value = options[key];
+    if (value !== undefined && value !== null && typeof value !== 'function') refuse(key, `must be a function, not ${typeName(value)}`);
   }
-  functionOrNull('onAsk', options.onAsk);
-  functionOrNull('telemetry', options.telemetry);
-  if (options.clock !== undefined && typeof options.clock !== 'function') throw new ConfigurationError('invalid_config', 'configureWebMCP: clock must be a function', 'clock');
-  if (serverId !== undefined && !(typeof serverId === 'string' && serverId.length > 0)) {
-    throw new ConfigurationError('invalid_config', 'configureWebMCP: serverId must be a non-empty string');
-  }
-  if (typeof replace !== 'boolean') throw new ConfigurationError('invalid_config', 'configureWebMCP: replace must be a boolean');
-  if (options.capturePayloads !== undefined && typeof options.capturePayloads !== 'boolean') {
-    throw new ConfigurationError('invalid_config', 'configureWebMCP: capturePayloads must be a boolean', 'capturePayloads');
-  }
-  if (options.hookReturns !== undefined && options.hookReturns !== 'strict' && options.hookReturns !== 'lenient') {
-    throw new ConfigurationError('invalid_config', `configureWebMCP: hookReturns must be 'lenient' or 'strict', not ${typeName(options.hookReturns)}`, 'hookReturns');
-  }
+  if (options.clock !== undefined && typeof options.clock !== 'function') refuse('clock', 'must be a function');
+  if (serverId !== undefined && !(typeof serverId === 'string' && serverId.length > 0)) refuse('serverId', 'must be a non-empty string', undefined);
+  if (typeof replace !== 'boolean') refuse('replace', 'must be a boolean', undefined);
+  if (options.capturePayloads !== undefined && typeof options.capturePayloads !== 'boolean') refuse('capturePayloads', 'must be a boolean');
+  if (options.hookReturns !== undefined && options.hookReturns !== 'strict' && options.hookReturns !== 'lenient') refuse('hookReturns', `must be 'lenient' or 'strict', not ${typeName(options.hookReturns)}`);
   const store = options.grantStore;
-  if (store !== undefined && !(store !== null && typeof store === 'object' && typeof store.load === 'function' && typeof store.save === 'function')) {
-    throw new ConfigurationError('invalid_config', 'configureWebMCP: grantStore must have load() and save(grants)', 'grantStore');
-  }
+  if (store !== undefined && !(store !== null && typeof store === 'object' && typeof store.load === 'function' && typeof store.save === 'function')) refuse('grantStore', 'must have load() and save(grants)');
   const approved = options.approvedFingerprints;
   // Settings the core checks go first, each applied once its own check passed; if a later one
   // (or the hooks) fails, the earlier ones are put back.
@@ -172,20 +160,13 @@ export function configure(w: Warden, options: WebMCPConfig): void {
     w.predicates.retain(policyHandles);
   }
   if (options.onAsk !== undefined) s.approver = options.onAsk ?? undefined;
-  if (options.askTimeout !== undefined) s.askTimeout = options.askTimeout;
-  if (options.grantTtl !== undefined) s.grantTtl = options.grantTtl;
+  for (const key of PLAIN_SETTINGS) if (options[key] !== undefined) (s as unknown as Record<string, unknown>)[key] = options[key];
   if (store !== undefined) useGrantStore(w, store);
-  if (options.clock !== undefined) s.clock = options.clock;
   if (approved !== undefined) {
     s.approvedFingerprints = approved ?? undefined;
     w.sealed = false;
   }
-  if (options.maxResultBytesForLlm !== undefined) s.maxResultBytesForLlm = options.maxResultBytesForLlm;
-  if (options.capturePayloads !== undefined) s.capturePayloads = options.capturePayloads;
   if (options.telemetry !== undefined) w.telemetry.setConfigured(options.telemetry ?? undefined);
-  if (options.maxArgumentBytes !== undefined) s.maxArgumentBytes = options.maxArgumentBytes;
-  if (options.maxArgumentDepth !== undefined) s.maxArgumentDepth = options.maxArgumentDepth;
-  if (hookTimeout !== undefined) s.hookTimeout = hookTimeout;
   if (options.hookReturns !== undefined) w.setStrictReturns(options.hookReturns === 'strict');
   if (serverId !== undefined) w.setServerId(serverId);
   // What the browser lists follows the filter, the server id and the toolsListed hooks.

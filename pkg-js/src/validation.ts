@@ -183,7 +183,7 @@ function pointerOf(path: unknown): string {
   return path
     .map((segment) => {
       const key = segment !== null && typeof segment === 'object' && 'key' in segment ? (segment as { key: unknown }).key : segment;
-      return '/' + String(key).replaceAll('~', '~0').replaceAll('/', '~1');
+      return '/' + escapePointer(String(key));
     })
     .join('');
 }
@@ -271,6 +271,7 @@ function toJsonWithDiagnostics(value: unknown, limits: Limits): { ok: true; text
   // A lower bound of the JSON's UTF-8 size (a UTF-16 unit is at least one UTF-8 byte), so a
   // value far over the limit is refused before it is written out.
   let atLeast = 0;
+  const tooLarge = () => bad('', 'size', `is at least ${atLeast} bytes of JSON, over the limit of ${maxBytes} bytes`);
   try {
     while (stack.length > 0) {
       const { value: current, path, depth } = stack.pop() as { value: unknown; path: string; depth: number };
@@ -287,7 +288,7 @@ function toJsonWithDiagnostics(value: unknown, limits: Limits): { ok: true; text
       } else if (type === 'function' || type === 'symbol') {
         return bad(path, 'json', `is a ${type}; JSON cannot carry it`);
       }
-      if (atLeast > maxBytes) return bad('', 'size', `is at least ${atLeast} bytes of JSON, over the limit of ${maxBytes} bytes`);
+      if (atLeast > maxBytes) return tooLarge();
       if (current === null || type !== 'object') continue;
       if (typeof (current as { toJSON?: unknown }).toJSON === 'function') continue;
       if (ancestors.has(current as object)) return bad(path, 'json', 'refers to itself (a cycle); JSON cannot carry it');
@@ -298,12 +299,12 @@ function toJsonWithDiagnostics(value: unknown, limits: Limits): { ok: true; text
         // Every item writes at least one byte and a comma: a huge (or sparse) array is refused
         // here, before any of it is walked, so refusing costs what the limit allows, not the input.
         atLeast += current.length + 1;
-        if (atLeast > maxBytes) return bad('', 'size', `is at least ${atLeast} bytes of JSON, over the limit of ${maxBytes} bytes`);
+        if (atLeast > maxBytes) return tooLarge();
         for (let i = current.length - 1; i >= 0; i--) stack.push({ value: current[i], path: `${path}/${i}`, depth: depth + 1 });
       } else {
         const keys = Object.keys(current as object);
         atLeast += 2 + keys.length * 4;
-        if (atLeast > maxBytes) return bad('', 'size', `is at least ${atLeast} bytes of JSON, over the limit of ${maxBytes} bytes`);
+        if (atLeast > maxBytes) return tooLarge();
         atLeast -= keys.length * 4;
         for (let i = keys.length - 1; i >= 0; i--) {
           const key = keys[i] as string;
@@ -312,7 +313,7 @@ function toJsonWithDiagnostics(value: unknown, limits: Limits): { ok: true; text
           // it names the key with U+FFFD in its place.
           if (hasLoneSurrogate(key)) return bad(`${path}/${escapePointer(wellFormed(key))}`, 'json', `has a property name that ${LONE_SURROGATE}`);
           atLeast += key.length + 4;
-          if (atLeast > maxBytes) return bad('', 'size', `is at least ${atLeast} bytes of JSON, over the limit of ${maxBytes} bytes`);
+          if (atLeast > maxBytes) return tooLarge();
           stack.push({ value: (current as Record<string, unknown>)[key], path: at, depth: depth + 1 });
         }
       }
@@ -321,7 +322,7 @@ function toJsonWithDiagnostics(value: unknown, limits: Limits): { ok: true; text
     // What the page's getter or proxy threw is not quoted (it may quote the arguments).
     return bad('', 'json', 'cannot be read: a getter or proxy threw');
   }
-  if (atLeast > maxBytes) return bad('', 'size', `is at least ${atLeast} bytes of JSON, over the limit of ${maxBytes} bytes`);
+  if (atLeast > maxBytes) return tooLarge();
   let text: string | undefined;
   try {
     text = JSON.stringify(value);
