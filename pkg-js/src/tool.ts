@@ -103,6 +103,11 @@ export function createTool(w: Warden, fn: (...args: any[]) => unknown, options?:
   return makeTool(w, fn, opts, [], opts.hooks);
 }
 
+/** Refuses a tool's options: `ConfigurationError('invalid_options', 'webmcp: <why>')`. */
+function refuse(why: string): never {
+  throw new ConfigurationError('invalid_options', `webmcp: ${why}`);
+}
+
 function checkOptions(options: AnyToolOptions): void {
   if (!isPlainObject(options)) throw new ConfigurationError('invalid_options', `webmcp options must be an object, not ${typeName(options)}`);
   for (const key of Object.keys(options)) {
@@ -114,29 +119,22 @@ function checkOptions(options: AnyToolOptions): void {
     throw new ConfigurationError('invalid_name', `webmcp: tool name ${JSON.stringify(name)} is invalid: use 1–128 characters of A-Z a-z 0-9 _ . -`);
   }
   for (const [key, value] of [['title', title], ['description', description]] as const) {
-    if (value !== undefined && typeof value !== 'string') throw new ConfigurationError('invalid_options', `webmcp: ${key} must be a string`);
+    if (value !== undefined && typeof value !== 'string') refuse(`${key} must be a string`);
   }
   for (const [key, value] of [['inputSchema', inputSchema], ['outputSchema', outputSchema], ['annotations', annotations]] as const) {
-    if (value !== undefined && !isPlainObject(value)) {
-      const tool = typeof name === 'string' ? ` tool "${name}":` : '';
-      throw new ConfigurationError('invalid_options', `webmcp:${tool} ${key} must be a plain object, not ${typeName(value)}`);
-    }
+    if (value !== undefined && !isPlainObject(value)) refuse(`${typeof name === 'string' ? `tool "${name}": ` : ''}${key} must be a plain object, not ${typeName(value)}`);
   }
   if (schema !== undefined && !isStandardSchema(schema) && !isPlainObject(schema)) {
-    throw new ConfigurationError('invalid_options', `webmcp: schema must be a Standard Schema (zod, valibot, …) or a JSON Schema object, not ${typeName(schema)}`);
+    refuse(`schema must be a Standard Schema (zod, valibot, …) or a JSON Schema object, not ${typeName(schema)}`);
   }
   // With a Standard Schema, `inputSchema` may say what the browser shows; two JSON Schemas for
   // one input are a mistake.
-  if (schema !== undefined && inputSchema !== undefined && !isStandardSchema(schema)) {
-    throw new ConfigurationError('invalid_options', 'webmcp: give either schema or inputSchema as the JSON Schema, not both');
-  }
-  if (server !== undefined && !(typeof server === 'string' && server.length > 0)) throw new ConfigurationError('invalid_options', 'webmcp: server must be a non-empty string');
-  if (shape !== undefined && shape !== 'llm' && shape !== false) throw new ConfigurationError('invalid_options', "webmcp: shape must be 'llm' or false");
-  if (structured !== undefined && typeof structured !== 'boolean') throw new ConfigurationError('invalid_options', 'webmcp: structured must be a boolean');
-  if (scope !== undefined && scope !== 'global' && scope !== 'scoped' && scope !== 'manual') {
-    throw new ConfigurationError('invalid_options', "webmcp: scope must be 'global', 'scoped' or 'manual'");
-  }
-  if (enabled !== undefined && typeof enabled !== 'boolean') throw new ConfigurationError('invalid_options', 'webmcp: enabled must be a boolean');
+  if (schema !== undefined && inputSchema !== undefined && !isStandardSchema(schema)) refuse('give either schema or inputSchema as the JSON Schema, not both');
+  if (server !== undefined && !(typeof server === 'string' && server.length > 0)) refuse('server must be a non-empty string');
+  if (shape !== undefined && shape !== 'llm' && shape !== false) refuse("shape must be 'llm' or false");
+  if (structured !== undefined && typeof structured !== 'boolean') refuse('structured must be a boolean');
+  if (scope !== undefined && scope !== 'global' && scope !== 'scoped' && scope !== 'manual') refuse("scope must be 'global', 'scoped' or 'manual'");
+  if (enabled !== undefined && typeof enabled !== 'boolean') refuse('enabled must be a boolean');
   // A tool's own hooks never see a resource read or a prompt get.
   const gate = isPlainObject(options.hooks) ? Object.keys(options.hooks).find((key) => key === 'resourceRead' || key === 'promptGet') : undefined;
   if (gate !== undefined) {
