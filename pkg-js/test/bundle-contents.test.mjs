@@ -52,7 +52,7 @@ await tool.register();
 `;
 
 /** Modules a page that only defines, registers and serves tools must not carry. */
-const OPTIONAL = ['dist/subject.js', 'dist/subject-call.js', 'dist/subject-registration.js', 'dist/explain.js', 'dist/activity.js', 'dist/mcp-b.js', 'dist/engine.js', 'dist/otel.js'];
+const OPTIONAL = ['dist/subject.js', 'dist/subject-call.js', 'dist/subject-registration.js', 'dist/explain.js', 'dist/activity.js', 'dist/mcp-b.js', 'dist/validator-module.js', 'dist/engine.js', 'dist/otel.js'];
 
 test('a one-tool app carries none of the optional features', async (t) => {
   const modules = await bundle(ONE_TOOL);

@@ -16,7 +16,8 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadValidator, testConformanceSuite } from '../dist/validator-loader.js';
+import { loadValidator } from '../dist/validator-loader.js';
+import { testConformanceSuite } from '../dist/validator-module.js';
 
 const suite = fileURLToPath(new URL('../../tests/json-schema-test-suite/', import.meta.url));
 const listed = JSON.parse(readFileSync(join(suite, 'known-failures.json'), 'utf8'));

@@ -6,7 +6,8 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { loadValidator, testTrap } from '../dist/validator-loader.js';
+import { loadValidator } from '../dist/validator-loader.js';
+import { testTrap } from '../dist/validator-module.js';
 import { validateJson } from '../dist/validation.js';
 import { patternCount } from '../wasm/validator-host.js';
 import { recordingTools } from '../test-support/helpers.mjs';
@@ -143,10 +144,12 @@ describe('how the module ships', () => {
     assert.equal(sizes.embeddedJs.raw, Buffer.byteLength(chunk));
     // base64 of deflate: about 4/3 of the compressed module, well under its raw size.
     assert.ok(sizes.embeddedJs.raw < sizes.wasm.raw * 0.6, JSON.stringify(sizes));
-    const loader = readFileSync(new URL('../dist/validator-loader.js', import.meta.url), 'utf8')
-      .replace(/\/\*[\s\S]*?\*\//g, '')
-      .replace(/^\s*\/\/.*$/gm, '');
-    assert.doesNotMatch(loader, /import\.meta\.url|fetch\(|\.wasm['"]/, 'the loader neither fetches nor names a .wasm file');
+    for (const file of ['validator-loader.js', 'validator-module.js']) {
+      const loader = readFileSync(new URL(`../dist/${file}`, import.meta.url), 'utf8')
+        .replace(/\/\*[\s\S]*?\*\//g, '')
+        .replace(/^\s*\/\/.*$/gm, '');
+      assert.doesNotMatch(loader, /import\.meta\.url|fetch\(|\.wasm['"]/, `${file} neither fetches nor names a .wasm file`);
+    }
     const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
     assert.ok(!pkg.files.some((f) => f.endsWith('.wasm')), 'no .wasm file is shipped');
   });
