@@ -4,8 +4,6 @@
 // step: a getter, proxy trap or `then` getter that throws makes the step a raise.
 import { Facts } from './codes.js';
 
-const HOOK_KEYS = new Set(['input', 'output', 'result', 'args', 'allow', 'action', 'message', 'code', 'deny', 'halt']);
-
 function textField(value: unknown): number {
   if (value === undefined) return 0;
   return typeof value === 'string' ? Facts.FieldText : Facts.FieldOther;
@@ -79,7 +77,8 @@ export function readReturn(value: unknown): Returned {
         facts |= Facts.HaltOwn;
         break;
       default:
-        if (!HOOK_KEYS.has(key)) facts |= Facts.OtherOwn;
+        // Every key a hook or the approver may return has its case above.
+        facts |= Facts.OtherOwn;
     }
   }
   const input = v.input;
