@@ -152,10 +152,10 @@ export class Warden {
   /** Bumped by `reset()`: what the client gave out before is gone (React providers re-add theirs). */
   resets = 0;
 
-  private engineId = -1;
-  private generation = 0;
-  private disposed = false;
-  private readonly log = {
+  #engineId = -1;
+  #generation = 0;
+  #disposed = false;
+  readonly #log = {
     sets: new Map<number, { spec: Uint8Array; label: string }>(),
     globals: [] as number[],
     tools: new Map<number, ToolEntry>(),
@@ -169,43 +169,43 @@ export class Warden {
 
   /** The engine id in the current core instance, replaying the configuration into a new one. */
   engine(): number {
-    if (this.disposed) throw configurationError({ code: 'disposed', message: 'this webmcp-warden client was disposed' });
+    if (this.#disposed) throw configurationError({ code: 'disposed', message: 'this webmcp-warden client was disposed' });
     const generation = coreGeneration();
-    if (generation !== this.generation) {
-      this.engineId = core.engineNew();
-      this.generation = generation;
+    if (generation !== this.#generation) {
+      this.#engineId = core.engineNew();
+      this.#generation = generation;
       // A client nobody holds any more (a per-request client never disposed) gives its engine
       // back when it is collected; an explicit dispose() is still the way to free it at once.
       clientFinalizer?.unregister(this);
-      clientFinalizer?.register(this, { engine: this.engineId, generation }, this);
-      this.replay();
+      clientFinalizer?.register(this, { engine: this.#engineId, generation }, this);
+      this.#replay();
     }
-    return this.engineId;
+    return this.#engineId;
   }
 
   /** Whether `dispose()` was called. */
   get isDisposed(): boolean {
-    return this.disposed;
+    return this.#disposed;
   }
 
   /** The core instance the engine lives in; a call started in another one is stale. */
   get coreInstance(): number {
-    return this.generation;
+    return this.#generation;
   }
 
   /** Sends the live configuration to a fresh engine, in the order it was given. */
-  private replay(): void {
-    const e = this.engineId;
-    for (const [id, { spec, label }] of this.log.sets) core.defineHookSet(e, id, spec, label);
-    for (const id of this.log.globals) core.addGlobal(e, id, false, 'hooks');
+  #replay(): void {
+    const e = this.#engineId;
+    for (const [id, { spec, label }] of this.#log.sets) core.defineHookSet(e, id, spec, label);
+    for (const id of this.#log.globals) core.addGlobal(e, id, false, 'hooks');
     core.setServerId(e, this.settings.serverId);
     core.setHookReturns(e, this.settings.strictReturns);
-    core.setPolicy(e, this.log.policy);
-    core.setApprovedFingerprints(e, this.log.approved);
-    core.setToolFilter(e, this.log.filter);
+    core.setPolicy(e, this.#log.policy);
+    core.setApprovedFingerprints(e, this.#log.approved);
+    core.setToolFilter(e, this.#log.filter);
     if (this.sealed) core.sealBaseline(e);
     // Baselines first, with temporary tools: a rug pull seen before the trap is still a rug pull.
-    for (const entry of this.log.baselines.values()) {
+    for (const entry of this.#log.baselines.values()) {
       if (entry.definition === undefined) continue;
       const temporary = this.handles.take();
       core.defineTool(e, temporary, entry.definition, entry.server, new Uint32Array(), entry.label);
@@ -213,13 +213,13 @@ export class Warden {
       core.dropTool(e, temporary);
       this.handles.give(temporary);
     }
-    for (const [id, entry] of this.log.tools) {
+    for (const [id, entry] of this.#log.tools) {
       if (entry.definition === undefined) core.defineStandaloneTool(e, id, entry.name, entry.sets, entry.label);
       else if (entry.subject !== undefined) core.defineSubject(e, id, entry.subject, entry.definition, entry.server, entry.sets, entry.label);
       else core.defineTool(e, id, entry.definition, entry.server, entry.sets, entry.label);
     }
-    for (const [id, scope] of this.log.scopes) core.defineScope(e, id, scope.parent, scope.set, scope.label);
-    if (this.log.grants !== undefined) core.loadGrants(e, this.log.grants);
+    for (const [id, scope] of this.#log.scopes) core.defineScope(e, id, scope.parent, scope.set, scope.label);
+    if (this.#log.grants !== undefined) core.loadGrants(e, this.#log.grants);
   }
 
   // ---- what the client gives the core ------------------------------------------------------
@@ -227,16 +227,16 @@ export class Warden {
   /** Checks and stores a hook set the TS layer encoded; answers each hook's handle, event and deadline. */
   defineHookSet(id: number, spec: Uint8Array, label: string): [number, number, number | null][] {
     const answer = answered<{ hooks: [number, number, number | null][] }>(core.defineHookSet(this.engine(), id, spec, label));
-    this.log.sets.set(id, { spec, label });
+    this.#log.sets.set(id, { spec, label });
     return answer.hooks;
   }
 
   /** Forgets a hook set (its hook functions and handles too). */
   dropHookSet(id: number): void {
     core.dropHookSet(this.engine(), id);
-    const logged = this.log.sets.get(id);
-    this.log.sets.delete(id);
-    this.log.globals = this.log.globals.filter((set) => set !== id);
+    const logged = this.#log.sets.get(id);
+    this.#log.sets.delete(id);
+    this.#log.globals = this.#log.globals.filter((set) => set !== id);
     if (logged === undefined) return;
     for (const [handle, record] of [...this.hooks]) {
       if (record.set === id) {
@@ -250,55 +250,55 @@ export class Warden {
   /** Adds a set to the global hooks (or replaces them); answers the sets it replaced. */
   addGlobal(id: number, replace: boolean): number[] {
     const answer = answered<{ replaced: number[] }>(core.addGlobal(this.engine(), id, replace, 'hooks'));
-    if (replace) this.log.globals = [];
-    this.log.globals.push(id);
+    if (replace) this.#log.globals = [];
+    this.#log.globals.push(id);
     return answer.replaced;
   }
 
   /** Removes every global hook; answers the sets removed. */
   clearGlobal(): number[] {
     const removed = [...core.clearGlobal(this.engine())];
-    this.log.globals = [];
+    this.#log.globals = [];
     return removed;
   }
 
   /** Defines a tool; answers its fingerprint. */
   defineTool(id: number, definition: Uint8Array, name: string, server: string | undefined, sets: Uint32Array, label: string): string {
     const answer = answered<{ fingerprint: string }>(core.defineTool(this.engine(), id, definition, server, sets, label));
-    this.log.tools.set(id, { definition, name, server, sets, label });
+    this.#log.tools.set(id, { definition, name, server, sets, label });
     return answer.fingerprint;
   }
 
   /** Defines a resource or a prompt (`subject`, codes.ts's `Subject`); answers its fingerprint. */
   defineSubject(id: number, subject: number, definition: Uint8Array, name: string, server: string | undefined, sets: Uint32Array, label: string): string {
     const answer = answered<{ fingerprint: string }>(core.defineSubject(this.engine(), id, subject, definition, server, sets, label));
-    this.log.tools.set(id, { definition, name, server, sets, label, subject });
+    this.#log.tools.set(id, { definition, name, server, sets, label, subject });
     return answer.fingerprint;
   }
 
   /** Defines a tool that runs its own hook sets only. */
   defineStandaloneTool(id: number, name: string, sets: Uint32Array, label: string): void {
     answered(core.defineStandaloneTool(this.engine(), id, name, sets, label));
-    this.log.tools.set(id, { definition: undefined, name, server: undefined, sets, label });
+    this.#log.tools.set(id, { definition: undefined, name, server: undefined, sets, label });
   }
 
   /** Forgets a tool. */
   dropTool(id: number): void {
     core.dropTool(this.engine(), id);
-    this.log.tools.delete(id);
+    this.#log.tools.delete(id);
     this.handles.give(id);
   }
 
   /** Adds a provider scope. */
   defineScope(id: number, parent: number, set: number | undefined, label: string): void {
     answered(core.defineScope(this.engine(), id, parent, set, label));
-    this.log.scopes.set(id, { parent, set, label });
+    this.#log.scopes.set(id, { parent, set, label });
   }
 
   /** Forgets a provider scope. */
   dropScope(id: number): void {
     core.dropScope(this.engine(), id);
-    this.log.scopes.delete(id);
+    this.#log.scopes.delete(id);
     this.handles.give(id);
   }
 
@@ -319,12 +319,12 @@ export class Warden {
     const e = this.engine();
     const result = which === 'policy' ? core.setPolicy(e, bytes) : which === 'approved' ? core.setApprovedFingerprints(e, bytes) : core.setToolFilter(e, bytes);
     answered(result);
-    this.log[which] = bytes;
+    this.#log[which] = bytes;
   }
 
   /** The governance setting last applied, to put back after a failed `configure`. */
   governanceBytes(which: 'policy' | 'approved' | 'filter'): Uint8Array {
-    return this.log[which];
+    return this.#log[which];
   }
 
   /** Seals an `approvedFingerprints: 'first_listing'` baseline (the first listing or call happened). */
@@ -335,29 +335,29 @@ export class Warden {
 
   /** Records a tool's baseline definition (registration, listing, a policy step); resources and prompts have none. */
   noteBaseline(tool: number, record = true): void {
-    const entry = this.log.tools.get(tool);
+    const entry = this.#log.tools.get(tool);
     if (entry?.subject !== undefined) return;
-    if (entry !== undefined && !this.log.baselines.has(entry.name)) this.log.baselines.set(entry.name, entry);
+    if (entry !== undefined && !this.#log.baselines.has(entry.name)) this.#log.baselines.set(entry.name, entry);
     if (record) core.recordBaseline(this.engine(), tool);
   }
 
   /** Adds what a grant store holds (wire-encoded array) to the core's book. */
   loadGrants(stored: Uint8Array): void {
     answered(core.loadGrants(this.engine(), stored));
-    this.log.grants = encode(this.storedGrants());
+    this.#log.grants = encode(this.storedGrants());
   }
 
   /** Every grant in the core's book, as the store keeps them. */
   storedGrants(): unknown[] {
     const { grants } = answered<{ grants: unknown[] }>(core.storedGrants(this.engine()));
-    this.log.grants = encode(grants);
+    this.#log.grants = encode(grants);
     return grants;
   }
 
   /** Empties the core's book. */
   clearGrants(): void {
     core.clearGrants(this.engine());
-    this.log.grants = undefined;
+    this.#log.grants = undefined;
   }
 
   /** How many things the core and the client hold (for leak tests). */
@@ -373,7 +373,7 @@ export class Warden {
   resetState(): void {
     const dropped = [...core.engineReset(this.engine())];
     for (const set of dropped) {
-      this.log.sets.delete(set);
+      this.#log.sets.delete(set);
       for (const [handle, record] of [...this.hooks]) {
         if (record.set === set) {
           this.hooks.delete(handle);
@@ -382,7 +382,7 @@ export class Warden {
       }
       this.handles.give(set);
     }
-    for (const scope of this.log.scopes.keys()) this.handles.give(scope);
+    for (const scope of this.#log.scopes.keys()) this.handles.give(scope);
     this.predicates.inForce = new Set();
     this.predicates.retain(this.predicates.inForce);
     this.sealed = false;
@@ -390,19 +390,19 @@ export class Warden {
     this.telemetry.reset();
     this.activity?.reset();
     this.globalHooks = {};
-    this.log.globals = [];
-    this.log.scopes.clear();
-    this.log.policy = this.log.approved = this.log.filter = NULL_SETTING;
-    this.log.baselines.clear();
-    this.log.grants = undefined;
+    this.#log.globals = [];
+    this.#log.scopes.clear();
+    this.#log.policy = this.#log.approved = this.#log.filter = NULL_SETTING;
+    this.#log.baselines.clear();
+    this.#log.grants = undefined;
     this.resets++;
   }
 
   /** Frees the engine; the client cannot be used afterwards. */
   disposeEngine(): void {
-    if (this.disposed) return;
+    if (this.#disposed) return;
     clientFinalizer?.unregister(this);
-    if (this.generation === liveGeneration()) core.engineDrop(this.engineId);
-    this.disposed = true;
+    if (this.#generation === liveGeneration()) core.engineDrop(this.#engineId);
+    this.#disposed = true;
   }
 }

@@ -233,11 +233,11 @@ export function walkJson(root: unknown, sink: JsonSink, options: WalkOptions): W
 
 /** A sink that builds the plain JS value the walk describes, parts JSON cannot say as their notice strings. */
 export class ValueSink implements JsonSink {
-  private readonly stack: { container: unknown[] | Record<string, unknown>; key?: string; index: number }[] = [];
+  readonly #stack: { container: unknown[] | Record<string, unknown>; key?: string; index: number }[] = [];
   value: unknown = undefined;
 
-  private put(value: unknown): void {
-    const top = this.stack[this.stack.length - 1];
+  #put(value: unknown): void {
+    const top = this.#stack[this.#stack.length - 1];
     if (top === undefined) {
       this.value = value;
     } else if (Array.isArray(top.container)) {
@@ -251,38 +251,38 @@ export class ValueSink implements JsonSink {
   }
 
   null(): void {
-    this.put(null);
+    this.#put(null);
   }
   bool(value: boolean): void {
-    this.put(value);
+    this.#put(value);
   }
   number(value: number): void {
-    this.put(value);
+    this.#put(value);
   }
   string(value: string): void {
-    this.put(value);
+    this.#put(value);
   }
   unsupported(what: string): void {
-    this.put(removedNotice(what));
+    this.#put(removedNotice(what));
   }
   array(length: number): void {
     const container = new Array<unknown>(length);
-    this.put(container);
-    this.stack.push({ container, index: 0 });
+    this.#put(container);
+    this.#stack.push({ container, index: 0 });
   }
   endArray(): void {
-    this.stack.pop();
+    this.#stack.pop();
   }
   object(): void {
     const container: Record<string, unknown> = {};
-    this.put(container);
-    this.stack.push({ container, index: 0 });
+    this.#put(container);
+    this.#stack.push({ container, index: 0 });
   }
   key(key: string): void {
-    const top = this.stack[this.stack.length - 1];
+    const top = this.#stack[this.#stack.length - 1];
     if (top) top.key = key;
   }
   endObject(): void {
-    this.stack.pop();
+    this.#stack.pop();
   }
 }

@@ -255,16 +255,16 @@ export function shapeReference(result: unknown, serverId: string, maxBytes: numb
 
 /** Writes an object member by member; the count goes in at the end. */
 class ObjectWriter {
-  private readonly at: number;
-  private members = 0;
+  readonly #at: number;
+  #members = 0;
   constructor(readonly w: Writer) {
     w.byte(Tag.OBJECT);
-    this.at = w.slot();
+    this.#at = w.slot();
   }
   member(key: string, write: () => void): void {
     this.w.string(key);
     write();
-    this.members++;
+    this.#members++;
   }
   string(key: string, value: string): void {
     this.member(key, () => {
@@ -273,7 +273,7 @@ class ObjectWriter {
     });
   }
   end(): void {
-    this.w.patch(this.at, this.members);
+    this.w.patch(this.#at, this.#members);
   }
 }
 
@@ -372,22 +372,22 @@ const BASE64ISH = /^[A-Za-z0-9+/\-_= \t\r\n]*$/;
 
 /** Strips strings with the core's exact pattern, remembering the distinct characters removed. */
 class Stripper {
-  private readonly seen = new Set<string>();
+  readonly #seen = new Set<string>();
   constructor(private bits: number) {}
 
   strip(text: string): string {
     const whole = wellFormed(text);
     if (!(candidate as RegExp).test(whole)) return whole;
     return whole.replace(candidateAll, (found) => {
-      this.seen.add(found);
+      this.#seen.add(found);
       return '';
     });
   }
 
   /** The flag bits of everything removed: the core classifies the distinct characters, in one crossing. */
   flagBits(): number {
-    if (this.seen.size === 0) return this.bits;
-    return this.bits | ((core.scanText([...this.seen].join('')) as Uint32Array)[0] as number);
+    if (this.#seen.size === 0) return this.bits;
+    return this.bits | ((core.scanText([...this.#seen].join('')) as Uint32Array)[0] as number);
   }
 }
 

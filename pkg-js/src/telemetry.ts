@@ -135,8 +135,8 @@ export interface CallInstrumentation {
  * change what the caller received or what the next subscriber sees.
  */
 export class TelemetryBus {
-  private readonly handlers = new Set<TelemetryHandler>();
-  private configured: TelemetryHandler | undefined;
+  readonly #handlers = new Set<TelemetryHandler>();
+  #configured: TelemetryHandler | undefined;
   /**
    * How calls that send telemetry are followed: set by {@link instrument} when the first
    * instrumentation is added (so a page without one never loads that code), called
@@ -146,28 +146,28 @@ export class TelemetryBus {
 
   /** Whether anyone listens; calls build their decision record only then. */
   active(): boolean {
-    return this.handlers.size > 0 || this.configured !== undefined;
+    return this.#handlers.size > 0 || this.#configured !== undefined;
   }
 
   /** Subscribes; answers the unsubscribe function. */
   subscribe(handler: TelemetryHandler): () => void {
     if (typeof handler !== 'function') throw new TypeError('onTelemetry expects a function');
     const own = (event: TelemetryEvent) => handler(event);
-    this.handlers.add(own);
+    this.#handlers.add(own);
     return () => {
-      this.handlers.delete(own);
+      this.#handlers.delete(own);
     };
   }
 
   /** Sets the handler given to `configureWebMCP({ telemetry })` (undefined removes it). */
   setConfigured(handler: TelemetryHandler | undefined): void {
-    this.configured = handler;
+    this.#configured = handler;
   }
 
   /** Removes every subscriber and instrumentation. */
   reset(): void {
-    this.handlers.clear();
-    this.configured = undefined;
+    this.#handlers.clear();
+    this.#configured = undefined;
     this.follow = undefined;
   }
 
@@ -175,8 +175,8 @@ export class TelemetryBus {
   emit(event: TelemetryEvent): void {
     if (!this.active()) return;
     const frozen = deepFrozenCopy(event) as TelemetryEvent;
-    if (this.configured !== undefined) deliver(this.configured, frozen);
-    for (const handler of this.handlers) deliver(handler, frozen);
+    if (this.#configured !== undefined) deliver(this.#configured, frozen);
+    for (const handler of this.#handlers) deliver(handler, frozen);
   }
 }
 
