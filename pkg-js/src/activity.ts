@@ -2,7 +2,6 @@
 // tool, per client. A framework-agnostic store (subscribe + immutable snapshots, the zustand
 // way) that the React layer reads with `useSyncExternalStore`; every agent path of a tool
 // (`execute` registered with the browser, `invokeTool`, `tool.invoke`) reports here.
-import type { Warden } from './client.js';
 import type { CallOutcome } from './types.js';
 
 /** The execution state of one tool. */
@@ -94,14 +93,4 @@ export class ActivityStore {
       }
     }
   }
-}
-
-/**
- * The activity store of client `w`, made when first asked for (by the React layer): calls report
- * to a client's store only once it has one, so a page that never reads activity never loads this
- * module.
- */
-export function activityOf(w: Warden): ActivityStore {
-  w.activity ??= new ActivityStore();
-  return w.activity;
 }

@@ -13,11 +13,12 @@ import { Handles } from './handles.js';
 import { decode, encode } from './wire.js';
 import { TelemetryBus } from './telemetry.js';
 import type { ActivityStore } from './activity.js';
-import { memoryGrantStore, type GrantStore } from './grants.js';
-import { Predicates, type Approver, type ToolFilterFn } from './governance.js';
+import { memoryGrantStore, type GrantStore } from './grant-stores.js';
+import { Predicates } from './predicates.js';
+import type { Approver, ToolFilterFn } from './policy-types.js';
 import type { AnyHook } from './perform.js';
-import type { RegisteredTool, SubjectRecord } from './internal.js';
-import type { WebMCPHooks } from './types.js';
+import type { AnyToolOptions, RegisteredTool, RegistrationStatus } from './internal.js';
+import type { PromptDefinition, ResourceDefinition, WebMCPHooks } from './types.js';
 
 /** One hook function the engine refers to by handle. */
 export interface HookRecord {
@@ -405,4 +406,61 @@ export class Warden {
     if (this.#generation === liveGeneration()) core.engineDrop(this.#engineId);
     this.#disposed = true;
   }
+}
+
+/** Everything the package keeps about one tool made by `webmcp()`. */
+export interface ToolRecord extends RegisteredTool {
+  /** The client the tool belongs to. */
+  readonly warden: Warden;
+  /** The options it was made with. */
+  readonly options: AnyToolOptions;
+  /**
+   * Why the browser cannot be shown the input's JSON Schema (a Standard Schema with no JSON
+   * Schema export and no `inputSchema`): `register()` refuses with it.
+   */
+  readonly schemaProblem: string | undefined;
+  /** Lowercase hex SHA-256 of the definition's canonical JSON. */
+  readonly fingerprint: string;
+  /** The core's hook sets of this tool, oldest first (re-wrapping appends). */
+  readonly hookSets: number[];
+  /** Registration status with the browser; setting it notifies `statusListeners`. */
+  status: RegistrationStatus;
+  /** The last registration error. */
+  error: Error | null;
+  /** The live `register()`: a newer one, or `unregister()`, replaces it. */
+  attempt: { unregister: () => void } | undefined;
+  /** The registration with the browser: its controller, the descriptor it was made with, the runtime that holds it. */
+  browser: { controller: AbortController; key: string; runtime: unknown } | undefined;
+  /** Where `scope` comes from, set by `webmcp-warden/react` while the tool is mounted. */
+  scopeOf: (() => number) | undefined;
+  /** Called after every change of `status`. */
+  readonly statusListeners: Set<() => void>;
+}
+
+/** Everything the package keeps about one resource (`webmcpResource`) or prompt (`webmcpPrompt`). */
+export interface SubjectRecord extends RegisteredTool {
+  /** The client it belongs to. */
+  readonly warden: Warden;
+  /** What it is. */
+  readonly kind: 'resource' | 'prompt';
+  /** Its key in the client's registry: a resource's URI (or template), a prompt's name. */
+  readonly key: string;
+  /** What agents are shown. */
+  readonly definition: ResourceDefinition | PromptDefinition;
+  /** A templated resource's URI pattern (one group per variable) and variable names. */
+  readonly template: { pattern: RegExp; names: string[] } | undefined;
+  /** The core's hook sets of it. */
+  readonly hookSets: number[];
+  /** Registration status with the runtime; setting it notifies `statusListeners`. */
+  status: RegistrationStatus;
+  /** The last registration error. */
+  error: Error | null;
+  /** The live `register()`: a newer one, or `unregister()`, replaces it. */
+  attempt: { unregister: () => void } | undefined;
+  /** The registration with the runtime, and the runtime that holds it. */
+  registration: { runtime: unknown; handle: { unregister(): void } } | undefined;
+  /** Where `scope` comes from, set by `webmcp-warden/react` while it is mounted. */
+  scopeOf: (() => number) | undefined;
+  /** Called after every change of `status`. */
+  readonly statusListeners: Set<() => void>;
 }

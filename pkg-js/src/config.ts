@@ -6,10 +6,11 @@ import { ConfigurationError } from './errors.js';
 import { encodePolicy, type Approver, type Policy, type ToolFilterFn } from './governance.js';
 import { useGrantStore, type GrantStore } from './grants.js';
 import { encode } from './wire.js';
-import { compileHookSet, isPlainObject, mergeHooks, typeName } from './hookset.js';
+import { compileHookSet, mergeHooks } from './hookset.js';
 import { syncRegistrations } from './registration.js';
 import type { TelemetryHandler } from './telemetry.js';
 import type { WebMCPHooks } from './types.js';
+import { isPlainObject, typeName } from './values.js';
 
 /** Options of {@link configureWebMCP}. */
 export interface WebMCPConfig {

@@ -1,10 +1,11 @@
 // simple-webmcp's engine API, kept with its meaning: build a hooked `execute` from a
 // function and a `getHooks` callback, for custom engines and tests.
 import { defaultWarden } from './api.js';
-import { compileHookSet, HOOK_EVENTS, isPlainObject } from './hookset.js';
+import { compileHookSet, HOOK_EVENTS } from './hookset.js';
 import type { PipelineTool } from './internal.js';
 import { runCall } from './call.js';
 import type { CallToolResult, ToolContract, WebMCPHooks, WebMCPTool } from './types.js';
+import { isPlainObject } from './values.js';
 
 /** Options of {@link createHookedExecute}. */
 export interface HookedExecuteOptions {

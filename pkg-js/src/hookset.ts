@@ -3,10 +3,9 @@
 // which handle is which hook, and the client files the functions under those handles.
 import type { Warden } from './client.js';
 import { EVENTS } from './codes.js';
-import { encode, typeName } from './wire.js';
+import { encode } from './wire.js';
 import type { WebMCPHooks } from './types.js';
 
-export { typeName };
 
 /** The events in the order the core numbers them (generated from the core: `codes.ts`). */
 export const HOOK_EVENTS = EVENTS;
@@ -78,9 +77,3 @@ export function mergeHooksOrdered(parts: { globalHooks?: WebMCPHooks<any, any, a
   return ordered as WebMCPHooks;
 }
 
-/** A plain object (not an array, a function, a class instance other than Object). */
-export function isPlainObject(value: unknown): value is Record<string, any> {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
-}

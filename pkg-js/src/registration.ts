@@ -13,7 +13,7 @@
 // `window` (docs/mcp-b.md: the options measured, and the init orders).
 import type { Warden } from './client.js';
 import { RegistrationError, WardenError } from './errors.js';
-import type { ToolRecord } from './internal.js';
+import type { ToolRecord } from './client.js';
 import { listContracts } from './listing.js';
 import { isVisible, unknownToolOutcome } from './registry.js';
 import { runCall } from './call.js';

@@ -5,9 +5,10 @@
 // makes then fails validation. So a schema that cannot be written as JSON Schema is not papered
 // over: `webmcp()` keeps the reason and `register()` refuses with it (a tool only ever invoked
 // in the page, `tool.invoke`, never shows its schema and works).
-import { isPlainObject } from './hookset.js';
+
 import type { JsonSchema } from './types.js';
 import type { StandardSchemaLike } from './validation.js';
+import { isPlainObject } from './values.js';
 
 /** The JSON Schema to show, or why there is none (one sentence, for a `ConfigurationError`). */
 export type ExportedSchema = { schema: JsonSchema } | { problem: string };

@@ -8,7 +8,7 @@ import { noticeRuntime } from './registration.js';
 import { runSubjectCall, type SubjectCall } from './call.js';
 import { deepFrozenCopy } from './frozen.js';
 import { Subject } from './codes.js';
-import type { SubjectRecord } from './internal.js';
+import type { SubjectRecord } from './client.js';
 import { normalizeResult } from './normalize.js';
 import { shapeForModel, stripText } from './shape.js';
 import type { CallOptions, CallOutcome, ContentBlock, GetPromptResult, PromptDefinition, PromptMessage, ReadResourceResult, ResourceContents, ResourceDefinition, ResourceRead, SubjectOutcome } from './types.js';

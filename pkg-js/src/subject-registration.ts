@@ -6,7 +6,7 @@
 // `argsSchema` is advertised but left to our validation.
 import type { Warden } from './client.js';
 import { RegistrationError } from './errors.js';
-import type { SubjectRecord } from './internal.js';
+import type { SubjectRecord } from './client.js';
 import { toWireResult } from './mcp.js';
 import type { PromptDefinition, ResourceDefinition, SubjectOutcome } from './types.js';
 import { getWith, readWith, templateParams } from './subject-call.js';

@@ -8,14 +8,15 @@ import type { SubjectHooks, Warden } from './client.js';
 import { fingerprintFields } from './canonical.js';
 import { Subject } from './codes.js';
 import { ConfigurationError, RegistrationError, WardenError } from './errors.js';
-import { compileHookSet, isPlainObject, typeName } from './hookset.js';
-import type { SubjectRecord } from './internal.js';
+import { compileHookSet } from './hookset.js';
+import type { SubjectRecord } from './client.js';
 import { syncRegistrations } from './registration.js';
 import { dropSubject, syncSubjects } from './subject-registration.js';
 import { compileTemplate, getWith, readWith, templateParams } from './subject-call.js';
 import { TOOL_NAME_RULE } from './names.js';
 import { compileSchema } from './validation.js';
 import { encode } from './wire.js';
+import { isPlainObject, typeName } from './values.js';
 import type {
   CallOptions,
   JsonSchema,

@@ -3,8 +3,9 @@
 import type { Warden } from './client.js';
 import { fingerprintFields } from './canonical.js';
 import { ConfigurationError, RegistrationError, WardenError } from './errors.js';
-import { compileHookSet, isPlainObject, mergeHooks, typeName } from './hookset.js';
-import type { AnyToolOptions, ToolRecord } from './internal.js';
+import { compileHookSet, mergeHooks } from './hookset.js';
+import type { AnyToolOptions } from './internal.js';
+import type { ToolRecord } from './client.js';
 import { runCall } from './call.js';
 import { addToRegistry, removeFromRegistry } from './registry.js';
 import { drop, syncRegistrations } from './registration.js';
@@ -14,6 +15,7 @@ import { compileSchema, isStandardSchema, type StandardSchemaLike } from './vali
 import { encode } from './wire.js';
 import type { CallOptions, CallOutcome, JsonSchema, RegistrationStatus, ToolContract, WebMCPTool } from './types.js';
 import { TOOL_NAME_RULE } from './names.js';
+import { isPlainObject, typeName } from './values.js';
 
 const KNOWN_OPTIONS = new Set(['name', 'title', 'description', 'inputSchema', 'schema', 'outputSchema', 'annotations', 'hooks', 'server', 'shape', 'structured', 'scope', 'enabled']);
 const BRAND = Symbol.for('webmcp-warden.tool');

@@ -7,16 +7,16 @@
 // trap). Arguments cross as one JSON string, after a walk that turns what JSON cannot carry (a
 // cycle, a BigInt, a function, too deep, too big) into a clear diagnostic instead of an
 // exception or a silently dropped value.
-import { isPlainObject } from './hookset.js';
+
 import { Ended, NEVER_ABORTED, perform, type AnyHook } from './perform.js';
 import type { Diagnostic, JsonSchema } from './types.js';
 
 export type { Diagnostic };
 import { hasLoneSurrogate, utf8Length, wellFormed } from './unicode.js';
 import { loadedValidator, loadValidator, type ValidatorModule } from './validator-loader.js';
+import { isPlainObject } from './values.js';
 
 export { loadValidator } from './validator-loader.js';
-
 
 /** Limits on arguments that cross to the validator or the policy as JSON. */
 export interface Limits {

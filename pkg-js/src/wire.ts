@@ -1,6 +1,7 @@
 // The wire format: how a value crosses to the core and back, as one byte buffer each way.
 // The other half, with the grammar, is `src/wire.rs`; `ARCHITECTURE.md` ("Crossing the boundary") says why it is not
 // JSON text (the core would need a JSON parser and float formatting, most of its bytes).
+import { typeName } from './values.js';
 
 const NULL = 0;
 const FALSE = 1;
@@ -133,18 +134,6 @@ export class Writer {
   done(): Uint8Array {
     return this.bytes.subarray(0, this.at);
   }
-}
-
-/** How a JS value's type reads in a message: `a function`, `an array`, `null`, … */
-export function typeName(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  if (value instanceof RegExp) return 'a RegExp';
-  const type = typeof value;
-  if (type === 'undefined') return 'undefined';
-  if (type === 'object') return 'an object';
-  if (type === 'bigint') return 'a BigInt';
-  return `a ${type}`;
 }
 
 /**

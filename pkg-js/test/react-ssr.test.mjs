@@ -16,7 +16,7 @@ import { webmcp, configureWebMCP, resetWebMCP, listTools, invokeTool, Configurat
 import { WebMCPProvider, WebMCPHooksContext, useWebMCP, useApprovals, useWebMCPHooksContext, useAgentActivity, useWardenClient } from 'webmcp-warden/react';
 // The same module instance the package uses (the workspace link resolves to this file).
 import { internalOf } from '../dist/api.js';
-import { activityOf } from '../dist/activity.js';
+import { activityOf } from '../dist/react/activity.js';
 
 let counter = 0;
 const unique = (base) => `${base}_${++counter}`;

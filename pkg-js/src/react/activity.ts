@@ -6,7 +6,8 @@
 // finish, never for another tool's. The store does its bookkeeping only while someone
 // subscribes (`activity.observed`), so a page that never reads execution state pays nothing.
 import { useCallback, useContext, useSyncExternalStore } from 'react';
-import { activityOf, type ActivitySnapshot, type ActivityStore, type ToolActivity } from '../activity.js';
+import { ActivityStore, type ActivitySnapshot, type ToolActivity } from '../activity.js';
+import type { Warden } from '../client.js';
 import type { CallError, CallOutcome } from '../types.js';
 import { ScopeContext, wardenOf } from './context.js';
 
@@ -73,4 +74,14 @@ export function useAgentActivity(): ActivitySnapshot {
     return snapshot.inProgress.length === 0 && snapshot.tools.size === 0 ? IDLE_SNAPSHOT : snapshot;
   }, [store]);
   return useSyncExternalStore(store.subscribe, getSnapshot, idleSnapshot);
+}
+
+/**
+ * The activity store of client `w`, made when first asked for (by the React layer): calls report
+ * to a client's store only once it has one, so a page that never reads activity never loads this
+ * module.
+ */
+export function activityOf(w: Warden): ActivityStore {
+  w.activity ??= new ActivityStore();
+  return w.activity;
 }

@@ -8,7 +8,7 @@
 // in tool.ts). The browser's registration, `invokeTool` and `listTools` run under the first live
 // mount's provider scope; `result.tool.invoke` of each mount runs under its own.
 import { runCall } from '../call.js';
-import type { ToolRecord } from '../internal.js';
+import type { ToolRecord } from '../client.js';
 import { recordOf } from '../tool.js';
 import type { CallOptions, CallOutcome, WebMCPTool } from '../types.js';
 import { resolveScope, type ScopeHandle } from './scope.js';

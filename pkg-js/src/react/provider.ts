@@ -8,11 +8,12 @@ import { createElement, useContext, useEffect, useMemo, useRef, useState, useSyn
 import { internalOf, type WardenClient } from '../api.js';
 import { ConfigurationError } from '../errors.js';
 import type { Approver } from '../governance.js';
-import { mergeHooks, typeName } from '../hookset.js';
+import { mergeHooks } from '../hookset.js';
 import type { WebMCPHooks } from '../types.js';
 import { ApprovalQueue, getNoAsks, type Approvals } from './approvals.js';
 import { EMPTY_HOOKS, ScopeContext, WebMCPHooksContext, useIsomorphicLayoutEffect, wardenOf, type ScopeContextValue } from './context.js';
 import { ScopeHandle } from './scope.js';
+import { typeName } from '../values.js';
 
 /** Props of {@link WebMCPProvider}. */
 export interface WebMCPProviderProps {

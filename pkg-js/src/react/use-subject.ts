@@ -4,13 +4,14 @@
 import { useCallback, useContext, useEffect, useMemo, useRef, useSyncExternalStore } from 'react';
 import type { Warden } from '../client.js';
 import { ConfigurationError } from '../errors.js';
-import { isPlainObject, typeName } from '../hookset.js';
+
 import { getModelContext } from '../runtime.js';
 import { createPrompt, createResource, onSubjectStatusChange, recordOfSubject } from '../subject.js';
 import type { PromptGet, RegistrationStatus, ResourceRead, WebMCPPrompt, WebMCPPromptOptions, WebMCPResource, WebMCPResourceOptions } from '../types.js';
 import { ScopeContext, useIsomorphicLayoutEffect, wardenOf } from './context.js';
 import { resolveScope } from './scope.js';
 import { structureOf, wrapHooks, type HookSource } from './wrappers.js';
+import { isPlainObject, typeName } from '../values.js';
 
 /** What {@link useWebMCPResource} and {@link useWebMCPPrompt} report. */
 export interface UseWebMCPSubjectResult {

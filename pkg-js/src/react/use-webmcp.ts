@@ -1,10 +1,10 @@
 // useWebMCP: a tool registered with the browser while the component is mounted, its registration
 // status, and its execution state.
 import { useCallback, useContext, useEffect, useMemo, useRef, useSyncExternalStore } from 'react';
-import { activityOf } from '../activity.js';
+import { activityOf } from './activity.js';
 import type { Warden } from '../client.js';
 import { ConfigurationError } from '../errors.js';
-import { isPlainObject, typeName } from '../hookset.js';
+
 import { getModelContext } from '../runtime.js';
 import { createTool, isWebMCPTool, onStatusChange, recordOf } from '../tool.js';
 import type { AnyToolOptions } from '../internal.js';
@@ -28,6 +28,7 @@ import { ScopeContext, useIsomorphicLayoutEffect, wardenOf } from './context.js'
 import { adoptTool, joinMount, mountView } from './mounts.js';
 import type { ScopeHandle } from './scope.js';
 import { structureOf, wrapHooks, type HookSource } from './wrappers.js';
+import { isPlainObject, typeName } from '../values.js';
 
 /** What {@link useWebMCP} reports: registration, and the execution state of the tool's calls. */
 export interface UseWebMCPResult extends ExecutionState {

@@ -5,8 +5,9 @@
 // time, so compiling per render would churn the core and re-register tools. Instead the core
 // gets wrappers that look up the function at the same place in the latest committed hooks, and a
 // new compilation happens only when the structure changes.
-import { isPlainObject } from '../hookset.js';
+
 import { encode } from '../wire.js';
+import { isPlainObject } from '../values.js';
 
 /** Where wrapped hook functions read the latest committed hooks (set at commit). */
 export interface HookSource {

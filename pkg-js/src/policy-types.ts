@@ -1,0 +1,133 @@
+// The policy's public types: what a page writes (`Policy`, rules, predicates), what the approver
+// and function predicates are given, and what they answer. Types (and `definePolicy`, an
+// identity) only, importing nothing at run time: the client and the governance code both use them.
+import type { Decision, ToolContract } from './types.js';
+
+/** What the approver and function predicates see of a call. */
+export interface PolicyCall {
+  /** The tool's server id. */
+  serverId: string;
+  /** The tool's name. */
+  name: string;
+  /** The exact final arguments, as a deeply frozen copy. */
+  arguments: unknown;
+  /** Lowercase hex SHA-256 of their RFC 8785 canonical JSON. */
+  argsDigest: string;
+  /** The tool definition's fingerprint. */
+  fingerprint: string;
+  /** Who the call is for, if the caller said. */
+  principal: string | undefined;
+  /** Unique per call. */
+  invocationId: string;
+  /** What is called when it is not a tool: a resource read (`name` is the URI read) or a prompt get. */
+  kind?: 'resource' | 'prompt';
+  /** The decision that asked (absent for function predicates, which run before there is one). */
+  decision?: Decision;
+}
+
+/** What the approver answers. */
+export type AskAnswer = { allow: 'once' } | { allow: 'always' } | { deny: string } | { deny: string; halt: true };
+
+/** What the approver sees of a call: always with the decision that asked. */
+export interface ApprovalCall extends PolicyCall {
+  /** The decision that asked (its `explanation` is the sentence to show a person). */
+  decision: Decision;
+}
+
+/** What function predicates and the approver are told besides the call. */
+export interface GovernanceContext {
+  /** Server ids whose output entered the current turn (the call option `taint`). */
+  taint: Set<string>;
+  /** Who the call is for, if the caller said. */
+  principal: string | undefined;
+  /** The call option `assigns` (`{}` when not given). */
+  assigns: Record<string, unknown>;
+  /** Whether an approver would settle an ask for this call (`onAsk` or a provider's queue). */
+  hasApprover: boolean;
+  /** The `approvedFingerprints` setting in force. */
+  approvedFingerprints: Record<string, string> | 'first_listing' | null | undefined;
+}
+
+/** The approver: settles asks. Its `signal` aborts when the call does or the ask times out. */
+export type Approver = (call: ApprovalCall, ctx: GovernanceContext & { signal: AbortSignal }) => AskAnswer | Promise<AskAnswer>;
+
+/** A policy predicate written in JS: `(call, ctx) => boolean`. */
+export type PolicyPredicate = (call: PolicyCall, ctx: GovernanceContext) => boolean | Promise<boolean>;
+
+/** A tool filter written in JS. */
+export type ToolFilterFn = (tool: ToolContract, ctx: { serverId: string }) => boolean;
+
+/** A policy predicate given as data, or a JS function. */
+export type PolicyWhen =
+  | 'tainted'
+  | { tainted: { ignore?: string[] } }
+  | { annotation: Record<string, unknown> }
+  | { principal: string | readonly string[] }
+  | { arg: string; equals?: unknown; in?: readonly unknown[]; matches?: string | RegExp; max?: number; min?: number; exists?: boolean }
+  | PolicyPredicate;
+
+/** A policy rule: a matcher, or a matcher with conditions, an id and a reason the agent reads. */
+export type PolicyRule =
+  | string
+  | RegExp
+  | { server: string; name: RegExp }
+  | { match?: string | RegExp | { server: string; name: RegExp }; when?: PolicyWhen | readonly PolicyWhen[]; id?: string; reason?: string };
+
+/** A policy rule (the same as {@link PolicyRule}). */
+export type Rule = PolicyRule;
+
+/** A policy: deny > pin > ask > allow > default, first match within a list. */
+export interface Policy {
+  /** Calls that are refused. */
+  deny?: readonly PolicyRule[];
+  /** Calls that need an approval (a live grant or the approver). */
+  ask?: readonly PolicyRule[];
+  /** Calls that run without asking. */
+  allow?: readonly PolicyRule[];
+  /** What a call no rule matches gets (default `'ask'`). */
+  default?: 'deny' | 'ask' | 'allow';
+  /** What a changed tool definition gets (default `'ask'`; `false`: no pin). */
+  pin?: 'ask' | 'deny' | false;
+  /** A tool first seen after the baseline (default `true`). */
+  allowNewTools?: true | 'ask' | 'deny';
+  /**
+   * Reads of resources: rules matching the URI read (a URI glob or template, a RegExp,
+   * `{ server, name: RegExp }`); `default` falls back to the policy's. The policy's own rules
+   * never apply to resources.
+   */
+  resources?: PolicySection;
+  /** Gets of prompts: rules matching the prompt's name; `default` falls back to the policy's. */
+  prompts?: PolicySection;
+}
+
+/** The `resources` or `prompts` section of a policy: deny > ask > allow > default, no pins. */
+export interface PolicySection {
+  /** Reads or gets that are refused. */
+  deny?: readonly PolicyRule[];
+  /** Reads or gets that need an approval. */
+  ask?: readonly PolicyRule[];
+  /** Reads or gets that go ahead. */
+  allow?: readonly PolicyRule[];
+  /** What no rule matches gets (default: the policy's `default`). */
+  default?: 'deny' | 'ask' | 'allow';
+}
+
+/**
+ * Types a policy written as a literal, without `as const` (`default: 'ask'` stays `'ask'`, not
+ * `string`), and answers it unchanged. `const policy = { … } satisfies Policy` does the same.
+ *
+ * @example
+ * const policy = definePolicy({ deny: [{ match: 'shop/delete_*', reason: 'People delete, not agents.' }], default: 'ask' });
+ * configureWebMCP({ policy });
+ */
+export function definePolicy<P extends Policy>(policy: P): P {
+  return policy;
+}
+
+/** A diagnostic of `lintPolicy`. */
+export interface PolicyDiagnostic {
+  code: string;
+  message: string;
+  /** The rule, such as `allow[0]` or `deny[1].when[0]`. */
+  path: string;
+}
