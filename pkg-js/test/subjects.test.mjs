@@ -7,6 +7,7 @@ import { test, describe, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { createWarden, ConfigurationError, RegistrationError, getPrompt, readResource, webmcpPrompt, webmcpResource } from 'webmcp-warden';
 import { core } from '../dist/core.js';
+import { internalOf } from '../dist/api.js';
 
 let w;
 afterEach(() => {
@@ -167,6 +168,25 @@ describe('shaping through the core', () => {
     assert.match(last.content.text, /^\[truncated by the MCP client: /);
     assert.deepEqual([...result.provenance.flags].sort(), ['bidi', 'zero_width']);
   });
+
+  test('messages: media a model should not get (SVG, PDF) becomes a text notice in place; a PNG passes', async () => {
+    const c = client();
+    const p = webmcpPrompt(
+      () => ({
+        messages: [
+          { role: 'assistant', content: { type: 'image', mimeType: 'image/svg+xml', data: 'PHN2Zy8+' } },
+          { role: 'user', content: { type: 'resource', resource: { uri: 'doc://a.pdf', mimeType: 'application/pdf', blob: 'JVBERi0=' } } },
+          { role: 'user', content: { type: 'image', mimeType: 'image/png', data: 'iVBORw0KGgo=' } },
+        ],
+      }),
+      { name: 'media', client: c },
+    );
+    const { result } = await p.get();
+    assert.deepEqual(result.messages[0], { role: 'assistant', content: { type: 'text', text: '[image/svg+xml content removed by the MCP client]' } });
+    assert.deepEqual(result.messages[1], { role: 'user', content: { type: 'text', text: '[application/pdf content removed by the MCP client]' } });
+    assert.deepEqual(result.messages[2], { role: 'user', content: { type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' } });
+    assert.deepEqual(result.provenance.flags, ['media_dropped']);
+  });
 });
 
 describe('policy, approvals and grants', () => {
@@ -277,10 +297,12 @@ describe('registration', () => {
     assert.equal((await getPrompt('once', undefined, { client: c })).error.reason, 'unknown_prompt');
   });
 
-  test('the core frees what a disposed client held; counts return to zero', async () => {
+  test('a disposed client drops what its core held and refuses new prompts', async () => {
     const c = createWarden();
     webmcpResource(() => 'x', { uri: 'notes://a', name: 'a', hooks: { resourceRead: [() => {}] }, client: c });
+    assert.equal(internalOf(c).counts().hooks, 1, "the resource's hook is in the core");
     c.dispose();
+    assert.throws(() => internalOf(c).counts(), (err) => err.code === 'disposed', 'the engine is gone');
     assert.throws(() => webmcpPrompt(() => 'x', { name: 'after', client: c }), (err) => err.code === 'disposed');
   });
 });
