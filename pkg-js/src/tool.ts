@@ -145,26 +145,39 @@ function checkOptions(options: AnyToolOptions): void {
 }
 
 /**
- * Function names as minifiers write them: one or two characters, or with a `$`. A name derived
- * from one would differ between development and production (`vite build` turned
- * `function getCart() {}` into `hc`, `esbuild --minify` into `dq`), silently, and agents and
+ * Function names as minifiers write them: one or two characters, a `$`, or three characters with
+ * a digit or an inner capital (`I3e`, `aBc`). A name derived from one would differ between
+ * development and production (`vite build` turned `function getCart() {}` into `hc`, `esbuild
+ * --minify` into `dq`, and into `I3e` in a bundle of 4,000 functions), silently, and agents and
  * policies naming the tool would see another tool.
  */
-const MINIFIED_NAME = /^[\w$]{1,2}$|\$/;
+const MINIFIED_NAME = /^[\w$]{1,2}$|\$|^(?=[\w]{3}$)(?:.*\d|.[\w]?[A-Z])/;
+
+/** Derived names already warned about as possibly minified (one warning per name). */
+const warnedShortNames = new Set<string>();
 
 /**
  * The name of a tool given without `name`: snake_case of the function's `displayName` or `name`
  * (simple-webmcp's rule, which its users rely on). A function with no name (an arrow function,
  * or an inline function expression a production build stripped) or with a name that looks
  * minified is refused with a message saying what to write, so a production build fails at
- * start-up instead of renaming the tool. A three-letter minified name cannot be told from an
- * author's `add`; the docs say to give `name` (or keep function names) for minified builds.
+ * start-up instead of renaming the tool. A three-letter lowercase name (`add`) could be an
+ * author's or a minifier's: it is kept, with one console warning saying to give `name`, so a
+ * rename is never silent.
  */
 function derivedName(fn: (...args: any[]) => unknown): string {
   const own = (fn as { displayName?: unknown }).displayName;
   const source = typeof own === 'string' && own.length > 0 ? own : typeof fn.name === 'string' ? fn.name : '';
   const snake = toSnakeCase(source);
-  if (source.length > 0 && !MINIFIED_NAME.test(source) && TOOL_NAME_RULE.test(snake)) return snake;
+  if (source.length > 0 && !MINIFIED_NAME.test(source) && TOOL_NAME_RULE.test(snake)) {
+    if (source.length === 3 && !warnedShortNames.has(source)) {
+      warnedShortNames.add(source);
+      console.warn(
+        `webmcp-warden: the tool "${snake}" is named after its function "${source}", and minifiers give functions names this short in large bundles. Give the tool a name, such as webmcp(fn, { name: "${snake}", description: "…" }), or keep function names (esbuild keepNames, terser keep_fnames).`,
+      );
+    }
+    return snake;
+  }
   const why = source.length === 0 ? 'the function has no name' : `the function's name "${source}" looks like a minifier's`;
   return missingName(why);
 }

@@ -355,12 +355,31 @@ function assertNamesKept(result, build) {
   assert.equal(result.unnamed.code, 'missing_name', `${build}: a tool without a name fails start-up: ${JSON.stringify(result.unnamed)}`);
   assert.match(result.unnamed.message, /give the tool a name, such as webmcp\(fn, \{ name: "[a-z0-9_]+", description: "…" \}\)/);
   assert.match(result.unnamed.message, /production builds rename functions/);
+  // In a large bundle a function gets a three-character name: refused, or kept with a warning.
+  assert.equal(result.shortFunctionName.length, 3, `${build}: the filler should leave viewOrders a three-character name, got ${JSON.stringify(result.shortFunctionName)}`);
+  if (result.short.code !== undefined) {
+    assert.equal(result.short.code, 'missing_name', `${build}: ${JSON.stringify(result.short)}`);
+    assert.match(result.short.message, /give the tool a name/);
+  } else {
+    assert.equal(result.short.warnings.length, 1, `${build}: the tool ${JSON.stringify(result.short.toolName)} was renamed silently`);
+    assert.match(result.short.warnings[0], /minifiers give functions names this short.*name: "/);
+  }
+}
+
+/** Thousands of functions, each used more often than `viewOrders`, for names-app's filler.js. */
+function fillerModule(count) {
+  const lines = [];
+  for (let i = 0; i < count; i++) lines.push(`function f${i}(x) { return x * ${i + 1}; }`);
+  const uses = [];
+  for (let i = 0; i < count; i++) uses.push(`s += f${i}(1) + f${i}(2) + f${i}(3);`);
+  return `${lines.join('\n')}\nexport function fill() {\n  let s = 0;\n  ${uses.join('\n  ')}\n  return s;\n}\n`;
 }
 
 test('(e) production builds keep the names the source gives: vite build and esbuild --minify; a tool without a name fails start-up, saying what to write', { timeout: 180_000 }, async (t) => {
   assert.ok(app && existsSync(path.join(app, 'node_modules', 'vite')), 'the Vite app install must have succeeded');
   const dir = path.join(app, 'names-app');
   cpSync(path.join(fixtures, 'names-app'), dir, { recursive: true });
+  writeFileSync(path.join(dir, 'src', 'filler.js'), fillerModule(4000));
 
   let started = Date.now();
   const vite = await runAllowingFailure(process.execPath, [path.join(app, 'node_modules', 'vite', 'bin', 'vite.js'), 'build'], dir);

@@ -122,6 +122,7 @@ const quote = webmcp(async ({ sku }) => ({ sku, price: 4.5 }), {
   hooks: { after: [(ctx) => void ctx.output] },
 });
 export const quoted = quote({ sku: 'x' });
+expect<Equal<Awaited<typeof quoted>, { sku: string; price: number }>>();
 webmcp(() => ({ content: [{ type: 'text', text: '4.5' }], structuredContent: { sku: 'x', price: 4.5 } }), {
   name: 'quote_full',
   outputSchema: { type: 'object', properties: { sku: { type: 'string' }, price: { type: 'number' } }, required: ['sku', 'price'] },

@@ -1,5 +1,5 @@
 // simple-webmcp's type names, used the way its reference shows them, with 'simple-webmcp'
-// replaced by 'webmcp-warden' (and the tool's name given: webmcp-warden never derives it).
+// replaced by 'webmcp-warden'.
 import type {
   WebMCPHooks, BeforeHook, AfterHook, ErrorHook, DeniedHook,
   BeforeContext, AfterContext, ErrorContext, DeniedContext, HookBaseContext, MaybePromise,

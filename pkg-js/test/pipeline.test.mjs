@@ -789,7 +789,19 @@ describe('ConfigurationError for entries JSON fixtures cannot express', () => {
     assert.equal(webmcp(function searchProducts() {}, { description: 'd' }).toolName, 'search_products');
     const shown = Object.assign(function x() {}, { displayName: 'GetCart' });
     assert.equal(webmcp(shown).toolName, 'get_cart', 'displayName first, as simple-webmcp');
-    assert.equal(webmcp(function add() {}).toolName, 'add', 'three characters pass');
+    const warnings = [];
+    const warn = console.warn;
+    console.warn = (message) => warnings.push(String(message));
+    try {
+      assert.equal(webmcp(function zap() {}).toolName, 'zap', 'three lowercase characters pass');
+      assert.equal(webmcp(function zap() {}).toolName, 'zap');
+    } finally {
+      console.warn = warn;
+    }
+    assert.equal(warnings.length, 1, 'one warning per name: a minifier could have written it');
+    assert.match(warnings[0], /the tool "zap" is named after its function "zap".*webmcp\(fn, \{ name: "zap"/);
+    throwsConfig(() => webmcp(function I3e() {}, { description: 'd' }), 'missing_name', `the function's name "I3e" looks like a minifier's`);
+    throwsConfig(() => webmcp(function aBc() {}, { description: 'd' }), 'missing_name', 'looks like a minifier');
     throwsConfig(() => webmcp(() => 1), 'missing_name', 'webmcp(fn, { name: "my_tool"');
     throwsConfig(() => webmcp(function () { return 1; }, { description: 'd' }), 'missing_name', 'the function has no name, and production builds rename functions');
     throwsConfig(() => webmcp(function hc() {}, { description: 'd' }), 'missing_name', `the function's name "hc" looks like a minifier's`);

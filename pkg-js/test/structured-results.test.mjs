@@ -125,6 +125,28 @@ describe('through a call', () => {
     // Text only has no structured part to check.
     assert.equal((await tool(() => 'twelve', { outputSchema }).invoke({})).ok, true);
   });
+
+  test('with an outputSchema, invokeTool and the registered execute check the structured part too', async () => {
+    const fake = installFakeModelContext();
+    try {
+      const outputSchema = { type: 'object', properties: { total: { type: 'number' } }, required: ['total'] };
+      const good = tool(() => ({ total: 12 }), { outputSchema });
+      const bad = tool(() => ({ total: 'twelve' }), { outputSchema });
+      await good.register();
+      await bad.register();
+      const provenance = { serverId: 'page', truncated: false, flags: [] };
+      assert.deepStrictEqual((await invokeTool(good.definition.name, {})).result, { ...structured({ total: 12 }), provenance });
+      assert.deepStrictEqual(JSON.parse(await fake.modelContext.executeTool({ name: good.definition.name }, '{}')), { ...structured({ total: 12 }), _meta: { 'webmcp-warden/provenance': provenance } });
+      const refused = await invokeTool(bad.definition.name, {});
+      assert.equal(refused.ok, false);
+      assert.equal(refused.error.reason, 'invalid_structured_content');
+      const text = [{ type: 'text', text: 'Error: Validation failed: /total must be number' }];
+      assert.deepStrictEqual(refused.result, { content: text, isError: true, provenance });
+      assert.deepStrictEqual(JSON.parse(await fake.modelContext.executeTool({ name: bad.definition.name }, '{}')), { content: text, isError: true, _meta: { 'webmcp-warden/provenance': provenance } }, 'the agent never sees the invalid structured part');
+    } finally {
+      fake.uninstall();
+    }
+  });
 });
 
 describe("createHookedExecute keeps simple-webmcp's meaning", () => {
