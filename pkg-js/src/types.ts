@@ -251,8 +251,9 @@ export interface WebMCPOptions<IS extends JsonSchema | undefined = JsonSchema, S
   /**
    * The tool's name, as agents call it: 1–128 characters of `[A-Za-z0-9_.-]`. Default: snake_case
    * of the function's `displayName` or `name`. Give it for code shipped through a minifier:
-   * production builds rename functions, and a function without a name, or with a one- or
-   * two-character name or a `$` in it, throws `ConfigurationError('missing_name')` at once.
+   * production builds rename functions, and a function without a name, or with a name that
+   * looks minified (one or two characters, a `$`, three with a digit or an inner capital),
+   * throws `ConfigurationError('missing_name')` at once; three lowercase letters warn once.
    */
   name?: string;
   /** A human-readable label. */
