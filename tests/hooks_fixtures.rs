@@ -150,6 +150,7 @@ impl Page {
 fn normalized_text(value: &Json) -> String {
     match value {
         Json::Null => String::new(),
+        Json::String(text) if text == "$undefined" => String::new(),
         Json::String(text) => text.clone(),
         Json::Number(n) => n.to_string(),
         Json::Bool(b) => b.to_string(),
@@ -169,6 +170,12 @@ struct Ran {
     error: Option<Json>,
     tool_input: Option<Json>,
     seen: HashMap<String, Json>,
+    /// The ids of the hooks whose return the core judged a bad return, in order.
+    bad_returns: Vec<String>,
+    /// The ctx each error hook got, in order.
+    error_ctxs: Vec<Json>,
+    /// What the call ended with (`Engine::end`), as JSON.
+    ended: Json,
 }
 
 /// What a fixture hook does, as the TS layer would report it: the outcome, the value it
@@ -240,6 +247,8 @@ fn run_call(case: &Json) -> Ran {
     let mut call_error: Option<Json> = None;
     let mut order = Vec::new();
     let mut seen = HashMap::new();
+    let mut bad_returns = Vec::new();
+    let mut error_ctxs = Vec::new();
     let mut tool_input = None;
     let mut pending: Option<Json> = None;
     let mut pending_event = Event::Before;
@@ -286,6 +295,9 @@ fn run_call(case: &Json) -> Ran {
                     }
                     _ => {}
                 }
+                if hook.event == Event::Error {
+                    error_ctxs.push(ctx.clone());
+                }
                 seen.insert(hook.label.clone(), ctx);
                 let (outcome, value, aborts) = perform(&hook.does, &hook.label);
                 if aborts {
@@ -298,7 +310,11 @@ fn run_call(case: &Json) -> Ran {
                 }
                 pending = value;
                 pending_event = hook.event;
-                page.engine.step(call, outcome, facts, &payload, signal, 1.0).unwrap()
+                let next = page.engine.step(call, outcome, facts, &payload, signal, 1.0).unwrap();
+                if outcome == Outcome::Returned && next.verdict == Verdict::Failed {
+                    bad_returns.push(page.engine.call(call).and_then(|c| c.last_hook_id()).expect("a judged hook has an id").to_owned());
+                }
+                next
             }
             Op::RunTool => {
                 order.push("tool".to_owned());
@@ -330,7 +346,7 @@ fn run_call(case: &Json) -> Ran {
                 let error = ended.get("error").cloned();
                 let record = ended.get("record").and_then(Json::as_array).cloned().unwrap_or_default();
                 assert!(!record.is_empty() || order.is_empty(), "an observed call keeps its record");
-                return Ran { order, ok, text, error, tool_input, seen };
+                return Ran { order, ok, text, error, tool_input, seen, bad_returns, error_ctxs, ended };
             }
             other => panic!("unexpected governance step {other:?} in a hooks-only call"),
         };
@@ -370,6 +386,22 @@ fn check_call(case: &Json) -> Result<(), String> {
             if got.get(key) != Some(value) {
                 problems.push(format!("{label} saw {key} = {:?}, expected {value}", got.get(key)));
             }
+        }
+    }
+    if let Some(want) = expect.get("badReturns") {
+        if json!(ran.bad_returns) != *want {
+            problems.push(format!("bad returns {:?}, expected {want}", ran.bad_returns));
+        }
+    }
+    // Neither the outcome (text, error, decision record) nor an error hook's ctx holds what
+    // must stay withheld.
+    for absent in expect.get("absent").and_then(Json::as_array).into_iter().flatten() {
+        let absent = absent.as_str().unwrap();
+        if ran.text.contains(absent) || ran.ended.to_string().contains(absent) {
+            problems.push(format!("{absent} leaked into the outcome"));
+        }
+        if let Some(ctx) = ran.error_ctxs.iter().find(|ctx| ctx.to_string().contains(absent)) {
+            problems.push(format!("{absent} reached an error hook: {ctx}"));
         }
     }
     if problems.is_empty() {
@@ -451,7 +483,7 @@ fn run_subject(case: &Json) -> Ran {
                 let ended = common::value_to_json(&page.engine.end(call).expect("the call ends once"));
                 let ok = ended["ok"] == json!(true);
                 let text = ended.get("text").and_then(Json::as_str).unwrap_or_default().to_owned();
-                return Ran { order, ok, text, error: ended.get("error").cloned(), tool_input: got, seen };
+                return Ran { order, ok, text, error: ended.get("error").cloned(), tool_input: got, seen, bad_returns: Vec::new(), error_ctxs: Vec::new(), ended };
             }
             other => panic!("unexpected step {other:?} in a hooks-only {}", subject.noun()),
         };

@@ -4,6 +4,7 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { webmcp, configureWebMCP, invokeTool, listTools, resetWebMCP, CallFailure } from 'webmcp-warden';
+import { installFakeModelContext } from 'webmcp-warden/testing';
 import { captureConsole, sleep, textOf, trackTools } from '../test-support/helpers.mjs';
 
 const made = trackTools();
@@ -58,30 +59,33 @@ describe('ctx.error is what was thrown; ctx.failure is the structured failure', 
     return [got, webmcp(t, { hooks: { error: [(ctx) => void got.push({ error: ctx.error, failure: ctx.failure })] } })];
   };
 
-  test('for each thrower: the tool, a before hook, an after hook, a Standard Schema validator', async () => {
+  test('for each thrower: the tool, a before hook, an after hook, a Standard Schema validator (sync and async)', async () => {
+    // Each thrower records the object it throws; ctx.error must be that very object (===).
+    const thrown = [];
+    const throwing = (message) => {
+      const err = Object.assign(new Error(message), { code: 'E_THROWN' });
+      thrown.push(err);
+      return err;
+    };
+    const validator = (validate) => ({ '~standard': { version: 1, vendor: 't', validate } });
     const cases = [
-      ['tool', {}, () => { throw Object.assign(new Error('tool broke'), { code: 'E_TOOL' }); }, 'tool'],
-      ['before', { hooks: { before: [() => { throw new Error('before broke'); }] } }, () => 'ran', 'hook'],
-      ['after', { hooks: { after: [() => { throw new Error('after broke'); }] } }, () => 'ran', 'hook'],
-      ['standard', { schema: { '~standard': { version: 1, vendor: 't', validate: () => { throw new Error('validator broke'); } } } }, () => 'ran', 'validation'],
+      ['tool', {}, () => { throw throwing('tool broke'); }, 'tool'],
+      ['before', { hooks: { before: [() => { throw throwing('before broke'); }] } }, () => 'ran', 'hook'],
+      ['after', { hooks: { after: [() => { throw throwing('after broke'); }] } }, () => 'ran', 'hook'],
+      ['standard (sync)', { schema: validator(() => { throw throwing('validator broke'); }) }, () => 'ran', 'validation'],
+      ['standard (async)', { schema: validator(async () => { throw throwing('async validator broke'); }) }, () => 'ran', 'validation'],
     ];
     for (const [label, options, fn, kind] of cases) {
-      const thrown = [];
-      const wrapped = (...args) => {
-        try {
-          return fn(...args);
-        } catch (err) {
-          thrown.push(err);
-          throw err;
-        }
-      };
-      const [got, t] = seen(tool(wrapped, options));
+      thrown.length = 0;
+      const [got, t] = seen(tool(fn, options));
       const outcome = await t.invoke({});
       assert.equal(outcome.ok, false, label);
       assert.equal(outcome.error.kind, kind, label);
       assert.equal(got.length, 1, label);
+      assert.equal(thrown.length, 1, `${label}: the thrower threw once`);
       assert.ok(got[0].error instanceof Error && !(got[0].error instanceof CallFailure), `${label}: ctx.error is the thrown Error`);
-      if (label === 'tool') assert.equal(got[0].error, thrown[0], 'the very same object');
+      assert.ok(got[0].error === thrown[0], `${label}: ctx.error is the very object that was thrown`);
+      assert.equal(got[0].error.code, 'E_THROWN', label);
       assert.match(got[0].error.message, /broke/);
       assert.equal(got[0].failure.kind, kind, `${label}: ctx.failure is the structured failure`);
       assert.ok(Object.isFrozen(got[0].failure));
@@ -130,13 +134,21 @@ describe('call options', () => {
 
 describe('resetWebMCP() means reset', () => {
   test('the registry is empty: listTools() is [] and invokeTool of an earlier tool is not_found; tool.invoke still works', async () => {
-    const t = tool(() => 'ran');
-    await t.register();
-    assert.deepEqual((await listTools()).map((d) => d.name), [t.toolName]);
-    resetWebMCP();
-    assert.deepEqual(await listTools(), []);
-    assert.equal((await invokeTool(t.toolName, {})).error.kind, 'not_found');
-    assert.equal(t.status, 'unregistered');
-    assert.equal((await t.invoke({})).ok, true, 'the tool object still works in-page');
+    const installed = installFakeModelContext();
+    try {
+      const t = tool(() => 'ran');
+      await t.register();
+      assert.equal(t.status, 'registered');
+      assert.deepEqual((await listTools()).map((d) => d.name), [t.toolName]);
+      assert.deepEqual((await installed.modelContext.getTools()).map((d) => d.name), [t.toolName], 'the browser lists the tool');
+      resetWebMCP();
+      assert.deepEqual(await listTools(), []);
+      assert.deepEqual(await installed.modelContext.getTools(), [], 'the browser lists nothing after reset');
+      assert.equal((await invokeTool(t.toolName, {})).error.kind, 'not_found');
+      assert.equal(t.status, 'unregistered');
+      assert.equal((await t.invoke({})).ok, true, 'the tool object still works in-page');
+    } finally {
+      installed.uninstall();
+    }
   });
 });

@@ -7,12 +7,14 @@
 // Build first: `npm run build -w pkg-js` (or `WASM_OPT=0 node pkg-js/build.mjs`).
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { inspect } from 'node:util';
 import {
   webmcp,
   configureWebMCP,
   getGlobalHooks,
   invokeTool,
   listTools,
+  onTelemetry,
   resetWebMCP,
   webmcpResource,
   webmcpPrompt,
@@ -97,7 +99,12 @@ function makeHook(spec, event, rec) {
       assert.equal(ctx.signal, rec.signal, 'ctx.signal is the call signal');
       const seen = event === 'promptGet' ? { args: clone(ctx.args) } : event === 'resourceRead' ? { uri: ctx.uri } : { input: clone(ctx.input) };
       if (event === 'after') seen.output = clone(ctx.output);
-      if (event === 'error') seen.error = { kind: ctx.error instanceof CallFailure ? ctx.error.kind : 'thrown', message: ctx.error?.message };
+      if (event === 'error') {
+        seen.error = { kind: ctx.error instanceof CallFailure ? ctx.error.kind : 'thrown', message: ctx.error?.message };
+        // Everything the error hook can reach, non-enumerable properties (an error's message,
+        // stack and cause) and getters included: what must stay withheld must not be in it.
+        rec.errorCtx.push(inspect(ctx, { depth: Infinity, showHidden: true, getters: true, maxArrayLength: Infinity, maxStringLength: Infinity, breakLength: Infinity }));
+      }
       if (event === 'denied') Object.assign(seen, { reason: ctx.reason, code: ctx.code });
       rec.seen[spec.label] = seen;
     }
@@ -139,7 +146,7 @@ function makeToolFn(does, rec) {
 
 function newRecord() {
   const controller = new AbortController();
-  return { order: [], seen: {}, controller, signal: controller.signal, metadata: new Set(), invocationIds: new Set(), toolInput: undefined };
+  return { order: [], seen: {}, controller, signal: controller.signal, metadata: new Set(), invocationIds: new Set(), toolInput: undefined, badReturns: [], errorCtx: [] };
 }
 
 function configure(c, rec, { globals }) {
@@ -174,6 +181,10 @@ async function runCall(c, path) {
   if (c.abortBefore) rec.controller.abort();
   const input = c.input === undefined ? { q: 1 } : clone(c.input);
   const before = written.length;
+  // The hooks the core judged a bad return (`hook.exception`, cause `bad_return`), in order.
+  const unsubscribe = onTelemetry((event) => {
+    if (event.name === 'hook.exception' && event.cause === 'bad_return') rec.badReturns.push(event.hookId);
+  });
   let outcome;
   try {
     if (path === 'invoke') {
@@ -183,6 +194,7 @@ async function runCall(c, path) {
       outcome = await settled(invokeTool(c.tool.name, input, { signal: rec.signal }));
     }
   } finally {
+    unsubscribe();
     tool.unregister();
   }
   return { outcome, rec, output: written.slice(before) };
@@ -196,7 +208,7 @@ function checkCall(c, { outcome, rec, output }) {
   assert.equal(outcome.result.isError, expect.ok ? undefined : true, 'isError');
   if (expect.ok) assert.equal(outcome.error, undefined);
   else assert.deepEqual(outcome.error, expect.error, 'error');
-  if ('toolInput' in expect) assert.deepEqual(rec.toolInput, expect.toolInput, 'tool input');
+  if ('toolInput' in expect) assert.deepEqual(rec.toolInput, fixtureValue(expect.toolInput), 'tool input');
   for (const [label, want] of Object.entries(expect.seen ?? {})) {
     assert.ok(rec.seen[label], `hook ${label} ran`);
     for (const [key, value] of Object.entries(want)) assert.deepEqual(rec.seen[label][key], value, `${label} saw ${key}`);
@@ -205,7 +217,11 @@ function checkCall(c, { outcome, rec, output }) {
   assert.ok(rec.invocationIds.size <= 1, 'one invocationId per call');
   const json = JSON.stringify(outcome);
   assert.ok(!json.includes('SECRET'), `a hook's thrown message or a withheld result leaked: ${json}`);
-  for (const text of expect.absent ?? []) assert.ok(!json.includes(text), `${text} leaked`);
+  for (const text of expect.absent ?? []) {
+    assert.ok(!json.includes(text), `${text} leaked`);
+    for (const ctx of rec.errorCtx) assert.ok(!ctx.includes(text), `${text} reached an error hook: ${ctx}`);
+  }
+  if ('badReturns' in expect) assert.deepEqual(rec.badReturns, expect.badReturns, 'hooks judged a bad return');
   assert.ok(!output.some((line) => line.includes('SECRET')), `console output leaked a secret: ${output.join('\n')}`);
 }
 

@@ -30,10 +30,11 @@ test('WebMCPOptions.hooks re-wraps via concat', async () => {
   const fn = async function addToCart() {
     return 'added';
   };
-  // The one change simple-webmcp's examples need: the name is given (webmcp-warden never
-  // derives it from the function's, which production builds rename).
-  const t1 = webmcp(fn, { name: 'add_to_cart', hooks: { before: [a] } });
+  // As the example writes it, no name given: the tool's name is derived from the function's,
+  // in snake_case (addToCart → add_to_cart).
+  const t1 = webmcp(fn, { hooks: { before: [a] } });
   const t2 = webmcp(t1, { hooks: { before: [b] } }); // before = [a,b]
+  assert.equal(t1.toolName, 'add_to_cart', 'the name is derived from the function: snake_case of addToCart');
   assert.equal(t2.toolName, 'add_to_cart', 're-wrapping keeps the name');
   await t2.invoke({});
   assert.deepEqual(order, ['a', 'b']);
