@@ -774,7 +774,9 @@ impl Call {
             let Some(evaluation) = self.evaluation.as_mut() else { return self.internal_error() };
             match evaluation.step() {
                 // A dry run calls nothing: a function predicate counts as failed (fail closed).
-                EvalStep::NeedPredicate { handle, .. } if self.spec.mode == Mode::Explain => {
+                // So does a handle an action cannot carry (packing would wrap it onto another
+                // function; the TS layer refuses to give out such handles).
+                EvalStep::NeedPredicate { handle, .. } if self.spec.mode == Mode::Explain || handle > MAX_HANDLE => {
                     self.skipped_predicates = self.skipped_predicates.saturating_add(1);
                     evaluation.predicate_result(handle, PredicateResult::Failed);
                 }

@@ -568,7 +568,9 @@ impl Engine {
         }
         // A call that succeeded with nothing to record ends here: its outcome would only say
         // `ok`, so the TS layer is told so (handle 1) instead of asking with another crossing.
-        if action.op == crate::call::Op::FinishOk && entry.succeeded_quietly() {
+        // Not when the last step was a hook failure the call went past (`onError: 'ignore'`):
+        // the TS layer still reads that hook's id for its console warning.
+        if action.op == crate::call::Op::FinishOk && action.verdict != crate::call::Verdict::Failed && entry.succeeded_quietly() {
             self.calls.remove(call);
             action.handle = ENDED_QUIETLY;
         }

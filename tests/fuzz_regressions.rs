@@ -174,6 +174,26 @@ fn a_tool_dropped_while_its_call_waits_is_never_decided_as_the_tool_that_took_it
 }
 
 #[test]
+fn a_predicate_handle_an_action_cannot_carry_fails_closed_and_never_names_another_function() {
+    let mut engine = page("before", Value::Function(2));
+    let too_large = webmcp_warden::call::MAX_HANDLE + 1;
+    let spec = object! {
+        "deny" => Value::Array(vec![object! { "when" => Value::Function(too_large) }]),
+        "allow" => Value::Array(vec!["*".into()]),
+    };
+    engine.governor_mut().set_policy(&spec).unwrap();
+    let call = engine.begin(3, 0, CallFlags(0)).unwrap();
+    assert_eq!(start(&mut engine, call).op, Op::CallHook);
+    assert_eq!(step(&mut engine, call, Outcome::Returned).op, Op::EvaluatePolicy);
+    let facts = PolicyFacts { arguments: object! {}, principal: None, taint: Vec::new(), now_ms: 0.0, args_digest: None };
+    let action = engine.policy_facts(call, &facts, Signal::Live).unwrap();
+    assert_ne!(action.op, Op::Predicate, "handle {too_large} would be packed as {}", action.handle);
+    assert_eq!(action.op, Op::FinishError, "the deny rule's predicate failed, so the rule applies");
+    let ended = engine.end(call).unwrap();
+    assert_eq!(ended.get("ok"), Some(&Value::Bool(false)));
+}
+
+#[test]
 fn a_dry_run_with_arguments_json_cannot_carry_calls_no_hook() {
     let mut engine = page("error", Value::Function(2));
     engine.governor_mut().set_policy(&policy(&[("allow", &["*"])])).unwrap();

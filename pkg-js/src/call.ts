@@ -366,7 +366,7 @@ class CallRun {
     const action = this.#step(outcome, facts, duration, payload);
     const event = EVENTS[hook.event] ?? 'before';
     if (outcome === Outcome.Returned && ((action >>> ActionBits.VerdictShift) & 7) === Verdict.Failed) {
-      warnBadReturn(this.#w, event, core.lastHookId(this.#engine, this.#call) ?? undefined);
+      warnBadReturn(this.#w, event, core.lastHookId(this.#engine, this.#call) ?? undefined, (action & ActionBits.FailedNow) !== 0);
     }
     if (this.#observed) emitHookEvent(this.#w.telemetry, { tool: this.#tool.contract.name, serverId: this.#serverId, invocationId: this.invocationId, hookId, event, durationMs: duration }, outcome, action);
     return action;
@@ -511,7 +511,7 @@ class CallRun {
     const duration = performance.now() - started;
     const [outcome, facts, payload] = this.#report(how, value);
     const action = this.#step(outcome, facts, duration, payload);
-    if (outcome === Outcome.Returned && ((action >>> ActionBits.VerdictShift) & 7) === Verdict.Failed) warnBadReturn(this.#w, 'approver', undefined);
+    if (outcome === Outcome.Returned && ((action >>> ActionBits.VerdictShift) & 7) === Verdict.Failed) warnBadReturn(this.#w, 'approver', undefined, true);
     // `{ allow: 'always' }`: the core records the grant and the store keeps it. The approval of
     // this call stands even if the store cannot: the next call then asks again.
     if (action & ActionBits.Accepted) await recordGrant(this.#w, this.#call, this.#options.principal).catch(() => undefined);

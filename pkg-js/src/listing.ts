@@ -104,7 +104,7 @@ async function runHooks(w: Warden, tools: RegisteredTool[], contracts: ToolContr
       if (instance !== w.coreInstance) throw new CoreTrapped('the core was restarted during this listing');
       const hookIdNow = outcome === Outcome.Returned ? core.listingHookId(engine, listing) : undefined;
       action = core.listingStep(engine, listing, outcome, facts, duration, payload);
-      if (outcome === Outcome.Returned && ((action >>> ActionBits.VerdictShift) & 7) === Verdict.Failed) warnBadReturn(w, 'toolsListed', hookIdNow ?? undefined);
+      if (outcome === Outcome.Returned && ((action >>> ActionBits.VerdictShift) & 7) === Verdict.Failed) warnBadReturn(w, 'toolsListed', hookIdNow ?? undefined, true);
       if (observed) emitHookEvent(w.telemetry, { tool: tools.map((t) => t.contract.name).join(','), serverId: w.settings.serverId, invocationId: ctx.invocationId, hookId, event: 'toolsListed', durationMs: duration }, outcome, action);
     }
   } finally {

@@ -1,5 +1,7 @@
 // The client's table of policy function predicates (see `Predicates`): a module of its own, so
 // the client can hold one without importing the governance code.
+import { ActionBits } from './codes.js';
+import { ConfigurationError } from './errors.js';
 import type { PolicyPredicate } from './policy-types.js';
 
 /**
@@ -17,6 +19,12 @@ export class Predicates {
   readonly #reusable: number[] = [];
   /** The handles the policy in force uses. */
   inForce: ReadonlySet<number> = new Set();
+  /** The largest handle given out: what an action can carry (tests lower it). */
+  readonly #max: number;
+
+  constructor(max: number = ActionBits.MaxHandle) {
+    this.#max = max;
+  }
 
   /** The handle of `fn`, the same every time while a policy uses it. */
   handleOf(fn: PolicyPredicate, callsInProgress: () => number): number {
@@ -26,6 +34,11 @@ export class Predicates {
       // it is reused only after every call of that time ended.
       if (this.#reusable.length === 0 && this.#released.length > 0 && callsInProgress() === 0) this.#reusable.push(...this.#released.splice(0));
       handle = this.#reusable.pop() ?? this.table.length;
+      // The core refuses larger handles (an action could not carry them); say so here, before
+      // the table grows past what it can use.
+      if (handle > this.#max) {
+        throw new ConfigurationError('too_many_handles', `webmcp-warden: more than ${this.#max} policy predicate functions are held at once (a call still running keeps those of older policies); reuse predicate functions rather than making new ones per configuration`, 'policy');
+      }
       this.table[handle] = fn;
       this.#handles.set(fn, handle);
     }

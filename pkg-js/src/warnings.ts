@@ -17,14 +17,18 @@ const SHAPES: Record<string, string> = {
 
 const warned = new WeakMap<Warden, Set<string>>();
 
-/** Warns once per client and hook id (or once for the approver) about a bad return. */
-export function warnBadReturn(w: Warden, event: string, hookId: string | undefined): void {
+/**
+ * Warns once per client and hook id (or once for the approver) about a bad return. `failedCall`
+ * is the core's answer (the action's `FailedNow` bit): whether the failure failed the call or
+ * listing, or was gone past (an error or denied hook, an after-hook with `onError: 'ignore'`).
+ */
+export function warnBadReturn(w: Warden, event: string, hookId: string | undefined, failedCall: boolean): void {
   let seen = warned.get(w);
   if (seen === undefined) warned.set(w, (seen = new Set()));
   const key = `${event}\u0000${hookId ?? ''}`;
   if (seen.has(key)) return;
   seen.add(key);
   const who = event === 'approver' ? 'the approver (onAsk)' : `${event} hook "${hookId ?? '?'}"`;
-  const consequence = event === 'approver' ? 'the ask was denied (ask_failed)' : event === 'before' || event === 'resourceRead' || event === 'promptGet' ? 'the call failed closed' : event === 'after' ? 'the result was withheld' : event === 'toolsListed' ? 'the listing failed' : 'the hook was skipped';
+  const consequence = !failedCall ? 'the hook was skipped' : event === 'approver' ? 'the ask was denied (ask_failed)' : event === 'after' ? 'the result was withheld' : event === 'toolsListed' ? 'the listing failed' : 'the call failed closed';
   console.warn(`webmcp-warden: ${who} returned a value outside its contract, so ${consequence}. It may return ${SHAPES[event] ?? 'nothing'}. See the hook returns section of the webmcp-warden docs.`);
 }

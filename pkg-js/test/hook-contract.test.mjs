@@ -40,6 +40,20 @@ describe('a bad return is warned about once per hook, never quoting the value', 
     assert.deepEqual(written, []);
   });
 
+  test('the warning says what the failure did: withheld, or skipped (onError: ignore, an error hook), with the hook id', async () => {
+    const withheld = tool(() => 'ran', { hooks: { after: [{ id: 'strict_audit', run: () => ({ action: 'halt' }) }] } });
+    const ignored = tool(() => 'ran', { hooks: { after: [{ id: 'loose_audit', run: () => ({ action: 'halt' }), onError: 'ignore' }] } });
+    const observer = tool(() => { throw new Error('boom'); }, { hooks: { error: [{ id: 'observer', run: () => ({ action: 'halt' }) }] } });
+    written.length = 0;
+    assert.equal((await withheld.invoke({})).error.reason, 'hook_failed');
+    assert.equal((await ignored.invoke({})).ok, true, 'the ignored failure leaves the result');
+    assert.equal((await observer.invoke({})).error.kind, 'tool');
+    assert.equal(written.length, 3, written.join('\n'));
+    assert.match(written[0], /after hook "strict_audit" .* so the result was withheld/);
+    assert.match(written[1], /after hook "loose_audit" .* so the hook was skipped/);
+    assert.match(written[2], /error hook "observer" .* so the hook was skipped/);
+  });
+
   test('the approver too: an approval is never implied, and the developer is told why', async () => {
     const t = tool(() => 'ran');
     await t.register();

@@ -39,3 +39,14 @@ test('hooks replaced while a call waits: the call runs no hook it was not planne
   assert.ok(other);
   resetWebMCP();
 });
+
+test('policy predicate handles stop at what an action can carry: too_many_handles, never a wrapped handle', async () => {
+  const { Predicates } = await import('../dist/predicates.js');
+  const table = new Predicates(3);
+  const running = () => 1; // a call in progress: released handles are not reused yet
+  const handles = [0, 1, 2, 3].map(() => table.handleOf(() => true, running));
+  assert.deepEqual(handles, [0, 1, 2, 3]);
+  assert.throws(() => table.handleOf(() => true, running), (err) => err.name === 'ConfigurationError' && err.code === 'too_many_handles' && /policy predicate functions/.test(err.message));
+  const same = table.table[2];
+  assert.equal(table.handleOf(same, running), 2, 'a function already held keeps its handle');
+});
