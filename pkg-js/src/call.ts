@@ -177,6 +177,9 @@ class CallRun {
   #validated: unknown = undefined;
   /** What the last performed step returned, read once. */
   #returned: Returned | undefined;
+  /** The facts and payload `#report` read from the last performed step. */
+  #reportedFacts = 0;
+  #reportedPayload: Record<string, string> | undefined;
   /** The event of the last hook performed. */
   #event = 0;
   /** What the last performed step threw. */
@@ -362,8 +365,8 @@ class CallRun {
   /** Reports a performed hook to the core; answers the next action. */
   #hookDone(hook: { event: number }, hookId: string, started: number, [how, value]: [Ended, unknown]): number {
     const duration = this.#observed ? performance.now() - started : 0;
-    const [outcome, facts, payload] = this.#report(how, value);
-    const action = this.#step(outcome, facts, duration, payload);
+    const outcome = this.#report(how, value);
+    const action = this.#step(outcome, this.#reportedFacts, duration, this.#reportedPayload);
     const event = EVENTS[hook.event] ?? 'before';
     if (outcome === Outcome.Returned && ((action >>> ActionBits.VerdictShift) & 7) === Verdict.Failed) {
       warnBadReturn(this.#w, event, core.lastHookId(this.#engine, this.#call) ?? undefined, (action & ActionBits.FailedNow) !== 0);
@@ -372,15 +375,20 @@ class CallRun {
     return action;
   }
 
-  /** What a performed hook or approver step reports: the outcome, its facts, its payload. */
-  #report(how: Ended, value: unknown): [number, number, unknown] {
+  /**
+   * What a performed hook or approver step reports: answers the outcome, and leaves its facts
+   * and payload in `#reportedFacts` / `#reportedPayload` (no array per step).
+   */
+  #report(how: Ended, value: unknown): number {
+    this.#reportedFacts = 0;
+    this.#reportedPayload = undefined;
     if (how === Ended.Raise) {
       this.#threw = true;
       this.#thrown = value;
-      return [Outcome.Raised, 0, undefined];
+      return Outcome.Raised;
     }
-    if (how === Ended.Timeout) return [Outcome.TimedOut, 0, undefined];
-    if (how === Ended.Aborted) return [Outcome.Aborted, 0, undefined];
+    if (how === Ended.Timeout) return Outcome.TimedOut;
+    if (how === Ended.Aborted) return Outcome.Aborted;
     let returned: Returned;
     try {
       returned = readReturn(value);
@@ -388,16 +396,18 @@ class CallRun {
       // Reading the return is part of performing the step: a getter or trap that throws is a raise.
       this.#threw = true;
       this.#thrown = err;
-      return [Outcome.Raised, 0, undefined];
+      return Outcome.Raised;
     }
     this.#returned = returned;
+    this.#reportedFacts = returned.facts;
     // Most hooks return nothing the core needs text of: no payload object for them.
-    if (returned.message === undefined && returned.code === undefined && returned.deny === undefined) return [Outcome.Returned, returned.facts, undefined];
+    if (returned.message === undefined && returned.code === undefined && returned.deny === undefined) return Outcome.Returned;
     const payload: Record<string, string> = {};
     if (returned.message !== undefined) payload.message = returned.message;
     if (returned.code !== undefined) payload.code = returned.code;
     if (returned.deny !== undefined) payload.deny = returned.deny;
-    return [Outcome.Returned, returned.facts, Object.keys(payload).length ? payload : undefined];
+    this.#reportedPayload = payload;
+    return Outcome.Returned;
   }
 
   #runTool(): number | Promise<number> {
@@ -509,8 +519,8 @@ class CallRun {
     const performed = approver ? this.traced('approval', () => perform(approver as AnyHook, [call, ctx], this.#w.settings.askTimeout, this.#signal)) : ([Ended.Raise, undefined] as [Ended, unknown]);
     const [how, value] = Array.isArray(performed) ? performed : await performed;
     const duration = performance.now() - started;
-    const [outcome, facts, payload] = this.#report(how, value);
-    const action = this.#step(outcome, facts, duration, payload);
+    const outcome = this.#report(how, value);
+    const action = this.#step(outcome, this.#reportedFacts, duration, this.#reportedPayload);
     if (outcome === Outcome.Returned && ((action >>> ActionBits.VerdictShift) & 7) === Verdict.Failed) warnBadReturn(this.#w, 'approver', undefined, true);
     // `{ allow: 'always' }`: the core records the grant and the store keeps it. The approval of
     // this call stands even if the store cannot: the next call then asks again.

@@ -110,17 +110,22 @@ async function compileOffThread(): Promise<void> {
   compiled ??= module;
 }
 
+/** What a crossing threw, to throw on: a trap marks the instance dead and becomes `CoreTrapped`. */
+function crossingFailed(err: unknown): unknown {
+  if (err instanceof WebAssembly.RuntimeError || (err instanceof Error && /recursive use of an object|unreachable/i.test(err.message))) {
+    live = false;
+    return new CoreTrapped(err);
+  }
+  return err;
+}
+
 /** Runs one crossing; a trap marks the instance dead and becomes `CoreTrapped`. */
 function guard<T>(crossing: () => T): T {
   if (!live) coreGeneration();
   try {
     return crossing();
   } catch (err) {
-    if (err instanceof WebAssembly.RuntimeError || (err instanceof Error && /recursive use of an object|unreachable/i.test(err.message))) {
-      live = false;
-      throw new CoreTrapped(err);
-    }
-    throw err;
+    throw crossingFailed(err);
   }
 }
 
@@ -174,10 +179,25 @@ export const core = {
   dropScope: (e: number, scope: number) => {
     control(e, Control.DropScope, scope);
   },
-  begin: (e: number, tool: number, scope: number, flags: number, signal: number) => guard(() => glue.begin(e, tool, scope, flags, signal)),
+  begin: (e: number, tool: number, scope: number, flags: number, signal: number) => {
+    if (!live) coreGeneration();
+    try {
+      return glue.begin(e, tool, scope, flags, signal);
+    } catch (err) {
+      throw crossingFailed(err);
+    }
+  },
   beginAt: (e: number, tool: number, scope: number, flags: number, target: string, signal: number) => guard(() => glue.beginAt(e, tool, scope, flags, target, signal)),
   planError: (e: number, tool: number, scope: number) => configure(e, Configure.PlanError, [tool, scope]),
-  step: (e: number, call: number, outcome: number, facts: number, signal: number, ms: number) => guard(() => glue.step(e, call, outcome, facts, signal, ms)),
+  // The crossings every call makes (begin, step, end) are guarded inline: no closure per call.
+  step: (e: number, call: number, outcome: number, facts: number, signal: number, ms: number) => {
+    if (!live) coreGeneration();
+    try {
+      return glue.step(e, call, outcome, facts, signal, ms);
+    } catch (err) {
+      throw crossingFailed(err);
+    }
+  },
   stepWith: (e: number, call: number, outcome: number, facts: number, signal: number, ms: number, payload: Uint8Array) =>
     guard(() => glue.stepWith(e, call, outcome, facts, signal, ms, payload)),
   policyFacts: (e: number, call: number, facts: Uint8Array, signal: number) => guard(() => glue.policyFacts(e, call, facts, signal)),

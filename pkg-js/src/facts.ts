@@ -29,6 +29,13 @@ export interface Returned {
   deny?: string;
 }
 
+// What a return with no keys to read comes to: one frozen object each, since most hooks return
+// `undefined` and a call should not allocate for that.
+const UNDEFINED_RETURN: Returned = Object.freeze({ facts: Facts.KindUndefined });
+const NULL_RETURN: Returned = Object.freeze({ facts: Facts.KindNull });
+const PRIMITIVE_RETURN: Returned = Object.freeze({ facts: Facts.KindPrimitive });
+const ARRAY_RETURN: Returned = Object.freeze({ facts: Facts.KindArray });
+
 /**
  * Reads what a hook or the approver returned (throws when reading it throws; the caller reports
  * a raise). Each key is read once, so a getter cannot answer one thing to the facts and another
@@ -36,11 +43,11 @@ export interface Returned {
  * `'result' in value` see the prototype chain too, as simple-webmcp's checks did.
  */
 export function readReturn(value: unknown): Returned {
-  if (value === undefined) return { facts: Facts.KindUndefined };
-  if (value === null) return { facts: Facts.KindNull };
+  if (value === undefined) return UNDEFINED_RETURN;
+  if (value === null) return NULL_RETURN;
   const type = typeof value;
-  if (type !== 'object' && type !== 'function') return { facts: Facts.KindPrimitive };
-  if (Array.isArray(value)) return { facts: Facts.KindArray };
+  if (type !== 'object' && type !== 'function') return PRIMITIVE_RETURN;
+  if (Array.isArray(value)) return ARRAY_RETURN;
   const v = value as Record<string, unknown>;
   const out: Returned = { facts: 0 };
   let facts: number = Facts.KindObject;
