@@ -234,7 +234,8 @@ class CallRun {
   }
 
   #signalState(): number {
-    if (!this.#signal.aborted) return Signal.Live;
+    // Most calls have no signal: the shared never-aborted one needs no look (a getter in Node).
+    if (this.#signal === NEVER_ABORTED || !this.#signal.aborted) return Signal.Live;
     return this.#timedOut ? Signal.TimedOut : Signal.Aborted;
   }
 

@@ -24,7 +24,7 @@ export function perform(fn: AnyHook, args: unknown[], timeoutMs: number | undefi
   // its promise (the 'abort' event has fired by then, so a listener added below would never
   // hear it). A step that started on an already aborted signal (error and denied hooks of an
   // aborted call) is left to finish: its observers still run and may recover.
-  const abortedBefore = signal.aborted;
+  const abortedBefore = signal !== NEVER_ABORTED && signal.aborted;
   let thenable: boolean;
   try {
     returned = fn(...args);
@@ -38,7 +38,7 @@ export function perform(fn: AnyHook, args: unknown[], timeoutMs: number | undefi
     if (timeoutMs !== undefined && performance.now() - started > timeoutMs) return [Ended.Timeout, undefined];
     return [Ended.Value, returned];
   }
-  if (!abortedBefore && signal.aborted) {
+  if (!abortedBefore && signal !== NEVER_ABORTED && signal.aborted) {
     (returned as PromiseLike<unknown>).then(undefined, () => undefined);
     return [Ended.Aborted, undefined];
   }
