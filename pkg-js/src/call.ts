@@ -32,11 +32,12 @@ import type { CallError, CallOptions, CallOutcome, CallToolResult, ToolContract 
 import { compileSchema, toJson, validateJsonText, validateStandard, type Diagnostic } from './validation.js';
 import { decode, encode } from './wire.js';
 import { deepFrozenCopy } from './frozen.js';
+import type { AskFactsAnswer, CallDecisionAnswer, CallErrorAnswer, EndAnswer, PlanErrorAnswer } from './answers.js';
 
 let invocationCounter = 0;
 
 /** What a quiet ending means: the call succeeded and nothing was recorded. */
-const QUIET_SUCCESS = { ok: true };
+const QUIET_SUCCESS = { ok: true } as const;
 
 /** A unique id per call: `crypto.randomUUID()` when available. */
 export function genInvocationId(): string {
@@ -512,7 +513,7 @@ class CallRun {
   }
 
   async #approve(): Promise<number> {
-    const decision = decode(core.callDecision(this.#engine, this.#call)) as Decision | null;
+    const decision = decode(core.callDecision(this.#engine, this.#call)) as CallDecisionAnswer;
     const call = this.#policyCall(decision ?? undefined);
     const ctx = { signal: this.#signal, ...this.#governanceContext() };
     const started = performance.now();
@@ -582,7 +583,8 @@ class CallRun {
 
   /** The call's failure as the core holds it (`ctx.failure`), read once per failure. */
   #callFailure(): CallError {
-    this.#failure ??= Object.freeze(decode(core.callError(this.#engine, this.#call)) as CallError);
+    // Read only once the call failed (an error or denied hook is running): never `null` here.
+    this.#failure ??= Object.freeze(decode(core.callError(this.#engine, this.#call)) as NonNullable<CallErrorAnswer>);
     return this.#failure;
   }
 
@@ -599,7 +601,7 @@ class CallRun {
 
   /** What the approver and function predicates see (a deeply frozen copy of the arguments). */
   #policyCall(decision: Decision | undefined): PolicyCall {
-    const facts = decode(core.askFacts(this.#engine, this.#call)) as { serverId: string; name: string; fingerprint: string };
+    const facts = decode(core.askFacts(this.#engine, this.#call)) as AskFactsAnswer;
     const json = this.#argumentsJson();
     const args = json.ok ? JSON.parse(json.text) : undefined;
     if (this.#argsDigest === undefined && json.ok) this.#argsDigest = digestOf(args);
@@ -624,7 +626,7 @@ class CallRun {
   /** Emits `policy.decision` when the core says policy just decided. */
   #decided(action: number): void {
     if (!this.#observed || !(action & ActionBits.Decided)) return;
-    const decision = decode(core.callDecision(this.#engine, this.#call)) as Decision | null;
+    const decision = decode(core.callDecision(this.#engine, this.#call)) as CallDecisionAnswer;
     if (!decision) return;
     const event: Record<string, unknown> = { name: 'policy.decision', tool: this.#tool.contract.name, serverId: this.#serverId, invocationId: this.invocationId, effect: decision.effect, reason: decision.reason };
     if (decision.rule) event.rule = decision.rule;
@@ -634,17 +636,18 @@ class CallRun {
   // ---- endings -------------------------------------------------------------------------------
 
   #finish(ended?: typeof QUIET_SUCCESS): CallOutcome {
-    const answer = (ended ?? decode(core.end(this.#engine, this.#call))) as { ok: boolean; error?: CallError & { decision?: Decision }; text?: string; record?: DecisionStep[] };
+    const answer: EndAnswer = ended ?? (decode(core.end(this.#engine, this.#call)) as EndAnswer);
     const outcome: CallOutcome = answer.ok
       ? { ok: true, result: (this.#about ? this.#about.normalize(this.#output) : normalizeResult(this.#output, { structured: this.#tool.structured })) as CallToolResult }
-      : { ok: false, error: answer.error as CallError, result: errorResult(answer.text ?? 'Error: internal error in webmcp-warden') };
+      : { ok: false, error: answer.error, result: errorResult(answer.text ?? 'Error: internal error in webmcp-warden') };
     return this.#answer(outcome, answer.record);
   }
 
   #planFailure(): CallOutcome {
-    const answer = decode(core.planError(this.#engine, this.#tool.coreTool, this.#scope)) as { ok: boolean; error?: { code: string; message: string } };
-    const message = answer.error?.message ?? 'the hooks of this tool cannot be planned';
-    return this.#answer(failedOutcome('hook', answer.error?.code ?? 'invalid_configuration', message), []);
+    const answer = decode(core.planError(this.#engine, this.#tool.coreTool, this.#scope)) as PlanErrorAnswer;
+    const error = answer.ok ? undefined : answer.error;
+    const message = error?.message ?? 'the hooks of this tool cannot be planned';
+    return this.#answer(failedOutcome('hook', error?.code ?? 'invalid_configuration', message), []);
   }
 
   #internalError(_err: unknown): CallOutcome {

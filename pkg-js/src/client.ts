@@ -13,12 +13,13 @@ import { Handles } from './handles.js';
 import { decode, encode } from './wire.js';
 import { TelemetryBus } from './telemetry.js';
 import type { ActivityStore } from './activity.js';
-import { memoryGrantStore, type GrantStore } from './grant-stores.js';
+import { memoryGrantStore, type Grant, type GrantStore } from './grant-stores.js';
 import { Predicates } from './predicates.js';
 import type { Approver, ToolFilterFn } from './policy-types.js';
 import type { AnyHook } from './perform.js';
 import type { AnyToolOptions, RegisteredTool, RegistrationStatus } from './internal.js';
 import type { PromptDefinition, ResourceDefinition, WebMCPHooks } from './types.js';
+import type { Accepted, AddGlobalAnswer, ConfigureAnswer, DefineHookSetAnswer, DefineSubjectAnswer, LoadGrantsAnswer, Refused, StoredGrantsAnswer } from './answers.js';
 
 /** One hook function the engine refers to by handle. */
 export interface HookRecord {
@@ -106,11 +107,14 @@ const clientFinalizer =
       })
     : undefined;
 
-/** A core answer `{ ok, … }` or `{ ok: false, error }`; an error is thrown as `ConfigurationError`. */
-export function answered<T extends object>(bytes: Uint8Array): T {
-  const answer = decode(bytes) as { ok: boolean; error?: { code: string; message: string; path?: string } } & T;
+/**
+ * The answer of a `configure` step (`A`, from answers.ts), `{ ok: true, … }`; a refusal
+ * (`{ ok: false, error }`) is thrown as `ConfigurationError`.
+ */
+export function answered<A extends ConfigureAnswer = ConfigureAnswer>(bytes: Uint8Array): Accepted<A> {
+  const answer = decode(bytes) as A | Refused;
   if (!answer.ok) throw configurationError(answer.error ?? { code: 'internal', message: 'the core refused without saying why' });
-  return answer;
+  return answer as Accepted<A>;
 }
 
 /**
@@ -227,7 +231,7 @@ export class Warden {
 
   /** Checks and stores a hook set the TS layer encoded; answers each hook's handle, event and deadline. */
   defineHookSet(id: number, spec: Uint8Array, label: string): [number, number, number | null][] {
-    const answer = answered<{ hooks: [number, number, number | null][] }>(core.defineHookSet(this.engine(), id, spec, label));
+    const answer = answered<DefineHookSetAnswer>(core.defineHookSet(this.engine(), id, spec, label));
     this.#log.sets.set(id, { spec, label });
     return answer.hooks;
   }
@@ -250,7 +254,7 @@ export class Warden {
 
   /** Adds a set to the global hooks (or replaces them); answers the sets it replaced. */
   addGlobal(id: number, replace: boolean): number[] {
-    const answer = answered<{ replaced: number[] }>(core.addGlobal(this.engine(), id, replace, 'hooks'));
+    const answer = answered<AddGlobalAnswer>(core.addGlobal(this.engine(), id, replace, 'hooks'));
     if (replace) this.#log.globals = [];
     this.#log.globals.push(id);
     return answer.replaced;
@@ -265,14 +269,14 @@ export class Warden {
 
   /** Defines a tool; answers its fingerprint. */
   defineTool(id: number, definition: Uint8Array, name: string, server: string | undefined, sets: Uint32Array, label: string): string {
-    const answer = answered<{ fingerprint: string }>(core.defineTool(this.engine(), id, definition, server, sets, label));
+    const answer = answered<DefineSubjectAnswer>(core.defineTool(this.engine(), id, definition, server, sets, label));
     this.#log.tools.set(id, { definition, name, server, sets, label });
     return answer.fingerprint;
   }
 
   /** Defines a resource or a prompt (`subject`, codes.ts's `Subject`); answers its fingerprint. */
   defineSubject(id: number, subject: number, definition: Uint8Array, name: string, server: string | undefined, sets: Uint32Array, label: string): string {
-    const answer = answered<{ fingerprint: string }>(core.defineSubject(this.engine(), id, subject, definition, server, sets, label));
+    const answer = answered<DefineSubjectAnswer>(core.defineSubject(this.engine(), id, subject, definition, server, sets, label));
     this.#log.tools.set(id, { definition, name, server, sets, label, subject });
     return answer.fingerprint;
   }
@@ -344,13 +348,13 @@ export class Warden {
 
   /** Adds what a grant store holds (wire-encoded array) to the core's book. */
   loadGrants(stored: Uint8Array): void {
-    answered(core.loadGrants(this.engine(), stored));
+    answered<LoadGrantsAnswer>(core.loadGrants(this.engine(), stored));
     this.#log.grants = encode(this.storedGrants());
   }
 
   /** Every grant in the core's book, as the store keeps them. */
-  storedGrants(): unknown[] {
-    const { grants } = answered<{ grants: unknown[] }>(core.storedGrants(this.engine()));
+  storedGrants(): Grant[] {
+    const { grants } = answered<StoredGrantsAnswer>(core.storedGrants(this.engine()));
     this.#log.grants = encode(grants);
     return grants;
   }

@@ -16,6 +16,7 @@ import { inflateSync } from './vendor/fflate.js';
 import { WASM_DEFLATED_BASE64 } from '../wasm/warden_core_bytes.js';
 import { Configure, Control, Read } from './codes.js';
 import { Writer, decode, encode } from './wire.js';
+import type { HookIdAnswer } from './answers.js';
 
 /** Thrown when the core trapped during a crossing; the call that saw it ends as `internal_error`. */
 export class CoreTrapped extends Error {
@@ -145,7 +146,7 @@ function configure(e: number, step: number, args: readonly unknown[], payload?: 
 const control = (e: number, step: number, arg = 0) => guard(() => glue.control(e, step, arg));
 
 /** A hook id through the core's `read` export: a string, or `undefined` when there is none. */
-const hookId = (e: number, what: number, id: number) => (decode(guard(() => glue.read(e, what, id))) as string | null) ?? undefined;
+const hookId = (e: number, what: number, id: number) => (decode(guard(() => glue.read(e, what, id))) as HookIdAnswer) ?? undefined;
 
 /** The core's exports, each crossing guarded. Engine ids come from `engineNew`. */
 export const core = {

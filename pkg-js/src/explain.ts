@@ -12,6 +12,7 @@ import { findTool } from './registry.js';
 import type { CallOptions } from './types.js';
 import { toJson, validateJsonText, type Diagnostic } from './validation.js';
 import { decode, encode } from './wire.js';
+import type { EndExplainAnswer, ExplainUnknownAnswer } from './answers.js';
 
 /** One step of a dry run. */
 export type ExplainStep =
@@ -36,7 +37,7 @@ export async function explain(name: string, input?: unknown, given: Pick<CallOpt
   w.engine();
   // A filter function is user code: not called here, so a tool it would hide is explained.
   const tool = findTool(w, name, false);
-  if (tool === undefined) return decode(core.explainUnknown(String(name))) as Explanation;
+  if (tool === undefined) return decode(core.explainUnknown(String(name))) as ExplainUnknownAnswer;
   const select: ExplainStep = { step: 'select', tool: String(name), found: true };
   if (w.settings.filter !== undefined) select.filterFunction = 'not called in a dry run; it could still hide this tool';
   const engine = w.engine();
@@ -81,7 +82,7 @@ export async function explain(name: string, input?: unknown, given: Pick<CallOpt
       throw new Error(`the core asked a dry run for op ${op}`);
     }
   }
-  const explanation = decode(core.end(engine, call)) as Explanation;
+  const explanation: Explanation = decode(core.end(engine, call)) as EndExplainAnswer;
   explanation.steps.unshift(select);
   if (argsDigest !== undefined) explanation.argsDigest = argsDigest;
   return explanation;

@@ -4,6 +4,7 @@ import type { Warden } from './client.js';
 import { core } from './core.js';
 import type { Decision } from './types.js';
 import { decode, encode } from './wire.js';
+import type { LintPolicyAnswer } from './answers.js';
 import type { Approver, PolicyDiagnostic, PolicyPredicate } from './policy-types.js';
 
 export type { Decision };
@@ -74,7 +75,7 @@ export function lintPolicy(policy: unknown): PolicyDiagnostic[] {
         return handle;
       },
     });
-    const answer = decode(core.lintPolicy(bytes)) as { ok: true; diagnostics: PolicyDiagnostic[] } | { ok: false; error: { code: string; message: string } };
+    const answer = decode(core.lintPolicy(bytes)) as LintPolicyAnswer;
     if (answer.ok) return answer.diagnostics;
     return [{ code: answer.error.code, message: answer.error.message, path: '' }];
   } catch {

@@ -6,6 +6,7 @@ import type { Warden } from './client.js';
 import { core } from './core.js';
 import { ConfigurationError } from './errors.js';
 import { decode, encode } from './wire.js';
+import type { Accepted, ListGrantsAnswer, RecordGrantAnswer, RevokeGrantsAnswer } from './answers.js';
 import { memoryGrantStore, type Grant, type GrantStore } from './grant-stores.js';
 
 export { localStorageGrantStore, memoryGrantStore, type Grant, type GrantStore } from './grant-stores.js';
@@ -78,7 +79,7 @@ export function ensureGrants(w: Warden): Promise<LoadResult> {
 function save(w: Warden): Promise<void> {
   const book = bookOf(w);
   const store = w.settings.grantStore;
-  const write = () => store.save(w.storedGrants() as Grant[]);
+  const write = () => store.save(w.storedGrants());
   const next = book.saving.then(write, write);
   book.saving = next.catch(() => undefined);
   return next.then(() => undefined);
@@ -87,7 +88,8 @@ function save(w: Warden): Promise<void> {
 /** The live grants, as the core judges them at the client's current time. Expired grants are dropped. */
 export async function listGrants(w: Warden): Promise<Grant[]> {
   await ensureGrants(w);
-  const answer = decode(core.listGrants(w.engine(), w.settings.clock())) as { grants: Grant[]; pruned: number };
+  // The engine is live (`w.engine()` throws for a disposed client): the core does not refuse.
+  const answer = decode(core.listGrants(w.engine(), w.settings.clock())) as Accepted<ListGrantsAnswer>;
   if (answer.pruned > 0 && bookOf(w).loaded) await save(w).catch(() => undefined);
   return answer.grants;
 }
@@ -101,7 +103,7 @@ export async function revokeGrant(w: Warden, filter: { principal?: string | null
   const loaded = await ensureGrants(w);
   // A store that cannot be read is not overwritten with what the core holds.
   if (!loaded.ok) throw loaded.error;
-  const { removed } = decode(core.revokeGrants(w.engine(), encode(filter))) as { removed: number };
+  const { removed } = decode(core.revokeGrants(w.engine(), encode(filter))) as Accepted<RevokeGrantsAnswer>;
   await save(w);
   return removed;
 }
@@ -125,7 +127,7 @@ export async function clearGrants(w: Warden): Promise<void> {
 export async function recordGrant(w: Warden, call: number, principal: string | undefined): Promise<void> {
   const loaded = await ensureGrants(w);
   const engine = w.engine();
-  const answer = decode(core.recordGrant(engine, call, principal, w.settings.clock(), w.settings.grantTtl)) as { ok: boolean; grant?: Grant };
+  const answer = decode(core.recordGrant(engine, call, principal, w.settings.clock(), w.settings.grantTtl)) as RecordGrantAnswer;
   if (!answer.ok || answer.grant === undefined) return;
   const grant = encode(answer.grant);
   if (!loaded.ok) {

@@ -12,6 +12,7 @@ import { Ended, NEVER_ABORTED, perform } from './perform.js';
 import { stripText } from './shape.js';
 import type { ToolContract } from './types.js';
 import { decode, encode } from './wire.js';
+import type { EndListingAnswer } from './answers.js';
 import { genInvocationId } from './call.js';
 import { warnBadReturn } from './warnings.js';
 import { emitHookEvent } from './telemetry.js';
@@ -66,7 +67,7 @@ async function runHooks(w: Warden, tools: RegisteredTool[], contracts: ToolContr
       const op = action & ActionBits.OpMask;
       if (op === Op.FinishOk || op === Op.FinishError) {
         ended = true;
-        const answer = decode(core.endListing(engine, listing)) as { ok: boolean; listed?: number[]; error?: { hookId: string; message: string } };
+        const answer = decode(core.endListing(engine, listing)) as EndListingAnswer;
         if (!answer.ok) throw new WardenError('hook_failed', answer.error?.message ?? 'a toolsListed hook failed');
         return (answer.listed ?? []).map((index) => contracts[index] as ToolContract);
       }

@@ -18,6 +18,7 @@ import { isContainer, jsonView, ownMember, SKIP, Unsupported, Unsayable, walkJso
 import { utf8Length, wellFormed } from './unicode.js';
 import type { CallToolResult } from './types.js';
 import { decode, Tag, Writer } from './wire.js';
+import type { ShapeResultAnswer } from './answers.js';
 
 /** A result shaped for a model, with what shaping did. */
 export interface ShapedResult {
@@ -350,7 +351,7 @@ function writeSettings(request: ObjectWriter, serverId: string, maxBytes: number
 function cross(request: Uint8Array): ShapedResult {
   shapeStats.crossings++;
   shapeStats.bytesSent += request.length;
-  const result = decode(core.shapeResult(request)) as CallToolResult & { provenance: { truncated: boolean; flags: string[] } };
+  const result = decode(core.shapeResult(request)) as ShapeResultAnswer;
   return { result, flags: result.provenance.flags, truncated: result.provenance.truncated };
 }
 

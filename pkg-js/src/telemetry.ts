@@ -47,7 +47,8 @@ export type DecisionStep =
       step: 'hook';
       event: string;
       hookId: string;
-      outcome: HookStopEvent['status'] | HookExceptionEvent['cause'];
+      /** `'removed'`: the hook's set was dropped while the call was in flight. */
+      outcome: HookStopEvent['status'] | HookExceptionEvent['cause'] | 'removed';
       durationMs: number;
       /** The hook failed and the call went on without it (`onError: 'ignore'`, an error or denied hook). */
       skipped?: true;
