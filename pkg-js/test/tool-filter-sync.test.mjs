@@ -19,7 +19,22 @@ afterEach(() => {
 });
 
 const names = async () => (await fake.modelContext.getTools()).map((t) => t.name);
-const settle = () => new Promise((resolve) => setTimeout(resolve, 5));
+/**
+ * Waits until `check` passes: the registration sync a configuration change starts is
+ * asynchronous, and under load it can take longer than any fixed wait. Fails with the last
+ * assertion after 5 s.
+ */
+async function settled(check) {
+  const deadline = Date.now() + 5000;
+  for (;;) {
+    try {
+      return await check();
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  }
+}
 
 test('hiding a registered tool removes it from the browser; showing it again registers it again', async () => {
   const search = webmcp(() => 'found', { name: 'search', description: 'Search' });
@@ -30,23 +45,26 @@ test('hiding a registered tool removes it from the browser; showing it again reg
   assert.deepEqual(await names(), ['delete_cart', 'search']);
 
   configureWebMCP({ tools: { exclude: ['delete_*'] } });
-  await settle();
-  assert.deepEqual(await names(), ['search'], 'the browser no longer lists the hidden tool');
-  assert.equal(remove.status, 'unregistered');
+  await settled(async () => {
+    assert.deepEqual(await names(), ['search'], 'the browser no longer lists the hidden tool');
+    assert.equal(remove.status, 'unregistered');
+  });
   assert.equal((await invokeTool('delete_cart', {})).error.reason, 'unknown_tool');
   assert.deepEqual((await listTools()).map((t) => t.name), ['search']);
 
   configureWebMCP({ tools: null });
-  await settle();
-  assert.deepEqual(await names(), ['delete_cart', 'search'], 'visible again: registered again');
-  assert.equal(remove.status, 'registered');
+  await settled(async () => {
+    assert.deepEqual(await names(), ['delete_cart', 'search'], 'visible again: registered again');
+    assert.equal(remove.status, 'registered');
+  });
   assert.equal((await invokeTool('delete_cart', {})).ok, true);
 
   // The function the first register() returned still unregisters the tool.
   unregisterRemove();
-  await settle();
-  assert.deepEqual(await names(), ['search']);
-  assert.equal(remove.status, 'unregistered');
+  await settled(async () => {
+    assert.deepEqual(await names(), ['search']);
+    assert.equal(remove.status, 'unregistered');
+  });
 });
 
 test('a tool registered while hidden reaches the browser when the filter lets it through', async () => {
@@ -57,9 +75,10 @@ test('a tool registered while hidden reaches the browser when the filter lets it
   assert.deepEqual(await names(), []);
   assert.equal(secret.status, 'unregistered');
   configureWebMCP({ tools: () => true });
-  await settle();
-  assert.deepEqual(await names(), ['secret']);
-  assert.equal(secret.status, 'registered');
+  await settled(async () => {
+    assert.deepEqual(await names(), ['secret']);
+    assert.equal(secret.status, 'registered');
+  });
 });
 
 test('a failing toolsListed hook leaves registrations as they were; a tool not yet registered gets status error and register() rejects with hook_failed', async () => {
