@@ -52,11 +52,8 @@ export function templateParams(record: SubjectRecord, uri: string): Record<strin
   if (record.template === undefined) return uri === record.key ? {} : undefined;
   const match = record.template.pattern.exec(uri);
   if (match === null) return undefined;
-  const params: Record<string, string> = {};
-  record.template.names.forEach((name, index) => {
-    params[name] = match[index + 1] ?? '';
-  });
-  return params;
+  // Own properties, defined: a variable named `__proto__` is a variable like any other.
+  return Object.fromEntries(record.template.names.map((name, index) => [name, match[index + 1] ?? '']));
 }
 
 /**

@@ -34,12 +34,14 @@ function answerOrThrow(outcome: SubjectOutcome<object>): object {
   throw new Error(outcome.text);
 }
 
-/** MCP variables (`string | string[]`) as the strings a read gets. */
+/**
+ * MCP variables (`string | string[]`) as the strings a read gets. Built with `Object.fromEntries`,
+ * which defines each key as an own property: a variable named `__proto__` stays a variable
+ * (assigning it would call the prototype setter, which drops a string).
+ */
 function variables(value: unknown): Record<string, string> {
-  const out: Record<string, string> = {};
-  if (value === null || typeof value !== 'object') return out;
-  for (const [key, item] of Object.entries(value)) out[key] = Array.isArray(item) ? item.map(String).join(',') : String(item);
-  return out;
+  if (value === null || typeof value !== 'object') return {};
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, Array.isArray(item) ? item.map(String).join(',') : String(item)]));
 }
 
 async function syncSubject(w: Warden, record: SubjectRecord, runtime: unknown): Promise<void> {

@@ -203,6 +203,13 @@ const LONE_SURROGATE = 'holds a lone UTF-16 surrogate, which JSON text cannot ca
  * (a getter or proxy that throws is reported, not thrown). Values JSON drops or rewrites the way
  * `JSON.stringify` always has (an `undefined` property, a `Date` through `toJSON`) are written as
  * it writes them.
+ *
+ * Both walks count a lower bound of the JSON's UTF-8 size as they go (a UTF-16 unit is at least
+ * one byte; a number at least one digit; only what `JSON.stringify` certainly writes is
+ * counted) and stop the moment it passes `limits.maxBytes`: refusing a value over the limit
+ * reads no more of it than the limit allows, whatever its size. (An object's keys are listed
+ * once, by the engine, before the first is read: that listing is the one cost that grows with
+ * the input.)
  */
 export function toJson(value: unknown, limits: Limits = DEFAULT_LIMITS): { ok: true; text: string } | { ok: false; diagnostic: Diagnostic } {
   // Most arguments are plain and small: a recursive check without paths or allocations proves
@@ -215,11 +222,20 @@ export function toJson(value: unknown, limits: Limits = DEFAULT_LIMITS): { ok: t
   } catch {
     clean = false;
   }
+  // The check stops as soon as what it counted passes the limit, and what it counted is
+  // certainly written: that is the answer, whatever the rest holds, and nothing more is read.
+  if (budget.left < 0) return tooLarge(limits.maxBytes - budget.left, limits.maxBytes);
   if (clean) {
-    const text = JSON.stringify(value);
+    let text: string | undefined;
+    try {
+      text = JSON.stringify(value);
+    } catch {
+      // A getter that throws only the second time it is read: the precise walk reports it.
+      text = undefined;
+    }
     if (text !== undefined) {
       const bytes = text.length * 3 <= limits.maxBytes ? text.length : utf8Length(text);
-      if (bytes <= limits.maxBytes) return { ok: true, text };
+      return bytes <= limits.maxBytes ? { ok: true, text } : overLimit(bytes, limits.maxBytes);
     }
   }
   return toJsonWithDiagnostics(value, limits);
@@ -227,33 +243,57 @@ export function toJson(value: unknown, limits: Limits = DEFAULT_LIMITS): { ok: t
 
 /**
  * Whether `value` is JSON as it stands: well-formed strings, finite numbers, plain nesting
- * within `maxDepth` (so a cycle fails too), no `toJSON`, and no more string data than the byte
- * budget. `false` means "look closer", not "invalid".
+ * within `maxDepth` (so a cycle fails too), no `toJSON` or `String` object, and a lower bound of
+ * its UTF-8 JSON size within the budget. `false` means "look closer", not "invalid", unless
+ * `budget.left` is below zero: then the value is over the limit, and the check stopped there.
+ *
+ * What it counts: a string its units and quotes, a number one digit, `true`/`false`/`null`
+ * four bytes, an array its `[` and one `,` or `]` per item, an object its `{` and, per member,
+ * the key, its quotes, `:` and one `,` or `}`. A member whose value JSON drops (`undefined`)
+ * is not counted, and a member's key is counted only once its value proved written as is.
  */
 function isPlainJson(value: unknown, depth: number, budget: { left: number }, maxDepth: number): boolean {
   switch (typeof value) {
     case 'string':
-      budget.left -= value.length;
+      budget.left -= value.length + 2;
       return budget.left >= 0 && !hasLoneSurrogate(value);
     case 'number':
-      return Number.isFinite(value);
+      budget.left -= 1;
+      return budget.left >= 0 && Number.isFinite(value);
     case 'boolean':
+      budget.left -= 4;
+      return budget.left >= 0;
     case 'undefined':
+      // An array item (written `null`, its byte counted with the array) or the whole value
+      // (which JSON.stringify refuses, checked after).
       return true;
     case 'object': {
-      if (value === null) return true;
+      if (value === null) {
+        budget.left -= 4;
+        return budget.left >= 0;
+      }
       if (depth >= maxDepth || typeof (value as { toJSON?: unknown }).toJSON === 'function') return false;
       if (Array.isArray(value)) {
-        // Each item costs at least a byte: a budget that cannot hold them all stops here.
+        // Each item costs at least a byte: a budget that cannot hold them all stops here, so a
+        // huge (or sparse) array is refused before any of it is read.
         budget.left -= value.length + 1;
         if (budget.left < 0) return false;
         for (let i = 0; i < value.length; i++) if (!isPlainJson(value[i], depth + 1, budget, maxDepth)) return false;
         return true;
       }
+      // A String object's characters are own keys, counted as members: far more than the string
+      // JSON.stringify writes. (A Number, Boolean or BigInt object has no own keys: it counts one
+      // byte, under what is written, or makes JSON.stringify throw, which the precise walk reports.)
+      if (value instanceof String) return false;
+      budget.left -= 1;
+      if (budget.left < 0) return false;
       for (const key in value) {
         if (!Object.prototype.hasOwnProperty.call(value, key)) continue;
+        const item = (value as Record<string, unknown>)[key];
+        if (item === undefined) continue;
+        if (!isPlainJson(item, depth + 1, budget, maxDepth)) return false;
         budget.left -= key.length + 4;
-        if (budget.left < 0 || hasLoneSurrogate(key) || !isPlainJson((value as Record<string, unknown>)[key], depth + 1, budget, maxDepth)) return false;
+        if (budget.left < 0 || hasLoneSurrogate(key)) return false;
       }
       return true;
     }
@@ -262,59 +302,93 @@ function isPlainJson(value: unknown, depth: number, budget: { left: number }, ma
   }
 }
 
-/** The precise walk: the first thing JSON cannot carry, with its path. */
+/** A `String`, `Number`, `Boolean` or `BigInt` object, which JSON.stringify writes (or refuses) as its primitive. */
+function isBoxed(value: object): boolean {
+  return value instanceof String || value instanceof Number || value instanceof Boolean || value instanceof BigInt;
+}
+
+/** The size diagnostic when a walk stopped: `atLeast` is the lower bound it had counted. */
+function tooLarge(atLeast: number, maxBytes: number): { ok: false; diagnostic: Diagnostic } {
+  return bad('', 'size', `is at least ${atLeast} bytes of JSON, over the limit of ${maxBytes} bytes`);
+}
+
+/** The size diagnostic once the JSON was written and measured. */
+function overLimit(bytes: number, maxBytes: number): { ok: false; diagnostic: Diagnostic } {
+  return bad('', 'size', `is ${bytes} bytes of JSON, over the limit of ${maxBytes} bytes`);
+}
+
+/** One value waiting in the precise walk; `rewritten`: it has a `toJSON` (read when it was pushed). */
+type Pending = { value: unknown; path: string; depth: number; rewritten: boolean };
+
+/**
+ * The precise walk: the first thing JSON cannot carry, with its path. It counts what
+ * {@link isPlainJson} counts, and stops as soon as that passes the limit.
+ */
 function toJsonWithDiagnostics(value: unknown, limits: Limits): { ok: true; text: string } | { ok: false; diagnostic: Diagnostic } {
   const { maxBytes, maxDepth } = limits;
-  const stack: { value: unknown; path: string; depth: number }[] = [{ value, path: '', depth: 0 }];
+  const stack: Pending[] = [];
   const ancestors = new Set<object>();
   const exits: { at: number; node: object }[] = [];
-  // A lower bound of the JSON's UTF-8 size (a UTF-16 unit is at least one UTF-8 byte), so a
-  // value far over the limit is refused before it is written out.
   let atLeast = 0;
-  const tooLarge = () => bad('', 'size', `is at least ${atLeast} bytes of JSON, over the limit of ${maxBytes} bytes`);
   try {
+    stack.push({ value, path: '', depth: 0, rewritten: hasToJson(value) });
     while (stack.length > 0) {
-      const { value: current, path, depth } = stack.pop() as { value: unknown; path: string; depth: number };
+      const { value: current, path, depth, rewritten } = stack.pop() as Pending;
       while (exits.length > 0 && (exits[exits.length - 1] as { at: number }).at > stack.length) ancestors.delete((exits.pop() as { node: object }).node);
       const type = typeof current;
       if (type === 'string') {
         atLeast += (current as string).length + 2;
-        if (hasLoneSurrogate(current as string)) return bad(path, 'json', LONE_SURROGATE);
+        if (atLeast <= maxBytes && hasLoneSurrogate(current as string)) return bad(path, 'json', LONE_SURROGATE);
       } else if (type === 'number') {
         if (!Number.isFinite(current)) return bad(path, 'json', `is ${String(current)}; JSON cannot carry it`);
         atLeast += 1;
+      } else if (type === 'boolean' || current === null) {
+        atLeast += 4;
       } else if (type === 'bigint') {
         return bad(path, 'json', 'is a BigInt; JSON cannot carry it');
       } else if (type === 'function' || type === 'symbol') {
         return bad(path, 'json', `is a ${type}; JSON cannot carry it`);
       }
-      if (atLeast > maxBytes) return tooLarge();
+      if (atLeast > maxBytes) return tooLarge(atLeast, maxBytes);
       if (current === null || type !== 'object') continue;
-      if (typeof (current as { toJSON?: unknown }).toJSON === 'function') continue;
+      // Rewritten by JSON.stringify: measured once written, below.
+      if (rewritten) continue;
+      if (isBoxed(current as object)) {
+        if (current instanceof BigInt) return bad(path, 'json', 'is a BigInt; JSON cannot carry it');
+        continue;
+      }
       if (ancestors.has(current as object)) return bad(path, 'json', 'refers to itself (a cycle); JSON cannot carry it');
       if (depth >= maxDepth) return bad('', 'depth', `is nested deeper than ${maxDepth} level${maxDepth === 1 ? '' : 's'} of arrays and objects`);
       ancestors.add(current as object);
       exits.push({ at: stack.length, node: current as object });
       if (Array.isArray(current)) {
-        // Every item writes at least one byte and a comma: a huge (or sparse) array is refused
-        // here, before any of it is walked, so refusing costs what the limit allows, not the input.
+        // As in the check: a huge (or sparse) array is refused before any of it is read.
         atLeast += current.length + 1;
-        if (atLeast > maxBytes) return tooLarge();
-        for (let i = current.length - 1; i >= 0; i--) stack.push({ value: current[i], path: `${path}/${i}`, depth: depth + 1 });
+        if (atLeast > maxBytes) return tooLarge(atLeast, maxBytes);
+        for (let i = current.length - 1; i >= 0; i--) {
+          const item: unknown = current[i];
+          stack.push({ value: item, path: `${path}/${i}`, depth: depth + 1, rewritten: hasToJson(item) });
+        }
       } else {
+        atLeast += 1;
+        // The keys are listed once; each member is counted as it is read, so a huge object is
+        // refused after reading what the limit allows.
         const keys = Object.keys(current as object);
-        atLeast += 2 + keys.length * 4;
-        if (atLeast > maxBytes) return tooLarge();
-        atLeast -= keys.length * 4;
         for (let i = keys.length - 1; i >= 0; i--) {
           const key = keys[i] as string;
-          const at = `${path}/${escapePointer(key)}`;
+          const item = (current as Record<string, unknown>)[key];
+          // JSON.stringify drops the member: nothing to check, nothing written.
+          if (item === undefined) continue;
           // The path crosses to the core as UTF-8, which cannot carry the lone surrogate either:
           // it names the key with U+FFFD in its place.
           if (hasLoneSurrogate(key)) return bad(`${path}/${escapePointer(wellFormed(key))}`, 'json', `has a property name that ${LONE_SURROGATE}`);
-          atLeast += key.length + 4;
-          if (atLeast > maxBytes) return tooLarge();
-          stack.push({ value: (current as Record<string, unknown>)[key], path: at, depth: depth + 1 });
+          const itemRewritten = hasToJson(item);
+          // A toJSON may return undefined, dropping the member: its key is not counted.
+          if (!itemRewritten) {
+            atLeast += key.length + 4;
+            if (atLeast > maxBytes) return tooLarge(atLeast, maxBytes);
+          }
+          stack.push({ value: item, path: `${path}/${escapePointer(key)}`, depth: depth + 1, rewritten: itemRewritten });
         }
       }
     }
@@ -322,7 +396,6 @@ function toJsonWithDiagnostics(value: unknown, limits: Limits): { ok: true; text
     // What the page's getter or proxy threw is not quoted (it may quote the arguments).
     return bad('', 'json', 'cannot be read: a getter or proxy threw');
   }
-  if (atLeast > maxBytes) return tooLarge();
   let text: string | undefined;
   try {
     text = JSON.stringify(value);
@@ -332,8 +405,13 @@ function toJsonWithDiagnostics(value: unknown, limits: Limits): { ok: true; text
   if (text === undefined) return bad('', 'json', 'is not a JSON value');
   // Under for sure when every unit could be three bytes; else count.
   const bytes = text.length * 3 <= maxBytes ? text.length : utf8Length(text);
-  if (bytes > maxBytes) return bad('', 'size', `is ${bytes} bytes of JSON, over the limit of ${maxBytes} bytes`);
+  if (bytes > maxBytes) return overLimit(bytes, maxBytes);
   return { ok: true, text };
+}
+
+/** Whether `value` is an object JSON.stringify rewrites through its `toJSON` (a read that may throw). */
+function hasToJson(value: unknown): boolean {
+  return value !== null && typeof value === 'object' && typeof (value as { toJSON?: unknown }).toJSON === 'function';
 }
 
 function bad(path: string, keyword: string, message: string): { ok: false; diagnostic: Diagnostic } {

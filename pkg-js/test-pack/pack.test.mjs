@@ -123,6 +123,31 @@ console.log(JSON.stringify({ ok: ok.result.content[0].text, invalid: invalid.ok 
   assert.deepEqual(out, { ok: '2', invalid: 'invalid_arguments', denied: 'Denied: Division by zero.' });
 });
 
+test('(a) Node ESM: validateJson and shapeForModel, documented for use outside a call, are exported by the package entry and work', { timeout: 60_000 }, () => {
+  assert.ok(project, 'the install step must have succeeded');
+  writeFileSync(path.join(project, 'outside-a-call.mjs'), `
+import * as warden from 'webmcp-warden';
+const { validateJson, shapeForModel } = warden;
+const schema = { type: 'object', properties: { n: { type: 'number', maximum: 10 } }, required: ['n'] };
+console.log(JSON.stringify({
+  types: [typeof validateJson, typeof shapeForModel],
+  valid: await validateJson(schema, { n: 3 }),
+  invalid: await validateJson(schema, { n: 11 }),
+  cycle: await validateJson(schema, (() => { const v = { n: 1 }; v.self = v; return v; })()),
+  shaped: shapeForModel({ content: [{ type: 'text', text: 'pa\\u200by now' }] }, 'page', 1024),
+}));
+`);
+  const out = JSON.parse(run(process.execPath, ['outside-a-call.mjs'], project).trim());
+  assert.deepEqual(out.types, ['function', 'function'], "'webmcp-warden' exports both");
+  assert.deepEqual(out.valid, { valid: true });
+  assert.deepEqual(out.invalid, { valid: false, diagnostics: [{ path: '/n', keyword: 'maximum', message: 'must be <= 10' }] });
+  assert.deepEqual(out.cycle, { valid: false, diagnostics: [{ path: '/self', keyword: 'json', message: 'refers to itself (a cycle); JSON cannot carry it' }] });
+  // The zero-width space is stripped and named.
+  assert.deepEqual(out.shaped.result.content, [{ type: 'text', text: 'pay now' }]);
+  assert.deepEqual(out.shaped.flags, ['zero_width']);
+  assert.equal(out.shaped.truncated, false);
+});
+
 test('(a) the react entry resolves, and loads in Node (no document: the SSR case)', { timeout: 60_000 }, () => {
   assert.ok(project, 'the install step must have succeeded');
   writeFileSync(path.join(project, 'react-check.mjs'), `

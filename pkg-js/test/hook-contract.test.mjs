@@ -1,9 +1,9 @@
 // What users of simple-webmcp and ConduitMCP rely on, beyond the shared fixtures: warnings for
-// bad returns, ctx.error as the thrown value for each thrower, the call timeout, call options,
-// and resetWebMCP() emptying the registry.
+// bad returns, return values that throw when read, ctx.error as the thrown value for each
+// thrower, the call timeout, call options, and resetWebMCP() emptying the registry.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { webmcp, configureWebMCP, invokeTool, listTools, resetWebMCP, CallFailure } from 'webmcp-warden';
+import { webmcp, configureWebMCP, invokeTool, listTools, resetWebMCP, CallFailure, WardenError } from 'webmcp-warden';
 import { installFakeModelContext } from 'webmcp-warden/testing';
 import { captureConsole, sleep, textOf, trackTools } from '../test-support/helpers.mjs';
 
@@ -64,6 +64,181 @@ describe('a bad return is warned about once per hook, never quoting the value', 
     assert.equal(written.length, 1);
     assert.match(written[0], /the approver \(onAsk\)/);
     assert.ok(!written[0].includes('yes please'));
+  });
+});
+
+describe("reading what a hook or the approver returned is part of it: a throw there is that step's raise, never quoted", () => {
+  const SECRET = 'SECRET-9b2e-read-from-a-return';
+  /** Every error the hostile returns threw, in order. */
+  const thrown = [];
+  const boom = () => {
+    const err = new Error(SECRET, { cause: SECRET });
+    thrown.push(err);
+    throw err;
+  };
+  /** Return values that throw when read; `key` is one the event reads. */
+  const HOSTILE = {
+    'a getter on a key the event reads': (key) => ({ get [key]() { return boom(); } }),
+    'a Proxy whose ownKeys trap throws': () => new Proxy({}, { ownKeys: boom }),
+    'a Proxy whose has trap throws': () => new Proxy({}, { has: boom }),
+    'a Proxy whose get trap throws': () => new Proxy({}, { get: boom }),
+    'a then getter that throws': () => ({ get then() { return boom(); } }),
+  };
+  /** Each hostile return from a sync hook and resolved by an async one: `[label, run]`. */
+  const variants = (key, hostile = HOSTILE) =>
+    Object.entries(hostile).flatMap(([label, make]) => [
+      [label, () => make(key)],
+      [`${label} (resolved by an async hook)`, async () => make(key)],
+    ]);
+
+  /** Whether `value` mentions the secret anywhere: own properties (enumerable or not: an Error's message and stack), deeply. */
+  function mentionsSecret(value, seen = new Set()) {
+    if (typeof value === 'string') return value.includes(SECRET);
+    if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return false;
+    if (seen.has(value)) return false;
+    seen.add(value);
+    if (value instanceof Map || value instanceof Set) return [...value].some((entry) => mentionsSecret(entry, seen));
+    return Reflect.ownKeys(value).some((key) => {
+      const descriptor = Object.getOwnPropertyDescriptor(value, key);
+      return descriptor !== undefined && 'value' in descriptor && mentionsSecret(descriptor.value, seen);
+    });
+  }
+
+  const written = [];
+  const events = [];
+  let restore;
+  before(() => {
+    restore = captureConsole(written, { format: (a) => (typeof a === 'string' ? a : mentionsSecret(a) ? SECRET : 'value') });
+  });
+  after(() => {
+    restore();
+    assert.deepEqual(written, [], 'nothing was written to the console (a raise is not a bad return)');
+  });
+  const observe = () => configureWebMCP({ telemetry: (e) => void events.push(e) });
+  const assertNotQuoted = (label, ...values) => {
+    for (const value of values) assert.ok(!mentionsSecret(value), `${label}: ${JSON.stringify(value)}`);
+    assert.ok(!mentionsSecret(events), `${label}: telemetry quoted it`);
+    assert.ok(!written.some((line) => line.includes(SECRET)), `${label}: the console quoted it`);
+  };
+
+  test('before: the call fails as hook_failed, cause raise; the tool does not run; error hooks run with ctx.error the thrown error', async () => {
+    for (const [label, run] of variants('input')) {
+      observe();
+      thrown.length = 0;
+      const seen = [];
+      let runs = 0;
+      const t = tool(() => ++runs, { hooks: { before: [{ id: 'reader', run }], error: [(ctx) => void seen.push({ error: ctx.error, failure: ctx.failure })] } });
+      await t.register();
+      for (const outcome of [await t.invoke({ q: 1 }), await invokeTool(t.toolName, { q: 1 })]) {
+        assert.deepEqual([outcome.ok, outcome.error.kind, outcome.error.reason, outcome.error.hookId, outcome.error.cause], [false, 'hook', 'hook_failed', 'reader', 'raise'], label);
+        assert.equal(textOf(outcome), 'Error: before hook "reader" failed (raise)', label);
+        assertNotQuoted(label, outcome);
+      }
+      assert.equal(runs, 0, `${label}: the tool ran`);
+      assert.equal(thrown.length, 2, `${label}: read once per call`);
+      assert.equal(seen.length, 2, `${label}: the error hook ran`);
+      seen.forEach(({ error, failure }, i) => {
+        assert.ok(error === thrown[i], `${label}: ctx.error is the very error the read threw`);
+        assert.equal(failure.cause, 'raise', label);
+        assertNotQuoted(label, failure);
+      });
+    }
+    assert.ok(events.some((e) => e.name === 'hook.stop'), 'telemetry was observed');
+  });
+
+  test('after: the result is withheld, cause raise; error hooks run without the raw result, and may recover', async () => {
+    const RAW = 'raw-result-4e1d';
+    for (const [label, run] of variants('output')) {
+      observe();
+      thrown.length = 0;
+      const seen = [];
+      let runs = 0;
+      const t = tool(() => (++runs, RAW), { hooks: { after: [{ id: 'reader', run }], error: [(ctx) => void seen.push({ error: ctx.error, failure: ctx.failure, output: ctx.output })] } });
+      const outcome = await t.invoke({});
+      assert.deepEqual([outcome.ok, outcome.error.kind, outcome.error.reason, outcome.error.hookId, outcome.error.cause], [false, 'hook', 'hook_failed', 'reader', 'raise'], label);
+      assert.equal(textOf(outcome), 'Error: result withheld (after hook "reader" failed)', label);
+      assert.ok(!JSON.stringify(outcome).includes(RAW), `${label}: the raw result leaked`);
+      assertNotQuoted(label, outcome);
+      assert.equal(runs, 1, label);
+      assert.equal(seen.length, 1, `${label}: the error hook ran`);
+      assert.ok(seen[0].error === thrown[0], `${label}: ctx.error is the very error the read threw`);
+      assert.equal(seen[0].failure.cause, 'raise', label);
+      assert.notEqual(seen[0].output, RAW, `${label}: the raw result reached the error hook`);
+
+      const recovered = await tool(() => RAW, { hooks: { after: [{ id: 'reader', run }], error: [() => ({ action: 'recover', result: 'recovered' })] } }).invoke({});
+      assert.deepEqual([recovered.ok, textOf(recovered)], [true, 'recovered'], `${label}: an error hook may recover`);
+      const ignored = await tool(() => RAW, { hooks: { after: [{ id: 'reader', run, onError: 'ignore' }] } }).invoke({});
+      assert.deepEqual([ignored.ok, textOf(ignored)], [true, RAW], `${label}: onError ignore skips the hook and keeps the output`);
+    }
+  });
+
+  test('the approver (onAsk): the ask is denied as ask_failed, cause raise; the tool does not run; denied hooks run', async () => {
+    for (const [label, run] of variants('allow')) {
+      thrown.length = 0;
+      const seen = [];
+      let runs = 0;
+      configureWebMCP({ policy: { ask: ['*'] }, onAsk: run, hooks: { denied: [(ctx) => void seen.push(ctx.failure)] }, telemetry: (e) => void events.push(e) });
+      const t = tool(() => ++runs);
+      await t.register();
+      for (const outcome of [await t.invoke({}), await invokeTool(t.toolName, {})]) {
+        assert.deepEqual([outcome.ok, outcome.error.kind, outcome.error.reason, outcome.error.cause], [false, 'denied', 'ask_failed', 'raise'], label);
+        assert.equal(textOf(outcome), 'Denied: the approval failed (raise)', label);
+        assertNotQuoted(label, outcome);
+      }
+      assert.equal(runs, 0, `${label}: the tool ran`);
+      assert.equal(thrown.length, 2, label);
+      assert.deepEqual(seen.map((failure) => [failure.reason, failure.cause]), [['ask_failed', 'raise'], ['ask_failed', 'raise']], `${label}: denied hooks ran`);
+      assertNotQuoted(label, seen);
+      resetWebMCP();
+    }
+  });
+
+  test('error and denied hooks: the hook is skipped, the next one runs, the error or denial stands', async () => {
+    for (const [label, run] of variants('result')) {
+      observe();
+      thrown.length = 0;
+      const seen = [];
+      const failing = tool(() => { throw new Error('tool broke'); }, {
+        hooks: { error: [{ id: 'reader', run }, (ctx) => void seen.push(ctx.error.message)] },
+      });
+      const outcome = await failing.invoke({});
+      assert.deepEqual([outcome.error?.kind, outcome.error?.reason], ['tool', 'tool_error'], label);
+      assert.deepEqual(seen, ['tool broke'], `${label}: the next error hook ran, with the original error`);
+      const recovering = tool(() => { throw new Error('tool broke'); }, {
+        hooks: { error: [{ id: 'reader', run }, () => ({ action: 'recover', result: 'recovered' })] },
+      });
+      assert.equal(textOf(await recovering.invoke({})), 'recovered', `${label}: a later error hook may still recover`);
+      const denying = tool(() => 'ran', {
+        hooks: { before: [() => ({ action: 'deny', message: 'not today' })], denied: [{ id: 'reader', run }, (ctx) => void seen.push(ctx.reason)] },
+      });
+      const denied = await denying.invoke({});
+      assert.deepEqual([denied.error?.reason, textOf(denied)], ['hook_denied', 'Denied: not today'], label);
+      assert.deepEqual(seen, ['tool broke', 'not today'], `${label}: the next denied hook ran`);
+      assert.equal(thrown.length, 3, label);
+      assertNotQuoted(label, outcome, denied);
+    }
+  });
+
+  test('toolsListed: listTools() rejects with hook_failed naming the hook, never an empty list', async () => {
+    const listed = {
+      ...HOSTILE,
+      'a getter on a listed tool': () => [{ get name() { return boom(); } }],
+      'an array item getter': () => Object.defineProperty([undefined], 0, { get: boom, enumerable: true }),
+    };
+    delete listed['a getter on a key the event reads'];
+    for (const [label, run] of variants(undefined, listed)) {
+      observe();
+      thrown.length = 0;
+      const t = tool(() => 'ran', { hooks: { toolsListed: [{ id: 'lister', run }] } });
+      await t.register();
+      const caught = await listTools().then(() => undefined, (err) => err);
+      assert.ok(caught instanceof WardenError, `${label}: ${caught}`);
+      assert.equal(caught.code, 'hook_failed', label);
+      assert.equal(caught.message, 'toolsListed hook "lister" failed (raise)', label);
+      assert.equal(thrown.length, 1, label);
+      assertNotQuoted(label, caught, String(caught.stack), String(caught.cause));
+      resetWebMCP();
+    }
   });
 });
 

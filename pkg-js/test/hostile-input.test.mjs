@@ -130,6 +130,101 @@ describe('a JSON Schema tool: each hostile argument is a clear validation error,
   });
 });
 
+describe('huge arguments are refused once what was read passes the limit, not after reading them all', () => {
+  /** An object with `n` own keys (`k0`…), each holding a number. */
+  const manyKeys = (n) => {
+    const value = {};
+    for (let i = 0; i < n; i++) value[`k${i}`] = i;
+    return value;
+  };
+  const sparse = () => {
+    const value = [];
+    value.length = 1e9;
+    return value;
+  };
+  /** The lower bound a size diagnostic states, checked to be over the limit. */
+  function countedBytes(outcome, limit = MiB) {
+    assert.equal(outcome.ok, false);
+    assert.equal(outcome.error.kind, 'validation');
+    assert.equal(outcome.error.reason, 'invalid_arguments');
+    assert.equal(outcome.error.diagnostics.length, 1, JSON.stringify(outcome.error.diagnostics));
+    const [d] = outcome.error.diagnostics;
+    assert.deepEqual({ path: d.path, keyword: d.keyword }, { path: '', keyword: 'size' });
+    const match = /^is at least (\d+) bytes of JSON, over the limit of (\d+) bytes$/.exec(d.message);
+    assert.ok(match, d.message);
+    assert.equal(Number(match[2]), limit);
+    const counted = Number(match[1]);
+    assert.ok(counted > limit, d.message);
+    assert.equal(textOf(outcome), `Error: Validation failed: (root) ${d.message}`);
+    return counted;
+  }
+
+  test('a sparse array of length 1e9 is refused by its length alone, with a JSON Schema or a policy', async () => {
+    const { tool, calls } = recordingTool({ inputSchema: schema });
+    countedBytes(await tool.invoke({ q: sparse() }));
+    countedBytes(await tool.invoke(sparse()));
+    configureWebMCP({ policy: { default: 'allow' } });
+    const { tool: bare, calls: bareCalls } = recordingTool({});
+    countedBytes(await bare.invoke({ q: sparse() }));
+    assert.equal(calls.length + bareCalls.length, 0);
+    await assertStillWorks(tool, calls);
+  });
+
+  test('an object with 1M keys: the size refusal, counted only up to the limit (the walk stopped there)', async () => {
+    const huge = manyKeys(1_000_000);
+    const { tool, calls } = recordingTool({ inputSchema: schema });
+    // Each key costs at most a dozen bytes: a count far past limit + one key means the walk
+    // went on after passing the limit (it used to count all 1M keys, about 4 MB).
+    assert.ok(countedBytes(await tool.invoke(huge)) <= MiB + 16);
+    assert.ok(countedBytes(await tool.invoke({ q: huge })) <= MiB + 16);
+    configureWebMCP({ policy: { default: 'allow' } });
+    const { tool: bare, calls: bareCalls } = recordingTool({});
+    assert.ok(countedBytes(await bare.invoke(huge)) <= MiB + 16);
+    assert.equal(calls.length + bareCalls.length, 0);
+    await assertStillWorks(tool, calls);
+  });
+
+  test('the precise walk (taken when a Date or a NaN needs a closer look) stops at the limit too', async () => {
+    const { tool, calls } = recordingTool({ inputSchema: schema });
+    const huge = manyKeys(1_000_000);
+    for (const first of [new Date(0), NaN]) {
+      const value = { first, ...huge };
+      assert.ok(countedBytes(await tool.invoke(value)) <= MiB + 16, String(first));
+    }
+    assert.equal(calls.length, 0);
+  });
+
+  test('at a raised limit a 300,000-key object is written and validated; under a lowered one it is refused', async () => {
+    const value = manyKeys(300_000);
+    const bytes = JSON.stringify(value).length;
+    configureWebMCP({ maxArgumentBytes: bytes });
+    const { tool, calls } = recordingTool({ inputSchema: { type: 'object', maxProperties: 300_000 } });
+    assert.equal((await tool.invoke(value)).ok, true);
+    assert.equal(Object.keys(calls[0]).length, 300_000);
+    configureWebMCP({ maxArgumentBytes: bytes - 1 });
+    const refused = await tool.invoke(value);
+    assert.deepEqual(refused.error?.diagnostics, [{ path: '', keyword: 'size', message: `is ${bytes} bytes of JSON, over the limit of ${bytes - 1} bytes` }]);
+    assert.equal(calls.length, 1);
+  });
+
+  test('only what JSON.stringify writes is counted: dropped members and boxed strings do not count against the limit', async () => {
+    const { tool, calls } = recordingTool({ inputSchema: schema });
+    const longKey = 'k'.repeat(2 * MiB);
+    const dropped = await tool.invoke({ q: 'kept', [longKey]: undefined, [`${longKey}x`]: { toJSON: () => undefined } });
+    assert.equal(dropped.ok, true, JSON.stringify(dropped.error));
+    const boxed = await tool.invoke({ q: new String('s'.repeat(300_000)) });
+    assert.equal(boxed.ok, true, JSON.stringify(boxed.error));
+    assert.equal(calls.length, 2);
+  });
+
+  test('a boxed BigInt is a BigInt diagnostic, not an internal error', async () => {
+    const { tool, calls } = recordingTool({ inputSchema: schema });
+    const outcome = await tool.invoke({ q: [Object(10n)] });
+    assert.deepEqual(outcome.error?.diagnostics, [{ path: '/q/0', keyword: 'json', message: 'is a BigInt; JSON cannot carry it' }]);
+    assert.equal(calls.length, 0);
+  });
+});
+
 describe('at raised limits, the validator module and the core still answer', () => {
   test('maxArgumentDepth at its maximum (100): the module and the core read such arguments; a recursive schema does not exhaust the stack', async () => {
     configureWebMCP({ maxArgumentDepth: 100, policy: { default: 'allow' } });

@@ -285,4 +285,23 @@ describe('resources and prompts registered through MCP-B', () => {
     prompt.unregister();
     assert.equal(runtime.mcpServer.prompts.size, 0, 'unregister() removes it from the MCP server');
   });
+  test('a template variable named __proto__ in the variables MCP passes arrives as an ordinary own property; nothing is polluted', async () => {
+    const runtime = fakeMcpB();
+    globalThis.document = { modelContext: runtime };
+    w = createWarden({ policy: { resources: { deny: [{ match: '*', when: { arg: '/__proto__', equals: 'admin' }, reason: 'no admin notes' }], allow: ['*'] } } });
+    const seen = [];
+    const note = webmcpResource((uri, params) => (seen.push(params), `note ${params.__proto__}/${params.id}`), { uri: 'note://{__proto__}/{id}', name: 'note', client: w });
+    await note.register();
+    const read = await runtime.mcpServer.read('note://mine/7');
+    assert.equal(read.contents[0].text, 'note mine/7');
+    const [params] = seen;
+    assert.ok(Object.hasOwn(params, '__proto__'), JSON.stringify(Object.keys(params)));
+    assert.deepEqual(Object.keys(params), ['__proto__', 'id']);
+    assert.equal(Object.getPrototypeOf(params), Object.prototype);
+    assert.equal(params.__proto__, 'mine');
+    await assert.rejects(runtime.mcpServer.read('note://admin/1'), /Denied: no admin notes/, 'the policy reads it as any variable');
+    assert.equal(seen.length, 1);
+    assert.equal(Object.prototype.__proto__, null);
+    assert.equal({}.id, undefined);
+  });
 });

@@ -278,6 +278,29 @@ describe('hook contexts', () => {
   });
 });
 
+describe('a template variable named __proto__', () => {
+  test('arrives as an ordinary own property (in the read, its hooks and the policy); nothing is polluted', async () => {
+    const seen = {};
+    const c = client({
+      policy: { resources: { deny: [{ match: '*', when: { arg: '/__proto__', equals: 'admin' }, reason: 'no admin notes' }], allow: ['*'] } },
+      hooks: { resourceRead: [(ctx) => void (seen.hook = ctx.params)] },
+    });
+    const r = webmcpResource((uri, params) => ((seen.read = params), `note ${params.__proto__}/${params.id}`), { uri: 'note://{__proto__}/{id}', name: 'note', client: c });
+    const read = await r.read('note://mine/7');
+    assert.equal(read.result.contents[0].text, 'note mine/7');
+    for (const params of [seen.read, seen.hook]) {
+      assert.ok(Object.hasOwn(params, '__proto__'), JSON.stringify(Object.keys(params)));
+      assert.deepEqual(Object.keys(params), ['__proto__', 'id']);
+      assert.equal(Object.getPrototypeOf(params), Object.prototype);
+      assert.equal(params.__proto__, 'mine');
+    }
+    // The policy reads it as it reads any variable.
+    assert.equal((await r.read('note://admin/1')).text, 'Denied: no admin notes');
+    assert.equal({}.id, undefined);
+    assert.equal(Object.prototype.__proto__, null);
+  });
+});
+
 describe('registration', () => {
   test('without a runtime that has resources or prompts: unsupported, still readable in-page; duplicates refused', async () => {
     const c = client();

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { loadValidator } from '../dist/validator-loader.js';
 import { testTrap } from '../dist/validator-module.js';
-import { validateJson } from '../dist/validation.js';
+import { validateJson } from 'webmcp-warden';
 import { patternCount } from '../wasm/validator-host.js';
 import { recordingTools } from '../test-support/helpers.mjs';
 
