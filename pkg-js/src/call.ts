@@ -24,7 +24,7 @@ import { approverFor, sealFirstListing, taintSet, type Decision, type PolicyCall
 import { ensureGrants, recordGrant } from './grants.js';
 import type { PipelineTool } from './internal.js';
 import { errorMessage, errorResult, normalizeResult } from './normalize.js';
-import { Ended, NEVER_ABORTED, perform, type AnyHook } from './perform.js';
+import { Ended, NEVER_ABORTED, perform, syncEndedAt, type AnyHook } from './perform.js';
 import { shapeForModel } from './shape.js';
 import { emitHookEvent, type CallTrace, type DecisionStep, type TracedStep } from './telemetry.js';
 import { warnBadReturn } from './warnings.js';
@@ -178,6 +178,11 @@ class CallRun {
   #validated: unknown = undefined;
   /** What the last performed step returned, read once. */
   #returned: Returned | undefined;
+  /**
+   * When the last synchronously performed hook ended, while no await and no user code outside
+   * a hook ran since (-1: unknown). Only the run loop's hook steps read and set it.
+   */
+  #clock = -1;
   /** The facts and payload `#report` read from the last performed step. */
   #reportedFacts = 0;
   #reportedPayload: Record<string, string> | undefined;
@@ -275,7 +280,12 @@ class CallRun {
         // A step performed synchronously (a sync hook, a sync tool) answers at once: no promise
         // and no microtask per step, which is most of a hook's cost.
         const next = this.#perform(op, handle);
-        action = typeof next === 'number' ? next : await next;
+        if (typeof next === 'number') action = next;
+        else {
+          action = await next;
+          // Time passed and other code ran: the next hook reads the clock itself.
+          this.#clock = -1;
+        }
       }
     } catch (err) {
       // A trapped core, or a bug in this package: the call still ends as data, and what was
@@ -331,6 +341,9 @@ class CallRun {
   }
 
   #perform(op: number, handle: number): number | Promise<number> {
+    // Only hook after hook keeps the clock: validation, policy, approval and the tool run user
+    // code (a Standard Schema, predicates, the approver, the tool) between hooks.
+    if (op !== Op.CallHook) this.#clock = -1;
     switch (op) {
       case Op.CallHook:
         return this.#callHook(handle);
@@ -360,7 +373,10 @@ class CallRun {
     const ctx = this.#hookContext(hook.event);
     const hookId = this.#observed ? (core.currentHookId(this.#engine, this.#call) ?? '') : '';
     const started = this.#observed ? performance.now() : 0;
-    const performed = perform(hook.run, [ctx], hook.timeout ?? this.#w.settings.hookTimeout, this.#signal);
+    const performed = perform(hook.run, [ctx], hook.timeout ?? this.#w.settings.hookTimeout, this.#signal, this.#clock);
+    // A hook that answered synchronously ended at `syncEndedAt`: the next hook, performed from
+    // this loop with only this class's code in between, starts there.
+    this.#clock = Array.isArray(performed) ? syncEndedAt : -1;
     return Array.isArray(performed) ? this.#hookDone(hook, hookId, started, performed) : performed.then((done) => this.#hookDone(hook, hookId, started, done));
   }
 
@@ -372,8 +388,13 @@ class CallRun {
     const event = EVENTS[hook.event] ?? 'before';
     if (outcome === Outcome.Returned && ((action >>> ActionBits.VerdictShift) & 7) === Verdict.Failed) {
       warnBadReturn(this.#w, event, core.lastHookId(this.#engine, this.#call) ?? undefined, (action & ActionBits.FailedNow) !== 0);
+      this.#clock = -1;
     }
-    if (this.#observed) emitHookEvent(this.#w.telemetry, { tool: this.#tool.contract.name, serverId: this.#serverId, invocationId: this.invocationId, hookId, event, durationMs: duration }, outcome, action);
+    if (this.#observed) {
+      emitHookEvent(this.#w.telemetry, { tool: this.#tool.contract.name, serverId: this.#serverId, invocationId: this.invocationId, hookId, event, durationMs: duration }, outcome, action);
+      // Telemetry handlers are the page's code: the next hook reads the clock itself.
+      this.#clock = -1;
+    }
     return action;
   }
 

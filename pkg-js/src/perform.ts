@@ -13,13 +13,21 @@ export const Ended = { Value: 0, Raise: 1, Timeout: 2, Aborted: 3 } as const;
 export type Ended = (typeof Ended)[keyof typeof Ended];
 
 /**
+ * When the last synchronous step with a deadline ended (`performance.now()`; -1 when the last
+ * step threw, had no deadline or answered a promise). A caller that
+ * performs its next step right after, with only its own code in between (no await, no user
+ * code), passes it as that step's `startedAt` and saves a clock read per step (~40 ns each).
+ */
+export let syncEndedAt = -1;
+
+/**
  * Runs `fn(...args)` under a deadline and the call's signal; a throw or rejection comes back
  * with its value, for the tool's error (a hook's is dropped by the caller). A synchronous return is used as is
  * (no promise, no timer), so the common case of sync hooks costs no extra microtasks.
  */
-export function perform(fn: AnyHook, args: unknown[], timeoutMs: number | undefined, signal: AbortSignal): [Ended, unknown] | Promise<[Ended, unknown]> {
+export function perform(fn: AnyHook, args: unknown[], timeoutMs: number | undefined, signal: AbortSignal, startedAt = -1): [Ended, unknown] | Promise<[Ended, unknown]> {
   let returned: unknown;
-  const started = timeoutMs === undefined ? 0 : performance.now();
+  const started = timeoutMs === undefined ? 0 : startedAt >= 0 ? startedAt : performance.now();
   // An abort counts when it happens during this step, including inside `fn` before it returned
   // its promise (the 'abort' event has fired by then, so a listener added below would never
   // hear it). A step that started on an already aborted signal (error and denied hooks of an
@@ -31,11 +39,18 @@ export function perform(fn: AnyHook, args: unknown[], timeoutMs: number | undefi
     // Reading `then` is part of the step: a getter that throws there is the hook's raise.
     thenable = isThenable(returned);
   } catch (err) {
+    syncEndedAt = -1;
     return [Ended.Raise, err];
   }
+  // Set after `fn` returned, so a step performed inside it (a hook calling another tool) does
+  // not leave its own time here.
+  syncEndedAt = -1;
   if (!thenable) {
     // A synchronous hook cannot be interrupted, but one that ran past its deadline failed it.
-    if (timeoutMs !== undefined && performance.now() - started > timeoutMs) return [Ended.Timeout, undefined];
+    if (timeoutMs !== undefined) {
+      syncEndedAt = performance.now();
+      if (syncEndedAt - started > timeoutMs) return [Ended.Timeout, undefined];
+    }
     return [Ended.Value, returned];
   }
   if (!abortedBefore && signal !== NEVER_ABORTED && signal.aborted) {

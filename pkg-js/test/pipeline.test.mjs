@@ -17,6 +17,7 @@ import {
   genInvocationId,
   invokeTool,
   listTools,
+  onTelemetry,
   isWebMCPTool,
   CallFailure,
   ConfigurationError,
@@ -416,6 +417,30 @@ describe('hook timeouts', () => {
       await assert.rejects(listTools(), (err) => err.code === 'hook_failed' && err.message.includes('"t.sync"') && /time/i.test(err.message));
     } finally {
       await listed.unregister();
+    }
+  });
+
+  test("a synchronous hook's time is its own: a slow tool or telemetry handler before it does not count, a slow hook after a fast one does", async () => {
+    const busy = (ms) => () => {
+      const until = performance.now() + ms;
+      while (performance.now() < until);
+    };
+    const quick = () => {};
+    // Hook after hook: the second one's own 30 ms are past its 10 ms.
+    const second = tool(() => 'never', { name: uniqueName('clock_second'), hooks: { before: [quick, { run: busy(30), timeout: 10, id: 'slow' }] } });
+    assert.equal((await second.invoke({})).error.hookId, 'slow');
+    // A slow synchronous tool between a before-hook and an after-hook: the after-hook is quick.
+    const slowTool = tool(busy(30), { name: uniqueName('clock_tool'), hooks: { before: [{ run: quick, timeout: 10 }], after: [{ run: quick, timeout: 10 }] } });
+    assert.equal((await slowTool.invoke({})).ok, true);
+    // A slow telemetry handler between two hooks: the second hook is quick.
+    const unsubscribe = onTelemetry((event) => {
+      if (event.name === 'hook.stop') busy(30)();
+    });
+    try {
+      const observed = tool(() => 'done', { name: uniqueName('clock_telemetry'), hooks: { before: [quick, { run: quick, timeout: 10 }] } });
+      assert.equal((await observed.invoke({})).ok, true);
+    } finally {
+      unsubscribe();
     }
   });
 
