@@ -54,13 +54,23 @@ const snapshots = new WeakMap<ToolContract, ToolContract>();
  * cannot change the definition the browser, `listTools` and the fingerprint read.
  */
 export function snapshotOf(contract: ToolContract): ToolContract {
+  // The last tool asked for is usually the next one too (calls of one tool in a row).
+  if (contract === last.contract) return last.snapshot;
   let snapshot = snapshots.get(contract);
   if (snapshot === undefined) {
     snapshot = deepFrozenCopy(contract) as ToolContract;
     snapshots.set(contract, snapshot);
   }
+  last.contract = contract;
+  last.snapshot = snapshot;
   return snapshot;
 }
+
+/**
+ * The last contract {@link snapshotOf} answered for. It holds one tool's contract alive until
+ * another is asked for; a `WeakRef` would cost what the cache saves.
+ */
+const last: { contract: ToolContract | undefined; snapshot: ToolContract } = { contract: undefined, snapshot: {} as ToolContract };
 
 
 const CALL_OPTION_KEYS = new Set(['principal', 'taint', 'shape', 'signal', 'timeout', 'assigns']);
