@@ -54,3 +54,22 @@ test('10,000 tools created, registered, unregistered and dropped give every core
     installed.uninstall();
   }
 });
+
+test('10,000 configurations that replace hooks and policy predicates give their handles back', async () => {
+  const { configureWebMCP, resetWebMCP } = await import('../dist/index.js');
+  const client = internalOf(getDefaultWarden());
+  const held = () => {
+    const { sets, hooks, handles, hookFunctions, predicates } = client.counts();
+    return { sets, hooks, handles, hookFunctions, predicates };
+  };
+  resetWebMCP();
+  configureWebMCP({ replace: true, hooks: { before: [() => undefined] }, policy: { allow: [{ match: '*', when: () => true }] } });
+  const start = held();
+  for (let i = 0; i < 10_000; i++) {
+    // New functions each time, as a page that configures from render code would pass.
+    configureWebMCP({ replace: true, hooks: { before: [() => undefined], after: [{ id: 'audit', run: () => undefined }].slice(0, i % 2) }, policy: { allow: [{ match: '*', when: () => true }] } });
+  }
+  configureWebMCP({ replace: true, hooks: { before: [() => undefined] }, policy: { allow: [{ match: '*', when: () => true }] } });
+  assert.deepEqual(held(), start, 'hook sets, hooks, handles, hook functions and predicates are back where they started');
+  resetWebMCP();
+});
