@@ -133,8 +133,25 @@ use ahash::AHashMap;
 
 // webmcp-warden patch: every map and set hashes with ahash (upstream: std's SipHash for most,
 // ahash for some), so the module links one hasher. The keys are random either way.
-pub(crate) type HashMap<K, V> = std::collections::HashMap<K, V, ahash::RandomState>;
-pub(crate) type HashSet<T> = std::collections::HashSet<T, ahash::RandomState>;
+pub(crate) type HashMap<K, V> = std::collections::HashMap<K, V, PageHasher>;
+pub(crate) type HashSet<T> = std::collections::HashSet<T, PageHasher>;
+
+/// webmcp-warden patch: the hasher of every map and set, with keys drawn once per instance.
+/// `ahash::RandomState::new()` derives fresh keys each time (four 128-bit multiplies, emulated
+/// on wasm32), and validation makes a set per object it checks for unevaluated properties:
+/// that was ~15 % of validating a typical tool argument. Keys drawn once at random still keep
+/// an instance's property names from flooding one bucket.
+#[derive(Clone, Copy, Default, Debug)]
+pub(crate) struct PageHasher;
+
+impl std::hash::BuildHasher for PageHasher {
+    type Hasher = ahash::AHasher;
+
+    fn build_hasher(&self) -> ahash::AHasher {
+        static KEYS: std::sync::OnceLock<ahash::RandomState> = std::sync::OnceLock::new();
+        KEYS.get_or_init(ahash::RandomState::new).build_hasher()
+    }
+}
 use pattern::Regex;
 use serde_json::{Number, Value};
 use util::*;

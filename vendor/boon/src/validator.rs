@@ -1,6 +1,5 @@
 use std::{borrow::Cow, cmp::min, fmt::Write};
 
-use ahash::AHashSet;
 
 use serde_json::{Map, Value};
 
@@ -951,9 +950,10 @@ impl<'v, 's> Validator<'v, 's, '_, '_> {
 struct Uneval<'v> {
     // webmcp-warden patch: ahash (random keys) rather than std's hasher, whose keys are fixed
     // on wasm32-unknown-unknown: the property names come from the instance, and known keys would
-    // let an argument make these sets degrade to linear probing.
-    props: AHashSet<&'v String>,
-    items: AHashSet<usize>,
+    // let an argument make these sets degrade to linear probing. Keys drawn once per instance
+    // (`crate::PageHasher`): one of these is made per object validated.
+    props: crate::HashSet<&'v String>,
+    items: crate::HashSet<usize>,
 }
 
 impl<'v> Uneval<'v> {
