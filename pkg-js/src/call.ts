@@ -72,7 +72,6 @@ export function snapshotOf(contract: ToolContract): ToolContract {
  */
 const last: { contract: ToolContract | undefined; snapshot: ToolContract } = { contract: undefined, snapshot: {} as ToolContract };
 
-
 const CALL_OPTION_KEYS = new Set(['principal', 'taint', 'shape', 'signal', 'timeout', 'assigns']);
 
 /** What is wrong with a caller's call options, if anything (misuse still ends as data). */
