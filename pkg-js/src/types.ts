@@ -111,28 +111,35 @@ type KnownOr<T> = 0 extends 1 & T ? unknown : T;
 export type ArgsOf<F extends AnyFunction> = F extends (...args: infer P) => any ? (P extends [] ? undefined : P extends [infer A, ...any[]] ? KnownOr<A> : P extends [(infer A)?, ...any[]] ? KnownOr<A> | undefined : unknown) : unknown;
 
 /**
- * What every hook sees, whatever the event: simple-webmcp's `HookBaseContext<F>`
- * with webmcp-warden's additions (`serverId`, `principal`, `taint`, `assigns`).
+ * What every hook of one governed call, read or get sees, whatever it is about: the fields tool
+ * hooks ({@link HookBaseContext}) and gate hooks ({@link GateContext}) share.
  */
-export interface HookBaseContext<F extends AnyFunction = UntypedToolFunction> {
-  /** Unique per call. */
+export interface CallContextBase {
+  /** Unique per call, read or get. */
   invocationId: string;
-  /** The tool being called. */
-  tool: WebMCPTool<F>;
-  /** The tool's contract. */
-  contract: ToolContract;
-  /** Aborted when the caller cancels the call. */
+  /** Aborted when the caller cancels. */
   signal: AbortSignal;
-  /** One mutable object shared by every hook of one call. */
+  /** One mutable object shared by every hook of one call, read or get. */
   metadata: Record<string, unknown>;
-  /** The tool's server id. */
+  /** The tool's, resource's or prompt's server id. */
   serverId: string;
   /** Who the call is for, if the caller said. */
   principal: string | undefined;
   /** Server ids whose output entered the current turn. */
   taint: Set<string>;
-  /** The caller's map (`assigns` call option). */
+  /** The caller's map (`assigns` option). */
   assigns: Record<string, unknown>;
+}
+
+/**
+ * What every hook sees, whatever the event: simple-webmcp's `HookBaseContext<F>`
+ * with webmcp-warden's additions (`serverId`, `principal`, `taint`, `assigns`).
+ */
+export interface HookBaseContext<F extends AnyFunction = UntypedToolFunction> extends CallContextBase {
+  /** The tool being called. */
+  tool: WebMCPTool<F>;
+  /** The tool's contract. */
+  contract: ToolContract;
 }
 
 /**
@@ -477,22 +484,7 @@ export interface PromptDefinition {
 }
 
 /** What every resourceRead and promptGet hook sees. */
-export interface GateContext {
-  /** Unique per read or get. */
-  invocationId: string;
-  /** Aborted when the caller cancels. */
-  signal: AbortSignal;
-  /** One mutable object shared by the hooks of one read or get. */
-  metadata: Record<string, unknown>;
-  /** The resource's or prompt's server id. */
-  serverId: string;
-  /** Who the read or get is for, if the caller said. */
-  principal: string | undefined;
-  /** Server ids whose output entered the current turn. */
-  taint: Set<string>;
-  /** The caller's map (`assigns` option). */
-  assigns: Record<string, unknown>;
-}
+export type GateContext = CallContextBase;
 
 /** Context of a `resourceRead` hook. */
 export interface ResourceReadContext extends GateContext {
