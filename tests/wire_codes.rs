@@ -134,3 +134,15 @@ fn codes_ts_matches_the_rust_definitions() {
     let actual = std::fs::read_to_string(path).unwrap_or_default();
     assert!(actual == expected, "pkg-js/src/codes.ts differs from the Rust definitions; run UPDATE_CODES=1 cargo test --test wire_codes");
 }
+
+/// `Outcome::from_code` indexes `Outcome::ALL`: the list must stay in code order, and every
+/// code outside it must decode to nothing.
+#[test]
+fn outcomes_decode_by_index() {
+    for (index, outcome) in Outcome::ALL.iter().enumerate() {
+        assert_eq!(*outcome as usize, index, "{outcome:?} is out of order in Outcome::ALL");
+        assert_eq!(Outcome::from_code(index as u32), Some(*outcome));
+    }
+    assert_eq!(Outcome::from_code(Outcome::ALL.len() as u32), None);
+    assert_eq!(Outcome::from_code(u32::MAX), None);
+}

@@ -289,7 +289,10 @@ impl<'v> Validator<'v, '_, '_, '_> {
                 }
             }
 
-            if evaluated {
+            // webmcp-warden patch: most schemas track no unevaluated properties, and removing
+            // from an empty set still hashes the name (measured: ~10 % of validating a typical
+            // tool's arguments).
+            if evaluated && !self.uneval.props.is_empty() {
                 self.uneval.props.remove(pname);
             }
         }
@@ -432,7 +435,7 @@ impl<'v> Validator<'v, '_, '_, '_> {
                     errors.push(e);
                 } else {
                     matched.push(i);
-                    if s.draft_version >= 2020 {
+                    if s.draft_version >= 2020 && !self.uneval.items.is_empty() {
                         self.uneval.items.remove(&i);
                     }
                 }
