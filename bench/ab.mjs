@@ -3,13 +3,13 @@
 //   node bench/ab.mjs /path/to/pkg-js-before /path/to/pkg-js-after
 import { pathToFileURL } from 'node:url';
 import { compare, fmt } from './harness.mjs';
-import { CALLED, asciiText, makePolicy, sprinkle, toolSchema, validInstance } from './fixtures.mjs';
+import { CALLED, asciiText, invalidInstance, makePolicy, sprinkle, toolSchema, validInstance } from './fixtures.mjs';
 
 const [beforeDir, afterDir] = process.argv.slice(2);
 if (!afterDir) throw new Error('usage: node bench/ab.mjs <pkg-js before> <pkg-js after>');
 const load = async (dir) => {
   const url = (path) => pathToFileURL(`${dir.replace(/\/$/, '')}/${path}`).href;
-  return { ...(await import(url('dist/index.js'))), ...(await import(url('dist/shape.js'))) };
+  return { ...(await import(url('dist/index.js'))), ...(await import(url('dist/shape.js'))), ...(await import(url('dist/validation.js'))) };
 };
 const pkgs = { before: await load(beforeDir), after: await load(afterDir) };
 
@@ -43,6 +43,9 @@ const withPolicy = () => {
 };
 const cases = [
   ['3 hooks, `shape: false`', (s) => () => tools[s].hooks.invoke({ a: 1, b: 1 })],
+  // `validateJson` alone (both builds export it from dist/validation.js): the validator's own speed.
+  ['validateJson, the 403-byte valid instance', (s) => () => pkgs[s].validateJson(toolSchema, validInstance)],
+  ['validateJson, the invalid instance (every error)', (s) => () => pkgs[s].validateJson(toolSchema, invalidInstance)],
   ['shapeForModel, 1 MiB clean ASCII, cap 2 MiB', (s) => () => pkgs[s].shapeForModel({ content: [{ type: 'text', text: clean }] }, 'page', 2 * 1048576 + 4096)],
   ['shapeForModel, 1 MiB with 307 hidden units, cap 2 MiB', (s) => () => pkgs[s].shapeForModel({ content: [{ type: 'text', text: dirty }] }, 'page', 2 * 1048576 + 4096)],
   [() => { for (const w of Object.values(pkgs)) w.configureWebMCP({ policy: { allow: ['page/search_*'], default: 'deny', pin: false } }); }],
