@@ -189,3 +189,38 @@ describe('a trap does not brick validation', () => {
     assert.equal(validator.replacements, replacements, 'no trap, no replacement');
   });
 });
+
+describe("the glue's string paths (build.mjs, fasterStrings): text crosses intact either way", () => {
+  // Strings out of the module up to 64 bytes take a loop for ASCII and TextDecoder otherwise;
+  // instances over 64 characters go in through one encodeInto. Each length around the edges,
+  // ASCII and not, must reach the pattern and the keywords exactly as written.
+  const lengths = [1, 63, 64, 65, 200];
+  for (const unit of ['a', 'é', '😀']) {
+    test(`${JSON.stringify(unit)} repeated ${lengths.join(', ')} times: const, maxLength and an anchored pattern agree`, async () => {
+      for (const n of lengths) {
+        const text = unit.repeat(n);
+        const exact = await compiled({ const: text });
+        assert.equal(exact(text).valid, true, `const of ${n}× ${unit}`);
+        assert.equal(exact(text + 'x').valid, false, `const of ${n}× ${unit}, one more character`);
+        // maxLength counts code points: an emoji is one.
+        const max = await compiled({ type: 'string', maxLength: n });
+        assert.equal(max(text).valid, true, `maxLength ${n} of ${n}× ${unit}`);
+        assert.equal(max(text + unit).valid, false, `maxLength ${n} of ${n + 1}× ${unit}`);
+        const pattern = await compiled({ type: 'string', pattern: `^(?:${unit}){${n}}$` });
+        assert.equal(pattern(text).valid, true, `pattern of ${n}× ${unit}`);
+        assert.equal(pattern(text + unit).valid, false, `pattern of ${n}× ${unit}, one more`);
+      }
+    });
+  }
+
+  test('a diagnostic naming a long non-ASCII property comes back intact', async () => {
+    const name = 'ключ-'.repeat(20);
+    const check = await compiled({ type: 'object', properties: { [name]: { type: 'integer' } } });
+    const answer = check({ [name]: 'not a number' });
+    assert.equal(answer.valid, false);
+    assert.ok(
+      answer.diagnostics.some((d) => d.path === `/${name}`),
+      `a diagnostic at /${name}: ${JSON.stringify(answer.diagnostics)}`,
+    );
+  });
+});
