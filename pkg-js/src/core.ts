@@ -31,8 +31,14 @@ let generation = 0;
 let live = false;
 let memory: WebAssembly.Memory | undefined;
 
-/** Decodes base64 with `Buffer` in Node and `atob` in browsers. */
+/**
+ * Decodes base64 natively where the platform can (`Uint8Array.fromBase64`: current browsers;
+ * `Buffer` in Node), else with `atob` and a loop. Native matters on a page's first `webmcp()`:
+ * Chromium decodes the core's ~95 KB of base64 in ~0.2 ms, the loop took ~3 ms cold (measured).
+ */
 export function decodeBase64(base64: string): Uint8Array {
+  const native = (Uint8Array as { fromBase64?: (text: string) => Uint8Array }).fromBase64;
+  if (typeof native === 'function') return native.call(Uint8Array, base64);
   const buffer = (globalThis as { Buffer?: { from(data: string, encoding: string): Uint8Array } }).Buffer;
   if (buffer) return buffer.from(base64, 'base64');
   const binary = atob(base64);
