@@ -92,12 +92,6 @@ function wasmOpt(file, passes) {
 }
 
 /**
- * The validator's glue: its pattern engine (pkg-js/src/validator-host.js, which wasm-bindgen
- * copies under `snippets/<crate>-<hash>/`) moves to `wasm/validator-host.js`, a path the loader
- * can import too; and the glue gets `__wbg_reset()`, which forgets the instance so that the
- * next `initSync()` instantiates the module again (the loader's recovery after a trap).
- */
-/**
  * Two string paths of the validator's glue, made faster for what it carries (measured together:
  * ~1 µs of the ~11 µs a typical tool's arguments take to validate). Strings coming out of the
  * module are short: each pattern test's text and the answer (`{"valid":true}`); for up to 64
@@ -142,6 +136,13 @@ function fasterStrings(glue, name) {
 `);
 }
 
+/**
+ * The validator's glue: its pattern engine (pkg-js/src/validator-host.js, which wasm-bindgen
+ * copies under `snippets/<crate>-<hash>/`) moves to `wasm/validator-host.js`, a path the loader
+ * can import too; its string paths are made faster ({@link fasterStrings}); and the glue gets
+ * `__wbg_reset()`, which forgets the instance so that the next `initSync()` instantiates the
+ * module again (the loader's recovery after a trap).
+ */
 function finishValidatorGlue(name) {
   const gluePath = join(wasmDir, `${name}.js`);
   let glue = readFileSync(gluePath, 'utf8');

@@ -214,6 +214,8 @@ function makeRecord(
     shape: options.shape ?? 'llm',
     structured: undefined,
     hookSets,
+    // The registration state, written as in tool.ts's record: accessors in the literal itself
+    // (a spread or a shared helper would call the getters or give each record another shape).
     get status() {
       return status;
     },

@@ -248,6 +248,8 @@ function makeTool(w: Warden, fn: (...args: any[]) => unknown, options: AnyToolOp
     fingerprint,
     options,
     hookSets,
+    // The registration state, written as in subject.ts's record: accessors in the literal itself
+    // (a spread or a shared helper would call the getters or give each record another shape).
     get status() {
       return status;
     },

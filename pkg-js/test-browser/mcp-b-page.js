@@ -13,18 +13,7 @@ import { createElement as h, StrictMode } from 'react';
 import { flushSync } from 'react-dom';
 import { createRoot } from 'react-dom/client';
 import { WebMCPProvider, useWebMCPPrompt, useWebMCPResource } from 'webmcp-warden/react';
-
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function waitFor(predicate, what, ms = 5000) {
-  const deadline = performance.now() + ms;
-  for (;;) {
-    const value = await predicate();
-    if (value) return value;
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(10);
-  }
-}
+import { sleep, waitFor } from './page-helpers.js';
 
 // ------------------------------------------------------------------ the agent
 

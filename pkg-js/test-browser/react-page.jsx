@@ -12,18 +12,7 @@ import { createRoot, hydrateRoot } from 'react-dom/client';
 import { webmcp, configureWebMCP, resetWebMCP, createWarden, getDefaultWarden, invokeTool, listTools } from 'webmcp-warden';
 import { WebMCPProvider, useWebMCP, useApprovals, useAgentActivity, useWardenClient } from 'webmcp-warden/react';
 import { installFakeModelContext } from 'webmcp-warden/testing';
-
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function waitFor(predicate, what, ms = 5000) {
-  const deadline = performance.now() + ms;
-  for (;;) {
-    const value = await predicate();
-    if (value) return value;
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(10);
-  }
-}
+import { sleep, waitFor } from './page-helpers.js';
 
 /** Installs the runtime and counts registerTool calls per tool name. */
 function useRuntime(runtime) {
