@@ -525,8 +525,7 @@ impl Engine {
             Some(target) => Rc::new(self.build_plan(tool, scope, Some(target))?),
             None => self.plan(tool, scope)?,
         };
-        let standalone = self.tools.get(tool).is_some_and(|entry| entry.standalone);
-        let subject = self.tools.get(tool).map(|entry| entry.subject).unwrap_or_default();
+        let (standalone, subject) = self.tools.get(tool).map_or((false, Subject::default()), |entry| (entry.standalone, entry.subject));
         let input = if flags.has(CallFlags::STANDARD_INPUT) {
             InputCheck::Standard
         } else if flags.has(CallFlags::JSON_INPUT) {

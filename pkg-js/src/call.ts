@@ -394,12 +394,12 @@ class CallRun {
     const duration = this.#observed ? performance.now() - started : 0;
     const outcome = this.#report(how, value);
     const action = this.#step(outcome, this.#reportedFacts, duration, this.#reportedPayload);
-    const event = EVENTS[hook.event] ?? 'before';
     if (outcome === Outcome.Returned && ((action >>> ActionBits.VerdictShift) & 7) === Verdict.Failed) {
-      warnBadReturn(this.#w, event, core.lastHookId(this.#engine, this.#call) ?? undefined, (action & ActionBits.FailedNow) !== 0);
+      warnBadReturn(this.#w, EVENTS[hook.event] ?? 'before', core.lastHookId(this.#engine, this.#call) ?? undefined, (action & ActionBits.FailedNow) !== 0);
       this.#clock = -1;
     }
     if (this.#observed) {
+      const event = EVENTS[hook.event] ?? 'before';
       emitHookEvent(this.#w.telemetry, { tool: this.#tool.contract.name, serverId: this.#serverId, invocationId: this.invocationId, hookId, event, durationMs: duration }, outcome, action);
       // Telemetry handlers are the page's code: the next hook reads the clock itself.
       this.#clock = -1;
