@@ -92,24 +92,19 @@ function wasmOpt(file, passes) {
 }
 
 /**
- * Two string paths of the validator's glue, made faster for what it carries (measured together:
- * ~1 µs of the ~11 µs a typical tool's arguments take to validate). Strings coming out of the
- * module are short: each pattern test's text and the answer (`{"valid":true}`); for up to 64
- * ASCII bytes a loop beats a `TextDecoder` call. The instance going in is JSON of a few hundred
- * bytes: one native `encodeInto` into a buffer of the worst-case size beats wasm-bindgen's
- * per-character loop (capped at 64 K characters, so the worst case stays small).
+ * The string path out of the validator's glue, made faster for what it carries: each pattern
+ * test's text and the answer (`{"valid":true}`) are short, and for up to 64 ASCII bytes a loop
+ * beats a `TextDecoder` call (measured with the instance path it had then: together ~1 µs of the
+ * ~11 µs a typical tool's arguments took to validate). Nothing but test set-up crosses into the
+ * module as a string any more: schemas and instances go in as wire-format bytes.
  */
 function fasterStrings(glue, name) {
   const decode = `function getStringFromWasm0(ptr, len) {
     ptr = ptr >>> 0;
     return decodeText(getUint8ArrayMemory0().subarray(ptr, ptr + len));
 }`;
-  const encode = `    let len = arg.length;
-    let ptr = malloc(len, 1) >>> 0;
-`;
-  if (!glue.includes(decode) || !glue.includes(encode)) throw new Error(`glue of ${name}: getStringFromWasm0 or passStringToWasm0 changed; update build.mjs (fasterStrings)`);
-  return glue
-    .replace(decode, `function getStringFromWasm0(ptr, len) {
+  if (!glue.includes(decode)) throw new Error(`glue of ${name}: getStringFromWasm0 changed; update build.mjs (fasterStrings)`);
+  return glue.replace(decode, `function getStringFromWasm0(ptr, len) {
     ptr = ptr >>> 0;
     const mem = getUint8ArrayMemory0();
     if (len <= 64) {
@@ -122,24 +117,13 @@ function fasterStrings(glue, name) {
         return text;
     }
     return decodeText(mem.subarray(ptr, ptr + len));
-}`)
-    .replace(encode, `    let len = arg.length;
-    if (len > 64 && len <= 65536) {
-        const size = len * 3;
-        let ptr = malloc(size, 1) >>> 0;
-        const written = cachedTextEncoder.encodeInto(arg, getUint8ArrayMemory0().subarray(ptr, ptr + size)).written;
-        ptr = realloc(ptr, size, written, 1) >>> 0;
-        WASM_VECTOR_LEN = written;
-        return ptr;
-    }
-    let ptr = malloc(len, 1) >>> 0;
-`);
+}`);
 }
 
 /**
  * The validator's glue: its pattern engine (pkg-js/src/validator-host.js, which wasm-bindgen
  * copies under `snippets/<crate>-<hash>/`) moves to `wasm/validator-host.js`, a path the loader
- * can import too; its string paths are made faster ({@link fasterStrings}); and the glue gets
+ * can import too; its string path out is made faster ({@link fasterStrings}); and the glue gets
  * `__wbg_reset()`, which forgets the instance so that the next `initSync()` instantiates the
  * module again (the loader's recovery after a trap).
  */

@@ -304,8 +304,10 @@ struct Entry {
     index: SchemaIndex,
     /// How many `compile` calls returned this handle and were not yet dropped.
     refs: u32,
-    /// The schema text: compiling the same text again shares the entry.
-    text: String,
+    /// What the schema was compiled from (JSON text, or the wire format when `wire`): compiling
+    /// the same again shares the entry.
+    source: Vec<u8>,
+    wire: bool,
 }
 
 /// Compiled validators by handle.
@@ -391,18 +393,43 @@ impl SchemaCache {
     /// is not a valid regular expression, or a `$ref` does not resolve inside the schema
     /// (external references are never fetched). `too_many_schemas` when the handles ran out.
     pub fn compile(&mut self, schema_json: &str) -> Result<u32, SchemaProblem> {
-        if let Some(entry) = self.entries.iter_mut().find(|e| e.text == schema_json) {
+        self.compile_from(schema_json.as_bytes(), false, || parse_schema(schema_json))
+    }
+
+    /// [`SchemaCache::compile`] for a schema in the wire format (`crate::wire`, JSON values
+    /// only), as the validator module receives it: its numbers are the page's doubles exactly,
+    /// and nothing is parsed.
+    ///
+    /// # Errors
+    ///
+    /// As [`SchemaCache::compile`]; bytes that are not a JSON value in the wire format are
+    /// `invalid_schema` too.
+    pub fn compile_wire(&mut self, schema: &[u8]) -> Result<u32, SchemaProblem> {
+        self.compile_from(schema, true, || match crate::wire::decode_json(schema, MAX_SCHEMA_DEPTH) {
+            Ok(value) => Ok(value),
+            Err(e) if e.reason == crate::wire::TOO_DEEP => Err(schema_too_deep()),
+            Err(e) => Err(SchemaProblem::invalid(format!("the schema could not be read: {} at byte {}", e.reason, e.at))),
+        })
+    }
+
+    fn compile_from(
+        &mut self,
+        source: &[u8],
+        wire: bool,
+        read: impl FnOnce() -> Result<Value, SchemaProblem>,
+    ) -> Result<u32, SchemaProblem> {
+        if let Some(entry) = self.entries.iter_mut().find(|e| e.wire == wire && e.source == source) {
             entry.refs = entry.refs.saturating_add(1);
             return Ok(entry.handle);
         }
-        let (schemas, index) = self.build(schema_json)?;
+        let (schemas, index) = self.build(read()?)?;
         let handle = self.next_handle;
         self.next_handle = handle.checked_add(1).ok_or_else(|| SchemaProblem {
             code: "too_many_schemas",
             message: "no schema handles are left in this cache".to_owned(),
             path: String::new(),
         })?;
-        self.entries.push(Entry { handle, schemas, index, refs: 1, text: schema_json.to_owned() });
+        self.entries.push(Entry { handle, schemas, index, refs: 1, source: source.to_vec(), wire });
         Ok(handle)
     }
 
@@ -442,53 +469,38 @@ impl SchemaCache {
         instance_json: &str,
         limits: Limits,
     ) -> Result<Vec<Diagnostic>, SchemaProblem> {
-        let entry = self.entries.iter().find(|e| e.handle == handle).ok_or_else(|| SchemaProblem {
+        let entry = self.entry(handle)?;
+        Ok(match parse_instance(instance_json, limits) {
+            Ok(instance) => validate_entry(entry, &instance),
+            Err(diagnostic) => vec![diagnostic],
+        })
+    }
+
+    /// [`SchemaCache::validate`] for an instance in the wire format (`crate::wire`, JSON values
+    /// only), as the validator module receives it, nested at most `max_depth` deep (keyword
+    /// `depth` beyond). Its size is the caller's to limit: the bytes are already in memory.
+    ///
+    /// # Errors
+    ///
+    /// `unknown_handle` when no schema has this handle.
+    pub fn validate_wire(&self, handle: u32, instance: &[u8], max_depth: usize) -> Result<Vec<Diagnostic>, SchemaProblem> {
+        let entry = self.entry(handle)?;
+        Ok(match crate::wire::decode_json(instance, max_depth) {
+            Ok(instance) => validate_entry(entry, &instance),
+            Err(e) if e.reason == crate::wire::TOO_DEEP => vec![depth_diagnostic(max_depth)],
+            Err(e) => vec![Diagnostic::new("", "json", format!("could not be read: {} at byte {}", e.reason, e.at))],
+        })
+    }
+
+    fn entry(&self, handle: u32) -> Result<&Entry, SchemaProblem> {
+        self.entries.iter().find(|e| e.handle == handle).ok_or_else(|| SchemaProblem {
             code: "unknown_handle",
             message: format!("no compiled schema has handle {handle}"),
             path: String::new(),
-        })?;
-        let instance = match parse_instance(instance_json, limits) {
-            Ok(instance) => instance,
-            Err(diagnostic) => return Ok(vec![diagnostic]),
-        };
-        PATTERN_UNCHECKED.with(|cell| cell.set(None));
-        let result = entry.schemas.validate(&instance, entry.index);
-        let unchecked = PATTERN_UNCHECKED.with(Cell::take);
-        let mut out = Vec::new();
-        if let Err(error) = &result {
-            push_diagnostics(&mut out, error, &instance);
-            out.truncate(MAX_DIAGNOSTICS);
-            if out.is_empty() {
-                // Every failure the engine reports has a leaf; never report "valid" here.
-                out.push(Diagnostic::new("", "schema", "does not match the schema"));
-            }
-        }
-        if let Some(failure) = unchecked {
-            // Fail closed: a string that was not tested may have been taken as "not matching"
-            // under `not`, `anyOf`, `if`..., which could have made the instance pass.
-            if !out.iter().any(|d| d.keyword == "pattern" || d.keyword == "patternProperties") {
-                out.truncate(MAX_DIAGNOSTICS.saturating_sub(1));
-                let message = format!("has a string that was not tested against a pattern: {}", failure_text(&failure));
-                out.push(Diagnostic::new("", "pattern", message));
-            }
-        }
-        Ok(out)
+        })
     }
 
-    fn build(&self, schema_json: &str) -> Result<(Schemas, SchemaIndex), SchemaProblem> {
-        if nesting_exceeds(schema_json, MAX_SCHEMA_DEPTH) {
-            return Err(SchemaProblem::invalid(format!(
-                "the schema nests arrays and objects deeper than {MAX_SCHEMA_DEPTH} levels"
-            )));
-        }
-        let schema: Value = serde_json::from_str(schema_json).map_err(|e| {
-            let detail = e.to_string();
-            SchemaProblem::invalid(if detail.starts_with("recursion limit exceeded") {
-                "the schema nests arrays and objects deeper than 127 levels".to_owned()
-            } else {
-                format!("the schema is not valid JSON: {detail}")
-            })
-        })?;
+    fn build(&self, schema: Value) -> Result<(Schemas, SchemaIndex), SchemaProblem> {
         let dialect = match &schema {
             Value::Bool(_) => Some(self.default_dialect),
             Value::Object(map) => match map.get("$schema") {
@@ -537,6 +549,52 @@ impl SchemaCache {
         Ok((schemas, index))
     }
 }
+
+/// Reads schema text for [`SchemaCache::compile`]: at most [`MAX_SCHEMA_DEPTH`] levels deep.
+fn parse_schema(schema_json: &str) -> Result<Value, SchemaProblem> {
+    if nesting_exceeds(schema_json, MAX_SCHEMA_DEPTH) {
+        return Err(schema_too_deep());
+    }
+    serde_json::from_str(schema_json).map_err(|e| {
+        let detail = e.to_string();
+        SchemaProblem::invalid(if detail.starts_with("recursion limit exceeded") {
+            "the schema nests arrays and objects deeper than 127 levels".to_owned()
+        } else {
+            format!("the schema is not valid JSON: {detail}")
+        })
+    })
+}
+
+fn schema_too_deep() -> SchemaProblem {
+    SchemaProblem::invalid(format!("the schema nests arrays and objects deeper than {MAX_SCHEMA_DEPTH} levels"))
+}
+
+/// Validates `instance` against a compiled entry (see [`SchemaCache::validate`]).
+fn validate_entry(entry: &Entry, instance: &Value) -> Vec<Diagnostic> {
+    PATTERN_UNCHECKED.with(|cell| cell.set(None));
+    let result = entry.schemas.validate(instance, entry.index);
+    let unchecked = PATTERN_UNCHECKED.with(Cell::take);
+    let mut out = Vec::new();
+    if let Err(error) = &result {
+        push_diagnostics(&mut out, error, instance);
+        out.truncate(MAX_DIAGNOSTICS);
+        if out.is_empty() {
+            // Every failure the engine reports has a leaf; never report "valid" here.
+            out.push(Diagnostic::new("", "schema", "does not match the schema"));
+        }
+    }
+    if let Some(failure) = unchecked {
+        // Fail closed: a string that was not tested may have been taken as "not matching"
+        // under `not`, `anyOf`, `if`..., which could have made the instance pass.
+        if !out.iter().any(|d| d.keyword == "pattern" || d.keyword == "patternProperties") {
+            out.truncate(MAX_DIAGNOSTICS.saturating_sub(1));
+            let message = format!("has a string that was not tested against a pattern: {}", failure_text(&failure));
+            out.push(Diagnostic::new("", "pattern", message));
+        }
+    }
+    out
+}
+
 
 fn failure_text(failure: &PatternFailure) -> String {
     match failure {

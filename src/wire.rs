@@ -73,6 +73,52 @@ pub fn decode_head(bytes: &[u8]) -> Result<(Value, &[u8]), WireError> {
     Ok((value, bytes.get(reader.at..).unwrap_or_default()))
 }
 
+/// Why [`decode_json`] refused a buffer that nests deeper than it was allowed to.
+#[cfg(feature = "validate")]
+pub const TOO_DEEP: &str = "nesting deeper than allowed";
+
+/// Decodes one JSON value that fills the whole buffer into a `serde_json::Value`: what the
+/// validator module receives instead of JSON text, so that it parses no numbers (a double
+/// crosses as its eight bytes, exactly) and links no float parser. Nesting deeper than
+/// `max_depth` arrays and objects (`{}` is 1) is an error whose reason is [`TOO_DEEP`].
+///
+/// A number becomes what serde_json reads from the text `JSON.stringify` writes for it: an
+/// integer below 2^64 (written as plain digits) a `u64`, a negative one down to -2^63 an `i64`,
+/// anything else an `f64`. Messages and equality then treat it as they would have.
+///
+/// # Errors
+/// As [`decode`], and for anything JSON cannot hold (a function, a RegExp, an unsupported
+/// value, a number that is not finite).
+#[cfg(feature = "validate")]
+pub fn decode_json(bytes: &[u8], max_depth: usize) -> Result<serde_json::Value, WireError> {
+    let mut reader = Reader { bytes, at: 0 };
+    let value = reader.json(0, max_depth.min(MAX_DEPTH))?;
+    if reader.at != bytes.len() {
+        return Err(reader.error("trailing bytes"));
+    }
+    Ok(value)
+}
+
+/// `n` as the `serde_json::Number` serde_json reads from `JSON.stringify(n)` (see [`decode_json`]).
+#[cfg(feature = "validate")]
+fn json_number(n: f64) -> Option<serde_json::Number> {
+    /// 2^64 and -2^63, exactly representable as doubles.
+    const U64_END: f64 = 18_446_744_073_709_551_616.0;
+    const I64_MIN: f64 = -9_223_372_036_854_775_808.0;
+    if n.fract() == 0.0 {
+        // INVARIANT: `n` is integral and within the target type's range, so the casts are exact.
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        if (0.0..U64_END).contains(&n) {
+            return Some(serde_json::Number::from(n as u64));
+        }
+        #[allow(clippy::cast_possible_truncation)]
+        if (I64_MIN..0.0).contains(&n) {
+            return Some(serde_json::Number::from(n as i64));
+        }
+    }
+    serde_json::Number::from_f64(n)
+}
+
 /// Generates a code enum of the boundary: its variants numbered from 1, `ALL` and `from_code`.
 macro_rules! codes {
     ($(#[$doc:meta])* $name:ident { $($(#[$vdoc:meta])* $variant:ident),* $(,)? }) => {
@@ -306,6 +352,49 @@ impl Reader<'_> {
                 self.at = self.at.saturating_sub(1);
                 return Err(self.error("an unknown tag"));
             }
+        })
+    }
+
+    /// A JSON value at nesting `depth` (see [`decode_json`]).
+    #[cfg(feature = "validate")]
+    fn json(&mut self, depth: usize, max_depth: usize) -> Result<serde_json::Value, WireError> {
+        use serde_json::Value as Json;
+        let start = self.at;
+        let tag = self.byte()?;
+        Ok(match tag {
+            NULL => Json::Null,
+            FALSE => Json::Bool(false),
+            TRUE => Json::Bool(true),
+            NUMBER => {
+                let number = self.number()?;
+                Json::Number(json_number(number).ok_or(WireError { reason: "a number that is not finite", at: start })?)
+            }
+            STRING => Json::String(self.string()?),
+            ARRAY | OBJECT => {
+                if depth >= max_depth {
+                    return Err(WireError { reason: TOO_DEEP, at: start });
+                }
+                let depth = depth.saturating_add(1);
+                let count = self.count()?;
+                if tag == ARRAY {
+                    // Never trust a count for an allocation: every item takes at least one byte.
+                    let mut items = Vec::with_capacity(count.min(self.bytes.len().saturating_sub(self.at)));
+                    for _ in 0..count {
+                        items.push(self.json(depth, max_depth)?);
+                    }
+                    Json::Array(items)
+                } else {
+                    let mut map = serde_json::Map::new();
+                    for _ in 0..count {
+                        let key = self.string()?;
+                        let value = self.json(depth, max_depth)?;
+                        map.insert(key, value);
+                    }
+                    Json::Object(map)
+                }
+            }
+            FUNCTION | REGEX | UNSUPPORTED => return Err(WireError { reason: "a value JSON cannot carry", at: start }),
+            _ => return Err(WireError { reason: "an unknown tag", at: start }),
         })
     }
 

@@ -8,15 +8,23 @@
 //! - either `schemaError: {code, messageContains}` (compiling must fail so), or `valid` plus
 //!   optional `diagnostics: [{path, keyword, messageContains}]` and `summaryContains`.
 //!
+//! Each case with an `instance` runs twice: as JSON text (`SchemaCache::compile` / `validate`)
+//! and in the wire format the validator module receives (`compile_wire` / `validate_wire`),
+//! which must answer the same diagnostics, message for message (size limits aside: the wire path
+//! leaves them to its caller).
+//!
 //! When `diagnostics` is given, the actual list has exactly that many entries and each expected
 //! one matches a distinct actual one (same `path` and `keyword`, message containing
 //! `messageContains`); the order is not compared.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 #![cfg(feature = "validate")]
 
+mod common;
+
 use serde::Deserialize;
 use serde_json::Value;
-use webmcp_warden::validate::{summary, Diagnostic, Limits, SchemaCache, MAX_DIAGNOSTICS};
+use webmcp_warden::validate::{summary, Diagnostic, Limits, SchemaCache, MAX_DIAGNOSTICS, MAX_SCHEMA_DEPTH};
+use webmcp_warden::wire;
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -77,6 +85,14 @@ fn run_case(case: &Case) -> Result<(), String> {
     };
     let limits = case.limits.unwrap_or_default();
     let actual = cache.validate_with_limits(handle, &text, limits).map_err(|p| format!("{p:?}"))?;
+    if let (Some(instance), false) = (&case.instance, actual.iter().any(|d| d.keyword == "size")) {
+        let mut wire_cache = SchemaCache::new();
+        let wire_handle = wire_cache.compile_wire(&to_wire(&case.schema)).map_err(|p| format!("the wire schema did not compile: {p:?}"))?;
+        let through_wire = wire_cache.validate_wire(wire_handle, &to_wire(instance), limits.max_depth).map_err(|p| format!("{p:?}"))?;
+        if through_wire != actual {
+            return Err(format!("the wire format answered differently:\n{through_wire:#?}\ntext: {actual:#?}"));
+        }
+    }
     let shown = || format!("actual: {actual:#?}\nsummary: {}", summary(&actual));
     if std::env::var_os("WARDEN_SHOW_DIAGNOSTICS").is_some() {
         println!("{}: {}", case.name, serde_json::to_string(&actual).unwrap_or_default());
@@ -437,4 +453,118 @@ fn meta_schemas_still_check_annotation_keywords() {
         assert!(problem.message.contains("must be string"), "{schema}: {problem:?}");
     }
     assert!(cache.compile(r#"{"title":"t","description":"d","$comment":"c"}"#).is_ok());
+}
+
+/// A JSON value in the wire format, as `pkg-js/src/wire.ts` writes it for the validator module.
+fn to_wire(json: &Value) -> Vec<u8> {
+    wire::encode(&common::json_to_value(json))
+}
+
+fn compile_wire(cache: &mut SchemaCache, schema: &str) -> u32 {
+    cache.compile_wire(&to_wire(&serde_json::from_str(schema).unwrap())).unwrap()
+}
+
+#[test]
+fn wire_numbers_are_the_pages_doubles_exactly() {
+    // 17 significant digits, where a parser that is not exact (serde_json without
+    // `float_roundtrip`) lands one ulp off for some (it reads 1.7976931348623155e308 as
+    // 1.7976931348623157e308): through the wire nothing is parsed.
+    let mut cache = SchemaCache::new();
+    for n in [0.1 + 0.2, 2.220_446_049_250_313e-16, 9_007_199_254_740_991.0 / 3.0, 1.797_693_134_862_315_5e308, 5e-324, 0.123_456_789_012_345_68] {
+        // (`const` fails fast in the engine: the two keywords sit in `allOf` to be reported both.)
+        let schema = serde_json::json!({ "allOf": [{ "const": n }, { "maximum": n }] });
+        let h = cache.compile_wire(&to_wire(&schema)).unwrap();
+        let valid = cache.validate_wire(h, &wire::encode(&webmcp_warden::value::Value::Number(n)), 64).unwrap();
+        assert!(valid.is_empty(), "{n:e}: {valid:?}");
+        let above = f64::from_bits(n.to_bits() + 1);
+        let d = cache.validate_wire(h, &wire::encode(&webmcp_warden::value::Value::Number(above)), 64).unwrap();
+        let keywords: Vec<&str> = d.iter().map(|d| d.keyword.as_str()).collect();
+        assert!(keywords.contains(&"const") && keywords.contains(&"maximum"), "{n:e} + 1 ulp: {d:?}");
+    }
+}
+
+#[test]
+fn wire_integers_read_as_json_text_would() {
+    // JSON.stringify writes 3 as `3`, which serde_json reads as an integer: messages show `5`,
+    // not `5.0`, and the extremes of u64 and i64 stay integers.
+    const SCHEMA: &str = r#"{"minimum":5,"maximum":18446744073709551615,"not":{"const":-9223372036854775808}}"#;
+    let mut cache = SchemaCache::new();
+    let wire_handle = compile_wire(&mut cache, SCHEMA);
+    let text_handle = cache.compile(SCHEMA).unwrap();
+    let low = cache.validate_wire(wire_handle, &to_wire(&serde_json::json!(3)), 64).unwrap();
+    assert_eq!(low, cache.validate(text_handle, "3").unwrap());
+    assert!(low[0].message.contains('5') && !low[0].message.contains("5.0"), "{low:?}");
+    let min = -9_223_372_036_854_775_808.0;
+    let d = cache.validate_wire(wire_handle, &wire::encode(&webmcp_warden::value::Value::Number(min)), 64).unwrap();
+    assert_eq!(d, cache.validate(text_handle, "-9223372036854775808").unwrap());
+    assert!(d.iter().any(|d| d.keyword == "minimum") && d.iter().any(|d| d.keyword == "not"), "{d:?}");
+}
+
+#[test]
+fn wire_input_that_is_not_json_is_a_diagnostic_not_a_panic() {
+    let mut cache = SchemaCache::new();
+    let h = compile_wire(&mut cache, "{}");
+    let cases: [(&str, Vec<u8>, &str); 5] = [
+        ("empty", vec![], "the buffer ends early"),
+        ("truncated string", vec![4, 5, b'a'], "a length past the buffer"),
+        ("a function", vec![7, 1], "a value JSON cannot carry"),
+        ("NaN", { let mut b = vec![3]; b.extend_from_slice(&f64::NAN.to_le_bytes()); b }, "not finite"),
+        ("trailing bytes", vec![0, 0], "trailing bytes"),
+    ];
+    for (name, bytes, reason) in cases {
+        let d = cache.validate_wire(h, &bytes, 64).unwrap();
+        assert_eq!(d.len(), 1, "{name}: {d:?}");
+        assert_eq!(d[0].keyword, "json", "{name}: {d:?}");
+        assert!(d[0].message.contains(reason), "{name}: {d:?}");
+    }
+    let problem = cache.compile_wire(&[6, 1, 1, b'x', 7, 0]).unwrap_err();
+    assert_eq!(problem.code, "invalid_schema");
+    assert!(problem.message.contains("a value JSON cannot carry"), "{problem:?}");
+}
+
+#[test]
+fn wire_depth_is_limited() {
+    let mut cache = SchemaCache::new();
+    let h = compile_wire(&mut cache, "{}");
+    let nested = |levels: usize| {
+        let mut bytes = Vec::new();
+        for _ in 0..levels {
+            bytes.extend_from_slice(&[5, 1]);
+        }
+        bytes.push(0);
+        bytes
+    };
+    assert!(cache.validate_wire(h, &nested(64), 64).unwrap().is_empty());
+    let d = cache.validate_wire(h, &nested(65), 64).unwrap();
+    assert_eq!((d.len(), d[0].keyword.as_str()), (1, "depth"), "{d:?}");
+    assert_eq!(d[0].message, "is nested deeper than 64 levels of arrays and objects");
+    // A generous limit is still bounded by the wire's own.
+    let d = cache.validate_wire(h, &nested(100_000), usize::MAX).unwrap();
+    assert_eq!(d[0].keyword, "depth", "{d:?}");
+    let problem = cache.compile_wire(&nested(MAX_SCHEMA_DEPTH + 1)).unwrap_err();
+    assert_eq!(problem.message, format!("the schema nests arrays and objects deeper than {MAX_SCHEMA_DEPTH} levels"));
+}
+
+#[test]
+fn the_same_wire_schema_shares_a_handle() {
+    let mut cache = SchemaCache::new();
+    let a = compile_wire(&mut cache, r#"{"type":"string"}"#);
+    let b = compile_wire(&mut cache, r#"{"type":"string"}"#);
+    let text = cache.compile(r#"{"type":"string"}"#).unwrap();
+    assert_eq!(a, b);
+    assert_ne!(a, text, "text and wire sources are kept apart");
+    assert_eq!(cache.len(), 2);
+}
+
+proptest::proptest! {
+    /// Arbitrary bytes never make the validator module's reader panic; what it accepts, the core's
+    /// general reader accepts too (JSON values are a subset of the wire format), with the same
+    /// numbers and strings.
+    #[test]
+    fn wire_json_reader_never_panics(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..64)) {
+        if let Ok(json) = wire::decode_json(&bytes, 8) {
+            let value = wire::decode(&bytes).unwrap();
+            proptest::prop_assert_eq!(common::json_to_value(&json), value);
+        }
+    }
 }

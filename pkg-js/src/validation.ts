@@ -4,9 +4,10 @@
 // its own chunk) and compiled only when a tool with a JSON Schema is first called or registered,
 // so a page that validates with Standard Schema, or not at all, never downloads it. Each schema
 // is compiled once per tool and cached (and compiled again if the module was replaced after a
-// trap). Arguments cross as one JSON string, after a walk that turns what JSON cannot carry (a
-// cycle, a BigInt, a function, too deep, too big) into a clear diagnostic instead of an
-// exception or a silently dropped value.
+// trap). Arguments are first written as JSON text, by a walk that turns what JSON cannot carry
+// (a cycle, a BigInt, a function, too deep, too big) into a clear diagnostic instead of an
+// exception or a silently dropped value; that text, read back, crosses in the wire format
+// (./wire.ts `encodeJson`), so its numbers reach the module as the same doubles, unparsed.
 
 import { Ended, NEVER_ABORTED, perform, type AnyHook } from './perform.js';
 import type { Diagnostic, JsonSchema } from './types.js';
@@ -15,6 +16,7 @@ export type { Diagnostic };
 import { hasLoneSurrogate, utf8Length, wellFormed } from './unicode.js';
 import { loadedValidator, loadValidator, type ValidatorModule } from './validator-loader.js';
 import { isPlainObject } from './values.js';
+import { encodeJson } from './wire.js';
 
 export { loadValidator } from './validator-loader.js';
 
@@ -63,15 +65,18 @@ function compileWith(validator: ValidatorModule, schema: JsonSchema): Compiled {
   const cached = compiled.get(schema);
   // A handle from before the module was replaced (after a trap) is gone: compile again.
   if (cached !== undefined && ('error' in cached || cached.generation === validator.generation)) return cached;
-  let text: string;
+  let wire: Uint8Array;
   try {
-    text = JSON.stringify(schema);
+    // Written and read back as JSON (toJSON, dropped members) before it crosses.
+    const text = JSON.stringify(schema) as string | undefined;
+    if (text === undefined) throw new Error('it is not a JSON value');
+    wire = encodeJson(JSON.parse(text));
   } catch (err) {
     const result = { error: `the schema cannot be written as JSON (${err instanceof Error ? err.message : String(err)})` };
     compiled.set(schema, result);
     return result;
   }
-  const answer = JSON.parse(validator.compile(text)) as { ok: true; handle: number } | { ok: false; error: { message: string } };
+  const answer = JSON.parse(validator.compile(wire)) as { ok: true; handle: number } | { ok: false; error: { message: string } };
   const result: Compiled = answer.ok ? { handle: answer.handle, generation: validator.generation } : { error: answer.error.message };
   compiled.set(schema, result);
   if ('handle' in result) {
@@ -95,7 +100,9 @@ export async function validateJsonText(schema: JsonSchema, text: string, _which:
   // replace the module in the meantime and leave a stale handle.
   const schemaHandle = compileWith(validator, schema);
   if ('error' in schemaHandle) return { valid: false, invalidSchema: schemaHandle.error };
-  const answer = JSON.parse(validator.validate(schemaHandle.handle, text, asU32(limits.maxArgumentBytes), asU32(limits.maxArgumentDepth))) as
+  const bytes = text.length * 3 <= limits.maxArgumentBytes ? text.length : utf8Length(text);
+  if (bytes > limits.maxArgumentBytes) return { valid: false, diagnostics: [overLimit(bytes, limits.maxArgumentBytes).diagnostic] };
+  const answer = JSON.parse(validator.validate(schemaHandle.handle, encodeJson(JSON.parse(text)), asU32(limits.maxArgumentDepth))) as
     | { ok: true; valid: boolean; diagnostics: Diagnostic[] }
     | { ok: false; error: { code: string; message: string } };
   if (!answer.ok) {

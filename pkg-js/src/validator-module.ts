@@ -8,8 +8,8 @@
 export interface Glue {
   initSync(options: { module: WebAssembly.Module }): unknown;
   __wbg_reset(): void;
-  compile(schema: string): string;
-  validate(handle: number, instance: string, maxBytes: number, maxDepth: number): string;
+  compile(schema: Uint8Array): string;
+  validate(handle: number, instance: Uint8Array, maxDepth: number): string;
   dropSchema(handle: number): void;
   schemaCount(): number;
   __test_trap(): void;
@@ -45,14 +45,17 @@ export class ValidatorModule {
     glue.initSync({ module });
   }
 
-  /** Compiles a schema (JSON text): `{ ok, handle }` or `{ ok: false, error }`. */
-  compile(schema: string): string {
+  /** Compiles a schema (a JSON value in the wire format): `{ ok, handle }` or `{ ok: false, error }`. */
+  compile(schema: Uint8Array): string {
     return this.guard('compiling the schema', () => this.glue.compile(schema));
   }
 
-  /** Validates JSON text against a handle: `{ ok: true, valid, diagnostics, summary }` or `{ ok: false, error }`. */
-  validate(handle: number, instance: string, maxBytes: number, maxDepth: number): string {
-    return this.guard('validating', () => this.glue.validate(handle, instance, maxBytes, maxDepth));
+  /**
+   * Validates an instance (a JSON value in the wire format, at most `maxDepth` levels deep)
+   * against a handle: `{ ok: true, valid, diagnostics, summary }` or `{ ok: false, error }`.
+   */
+  validate(handle: number, instance: Uint8Array, maxDepth: number): string {
+    return this.guard('validating', () => this.glue.validate(handle, instance, maxDepth));
   }
 
   /** Releases a handle (a no-op for handles of an earlier generation). */

@@ -253,6 +253,43 @@ export function encode(value: unknown, options: EncodeOptions = {}): Uint8Array 
   return out.done();
 }
 
+/**
+ * Encodes JSON data, as `JSON.parse` returns it (plain objects and arrays, strings, finite
+ * numbers, booleans, `null`: nothing to guard against), for the validator module, which reads
+ * JSON values only (`wire::decode_json`): its numbers then cross as the page's doubles exactly,
+ * and the module parses none. Nesting deeper than the core decodes is cut there, as
+ * {@link encode} cuts it (the module reports it as too deep), so the recursion stays bounded.
+ */
+export function encodeJson(value: unknown): Uint8Array {
+  const out = new Writer();
+  const write = (v: unknown, depth: number): void => {
+    if (typeof v === 'string') {
+      out.byte(STRING);
+      out.string(v);
+    } else if (typeof v === 'number') out.number(v);
+    else if (typeof v === 'boolean') out.byte(v ? TRUE : FALSE);
+    else if (v === null) out.byte(NULL);
+    else if (depth >= WIRE_MAX_DEPTH) {
+      out.byte(UNSUPPORTED);
+      out.string('a value nested too deep');
+    } else if (Array.isArray(v)) {
+      out.byte(ARRAY);
+      out.count(v.length);
+      for (const item of v) write(item, depth + 1);
+    } else {
+      const keys = Object.keys(v as object);
+      out.byte(OBJECT);
+      out.count(keys.length);
+      for (const key of keys) {
+        out.string(key);
+        write((v as Record<string, unknown>)[key], depth + 1);
+      }
+    }
+  };
+  write(value, 0);
+  return out.done();
+}
+
 /** Marks a member whose getter threw: encoded as an unsupported value, never rethrown. */
 const UNREADABLE = { unreadable: true };
 

@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadValidator } from '../dist/validator-loader.js';
 import { testConformanceSuite } from '../dist/validator-module.js';
+import { encodeJson } from '../dist/wire.js';
 
 const suite = fileURLToPath(new URL('../../tests/json-schema-test-suite/', import.meta.url));
 const listed = JSON.parse(readFileSync(join(suite, 'known-failures.json'), 'utf8'));
@@ -52,7 +53,7 @@ const entry = (list, draft, file, c, t) => list.find((e) => e.draft === draft &&
 function runFile(validator, draft, file, path, { useList }) {
   const results = [];
   for (const c of JSON.parse(readFileSync(path, 'utf8'))) {
-    const compiled = JSON.parse(validator.compile(JSON.stringify(c.schema)));
+    const compiled = JSON.parse(validator.compile(encodeJson(c.schema)));
     for (const t of c.tests) {
       const deliberate = useList ? entry(listed.deliberate, draft, file, c, t) : undefined;
       const known = useList ? entry(listed.knownFailures, draft, file, c, t) : undefined;
@@ -60,7 +61,7 @@ function runFile(validator, draft, file, path, { useList }) {
       let got;
       if (!compiled.ok) got = `schema did not compile: ${compiled.error.message}`;
       else {
-        const answer = JSON.parse(validator.validate(compiled.handle, JSON.stringify(t.data), 1024 * 1024, 64));
+        const answer = JSON.parse(validator.validate(compiled.handle, encodeJson(t.data), 64));
         got = answer.ok ? answer.valid : `validate refused: ${answer.error.message}`;
         if (answer.ok) {
           for (const d of answer.diagnostics) {

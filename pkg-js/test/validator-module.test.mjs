@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { loadValidator } from '../dist/validator-loader.js';
+import { encodeJson } from '../dist/wire.js';
 import { testTrap } from '../dist/validator-module.js';
 import { validateJson } from 'webmcp-warden';
 import { patternCount } from '../wasm/validator-host.js';
@@ -19,9 +20,9 @@ const MAX_PATTERN_INPUT_CHARS = 10_000;
 
 async function compiled(schema) {
   const validator = await loadValidator();
-  const answer = JSON.parse(validator.compile(JSON.stringify(schema)));
+  const answer = JSON.parse(validator.compile(encodeJson(schema)));
   assert.equal(answer.ok, true, `does not compile: ${JSON.stringify(answer)}`);
-  return (value) => JSON.parse(validator.validate(answer.handle, JSON.stringify(value), MiB, 64));
+  return (value) => JSON.parse(validator.validate(answer.handle, encodeJson(value), 64));
 }
 
 describe('Zod 4 patterns (look-ahead included) compile and agree with zod', () => {
@@ -82,7 +83,7 @@ describe('patterns are ECMAScript, run by this engine', () => {
     assert.equal(one('😀').valid, true, 'an astral character is one character under u');
     const validator = await loadValidator();
     for (const pattern of ['a{', '\\-', '(unclosed', '[b-a]']) {
-      const answer = JSON.parse(validator.compile(JSON.stringify({ pattern })));
+      const answer = JSON.parse(validator.compile(encodeJson({ pattern })));
       assert.equal(answer.ok, false, pattern);
       assert.equal(answer.error.code, 'invalid_schema');
       assert.equal(answer.error.path, '/pattern');
@@ -101,7 +102,7 @@ describe('patterns are ECMAScript, run by this engine', () => {
   test('each compiled pattern is one RegExp held while its schema lives', async () => {
     const validator = await loadValidator();
     const before = patternCount();
-    const answer = JSON.parse(validator.compile(JSON.stringify({ properties: { a: { pattern: '^a' }, b: { pattern: '^b' } }, patternProperties: { '^x-': {} } })));
+    const answer = JSON.parse(validator.compile(encodeJson({ properties: { a: { pattern: '^a' }, b: { pattern: '^b' } }, patternProperties: { '^x-': {} } })));
     assert.equal(patternCount(), before + 3);
     validator.dropSchema(answer.handle);
     assert.equal(patternCount(), before);
@@ -181,7 +182,7 @@ describe('a trap does not brick validation', () => {
   test('a schema nested past the limit is refused before the module runs out of stack', async () => {
     const validator = await loadValidator();
     const { replacements } = validator;
-    const nested = (levels) => '{"not":'.repeat(levels) + '{}' + '}'.repeat(levels);
+    const nested = (levels) => encodeJson(JSON.parse('{"not":'.repeat(levels) + '{}' + '}'.repeat(levels)));
     assert.equal(JSON.parse(validator.compile(nested(99))).ok, true, '100 levels (the limit) compile');
     const refused = JSON.parse(validator.compile(nested(100)));
     assert.equal(refused.error.code, 'invalid_schema');
@@ -190,10 +191,11 @@ describe('a trap does not brick validation', () => {
   });
 });
 
-describe("the glue's string paths (build.mjs, fasterStrings): text crosses intact either way", () => {
+describe("the glue's string path out (build.mjs, fasterStrings) and the wire format in: text crosses intact", () => {
   // Strings out of the module up to 64 bytes take a loop for ASCII and TextDecoder otherwise;
-  // instances over 64 characters go in through one encodeInto. Each length around the edges,
-  // ASCII and not, must reach the pattern and the keywords exactly as written.
+  // schema and instance strings go in as wire-format UTF-8 (wire.ts writes short ASCII byte by
+  // byte, the rest with encodeInto). Each length around the edges, ASCII and not, must reach the
+  // pattern and the keywords exactly as written.
   const lengths = [1, 63, 64, 65, 200];
   for (const unit of ['a', 'é', '😀']) {
     test(`${JSON.stringify(unit)} repeated ${lengths.join(', ')} times: const, maxLength and an anchored pattern agree`, async () => {
@@ -222,5 +224,37 @@ describe("the glue's string paths (build.mjs, fasterStrings): text crosses intac
       answer.diagnostics.some((d) => d.path === `/${name}`),
       `a diagnostic at /${name}: ${JSON.stringify(answer.diagnostics)}`,
     );
+  });
+});
+
+describe('numbers reach the module as the page wrote them', () => {
+  // Schemas and instances cross in the wire format: a double is its eight bytes, nothing is
+  // parsed, so a limit and the value one ulp past it never read as equal (17-digit numbers are
+  // where a parser that is not exact lands one ulp off: serde_json without `float_roundtrip`
+  // reads 1.7976931348623155e308 as 1.7976931348623157e308).
+  const nextUp = (n) => {
+    const view = new DataView(new ArrayBuffer(8));
+    view.setFloat64(0, n);
+    view.setBigUint64(0, view.getBigUint64(0) + 1n);
+    return view.getFloat64(0);
+  };
+  for (const n of [0.1 + 0.2, 2.220446049250313e-16, 9007199254740991 / 3, 1.7976931348623155e308, 5e-324, 0.12345678901234568]) {
+    test(`${n}: const and maximum accept it and refuse the next double`, async () => {
+      const check = await compiled({ allOf: [{ const: n }, { maximum: n }] });
+      assert.equal(check(n).valid, true, JSON.stringify(check(n)));
+      const above = check(nextUp(n));
+      assert.deepEqual(above.diagnostics.map((d) => d.keyword).sort(), ['const', 'maximum'], JSON.stringify(above));
+      assert.equal((await validateJson({ exclusiveMaximum: nextUp(n) }, n)).valid, true);
+      assert.equal((await validateJson({ exclusiveMaximum: n }, n)).valid, false);
+    });
+  }
+
+  test('integers read as JSON text would have them: messages say 5, not 5.0', async () => {
+    const check = await compiled({ minimum: 5, maximum: 18446744073709551615 });
+    const low = check(3);
+    assert.equal(low.valid, false);
+    assert.match(low.diagnostics[0].message, /\b5\b/);
+    assert.doesNotMatch(low.diagnostics[0].message, /5\.0/);
+    assert.equal(check(18446744073709551615).valid, true);
   });
 });

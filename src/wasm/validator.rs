@@ -6,11 +6,15 @@
 //! Free functions over one table of compiled schemas, with integer handles, and no exported
 //! class: when the module traps (a bug, or running out of stack), the page replaces the instance,
 //! and a class's `FinalizationRegistry` would later free stale pointers into the new one.
-//! Everything crosses as JSON text or integers, and every answer is data:
+//! Schemas and instances come in the wire format (`crate::wire::decode_json`): numbers cross as
+//! the page's doubles, exactly, and the module links no float parser (serde_json's exact one,
+//! `float_roundtrip`, was ~10 KB of the chunk a page downloads). Answers go out as JSON text,
+//! and every answer is data:
 //!
 //! - `compile(schema)` → `{ "ok": true, "handle": 1 }` or `{ "ok": false, "error": { code, message, path? } }`;
-//! - `validate(handle, instance, maxBytes, maxDepth)` → `{ "ok": true, "valid", "diagnostics", "summary" }`
-//!   or `{ "ok": false, "error" }` (`unknown_handle`);
+//! - `validate(handle, instance, maxDepth)` → `{ "ok": true, "valid", "diagnostics", "summary" }`
+//!   or `{ "ok": false, "error" }` (`unknown_handle`); the instance's size is the caller's to
+//!   limit (`pkg-js/src/validation.ts` checks it on the JSON text);
 //! - `dropSchema(handle)`.
 //!
 //! An answer with error code `validator_broken` means the table is unusable (a call died half
@@ -25,7 +29,7 @@ use std::cell::RefCell;
 use boon::{CompiledPattern, PatternEngine, PatternFailure};
 use wasm_bindgen::prelude::*;
 
-use crate::validate::{install_pattern_engine, summary, Diagnostic, Dialect, Limits, SchemaCache, SchemaProblem};
+use crate::validate::{install_pattern_engine, summary, Diagnostic, Dialect, SchemaCache, SchemaProblem};
 
 #[wasm_bindgen(module = "/pkg-js/src/validator-host.js")]
 extern "C" {
@@ -134,10 +138,10 @@ fn diagnostics_answer(diagnostics: &[Diagnostic]) -> String {
     out
 }
 
-/// Compiles a schema (JSON text); answers `{ ok, handle }` or `{ ok: false, error }`.
+/// Compiles a schema (a JSON value in the wire format); answers `{ ok, handle }` or `{ ok: false, error }`.
 #[wasm_bindgen]
-pub fn compile(schema: &str) -> String {
-    with_cache(|cache| match cache.compile(schema) {
+pub fn compile(schema: &[u8]) -> String {
+    with_cache(|cache| match cache.compile_wire(schema) {
         Ok(handle) => format!(r#"{{"handle":{handle},"ok":true}}"#),
         Err(problem) => problem_answer(&problem),
     })
@@ -161,15 +165,13 @@ pub fn drop_schema(handle: u32) {
     });
 }
 
-/// Validates JSON text; answers `{ ok: true, valid, diagnostics, summary }` or `{ ok: false,
-/// error }` for an unknown handle.
+/// Validates an instance (a JSON value in the wire format, at most `max_depth` levels deep);
+/// answers `{ ok: true, valid, diagnostics, summary }` or `{ ok: false, error }` for an unknown
+/// handle.
 #[wasm_bindgen]
-pub fn validate(handle: u32, instance: &str, max_bytes: u32, max_depth: u32) -> String {
-    let limits = Limits {
-        max_bytes: usize::try_from(max_bytes).unwrap_or(usize::MAX),
-        max_depth: usize::try_from(max_depth).unwrap_or(usize::MAX),
-    };
-    with_cache(|cache| match cache.validate_with_limits(handle, instance, limits) {
+pub fn validate(handle: u32, instance: &[u8], max_depth: u32) -> String {
+    let max_depth = usize::try_from(max_depth).unwrap_or(usize::MAX);
+    with_cache(|cache| match cache.validate_wire(handle, instance, max_depth) {
         Ok(diagnostics) => diagnostics_answer(&diagnostics),
         Err(problem) => problem_answer(&problem),
     })
