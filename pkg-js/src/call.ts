@@ -29,7 +29,7 @@ import { shapeForModel } from './shape.js';
 import { emitHookEvent, type CallTrace, type DecisionStep, type TracedStep } from './telemetry.js';
 import { warnBadReturn } from './warnings.js';
 import type { CallError, CallOptions, CallOutcome, CallToolResult, ToolContract } from './types.js';
-import { compileSchema, toJson, validateJsonText, validateStandard, type Diagnostic } from './validation.js';
+import { compileSchema, toJson, validateJsonText, validateStandard, type Diagnostic, type JsonText } from './validation.js';
 import { decode, encode } from './wire.js';
 import { deepFrozenCopy } from './frozen.js';
 import type { AskFactsAnswer, CallDecisionAnswer, CallErrorAnswer, EndAnswer, PlanErrorAnswer } from './answers.js';
@@ -471,7 +471,7 @@ class CallRun {
   }
 
   /** The arguments as JSON, made once; `undefined` with a diagnostic when JSON cannot carry them. */
-  #argumentsJson(): { ok: true; text: string } | { ok: false; diagnostic: Diagnostic } {
+  #argumentsJson(): ({ ok: true } & JsonText) | { ok: false; diagnostic: Diagnostic } {
     if (this.#argsJson !== undefined) return { ok: true, text: this.#argsJson };
     const json = toJson(this.#input, { maxBytes: this.#w.settings.maxArgumentBytes, maxDepth: this.#w.settings.maxArgumentDepth });
     if (json.ok) this.#argsJson = json.text;
@@ -502,7 +502,7 @@ class CallRun {
     if (schema === undefined) return this.#step(Outcome.Valid, 0);
     const json = this.#argumentsJson();
     if (!json.ok) return this.#step(Outcome.Invalid, 0, 0, { diagnostics: [json.diagnostic] });
-    const result = await validateJsonText(schema, json.text, 'inputSchema', this.#w.settings);
+    const result = await validateJsonText(schema, json, 'inputSchema', this.#w.settings);
     if (this.#signal.aborted) return this.#step(Outcome.Aborted, 0);
     if ('invalidSchema' in result) return this.#step(Outcome.InvalidSchema, 0, 0, { which: 'inputSchema', message: result.invalidSchema });
     return result.valid ? this.#step(Outcome.Valid, 0) : this.#step(Outcome.Invalid, 0, 0, { diagnostics: result.diagnostics });
@@ -566,7 +566,7 @@ class CallRun {
     if (schema === undefined || structured === undefined) return this.#step(Outcome.Valid, 0);
     const json = toJson(structured, { maxBytes: Number.MAX_SAFE_INTEGER, maxDepth: 100 });
     if (!json.ok) return this.#step(Outcome.Invalid, 0, 0, { diagnostics: [json.diagnostic] });
-    const result = await validateJsonText(schema, json.text, 'outputSchema', this.#w.settings);
+    const result = await validateJsonText(schema, json, 'outputSchema', this.#w.settings);
     if (this.#signal.aborted) return this.#step(Outcome.Aborted, 0);
     if ('invalidSchema' in result) return this.#step(Outcome.InvalidSchema, 0, 0, { which: 'outputSchema', message: result.invalidSchema });
     return result.valid ? this.#step(Outcome.Valid, 0) : this.#step(Outcome.Invalid, 0, 0, { diagnostics: result.diagnostics });

@@ -60,7 +60,7 @@ export async function explain(name: string, input?: unknown, given: Pick<CallOpt
         outcome = Outcome.Invalid;
         payload = { diagnostics: [json.diagnostic] };
       } else if (tool.validation.input) {
-        const result = await validateJsonText(tool.validation.input, json.text, 'inputSchema', w.settings);
+        const result = await validateJsonText(tool.validation.input, json, 'inputSchema', w.settings);
         if ('invalidSchema' in result) {
           outcome = Outcome.InvalidSchema;
           payload = { which: 'inputSchema', message: result.invalidSchema };

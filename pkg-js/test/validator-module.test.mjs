@@ -258,3 +258,31 @@ describe('numbers reach the module as the page wrote them', () => {
     assert.equal(check(18446744073709551615).valid, true);
   });
 });
+
+describe('what crosses is what JSON.stringify writes', () => {
+  // An argument the quick check vouches for crosses as written from the value itself (no text
+  // read back); what JSON drops or rewrites must be dropped or rewritten the same way.
+  const strict = { type: 'object', properties: { a: { type: 'number' }, list: { type: 'array', items: { type: ['number', 'null'] } } }, additionalProperties: false };
+
+  test('undefined members are left out, undefined items and holes become null', async () => {
+    // eslint-disable-next-line no-sparse-arrays
+    const value = { a: 1, gone: undefined, list: [1, undefined, , 3] };
+    assert.equal(JSON.stringify(value), '{"a":1,"list":[1,null,null,3]}');
+    assert.deepEqual(await validateJson(strict, value), { valid: true });
+    const nullsRefused = await validateJson({ ...strict, properties: { ...strict.properties, list: { type: 'array', items: { type: 'number' } } } }, value);
+    assert.deepEqual(nullsRefused.diagnostics.map((d) => d.path).sort(), ['/list/1', '/list/2']);
+  });
+
+  test('boxed primitives are validated as the primitives JSON writes', async () => {
+    assert.deepEqual(await validateJson({ type: 'number', minimum: 5 }, new Number(5)), { valid: true });
+    assert.deepEqual(await validateJson({ type: 'string', maxLength: 2 }, new String('ab')), { valid: true });
+    assert.deepEqual(await validateJson({ type: 'object', required: ['x'] }, { x: new Boolean(false) }), { valid: true });
+  });
+
+  test('a __proto__ key is an ordinary property, as JSON.parse makes it', async () => {
+    const value = JSON.parse('{"__proto__":{"x":1},"b":2}');
+    const schema = JSON.parse('{"type":"object","properties":{"__proto__":{"type":"string"}}}');
+    const result = await validateJson(schema, value);
+    assert.deepEqual(result.diagnostics?.map((d) => [d.path, d.keyword]), [['/__proto__', 'type']]);
+  });
+});
