@@ -60,7 +60,8 @@ export async function explain(name: string, input?: unknown, given: Pick<CallOpt
         outcome = Outcome.Invalid;
         payload = { diagnostics: [json.diagnostic] };
       } else if (tool.validation.input) {
-        const result = await validateJsonText(tool.validation.input, json, 'inputSchema', w.settings);
+        // The text alone: steps may have awaited since it was written (see JsonText).
+        const result = await validateJsonText(tool.validation.input, { text: json.text }, 'inputSchema', w.settings);
         if ('invalidSchema' in result) {
           outcome = Outcome.InvalidSchema;
           payload = { which: 'inputSchema', message: result.invalidSchema };

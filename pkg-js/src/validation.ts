@@ -91,6 +91,8 @@ function compileWith(validator: ValidatorModule, schema: JsonSchema): Compiled {
  * JSON text as {@link toJson} wrote it; `source`, when present, is the value it was written
  * from, which is JSON as it stands (the quick check vouched for it: plain nesting, no `toJSON`,
  * no boxed primitive), so writing it again gives the same JSON without reading the text back.
+ * Only as long as the value has not changed: pass `source` on only with no `await` since
+ * `toJson` (the text is what a tool receives, and what must have been validated).
  */
 export interface JsonText {
   text: string;
@@ -109,6 +111,10 @@ export type JsonValidated = { valid: true } | { valid: false; diagnostics: Diagn
  */
 export async function validateJsonText(schema: JsonSchema, json: JsonText, _which: 'inputSchema' | 'outputSchema', limits: { maxArgumentBytes: number; maxArgumentDepth: number }): Promise<JsonValidated> {
   const { text } = json;
+  // The source is written now, before any await: it may change while the module loads, and
+  // what is validated must be what the text says. Copied, since the next encoding (another
+  // call's, during that await) reuses the buffer.
+  const fromSource = 'source' in json ? encodeJson(json.source).slice() : undefined;
   const validator = await loadValidator();
   // Compiled (or found in the cache) and used with no await between: no trap elsewhere can
   // replace the module in the meantime and leave a stale handle.
@@ -116,7 +122,7 @@ export async function validateJsonText(schema: JsonSchema, json: JsonText, _whic
   if ('error' in schemaHandle) return { valid: false, invalidSchema: schemaHandle.error };
   const bytes = text.length * 3 <= limits.maxArgumentBytes ? text.length : utf8Length(text);
   if (bytes > limits.maxArgumentBytes) return { valid: false, diagnostics: [overLimit(bytes, limits.maxArgumentBytes).diagnostic] };
-  const answer = JSON.parse(validator.validate(schemaHandle.handle, encodeJson('source' in json ? json.source : JSON.parse(text)), asU32(limits.maxArgumentDepth))) as
+  const answer = JSON.parse(validator.validate(schemaHandle.handle, fromSource ?? encodeJson(JSON.parse(text)), asU32(limits.maxArgumentDepth))) as
     | { ok: true; valid: boolean; diagnostics: Diagnostic[] }
     | { ok: false; error: { code: string; message: string } };
   if (!answer.ok) {

@@ -279,6 +279,13 @@ describe('what crosses is what JSON.stringify writes', () => {
     assert.deepEqual(await validateJson({ type: 'object', required: ['x'] }, { x: new Boolean(false) }), { valid: true });
   });
 
+  test('the value is validated as it was when validateJson was called, not after its await', async () => {
+    const value = { a: 1 };
+    const pending = validateJson({ type: 'object', properties: { a: { maximum: 10 } } }, value);
+    value.a = 1_000_000;
+    assert.deepEqual(await pending, { valid: true });
+  });
+
   test('a __proto__ key is an ordinary property, as JSON.parse makes it', async () => {
     const value = JSON.parse('{"__proto__":{"x":1},"b":2}');
     const schema = JSON.parse('{"type":"object","properties":{"__proto__":{"type":"string"}}}');
