@@ -129,7 +129,6 @@ pub use {
 
 use std::{borrow::Cow, error::Error, fmt::Display};
 
-use ahash::AHashMap;
 
 // webmcp-warden patch: every map and set hashes with ahash (upstream: std's SipHash for most,
 // ahash for some), so the module links one hasher. The keys are random either way.
@@ -149,8 +148,25 @@ impl std::hash::BuildHasher for PageHasher {
 
     fn build_hasher(&self) -> ahash::AHasher {
         static KEYS: std::sync::OnceLock<ahash::RandomState> = std::sync::OnceLock::new();
-        KEYS.get_or_init(ahash::RandomState::new).build_hasher()
+        KEYS.get_or_init(page_keys).build_hasher()
     }
+}
+
+/// webmcp-warden patch: the keys, drawn from `getrandom` here rather than by ahash's
+/// `runtime-rng` feature, which `expect`s on failure and so links the formatting of
+/// getrandom's and std's I/O errors (~2 KB of the module). A page's `crypto.getRandomValues`
+/// does not fail; if it did, hashing with guessable keys is what this must not do: abort.
+fn page_keys() -> ahash::RandomState {
+    let mut seed = [0u8; 32];
+    if getrandom::fill(&mut seed).is_err() {
+        std::process::abort();
+    }
+    let [a, b, c, d] = [0, 8, 16, 24].map(|at| {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(&seed[at..at + 8]);
+        u64::from_le_bytes(word)
+    });
+    ahash::RandomState::with_seeds(a, b, c, d)
 }
 use pattern::Regex;
 use serde_json::{Number, Value};
@@ -251,7 +267,7 @@ struct Schema {
     min_properties: Option<usize>,
     max_properties: Option<usize>,
     required: Vec<String>,
-    properties: AHashMap<String, SchemaIndex>,
+    properties: HashMap<String, SchemaIndex>,
     pattern_properties: Vec<(Regex, SchemaIndex)>,
     property_names: Option<SchemaIndex>,
     additional_properties: Option<Additional>,

@@ -5,7 +5,7 @@ use std::{
     str::FromStr,
 };
 
-use ahash::{AHashMap, AHasher};
+use ahash::AHasher;
 use serde_json::Value;
 use crate::uri::Url;
 
@@ -420,7 +420,7 @@ pub(crate) fn duplicates(arr: &Vec<Value>) -> Option<(usize, usize)> {
                     }
                 }
             } else {
-                let mut seen = AHashMap::with_capacity(len);
+                let mut seen = crate::HashMap::with_capacity_and_hasher(len, crate::PageHasher);
                 for (i, item) in arr.iter().enumerate() {
                     if let Some(j) = seen.insert(HashedValue(item), i) {
                         return Some((j, i));
