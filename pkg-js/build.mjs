@@ -155,12 +155,14 @@ export function __wbg_reset() {
   const typesPath = join(wasmDir, `${name}.d.ts`);
   writeFileSync(typesPath, readFileSync(typesPath, 'utf8') + '\n/** Forgets the instance, so that the next initSync() instantiates the module again. */\nexport function __wbg_reset(): void;\n');
   writeFileSync(join(wasmDir, 'validator-host.d.ts'), [
-    '/** The validator module\'s pattern engine (pkg-js/src/validator-host.js). */',
+    '/** The validator module\'s pattern engine and JSON parser (pkg-js/src/validator-host.js). */',
     'export declare function patternCompile(source: string): number;',
     'export declare function patternTest(id: number, text: string): boolean;',
     'export declare function patternRelease(id: number): void;',
     'export declare function patternReleaseAll(): void;',
     'export declare function patternCount(): number;',
+    'export declare function setJsonEncoder(encode: (value: unknown) => Uint8Array): void;',
+    'export declare function jsonParse(text: string): Uint8Array;',
     '',
   ].join('\n'));
 }

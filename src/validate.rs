@@ -277,6 +277,21 @@ impl PatternEngine for Regress {
 #[cfg(not(target_arch = "wasm32"))]
 struct RegressPattern(regress::Regex);
 
+/// Natively, the engine reads its bundled meta-schemas (and `application/json` contents) with
+/// serde_json; the wasm module installs the page's `JSON.parse` instead, and links no parser.
+#[cfg(not(target_arch = "wasm32"))]
+struct SerdeJson;
+
+#[cfg(not(target_arch = "wasm32"))]
+use boon::JsonParser;
+
+#[cfg(not(target_arch = "wasm32"))]
+impl JsonParser for SerdeJson {
+    fn parse(&self, text: &str) -> Result<Value, Box<dyn std::error::Error>> {
+        Ok(serde_json::from_str(text)?)
+    }
+}
+
 #[cfg(not(target_arch = "wasm32"))]
 impl CompiledPattern for RegressPattern {
     fn is_match(&self, text: &str) -> Result<bool, PatternFailure> {
@@ -338,6 +353,8 @@ impl SchemaCache {
     pub fn new() -> Self {
         #[cfg(not(target_arch = "wasm32"))]
         install_pattern_engine(Box::new(Regress));
+        #[cfg(not(target_arch = "wasm32"))]
+        boon::set_json_parser(Box::new(SerdeJson));
         SchemaCache {
             entries: Vec::new(),
             next_handle: 1,
@@ -349,25 +366,12 @@ impl SchemaCache {
     /// For the JSON-Schema-Test-Suite harness only; not part of the supported API.
     ///
     /// `default_dialect` applies to schemas without `$schema` (the suite's draft7 folder has
-    /// none). `documents` are `(uri, json text)` pairs made resolvable by `$ref` and, when named
+    /// none). `documents` are `(uri, document)` pairs made resolvable by `$ref` and, when named
     /// by `$schema`, usable as custom meta-schemas; they are read by the caller, so this still
     /// does no I/O, and any other external reference is still refused.
-    ///
-    /// # Errors
-    ///
-    /// `invalid_schema` when a document is not JSON.
     #[doc(hidden)]
-    pub fn for_conformance_suite(
-        default_dialect: Dialect,
-        documents: Vec<(String, String)>,
-    ) -> Result<Self, SchemaProblem> {
-        let mut parsed = Vec::with_capacity(documents.len());
-        for (uri, text) in documents {
-            let value: Value = serde_json::from_str(&text)
-                .map_err(|e| SchemaProblem::invalid(format!("document {uri} is not JSON: {e}")))?;
-            parsed.push((uri, value));
-        }
-        Ok(SchemaCache { default_dialect, documents: parsed, ..SchemaCache::new() })
+    pub fn for_conformance_suite(default_dialect: Dialect, documents: Vec<(String, Value)>) -> Self {
+        SchemaCache { default_dialect, documents, ..SchemaCache::new() }
     }
 
     /// How many distinct compiled schemas the cache holds.
@@ -1183,6 +1187,41 @@ pub(crate) fn quote(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| format!("\"{s}\""))
 }
 
+/// The string [`quote`] wrote `literal` from, or `None` for anything else. Not a JSON parser:
+/// `quote` escapes `"`, `\\` and control characters only (as `\n`-style escapes or `\u00XX`),
+/// which is all this undoes. (The module links no JSON parser: see `crate::wire::decode_json`.)
+#[doc(hidden)]
+pub fn unquote(literal: &str) -> Option<String> {
+    let inner = literal.strip_prefix('"')?.strip_suffix('"')?;
+    let mut out = String::with_capacity(inner.len());
+    let mut chars = inner.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => return None,
+            '\\' => out.push(match chars.next()? {
+                '"' => '"',
+                '\\' => '\\',
+                '/' => '/',
+                'b' => '\u{8}',
+                'f' => '\u{c}',
+                'n' => '\n',
+                'r' => '\r',
+                't' => '\t',
+                'u' => {
+                    let hex: String = chars.by_ref().take(4).collect();
+                    if hex.len() != 4 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+                        return None;
+                    }
+                    char::from_u32(u32::from_str_radix(&hex, 16).ok()?).filter(|c| c.is_control())?
+                }
+                _ => return None,
+            }),
+            _ => out.push(c),
+        }
+    }
+    Some(out)
+}
+
 /// Compact JSON, cut to about `max` characters.
 fn short_json(value: &Value, max: usize) -> String {
     clip(&value.to_string(), max)
@@ -1235,11 +1274,7 @@ pub fn summary(diagnostics: &[Diagnostic]) -> String {
 
 fn summary_item(d: &Diagnostic) -> String {
     if d.keyword == "required" {
-        // Parsed as a `Value`, not a `String`: a typed parse links serde's "invalid type" messages
-        // and with them float formatting (~15 KB of the module).
-        if let Some(Value::String(name)) =
-            d.message.strip_prefix("is required: ").and_then(|rest| serde_json::from_str::<Value>(rest).ok())
-        {
+        if let Some(name) = d.message.strip_prefix("is required: ").and_then(unquote) {
             return format!("{} is required", pointer_child(&d.path, &name));
         }
     }

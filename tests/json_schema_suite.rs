@@ -75,6 +75,11 @@ impl Entry {
 }
 
 /// `(uri, text)` for the remotes a draft may reference: the shared ones plus its own folder.
+/// [`remotes`], parsed.
+fn remote_values(draft: &str) -> Vec<(String, serde_json::Value)> {
+    remotes(draft).into_iter().map(|(uri, text)| (uri, serde_json::from_str(&text).unwrap())).collect()
+}
+
 fn remotes(draft: &str) -> Vec<(String, String)> {
     fn walk(dir: &Path, rel: &str, out: &mut Vec<(String, String)>, skip: &[&str]) {
         let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
@@ -222,7 +227,7 @@ fn required_tests_of_both_drafts() {
     }
     let mut problems = Vec::new();
     for draft in ["draft2020-12", "draft7"] {
-        let mut cache = SchemaCache::for_conformance_suite(dialect(draft), remotes(draft)).unwrap();
+        let mut cache = SchemaCache::for_conformance_suite(dialect(draft), remote_values(draft));
         let mut out = Outcome::default();
         for file in json_files(&suite_dir().join("tests").join(draft)) {
             run_file(&mut cache, draft, &file, Some(&listed), &mut out);
@@ -257,7 +262,7 @@ fn required_tests_of_both_drafts() {
 #[test]
 fn optional_tests_for_information() {
     for draft in ["draft2020-12", "draft7"] {
-        let mut cache = SchemaCache::for_conformance_suite(dialect(draft), remotes(draft)).unwrap();
+        let mut cache = SchemaCache::for_conformance_suite(dialect(draft), remote_values(draft));
         for (group, dir) in [("optional", "optional"), ("optional/format", "optional/format")] {
             let mut out = Outcome::default();
             for file in json_files(&suite_dir().join("tests").join(draft).join(dir)) {

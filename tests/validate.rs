@@ -568,3 +568,27 @@ proptest::proptest! {
         }
     }
 }
+
+proptest::proptest! {
+    /// A missing property's name survives its trip through the `required` message into the
+    /// summary line, whatever it holds (quotes, backslashes, control characters, any Unicode):
+    /// `summary` undoes the message's quoting without a JSON parser (`validate::unquote`).
+    #[test]
+    fn required_names_reach_the_summary_intact(name in "\\PC{0,12}|[\"\\\\\\x00-\\x1f/~]{0,6}") {
+        let mut cache = SchemaCache::new();
+        let schema = serde_json::json!({ "required": [name.clone()] }).to_string();
+        let h = cache.compile(&schema).unwrap();
+        let d = cache.validate(h, "{}").unwrap();
+        let escaped = name.replace('~', "~0").replace('/', "~1");
+        proptest::prop_assert_eq!(summary(&d), format!("Validation failed: /{escaped} is required"));
+    }
+}
+
+#[test]
+fn unquote_takes_only_what_quote_writes() {
+    use webmcp_warden::validate::unquote;
+    assert_eq!(unquote(r#""a\"b\\c\n\u001f""#).as_deref(), Some("a\"b\\c\n\u{1f}"));
+    for not_quoted in [r#"a"#, r#""a"#, r#""a"b""#, r#""\x""#, r#""\u12""#, r#""\u+01f""#, r#""\u0041""#] {
+        assert_eq!(unquote(not_quoted), None, "{not_quoted}");
+    }
+}

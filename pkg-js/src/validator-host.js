@@ -1,5 +1,6 @@
-// The validator module's pattern engine: the page's own RegExp (src/wasm/validator.rs imports
-// these functions; the build copies this file to wasm/validator-host.js, beside the glue).
+// The validator module's pattern engine, the page's own RegExp, and its JSON parser, the page's
+// own JSON.parse (src/wasm/validator.rs imports these functions; the build copies this file to
+// wasm/validator-host.js, beside the glue).
 //
 // JSON Schema patterns are ECMA-262 regular expressions, so they are compiled exactly as
 // written, with the `u` flag (as ajv does by default). Each compiled pattern is kept here under
@@ -60,6 +61,39 @@ export function patternRelease(id) {
  */
 export function patternReleaseAll() {
   patterns.clear();
+}
+
+/**
+ * Writes a JSON value in the wire format (wire.ts `encodeJson`): installed by the loader, so this
+ * file imports nothing and stays in the validator's chunk.
+ * @type {((value: unknown) => Uint8Array) | undefined}
+ */
+let encodeJson;
+
+/**
+ * Installs the wire encoder {@link jsonParse} answers with.
+ * @param {(value: unknown) => Uint8Array} encode
+ */
+export function setJsonEncoder(encode) {
+  encodeJson = encode;
+}
+
+/**
+ * Parses JSON text with the page's JSON.parse (the engine's bundled meta-schemas, and contents
+ * declared `application/json`); answers the value in the wire format. Throws the parser's
+ * message (a string) when the text is not JSON.
+ * @param {string} text
+ * @returns {Uint8Array}
+ */
+export function jsonParse(text) {
+  if (encodeJson === undefined) throw 'no JSON encoder is installed';
+  let value;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw String(err instanceof Error ? err.message : err);
+  }
+  return encodeJson(value);
 }
 
 /** How many compiled patterns are held (for tests). */

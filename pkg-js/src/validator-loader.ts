@@ -30,6 +30,7 @@
 // instance (a class's FinalizationRegistry would free them in the new one).
 
 import { decodeBase64 } from './core.js';
+import { encodeJson } from './wire.js';
 import type { Glue, Host, ValidatorModule } from './validator-module.js';
 
 export type { ValidatorModule };
@@ -53,6 +54,9 @@ export function loadValidator(): Promise<ValidatorModule> {
         import('../wasm/validator-host.js') as Promise<Host>,
         import('../wasm/warden_validate_deflate.js'),
       ]);
+      // The module reads the little JSON text it needs (its meta-schemas) with the page's
+      // JSON.parse, answered in the wire format.
+      host.setJsonEncoder(encodeJson);
       loaded = await instantiate(glue, host, decodeBase64(chunk.WASM_DEFLATE_BASE64));
       return loaded;
     })();

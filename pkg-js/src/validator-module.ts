@@ -13,12 +13,13 @@ export interface Glue {
   dropSchema(handle: number): void;
   schemaCount(): number;
   __test_trap(): void;
-  __test_conformance_suite(dialect: string, documents: string): string;
+  __test_conformance_suite(dialect: string, documents: Uint8Array): string;
 }
 
-/** The pattern engine the module imports (its `RegExp`s live there, by id). */
+/** The pattern engine and JSON parser the module imports (its `RegExp`s live there, by id). */
 export interface Host {
   patternReleaseAll(): void;
+  setJsonEncoder(encode: (value: unknown) => Uint8Array): void;
 }
 
 /** Why a call answered without the module: it trapped (and was replaced), or it is unusable. */
@@ -117,9 +118,10 @@ export function schemaCount(validator: ValidatorModule): number {
 
 /**
  * For the JSON-Schema-Test-Suite run only: drops every compiled schema and sets the dialect of
- * schemas without `$schema` and the documents `$ref` may name (a JSON object, URI to document).
+ * schemas without `$schema` and the documents `$ref` may name (a JSON object, URI to document,
+ * in the wire format).
  */
-export function testConformanceSuite(validator: ValidatorModule, dialect: 'draft-07' | '2020-12', documents: string): string {
+export function testConformanceSuite(validator: ValidatorModule, dialect: 'draft-07' | '2020-12', documents: Uint8Array): string {
   validator.generation += 1; // every handle is gone
   return validator.guard('setting up the conformance suite', () => validator.glue.__test_conformance_suite(dialect, documents));
 }

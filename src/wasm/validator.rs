@@ -26,7 +26,7 @@
 
 use std::cell::RefCell;
 
-use boon::{CompiledPattern, PatternEngine, PatternFailure};
+use boon::{CompiledPattern, JsonParser, PatternEngine, PatternFailure};
 use wasm_bindgen::prelude::*;
 
 use crate::validate::{install_pattern_engine, summary, Diagnostic, Dialect, SchemaCache, SchemaProblem};
@@ -41,6 +41,21 @@ extern "C" {
 
     #[wasm_bindgen(catch, js_name = patternRelease)]
     fn pattern_release(id: u32) -> Result<(), JsValue>;
+
+    #[wasm_bindgen(catch, js_name = jsonParse)]
+    fn json_parse(text: &str) -> Result<Vec<u8>, JsValue>;
+}
+
+/// The page's `JSON.parse`, for the JSON text the engine reads itself: its bundled meta-schemas
+/// (at the first compile) and `application/json` contents. The value comes back in the wire
+/// format, so this module links no JSON parser.
+struct PageJson;
+
+impl JsonParser for PageJson {
+    fn parse(&self, text: &str) -> Result<serde_json::Value, Box<dyn std::error::Error>> {
+        let bytes = json_parse(text).map_err(|thrown| thrown.as_string().unwrap_or_else(|| "the page's JSON.parse refused it".to_owned()))?;
+        crate::wire::decode_json(&bytes, crate::wire::MAX_DEPTH).map_err(|e| e.reason.into())
+    }
 }
 
 /// The page's `RegExp`, with the `u` flag.
@@ -83,6 +98,7 @@ fn with_cache(f: impl FnOnce(&mut SchemaCache) -> String) -> String {
         let mut slot = cell.try_borrow_mut().ok()?;
         let cache = slot.get_or_insert_with(|| {
             install_pattern_engine(Box::new(PageRegExp));
+            boon::set_json_parser(Box::new(PageJson));
             SchemaCache::new()
         });
         Some(f(cache))
@@ -180,22 +196,21 @@ pub fn validate(handle: u32, instance: &[u8], max_depth: u32) -> String {
 /// For the package's JSON-Schema-Test-Suite run only (`pkg-js/test/json-schema-suite.test.mjs`):
 /// replaces the table, dropping every compiled schema, with one where schemas without `$schema`
 /// are `dialect` (`"draft-07"`, else 2020-12) and `$ref`s may name `documents` (a JSON object, URI
-/// to document), as `tests/json_schema_suite.rs` sets it up natively. Answers `{ ok }` or
-/// `{ ok: false, error }`.
+/// to document, in the wire format), as `tests/json_schema_suite.rs` sets it up natively.
+/// Answers `{ ok }` or `{ ok: false, error }`.
 #[wasm_bindgen(js_name = __test_conformance_suite)]
-pub fn test_conformance_suite(dialect: &str, documents: &str) -> String {
+pub fn test_conformance_suite(dialect: &str, documents: &[u8]) -> String {
     let dialect = if dialect == "draft-07" { Dialect::Draft7 } else { Dialect::Draft202012 };
-    // Parsed as a `Value` (a typed parse would link serde's error messages, ~15 KB).
-    let documents: Vec<(String, String)> = match serde_json::from_str::<serde_json::Value>(documents) {
-        Ok(serde_json::Value::Object(map)) => map.iter().map(|(uri, doc)| (uri.clone(), doc.to_string())).collect(),
-        _ => Vec::new(),
-    };
-    with_cache(|cache| match SchemaCache::for_conformance_suite(dialect, documents) {
-        Ok(suite) => {
-            *cache = suite;
-            r#"{"ok":true}"#.to_owned()
+    let documents = match crate::wire::decode_json(documents, crate::wire::MAX_DEPTH) {
+        Ok(serde_json::Value::Object(map)) => map.into_iter().collect(),
+        _ => {
+            return r#"{"error":{"code":"invalid_documents","message":"the documents are not an object in the wire format"},"ok":false}"#
+                .to_owned()
         }
-        Err(problem) => problem_answer(&problem),
+    };
+    with_cache(|cache| {
+        *cache = SchemaCache::for_conformance_suite(dialect, documents);
+        r#"{"ok":true}"#.to_owned()
     })
 }
 

@@ -101,8 +101,8 @@ pub(crate) fn builtin_media_type(name: &str) -> Option<MediaType> {
 }
 
 fn check_json(bytes: &[u8], deserialize: bool) -> Result<Option<Value>, Box<dyn Error>> {
-    // webmcp-warden patch: one way to parse (text into a `Value`), so the module links one JSON
-    // parser instead of three (`from_slice` into `Value` and into `IgnoredAny`).
-    let value: Value = serde_json::from_str(std::str::from_utf8(bytes)?)?;
+    // webmcp-warden patch: the installed parser (see json.rs), so the module links no JSON
+    // parser of its own.
+    let value: Value = crate::json::parse(std::str::from_utf8(bytes)?)?;
     Ok(deserialize.then_some(value))
 }

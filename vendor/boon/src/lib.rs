@@ -106,6 +106,7 @@ mod compiler;
 mod content;
 mod draft;
 mod formats;
+mod json;
 mod loader;
 mod output;
 mod pattern;
@@ -119,6 +120,7 @@ pub use {
     compiler::{CompileError, Compiler, Draft},
     content::{Decoder, MediaType},
     formats::Format,
+    json::{set_json_parser, JsonParser},
     loader::{SchemeUrlLoader, UrlLoader},
     output::{
         AbsoluteKeywordLocation, FlagOutput, KeywordPath, OutputError, OutputUnit, SchemaToken,

@@ -107,9 +107,10 @@ impl DefaultUrlLoader {
 
         // check the bundled meta-schemas
         let doc = if let Some(content) = load_std_meta(url.as_str()) {
-            serde_json::from_str::<Value>(content).map_err(|e| CompileError::LoadUrlError {
+            // webmcp-warden patch: the installed parser (see json.rs).
+            crate::json::parse(content).map_err(|src| CompileError::LoadUrlError {
                 url: url.to_string(),
-                src: e.into(),
+                src,
             })?
         } else {
             self.loader
