@@ -48,7 +48,11 @@ const MODULES = [
   //
   // Overflow checks off but in boon (Cargo.toml, [profile.release.package.boon]): 1.7 KB less
   // deflate; boon, which walks the agent's arguments, keeps them.
-  { name: 'warden_validate', cargoArgs: ['--no-default-features', '--features', 'validator-module'], embed: 'deflate', env: { CARGO_PROFILE_RELEASE_OVERFLOW_CHECKS: 'false' }, wasmOpt: ['-O1', '--converge'], rustflags: '-C llvm-args=-inline-threshold=40', targetSubdir: 'validator' },
+  { name: 'warden_validate', cargoArgs: ['--no-default-features', '--features', 'validator-module'], embed: 'deflate', env: { CARGO_PROFILE_RELEASE_OVERFLOW_CHECKS: 'false' }, wasmOpt: ['-O1', '--converge'], rustflags: '-C llvm-args=-inline-threshold=40', targetSubdir: 'validator', validatorGlue: true },
+  // For the package's JSON-Schema-Test-Suite run only (pkg-js/test/json-schema-suite.test.mjs):
+  // the same module with the export that sets the suite's dialect and remote documents, built
+  // into wasm-test/ (not in the npm package), so pages do not download it (~1 KB).
+  { name: 'warden_validate_suite', cargoArgs: ['--no-default-features', '--features', 'suite-export'], embed: 'deflate', env: { CARGO_PROFILE_RELEASE_OVERFLOW_CHECKS: 'false' }, wasmOpt: ['-O1', '--converge'], rustflags: '-C llvm-args=-inline-threshold=40', targetSubdir: 'validator', validatorGlue: true, outDir: 'wasm-test' },
 ];
 
 function bindgenVersionFromLock() {
@@ -130,15 +134,15 @@ function fasterStrings(glue, name) {
  * `__wbg_reset()`, which forgets the instance so that the next `initSync()` instantiates the
  * module again (the loader's recovery after a trap).
  */
-function finishValidatorGlue(name) {
-  const gluePath = join(wasmDir, `${name}.js`);
+function finishValidatorGlue(name, dir) {
+  const gluePath = join(dir, `${name}.js`);
   let glue = readFileSync(gluePath, 'utf8');
   const hostImport = /from '\.\/snippets\/[^']+\/pkg-js\/src\/validator-host\.js'/;
   const found = glue.match(hostImport);
   if (!found) throw new Error(`glue of ${name} does not import validator-host.js from snippets/; update build.mjs`);
-  const snippet = join(wasmDir, found[0].slice("from './".length, -1));
-  copyFileSync(snippet, join(wasmDir, 'validator-host.js'));
-  rmSync(join(wasmDir, 'snippets'), { recursive: true, force: true });
+  const snippet = join(dir, found[0].slice("from './".length, -1));
+  copyFileSync(snippet, join(dir, 'validator-host.js'));
+  rmSync(join(dir, 'snippets'), { recursive: true, force: true });
   glue = glue.replace(hostImport, "from './validator-host.js'");
   for (const needed of ['let wasmModule, wasmInstance, wasm;', 'let cachedDataViewMemory0 = null;', 'let cachedUint8ArrayMemory0 = null;']) {
     if (!glue.includes(needed)) throw new Error(`glue of ${name} no longer declares \`${needed}\`; update build.mjs (__wbg_reset)`);
@@ -155,9 +159,9 @@ export function __wbg_reset() {
 }
 `;
   writeFileSync(gluePath, glue);
-  const typesPath = join(wasmDir, `${name}.d.ts`);
+  const typesPath = join(dir, `${name}.d.ts`);
   writeFileSync(typesPath, readFileSync(typesPath, 'utf8') + '\n/** Forgets the instance, so that the next initSync() instantiates the module again. */\nexport function __wbg_reset(): void;\n');
-  writeFileSync(join(wasmDir, 'validator-host.d.ts'), [
+  writeFileSync(join(dir, 'validator-host.d.ts'), [
     '/** The validator module\'s pattern engine and JSON parser (pkg-js/src/validator-host.js). */',
     'export declare function patternCompile(source: string): number;',
     'export declare function patternTest(id: number, text: string): boolean;',
@@ -199,7 +203,9 @@ async function zopfliDeflate(bytes, format) {
   return deflated;
 }
 
-async function buildModule({ name, cargoArgs, embed, wasmOpt: passes, env = {}, rustflags, targetSubdir }) {
+async function buildModule({ name, cargoArgs, embed, wasmOpt: passes, env = {}, rustflags, targetSubdir, outDir, validatorGlue }) {
+  const dir = outDir ? join(pkgDir, outDir) : wasmDir;
+  mkdirSync(dir, { recursive: true });
   const args = ['build', '--release', '--target', 'wasm32-unknown-unknown', '--lib', ...cargoArgs];
   // CARGO_TARGET_DIR moves cargo's output (worktrees sharing one machine each set their own).
   const baseTarget = process.env.CARGO_TARGET_DIR ? resolve(root, process.env.CARGO_TARGET_DIR) : join(root, 'target');
@@ -209,16 +215,16 @@ async function buildModule({ name, cargoArgs, embed, wasmOpt: passes, env = {}, 
   // matters more here than the last few percent of speed).
   run('cargo', args, { env: { ...process.env, CARGO_PROFILE_RELEASE_OPT_LEVEL: 'z', CARGO_TARGET_DIR: targetDir, ...flags, ...env } });
   const built = join(targetDir, 'wasm32-unknown-unknown', 'release', 'webmcp_warden.wasm');
-  run('wasm-bindgen', ['--target', 'web', '--out-dir', wasmDir, '--out-name', name, '--remove-name-section', '--remove-producers-section', built]);
-  const wasmFile = join(wasmDir, `${name}_bg.wasm`);
+  run('wasm-bindgen', ['--target', 'web', '--out-dir', dir, '--out-name', name, '--remove-name-section', '--remove-producers-section', built]);
+  const wasmFile = join(dir, `${name}_bg.wasm`);
   const before = sizes(readFileSync(wasmFile));
   wasmOpt(wasmFile, passes);
   const bytes = readFileSync(wasmFile);
-  if (name === 'warden_validate') finishValidatorGlue(name);
+  if (validatorGlue) finishValidatorGlue(name, dir);
 
   // The glue's default `init()` would fetch `new URL('<name>_bg.wasm', import.meta.url)`;
   // bundlers see that URL and emit the .wasm as an asset even though we never fetch it.
-  const gluePath = join(wasmDir, `${name}.js`);
+  const gluePath = join(dir, `${name}.js`);
   const glue = readFileSync(gluePath, 'utf8');
   const urlExpr = `new URL('${name}_bg.wasm', import.meta.url)`;
   if (!glue.includes(urlExpr)) throw new Error(`glue of ${name} no longer contains ${urlExpr}; update build.mjs`);
@@ -235,7 +241,7 @@ async function buildModule({ name, cargoArgs, embed, wasmOpt: passes, env = {}, 
   // The glue's declarations reach the public types (`ready` lives next to the loader); their
   // `[Symbol.dispose]` members need lib esnext, which breaks users who check library types with
   // es2022. The method stays in the JS; only its declaration goes.
-  const typesPath = join(wasmDir, `${name}.d.ts`);
+  const typesPath = join(dir, `${name}.d.ts`);
   const types = readFileSync(typesPath, 'utf8');
   writeFileSync(typesPath, types.replace(/^\s*\[Symbol\.dispose\]\(\): void;\n/gm, ''));
 
@@ -247,8 +253,8 @@ async function buildModule({ name, cargoArgs, embed, wasmOpt: passes, env = {}, 
     rmSync(wasmFile);
     const deflated = (await zopfliDeflate(bytes, 'raw')).toString('base64');
     const js = `// Generated by build.mjs: the ${name} module's bytes, deflate-raw compressed, base64-encoded.\nexport const WASM_DEFLATED_BASE64 = ${JSON.stringify(deflated)};\n`;
-    writeFileSync(join(wasmDir, `${name}_bytes.js`), js);
-    writeFileSync(join(wasmDir, `${name}_bytes.d.ts`), `/** The ${name} module's bytes, deflate-raw compressed, base64-encoded. */\nexport declare const WASM_DEFLATED_BASE64: string;\n`);
+    writeFileSync(join(dir, `${name}_bytes.js`), js);
+    writeFileSync(join(dir, `${name}_bytes.d.ts`), `/** The ${name} module's bytes, deflate-raw compressed, base64-encoded. */\nexport declare const WASM_DEFLATED_BASE64: string;\n`);
     return { name, beforeWasmOpt: before, wasm: sizes(bytes), embeddedJs: sizes(Buffer.from(js)) };
   }
   rmSync(wasmFile);
@@ -257,8 +263,8 @@ async function buildModule({ name, cargoArgs, embed, wasmOpt: passes, env = {}, 
     // DecompressionStream has it (Node 20.0-20.11's has no "deflate-raw").
     const base64 = (await zopfliDeflate(bytes, 'zlib')).toString('base64');
     const chunk = `// Generated by build.mjs: the ${name} module, deflate-compressed (zlib format), base64-encoded.\nexport const WASM_DEFLATE_BASE64 = ${JSON.stringify(base64)};\n`;
-    writeFileSync(join(wasmDir, `${name}_deflate.js`), chunk);
-    writeFileSync(join(wasmDir, `${name}_deflate.d.ts`), `/** The ${name} module, deflate-compressed (zlib format), base64-encoded. */\nexport declare const WASM_DEFLATE_BASE64: string;\n`);
+    writeFileSync(join(dir, `${name}_deflate.js`), chunk);
+    writeFileSync(join(dir, `${name}_deflate.d.ts`), `/** The ${name} module, deflate-compressed (zlib format), base64-encoded. */\nexport declare const WASM_DEFLATE_BASE64: string;\n`);
     return { name, beforeWasmOpt: before, wasm: sizes(bytes), embeddedJs: sizes(Buffer.from(chunk)) };
   }
   throw new Error(`build.mjs: module ${name} has no way to ship (embed must be true or 'deflate')`);
@@ -303,8 +309,13 @@ async function bundleVendored() {
 checkBindgenCli();
 rmSync(wasmDir, { recursive: true, force: true });
 mkdirSync(wasmDir, { recursive: true });
+for (const module of MODULES) if (module.outDir) rmSync(join(pkgDir, module.outDir), { recursive: true, force: true });
 const report = [];
-for (const module of MODULES) report.push(await buildModule(module));
+for (const module of MODULES) {
+  const built = await buildModule(module);
+  // What pages download; test-only modules are not shipped.
+  if (!module.outDir) report.push(built);
+}
 writeFileSync(join(wasmDir, 'sizes.json'), JSON.stringify(report, null, 2) + '\n');
 console.log('\nmodule sizes (bytes)   raw      gzip     brotli');
 for (const m of report) {

@@ -24,6 +24,7 @@ cargo clippy --all-targets -- -D warnings
 step "cargo clippy for wasm32 (the boundary modules only compile there)"
 cargo clippy --target wasm32-unknown-unknown --lib --no-default-features -- -D warnings
 cargo clippy --target wasm32-unknown-unknown --lib --no-default-features --features validator-module -- -D warnings
+cargo clippy --target wasm32-unknown-unknown --lib --no-default-features --features suite-export -- -D warnings
 
 step "fuzz smoke (every fuzz/ target for a few seconds; any crash fails)"
 bash scripts/fuzz-smoke.sh

@@ -1,6 +1,8 @@
 // The official JSON-Schema-Test-Suite (tests/json-schema-test-suite/) through the BUILT validator
-// module, as the package loads it: patterns run on this JS engine's RegExp (the `u` flag), which
-// `cargo test` cannot check (natively, patterns run on regress; tests/json_schema_suite.rs).
+// module, loaded as the package loads it: patterns run on this JS engine's RegExp (the `u` flag),
+// which `cargo test` cannot check (natively, patterns run on regress; tests/json_schema_suite.rs).
+// It is the build of the module with one more export (`suite-export`, in pkg-js/wasm-test/),
+// which sets the suite's dialect and remote documents; pages download the module without it.
 //
 // - Every required test of draft2020-12/ and draft7/ must pass, except the entries of
 //   known-failures.json: `deliberate` ones are run with the expectation inverted (we assert
@@ -9,16 +11,31 @@
 //   are what running patterns on an ECMAScript engine is for.
 //
 // As natively, documents at http://localhost:1234/ are read from the suite's remotes/ folder and
-// handed to the module (a test-only export); schemas without `$schema` take the folder's dialect.
+// handed to the module (that export); schemas without `$schema` take the folder's dialect.
 // Nothing is fetched. Build first: `node pkg-js/build.mjs`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadValidator } from '../dist/validator-loader.js';
-import { testConformanceSuite } from '../dist/validator-module.js';
+import { decodeBase64 } from '../dist/core.js';
+import { instantiate, testConformanceSuite } from '../dist/validator-module.js';
 import { encodeJson } from '../dist/wire.js';
+
+let suiteModule;
+/** The suite build of the validator module, instantiated once as the package's loader does. */
+function loadValidator() {
+  suiteModule ??= (async () => {
+    const [glue, host, chunk] = await Promise.all([
+      import('../wasm-test/warden_validate_suite.js'),
+      import('../wasm-test/validator-host.js'),
+      import('../wasm-test/warden_validate_suite_deflate.js'),
+    ]);
+    host.setJsonEncoder(encodeJson);
+    return instantiate(glue, host, decodeBase64(chunk.WASM_DEFLATE_BASE64));
+  })();
+  return suiteModule;
+}
 
 const suite = fileURLToPath(new URL('../../tests/json-schema-test-suite/', import.meta.url));
 const listed = JSON.parse(readFileSync(join(suite, 'known-failures.json'), 'utf8'));

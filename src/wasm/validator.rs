@@ -29,7 +29,7 @@ use std::cell::RefCell;
 use boon::{CompiledPattern, JsonParser, PatternEngine, PatternFailure};
 use wasm_bindgen::prelude::*;
 
-use crate::validate::{install_pattern_engine, summary, Diagnostic, Dialect, SchemaCache, SchemaProblem};
+use crate::validate::{install_pattern_engine, summary, Diagnostic, SchemaCache, SchemaProblem};
 
 #[wasm_bindgen(module = "/pkg-js/src/validator-host.js")]
 extern "C" {
@@ -197,9 +197,11 @@ pub fn validate(handle: u32, instance: &[u8], max_depth: u32) -> String {
 /// replaces the table, dropping every compiled schema, with one where schemas without `$schema`
 /// are `dialect` (`"draft-07"`, else 2020-12) and `$ref`s may name `documents` (a JSON object, URI
 /// to document, in the wire format), as `tests/json_schema_suite.rs` sets it up natively.
-/// Answers `{ ok }` or `{ ok: false, error }`.
+/// Answers `{ ok }` or `{ ok: false, error }`. Only in the test build (`suite-export`).
+#[cfg(feature = "suite-export")]
 #[wasm_bindgen(js_name = __test_conformance_suite)]
 pub fn test_conformance_suite(dialect: &str, documents: &[u8]) -> String {
+    use crate::validate::Dialect;
     let dialect = if dialect == "draft-07" { Dialect::Draft7 } else { Dialect::Draft202012 };
     let documents = match crate::wire::decode_json(documents, crate::wire::MAX_DEPTH) {
         Ok(serde_json::Value::Object(map)) => map.into_iter().collect(),
