@@ -1,8 +1,11 @@
 //! JSON Schema validation of tool arguments and structured results (`docs/behaviour.md`, "Validation").
 //!
 //! A tool's `inputSchema` (and `outputSchema`) is compiled once into a [`SchemaCache`], which hands
-//! back a `u32` handle; every call then validates the arguments, given as JSON text (what
-//! `JSON.stringify` produced on the JS side), against that handle. Problems come back as data:
+//! back a `u32` handle; every call then validates the arguments against that handle. The wasm
+//! module takes schemas and arguments in the wire format ([`SchemaCache::compile_wire`],
+//! [`SchemaCache::validate_wire`]: JSON values whose numbers are the page's doubles, nothing
+//! parsed); the JSON text API ([`SchemaCache::compile`], [`SchemaCache::validate`]) serves the
+//! native tests and tools, and answers the same diagnostics. Problems come back as data:
 //! a schema that cannot be compiled is a [`SchemaProblem`] (code `invalid_schema`), an instance
 //! that does not validate is a list of [`Diagnostic`]s, and [`summary`] turns that list into the one
 //! line the agent reads after `Error: `.
@@ -82,6 +85,9 @@
 //! objects (keyword `depth`; `{}` is depth 1, `[[1]]` depth 2, a scalar depth 0) before parsing
 //! it. [`SchemaCache::validate`] uses [`Limits::default`]: 1 MiB and depth 64. Independently of
 //! `max_depth`, the JSON parser refuses more than 127 levels, which is also reported as `depth`.
+//! [`SchemaCache::validate_wire`] limits the depth the same way (and the wire format to 160
+//! levels); the size of bytes already in memory is its caller's to limit (the TS layer measures
+//! the JSON text, `maxArgumentBytes`).
 //!
 //! # Diagnostics
 //!

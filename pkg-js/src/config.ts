@@ -66,8 +66,8 @@ const KNOWN_OPTIONS = new Set([
 ]);
 
 /**
- * The deepest `maxArgumentDepth`: arguments nest inside the facts the core reads, and the
- * validator's JSON parser reads at most 127 levels.
+ * The deepest `maxArgumentDepth`: arguments nest inside the facts the core reads, and the wire
+ * format the core and the validator read nests at most 160 levels.
  */
 export const MAX_ARGUMENT_DEPTH = 100;
 

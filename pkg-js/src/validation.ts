@@ -32,8 +32,8 @@ export interface Limits {
 export const DEFAULT_LIMITS: Limits = { maxBytes: 1024 * 1024, maxDepth: 64 };
 
 /**
- * The largest `maxArgumentDepth`: the core's JSON parser (serde_json) reads at most 127 levels,
- * and the policy step sends the arguments inside an object of facts; 100 leaves a margin.
+ * The largest `maxArgumentDepth`: the wire format the core and the validator read nests at most
+ * 160 levels, and the policy step sends the arguments inside an object of facts; 100 leaves a margin.
  */
 export const MAX_ARGUMENT_DEPTH = 100;
 

@@ -1,4 +1,4 @@
-//! The validator module's exports: compile a JSON Schema once, validate JSON text against it.
+//! The validator module's exports: compile a JSON Schema once, validate JSON values against it.
 //!
 //! A module of its own because the JSON Schema engine outweighs the rest of the core; pages load
 //! it only when a tool with a schema is first registered or called (`docs/behaviour.md`, "JSON Schema").
