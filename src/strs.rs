@@ -39,8 +39,46 @@ pub fn parse_digits(digits: &str) -> Option<usize> {
     Some(number)
 }
 
+/// Concatenates string pieces (`&str`, `String`, `&String`, anything `AsRef<str>`) into a new
+/// `String`: the core's messages are written with this instead of `format!`. Each `format!` call
+/// site builds a table of pieces and formatting functions and links `core::fmt`'s machinery
+/// with it; with every message of the core written this way the module was ~16 KB smaller
+/// (measured: 183,336 → 167,478 bytes, 64.6 → 58.8 KB brotli, upper bound with messages
+/// emptied). Numbers go in through [`decimal`].
+macro_rules! cat {
+    ($($piece:expr),* $(,)?) => {{
+        #[allow(unused_mut)]
+        let mut out = ::std::string::String::new();
+        $( out.push_str(::core::convert::AsRef::<str>::as_ref(&$piece)); )*
+        out
+    }};
+}
+pub(crate) use cat;
+
+/// The decimal digits of a whole number of any unsigned integer type (`7`, `4294967295`).
+pub fn decimal(number: impl Into<u64>) -> String {
+    let mut out = String::new();
+    push_decimal(&mut out, number.into());
+    out
+}
+
+/// The decimal digits of a `usize` (a length or an index: `usize` has no `Into<u64>`).
+pub fn decimal_usize(number: usize) -> String {
+    decimal(u64::try_from(number).unwrap_or(u64::MAX))
+}
+
+/// The decimal digits of a signed whole number, with `-` when negative.
+pub fn signed_decimal(number: i64) -> String {
+    let mut out = String::new();
+    if number < 0 {
+        out.push('-');
+    }
+    push_decimal(&mut out, number.unsigned_abs());
+    out
+}
+
 /// Appends the decimal digits of `number` (`core::fmt`'s integer formatting, without it).
-pub fn push_decimal(out: &mut String, number: usize) {
+pub fn push_decimal(out: &mut String, number: u64) {
     let mut digits = [0u8; 20];
     let mut at = digits.len();
     let mut rest = number;
@@ -77,15 +115,29 @@ pub fn join<S: AsRef<str>>(items: &[S], separator: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{find, join, parse_digits, split_once};
+    use super::{decimal, decimal_usize, find, join, parse_digits, signed_decimal, split_once};
 
     #[test]
     fn writes_decimals() {
-        for n in [0usize, 7, 10, 99, 100, 12_345, usize::MAX] {
+        for n in [0u64, 7, 10, 99, 100, 12_345, u64::from(u32::MAX), u64::MAX] {
             let mut out = String::from("x");
             super::push_decimal(&mut out, n);
             assert_eq!(out, format!("x{n}"));
+            assert_eq!(decimal(n), format!("{n}"));
         }
+        assert_eq!(decimal(42u32), "42");
+        assert_eq!(decimal(255u8), "255");
+        assert_eq!(decimal_usize(usize::MAX), format!("{}", usize::MAX));
+        for n in [0i64, 5, -5, -20, i64::MIN, i64::MAX] {
+            assert_eq!(signed_decimal(n), format!("{n}"));
+        }
+    }
+
+    #[test]
+    fn cats_pieces_of_any_string_type() {
+        let owned = String::from("b");
+        assert_eq!(super::cat!["a", owned, &owned, decimal(3u32), ""], "abb3");
+        assert_eq!(super::cat![], "");
     }
 
     #[test]

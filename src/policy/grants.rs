@@ -102,7 +102,7 @@ fn key(principal: Option<&str>, server: &str, tool: &str, fingerprint: &str) -> 
 }
 
 fn push_part(out: &mut String, part: &str) {
-    crate::strs::push_decimal(out, part.len());
+    crate::strs::push_decimal(out, u64::try_from(part.len()).unwrap_or(u64::MAX));
     out.push(':');
     out.push_str(part);
 }
