@@ -26,6 +26,7 @@ use crate::hooks::{Event, OnError, Subject};
 use crate::plan::Plan;
 use crate::policy::{settle_with_grant, settle_without_approver, Decision, Effect, EvalStep, Evaluation, Policy, PredicateResult};
 use crate::returns::{judge_approval, judge_hook, Approval, Contract, Judged, ReturnFacts};
+use crate::strs::{cat, decimal_usize};
 use crate::value::{Map, Value};
 
 /// What the TS layer reports after performing the last action (the numbers are the wire codes).
@@ -271,13 +272,13 @@ impl CallError {
 
     /// `Error: <message>`.
     fn error(kind: &'static str, reason: &'static str, message: String) -> CallError {
-        let text = format!("Error: {message}");
+        let text = cat!["Error: ", message];
         CallError::new(kind, reason, message, text)
     }
 
     /// `Denied: <message>`.
     fn denied(reason: &'static str, message: String) -> CallError {
-        let text = format!("Denied: {message}");
+        let text = cat!["Denied: ", message];
         CallError::new("denied", reason, message, text)
     }
 
@@ -725,7 +726,7 @@ impl Call {
             Outcome::InvalidSchema => {
                 let which = payload.get("which").and_then(Value::as_str).unwrap_or("schema");
                 let why = payload.get("message").and_then(Value::as_str).unwrap_or("it cannot be compiled");
-                CallError::error("validation", "invalid_schema", format!("the tool's {which} is not valid JSON Schema: {why}"))
+                CallError::error("validation", "invalid_schema", cat!["the tool's ", which, " is not valid JSON Schema: ", why])
             }
             Outcome::Invalid | Outcome::Raised => {
                 let diagnostics = diagnostics_of(outcome, payload);
@@ -885,7 +886,7 @@ impl Call {
                     Outcome::TimedOut => "timeout",
                     _ => "bad_return",
                 };
-                let mut error = CallError::denied("ask_failed", format!("the approval failed ({cause})"));
+                let mut error = CallError::denied("ask_failed", cat!["the approval failed (", cause, ")"]);
                 error.cause = Some(cause);
                 error.with_decision = true;
                 self.error = Some(error);
@@ -1031,7 +1032,7 @@ impl Call {
         };
         if invalid {
             let said = out.get("explanation").and_then(Value::as_str).unwrap_or_default().to_owned();
-            out.insert("explanation", format!("Validation would fail first (the tool would not run). Policy would then say: {said}").into());
+            out.insert("explanation", cat!["Validation would fail first (the tool would not run). Policy would then say: ", said].into());
         }
         out.insert("steps", Value::Array(steps));
         Value::Object(out)
@@ -1123,7 +1124,7 @@ pub fn unknown_tool_explanation(name: &str) -> Value {
     crate::object! {
         "effect" => "deny",
         "reason" => "unknown_tool",
-        "explanation" => format!("No visible tool is named \"{name}\"; a call would fail as unknown."),
+        "explanation" => cat!["No visible tool is named \"", name, "\"; a call would fail as unknown."],
         "steps" => Value::Array(vec![select]),
     }
 }
@@ -1137,8 +1138,8 @@ pub fn decision_value(decision: &Decision) -> Value {
 /// withheld).
 fn hook_failed(event: Event, role: Event, hook_id: String, cause: &'static str) -> CallError {
     let message = match role {
-        Event::After => format!("result withheld (after hook \"{hook_id}\" failed)"),
-        _ => format!("{} hook \"{hook_id}\" failed ({cause})", event.name()),
+        Event::After => cat!["result withheld (after hook \"", hook_id, "\" failed)"],
+        _ => cat![event.name(), " hook \"", hook_id, "\" failed (", cause, ")"],
     };
     let mut error = CallError::error("hook", "hook_failed", message);
     error.hook_id = Some(hook_id);
@@ -1174,7 +1175,7 @@ fn diagnostics_of(outcome: Outcome, payload: &Value) -> Value {
         Outcome::InvalidSchema => {
             let why = payload.get("message").and_then(Value::as_str).unwrap_or("the schema cannot be compiled");
             let which = payload.get("which").and_then(Value::as_str).unwrap_or("schema");
-            Value::Array(vec![crate::object! { "path" => "", "keyword" => "schema", "message" => format!("{which} is not valid JSON Schema: {why}") }])
+            Value::Array(vec![crate::object! { "path" => "", "keyword" => "schema", "message" => cat![which, " is not valid JSON Schema: ", why] }])
         }
         _ => payload.get("diagnostics").cloned().unwrap_or(Value::Array(Vec::new())),
     }
@@ -1199,7 +1200,9 @@ pub fn summary(diagnostics: &Value) -> String {
         text.push_str(&summary_item(item));
     }
     if items.len() > SUMMARY_ITEMS {
-        text.push_str(&format!("; … ({} more)", items.len().saturating_sub(SUMMARY_ITEMS)));
+        text.push_str("; … (");
+        text.push_str(&decimal_usize(items.len().saturating_sub(SUMMARY_ITEMS)));
+        text.push_str(" more)");
     }
     text
 }
@@ -1210,9 +1213,9 @@ fn summary_item(item: &Value) -> String {
     if item.get("keyword").and_then(Value::as_str) == Some("required") {
         if let Some(name) = message.strip_prefix("is required: \"").and_then(|rest| rest.strip_suffix('"')) {
             if !name.contains('"') && !name.contains('\\') {
-                return format!("{path}/{} is required", name.replace('~', "~0").replace('/', "~1"));
+                return cat![path, "/", name.replace('~', "~0").replace('/', "~1"), " is required"];
             }
         }
     }
-    format!("{} {message}", if path.is_empty() { "(root)" } else { path })
+    cat![if path.is_empty() { "(root)" } else { path }, " ", message]
 }

@@ -16,6 +16,7 @@
 
 use sha2::{Digest as _, Sha256};
 
+use crate::strs::cat;
 use crate::value::Value;
 
 /// The fingerprinted fields of a tool definition, in the order [`changed_fields`] reports them.
@@ -61,7 +62,7 @@ impl FieldTexts {
     /// string, or no `name`.
     pub fn from_value(value: &Value) -> Result<FieldTexts, String> {
         let Some(map) = value.as_object() else {
-            return Err(format!("the canonical fields are an object, not {}", value.type_name()));
+            return Err(cat!["the canonical fields are an object, not ", value.type_name()]);
         };
         let mut texts: [Option<String>; 6] = Default::default();
         for (key, text) in map.iter() {
@@ -69,9 +70,9 @@ impl FieldTexts {
                 .iter()
                 .position(|name| name == key)
                 .and_then(|index| texts.get_mut(index))
-                .ok_or_else(|| format!("\"{key}\" is not a fingerprinted field"))?;
+                .ok_or_else(|| cat!["\"", key, "\" is not a fingerprinted field"])?;
             let Some(text) = text.as_str() else {
-                return Err(format!("the canonical text of \"{key}\" is a string, not {}", text.type_name()));
+                return Err(cat!["the canonical text of \"", key, "\" is a string, not ", text.type_name()]);
             };
             *slot = Some(text.to_owned());
         }

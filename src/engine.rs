@@ -23,6 +23,7 @@ use crate::listing::Listing;
 use crate::plan::{Plan, Scopes};
 use crate::policy::{CallFacts, Evaluation, FingerprintState, Grant, MatchedRules};
 use crate::returns::{Contract, ReturnFacts};
+use crate::strs::{cat, decimal, decimal_usize};
 use crate::vec_map::VecMap;
 use crate::value::Value;
 
@@ -184,14 +185,14 @@ impl CallFlags {
 /// prompt. No tool name holds a `:`, so none of them can be mistaken for another's.
 pub fn grant_name(subject: Subject, name: &str) -> String {
     match subject {
-        Subject::Prompt => format!("prompt:{name}"),
+        Subject::Prompt => cat!["prompt:", name],
         Subject::Tool | Subject::Resource => name.to_owned(),
     }
 }
 
 /// The id a `toolsListed` hook is known by: its own, else `toolsListed:<step>`.
 fn listed_hook_id(hook: &Hook, step: usize) -> String {
-    hook.id.clone().unwrap_or_else(|| format!("toolsListed:{step}"))
+    hook.id.clone().unwrap_or_else(|| cat!["toolsListed:", decimal_usize(step)])
 }
 
 /// The core's state for one client.
@@ -215,7 +216,7 @@ pub struct Engine {
 
 fn check_handle(id: u32, what: &str) -> Result<(), ConfigError> {
     if id == 0 || id > MAX_HANDLE {
-        return Err(ConfigError::new("too_many_handles", format!("{what} handle {id} is out of range (1 to {MAX_HANDLE})")));
+        return Err(ConfigError::new("too_many_handles", cat![what, " handle ", decimal(id), " is out of range (1 to ", decimal(MAX_HANDLE), ")"]));
     }
     Ok(())
 }
@@ -248,13 +249,13 @@ impl Engine {
     pub fn define_hook_set(&mut self, id: u32, spec: &Value, label: &str) -> Result<(), ConfigError> {
         check_handle(id, "hook set")?;
         if self.sets.contains(id) {
-            return Err(ConfigError::new("handle_in_use", format!("hook set handle {id} is in use")));
+            return Err(ConfigError::new("handle_in_use", cat!["hook set handle ", decimal(id), " is in use"]));
         }
         let set = HookSet::compile(spec, label)?;
         for hook in &set.hooks {
             check_handle(hook.handle, "hook")?;
             if self.hook_owner.contains(hook.handle) {
-                return Err(ConfigError::new("handle_in_use", format!("hook handle {} is in use", hook.handle)));
+                return Err(ConfigError::new("handle_in_use", cat!["hook handle ", decimal(hook.handle), " is in use"]));
             }
         }
         for hook in &set.hooks {
@@ -328,7 +329,7 @@ impl Engine {
         }
         match self.sets.get(set) {
             Some(new) => new.check_unique_ids(&others, label)?,
-            None => return Err(ConfigError::new("unknown_handle", format!("no hook set with handle {set}"))),
+            None => return Err(ConfigError::new("unknown_handle", cat!["no hook set with handle ", decimal(set)])),
         }
         let replaced = if replace { std::mem::take(&mut self.global) } else { Vec::new() };
         self.global.push(set);
@@ -370,12 +371,12 @@ impl Engine {
     pub fn define_subject(&mut self, id: u32, subject: Subject, definition: Definition, server: Option<String>, sets: Vec<u32>, label: &str) -> Result<(), ConfigError> {
         check_handle(id, "tool")?;
         if self.tools.contains(id) {
-            return Err(ConfigError::new("handle_in_use", format!("tool handle {id} is in use")));
+            return Err(ConfigError::new("handle_in_use", cat!["tool handle ", decimal(id), " is in use"]));
         }
         let mut seen: Vec<&Hook> = Vec::new();
         self.hooks_of(&self.global, &mut seen);
         for set in &sets {
-            let set = self.sets.get(*set).ok_or_else(|| ConfigError::new("unknown_handle", format!("no hook set with handle {set}")))?;
+            let set = self.sets.get(*set).ok_or_else(|| ConfigError::new("unknown_handle", cat!["no hook set with handle ", decimal(*set)]))?;
             set.check_unique_ids(&seen, label)?;
             seen.extend(set.hooks.iter());
         }
@@ -392,7 +393,7 @@ impl Engine {
     pub fn define_standalone_tool(&mut self, id: u32, name: &str, sets: Vec<u32>, label: &str) -> Result<(), ConfigError> {
         check_handle(id, "tool")?;
         if self.tools.contains(id) {
-            return Err(ConfigError::new("handle_in_use", format!("tool handle {id} is in use")));
+            return Err(ConfigError::new("handle_in_use", cat!["tool handle ", decimal(id), " is in use"]));
         }
         let mut seen: Vec<&Hook> = Vec::new();
         for set in &sets {
@@ -427,7 +428,7 @@ impl Engine {
     pub fn define_scope(&mut self, id: u32, parent: u32, set: Option<u32>, label: &str) -> Result<(), ConfigError> {
         check_handle(id, "scope")?;
         if self.scopes.contains(id) {
-            return Err(ConfigError::new("handle_in_use", format!("scope handle {id} is in use")));
+            return Err(ConfigError::new("handle_in_use", cat!["scope handle ", decimal(id), " is in use"]));
         }
         let mut others: Vec<&Hook> = Vec::new();
         self.hooks_of(&self.global, &mut others);
@@ -497,7 +498,7 @@ impl Engine {
     /// The plan of `tool` under `scope`, its hooks matched against `target` when given (the URI
     /// a resource read reads), else against the subject's own name.
     fn build_plan(&self, tool: u32, scope: u32, target: Option<&str>) -> Result<Plan, ConfigError> {
-        let entry = self.tools.get(tool).ok_or_else(|| ConfigError::new("unknown_tool", format!("no tool with handle {tool}")))?;
+        let entry = self.tools.get(tool).ok_or_else(|| ConfigError::new("unknown_tool", cat!["no tool with handle ", decimal(tool)]))?;
         let global = if entry.standalone { Vec::new() } else { self.sets_of(&self.global) };
         let scoped_ids = if entry.standalone { Vec::new() } else { self.scope_sets(scope) };
         let scoped = self.sets_of(&scoped_ids);

@@ -1,5 +1,7 @@
 //! Configuration errors: what the TS layer turns into a thrown `ConfigurationError`.
 
+use crate::strs::cat;
+
 /// A problem with configuration the user gave (hooks, matchers, policy), found when it was given.
 ///
 /// Crosses the boundary as data; the TS layer throws it as `ConfigurationError` because bad
@@ -29,9 +31,9 @@ impl ConfigError {
         self.path = match (path.is_empty(), self.path.is_empty()) {
             (true, _) => self.path,
             (false, true) => path.to_owned(),
-            (false, false) => format!("{path}.{}", self.path),
+            (false, false) => cat![path, ".", self.path],
         };
-        self.message = format!("{}: {}", self.path, self.detail);
+        self.message = cat![self.path, ": ", self.detail];
         self
     }
 }

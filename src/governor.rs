@@ -20,6 +20,7 @@ use crate::digest::{changed_fields, FieldDigests, FieldTexts};
 use crate::error::ConfigError;
 use crate::matcher::{Matcher, Target};
 use crate::policy::{FingerprintState, GrantBook, Policy};
+use crate::strs::{cat, decimal_usize};
 use crate::value::Value;
 
 /// A tool's definition as governance sees it: its name, annotations and fingerprint.
@@ -134,7 +135,7 @@ impl Governor {
                 let mut approved = VecMap::new();
                 for (name, fingerprint) in map.iter() {
                     let Some(fingerprint) = fingerprint.as_str() else {
-                        return Err(ConfigError::new("invalid_config", format!("the fingerprint of \"{name}\" must be a string")).at(at));
+                        return Err(ConfigError::new("invalid_config", cat!["the fingerprint of \"", name, "\" must be a string"]).at(at));
                     };
                     approved.insert(name.clone(), fingerprint.to_ascii_lowercase());
                 }
@@ -143,14 +144,14 @@ impl Governor {
             Value::String(other) => {
                 return Err(ConfigError::new(
                     "invalid_config",
-                    format!("must be an object of {{ name: fingerprint }} or 'first_listing', not \"{other}\""),
+                    cat!["must be an object of { name: fingerprint } or 'first_listing', not \"", other, "\""],
                 )
                 .at(at))
             }
             other => {
                 return Err(ConfigError::new(
                     "invalid_config",
-                    format!("must be an object of {{ name: fingerprint }} or 'first_listing', not {}", other.type_name()),
+                    cat!["must be an object of { name: fingerprint } or 'first_listing', not ", other.type_name()],
                 )
                 .at(at))
             }
@@ -186,7 +187,7 @@ impl Governor {
             other => {
                 return Err(ConfigError::new(
                     "invalid_config",
-                    format!("must be {{ include?, exclude? }} or a function (tool, ctx) => boolean, not {}", other.type_name()),
+                    cat!["must be { include?, exclude? } or a function (tool, ctx) => boolean, not ", other.type_name()],
                 )
                 .at("tools"))
             }
@@ -197,16 +198,16 @@ impl Governor {
                 Some(Value::Array(items)) => {
                     let mut matchers = Vec::with_capacity(items.len());
                     for (index, item) in items.iter().enumerate() {
-                        matchers.push(Matcher::compile(item).map_err(|err| err.at(&format!("tools.{key}[{index}]")))?);
+                        matchers.push(Matcher::compile(item).map_err(|err| err.at(&cat!["tools.", key, "[", decimal_usize(index), "]"]))?);
                     }
                     Ok(Some(matchers))
                 }
-                Some(other) => Err(ConfigError::new("invalid_config", format!("must be an array of matchers, not {}", other.type_name()))
-                    .at(&format!("tools.{key}"))),
+                Some(other) => Err(ConfigError::new("invalid_config", cat!["must be an array of matchers, not ", other.type_name()])
+                    .at(&cat!["tools.", key])),
             }
         };
         if let Some(unknown) = map.unknown_key(&["include", "exclude"]) {
-            return Err(ConfigError::new("invalid_config", format!("unknown key \"{unknown}\" (expected include, exclude)")).at("tools"));
+            return Err(ConfigError::new("invalid_config", cat!["unknown key \"", unknown, "\" (expected include, exclude)"]).at("tools"));
         }
         self.filter = Some(ToolFilter { include: list("include")?, exclude: list("exclude")?.unwrap_or_default() });
         Ok(())

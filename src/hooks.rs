@@ -12,6 +12,7 @@
 
 use crate::error::ConfigError;
 use crate::matcher::Matcher;
+use crate::strs::{cat, decimal_usize};
 use crate::value::{Map, Value};
 
 /// A hook event (`docs/behaviour.md`, "Hooks").
@@ -158,7 +159,7 @@ impl HookSet {
             other => {
                 return Err(ConfigError::new(
                     "invalid_hooks",
-                    format!("hooks must be an object of event arrays, not {}", other.type_name()),
+                    cat!["hooks must be an object of event arrays, not ", other.type_name()],
                 )
                 .at(label))
             }
@@ -166,7 +167,7 @@ impl HookSet {
         if let Some((unknown, _)) = events.iter().find(|(key, _)| Event::from_name(key).is_none()) {
             return Err(ConfigError::new(
                 "unknown_hook_event",
-                format!("unknown hook event \"{unknown}\" (expected before, after, error, denied, toolsListed, resourceRead, promptGet)"),
+                cat!["unknown hook event \"", unknown, "\" (expected before, after, error, denied, toolsListed, resourceRead, promptGet)"],
             )
             .at(label));
         }
@@ -176,12 +177,12 @@ impl HookSet {
                 None | Some(Value::Null) => continue,
                 Some(Value::Array(entries)) => entries,
                 Some(other) => {
-                    return Err(ConfigError::new("invalid_hooks", format!("must be an array of hooks, not {}", other.type_name()))
-                        .at(&format!("{label}.{}", event.name())));
+                    return Err(ConfigError::new("invalid_hooks", cat!["must be an array of hooks, not ", other.type_name()])
+                        .at(&cat![label, ".", event.name()]));
                 }
             };
             for (index, entry) in entries.iter().enumerate() {
-                let path = format!("{label}.{}[{index}]", event.name());
+                let path = cat![label, ".", event.name(), "[", decimal_usize(index), "]"];
                 let hook = compile_entry(entry, event, index).map_err(|err| err.at(&path))?;
                 if hooks.iter().any(|other| other.handle == hook.handle) {
                     return Err(ConfigError::new("invalid_hook", "the same hook handle twice in one set".into()).at(&path));
@@ -210,9 +211,9 @@ impl HookSet {
                 if seen.contains(&id) {
                     return Err(ConfigError::new(
                         "duplicate_hook_id",
-                        format!("hook id \"{id}\" is already used; ids must be unique across global, scoped and tool hooks"),
+                        cat!["hook id \"", id, "\" is already used; ids must be unique across global, scoped and tool hooks"],
                     )
-                    .at(&format!("{label}.{}[{}]", hook.event.name(), hook.index)));
+                    .at(&cat![label, ".", hook.event.name(), "[", decimal_usize(hook.index), "]"]));
                 }
                 seen.push(id);
             }
@@ -231,13 +232,13 @@ fn compile_entry(entry: &Value, event: Event, index: usize) -> Result<Hook, Conf
     if let Some(unknown) = desc.unknown_key(&ENTRY_KEYS) {
         return Err(ConfigError::new(
             "unknown_hook_option",
-            format!("unknown hook option \"{unknown}\" (expected run, match, id, timeout, onError)"),
+            cat!["unknown hook option \"", unknown, "\" (expected run, match, id, timeout, onError)"],
         ));
     }
     let mut hook = match desc.get("run") {
         Some(Value::Function(handle)) => hook(*handle),
         None => return Err(ConfigError::new("invalid_hook", "a hook object needs `run`, a function".into())),
-        Some(other) => return Err(ConfigError::new("invalid_hook", format!("`run` must be a function, not {}", other.type_name()))),
+        Some(other) => return Err(ConfigError::new("invalid_hook", cat!["`run` must be a function, not ", other.type_name()])),
     };
     if let Some(spec) = present(desc, "match") {
         let compiled = if event == Event::ResourceRead { Matcher::compile_uri(spec) } else { Matcher::compile(spec) };
@@ -251,11 +252,11 @@ fn compile_entry(entry: &Value, event: Event, index: usize) -> Result<Hook, Conf
             Value::String(id) if is_default_id_form(id) => {
                 return Err(ConfigError::new(
                     "invalid_hook",
-                    format!("`id` \"{id}\" is reserved: ids of the form \"<event>:<index>\" are the default ids"),
+                    cat!["`id` \"", id, "\" is reserved: ids of the form \"<event>:<index>\" are the default ids"],
                 ))
             }
             Value::String(id) if !id.is_empty() => hook.id = Some(id.clone()),
-            other => return Err(ConfigError::new("invalid_hook", format!("`id` must be a non-empty string, not {}", describe(other)))),
+            other => return Err(ConfigError::new("invalid_hook", cat!["`id` must be a non-empty string, not ", describe(other)])),
         }
     }
     if let Some(timeout) = present(desc, "timeout") {
@@ -264,7 +265,7 @@ fn compile_entry(entry: &Value, event: Event, index: usize) -> Result<Hook, Conf
             _ => {
                 return Err(ConfigError::new(
                     "invalid_hook",
-                    format!("`timeout` must be a positive number of milliseconds, not {}", describe(timeout)),
+                    cat!["`timeout` must be a positive number of milliseconds, not ", describe(timeout)],
                 ))
             }
         }
@@ -273,13 +274,13 @@ fn compile_entry(entry: &Value, event: Event, index: usize) -> Result<Hook, Conf
         if !matches!(event, Event::After | Event::Error) {
             return Err(ConfigError::new(
                 "invalid_hook",
-                format!("`onError` is only for after and error hooks, not {} hooks", event.name()),
+                cat!["`onError` is only for after and error hooks, not ", event.name(), " hooks"],
             ));
         }
         hook.on_error = match on_error.as_str() {
             Some("fail") => OnError::Fail,
             Some("ignore") => OnError::Ignore,
-            _ => return Err(ConfigError::new("invalid_hook", format!("`onError` must be 'fail' or 'ignore', not {}", describe(on_error)))),
+            _ => return Err(ConfigError::new("invalid_hook", cat!["`onError` must be 'fail' or 'ignore', not ", describe(on_error)])),
         };
     }
     Ok(hook)
@@ -300,7 +301,7 @@ fn present<'a>(desc: &'a Map, key: &str) -> Option<&'a Value> {
 fn not_a_hook(entry: &Value) -> ConfigError {
     ConfigError::new(
         "invalid_hook",
-        format!("a hook must be a function or {{ run, match?, id?, timeout?, onError? }}, not {}", entry.type_name()),
+        cat!["a hook must be a function or { run, match?, id?, timeout?, onError? }, not ", entry.type_name()],
     )
 }
 
@@ -308,7 +309,7 @@ fn not_a_hook(entry: &Value) -> ConfigError {
 /// need float formatting in the core; the path already says where the value is).
 fn describe(value: &Value) -> String {
     match value {
-        Value::String(text) => format!("\"{text}\""),
+        Value::String(text) => cat!["\"", text, "\""],
         Value::Bool(flag) => if *flag { "true" } else { "false" }.to_owned(),
         Value::Number(number) => crate::value::integer_text(*number).unwrap_or_else(|| "a number".to_owned()),
         other => other.type_name().to_owned(),

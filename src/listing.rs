@@ -11,6 +11,7 @@
 use crate::call::{Action, Op, Outcome, Verdict};
 use crate::hooks::Event;
 use crate::returns::{is_listed_subset, judge_hook, Contract, Judged, Kind, ReturnFacts};
+use crate::strs::cat;
 use crate::value::{Map, Value};
 
 /// One listing in progress.
@@ -173,7 +174,7 @@ impl Listing {
             }
             Some((id, cause)) => {
                 map.insert("ok", false.into());
-                let message = format!("toolsListed hook \"{id}\" failed ({cause})");
+                let message = cat!["toolsListed hook \"", id, "\" failed (", cause, ")"];
                 map.insert("error", crate::object! { "hookId" => id.as_str(), "cause" => *cause, "message" => message });
             }
         }

@@ -20,6 +20,7 @@
 
 use crate::error::ConfigError;
 use crate::pattern::Pattern;
+use crate::strs::cat;
 use crate::value::{Map, Value};
 
 /// Where a matcher sits in the onion order of one scope: all → server → tool (see `docs/behaviour.md`,
@@ -71,10 +72,7 @@ impl Matcher {
                 Ok(Matcher { kind: Kind::Pattern { server: None, name }, level: Level::Tool })
             }
             Value::Object(map) => Matcher::from_object(map),
-            other => Err(invalid(format!(
-                "a matcher must be a string, a RegExp or {{ server, name: RegExp }}, not {}",
-                other.type_name()
-            ))),
+            other => Err(invalid(cat!["a matcher must be a string, a RegExp or { server, name: RegExp }, not ", other.type_name()])),
         }
     }
 
@@ -89,7 +87,7 @@ impl Matcher {
             _ => return Err(invalid("the object form of a matcher needs `name: RegExp`".into())),
         };
         if let Some(extra) = map.unknown_key(&["server", "name"]) {
-            return Err(invalid(format!("unknown key \"{extra}\" in a matcher object (expected server, name)")));
+            return Err(invalid(cat!["unknown key \"", extra, "\" in a matcher object (expected server, name)"]));
         }
         Ok(Matcher { kind: Kind::Pattern { server: Some(server), name }, level: Level::Tool })
     }
@@ -109,19 +107,23 @@ impl Matcher {
         let (server, tool) = match text.split_once('/') {
             Some((server, tool)) => {
                 if tool.contains('/') {
-                    return Err(invalid(format!("matcher \"{text}\" has more than one '/': use 'server/tool'")));
+                    return Err(invalid(cat!["matcher \"", text, "\" has more than one '/': use 'server/tool'"]));
                 }
                 (Some(server_glob(server)?), tool)
             }
             None => (None, text),
         };
         if tool.is_empty() {
-            return Err(invalid(format!("matcher \"{text}\" has an empty tool segment (use 'server/*')")));
+            return Err(invalid(cat!["matcher \"", text, "\" has an empty tool segment (use 'server/*')"]));
         }
         if let Some(bad) = tool.chars().find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-' | '*'))) {
-            return Err(invalid(format!(
-                "matcher \"{text}\" can never match: tool names hold only A-Z a-z 0-9 _ . - (found '{bad}')"
-            )));
+            return Err(invalid(cat![
+                "matcher \"",
+                text,
+                "\" can never match: tool names hold only A-Z a-z 0-9 _ . - (found '",
+                bad.encode_utf8(&mut [0; 4]),
+                "')"
+            ]));
         }
         let tool = Glob::new(tool);
         let level = match (&server, tool.is_any()) {
@@ -213,13 +215,13 @@ impl UriGlob {
                 '*' => UriPart::Star,
                 '{' => {
                     let Some(end) = rest.find('}') else {
-                        return Err(invalid(format!("URI matcher \"{text}\" has a '{{' without its '}}'")));
+                        return Err(invalid(cat!["URI matcher \"", text, "\" has a '{' without its '}'"]));
                     };
                     let name = rest.get(..end).unwrap_or_default();
                     rest = rest.get(end.saturating_add(1)..).unwrap_or_default();
                     let (reserved, name) = name.strip_prefix('+').map_or((false, name), |name| (true, name));
                     if name.is_empty() || name.contains('{') {
-                        return Err(invalid(format!("URI matcher \"{text}\" has an empty or nested template variable")));
+                        return Err(invalid(cat!["URI matcher \"", text, "\" has an empty or nested template variable"]));
                     }
                     if reserved {
                         UriPart::Reserved
@@ -368,7 +370,7 @@ fn server_glob(server: &str) -> Result<Glob, ConfigError> {
 }
 
 fn compile_regex(source: &str, flags: &str) -> Result<Pattern, ConfigError> {
-    Pattern::compile(source, flags).map_err(|reason| pattern_error(&format!("RegExp /{source}/{flags}"), source, flags, &reason))
+    Pattern::compile(source, flags).map_err(|reason| pattern_error(&cat!["RegExp /", source, "/", flags], source, flags, &reason))
 }
 
 /// An `invalid_pattern` error for a pattern the engine refused: `<what>: <the engine's
@@ -376,9 +378,9 @@ fn compile_regex(source: &str, flags: &str) -> Result<Pattern, ConfigError> {
 pub(crate) fn pattern_error(what: &str, source: &str, flags: &str, reason: &str) -> ConfigError {
     // The engine names the pattern with the flags it was given, which never hold `g` or `y`.
     let kept: String = flags.chars().filter(|flag| *flag != 'g' && *flag != 'y').collect();
-    let prefix = format!("Invalid regular expression: /{source}/{kept}: ");
+    let prefix = cat!["Invalid regular expression: /", source, "/", kept, ": "];
     let detail = reason.strip_prefix(prefix.as_str()).unwrap_or(reason);
-    ConfigError::new("invalid_pattern", format!("{what} is not a valid pattern: {detail}"))
+    ConfigError::new("invalid_pattern", cat![what, " is not a valid pattern: ", detail])
 }
 
 fn invalid(message: String) -> ConfigError {

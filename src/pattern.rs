@@ -118,6 +118,7 @@ mod native {
     use std::cell::RefCell;
 
     use super::Host;
+    use crate::strs::cat;
 
     thread_local! {
         static TABLE: RefCell<Vec<Option<regex_lite::Regex>>> = const { RefCell::new(Vec::new()) };
@@ -125,8 +126,10 @@ mod native {
 
     fn compile(source: &str, flags: &str) -> Result<u32, String> {
         let inline: String = flags.chars().filter(|flag| matches!(flag, 'i' | 'm' | 's')).collect();
-        let pattern = if inline.is_empty() { source.to_owned() } else { format!("(?{inline}){source}") };
-        let regex = regex_lite::Regex::new(&pattern).map_err(|err| format!("Invalid regular expression: /{source}/{flags}: {err}"))?;
+        let pattern = if inline.is_empty() { source.to_owned() } else { cat!["(?", inline, ")", source] };
+        // `regex_lite::Error` says its reason only through `Display`; this engine is not in the
+        // wasm module, so that `core::fmt` use costs the page nothing.
+        let regex = regex_lite::Regex::new(&pattern).map_err(|err| cat!["Invalid regular expression: /", source, "/", flags, ": ", err.to_string()])?;
         TABLE.with(|table| {
             let mut table = table.borrow_mut();
             let slot = table.iter().position(Option::is_none).unwrap_or(table.len());

@@ -8,6 +8,7 @@
 use crate::error::ConfigError;
 use crate::hooks::{Event, Hook, HookSet, OnError, Subject};
 use crate::matcher::Level;
+use crate::strs::{cat, decimal_usize};
 
 /// One hook as it runs in a plan.
 #[derive(Debug, Clone, PartialEq)]
@@ -62,7 +63,7 @@ impl Plan {
             }
             let ordered = ordered_hooks(scopes, event, Some(server), name);
             for (position, hook) in ordered.into_iter().enumerate() {
-                let id = hook.id.clone().unwrap_or_else(|| format!("{}:{position}", event.name()));
+                let id = hook.id.clone().unwrap_or_else(|| cat![event.name(), ":", decimal_usize(position)]);
                 slot.push(PlannedHook { handle: hook.handle, id, on_error: hook.on_error });
             }
         }
@@ -71,7 +72,7 @@ impl Plan {
                 if ids.contains(&hook.id.as_str()) {
                     return Err(ConfigError::new(
                         "duplicate_hook_id",
-                        format!("hook id \"{}\" is used twice among the hooks of {} \"{name}\"", hook.id, subject.noun()),
+                        cat!["hook id \"", hook.id, "\" is used twice among the hooks of ", subject.noun(), " \"", name, "\""],
                     ));
                 }
                 ids.push(&hook.id);

@@ -354,5 +354,5 @@ pub fn integer_text(number: f64) -> Option<String> {
     // INVARIANT: whole and within ±2^53, so the cast is exact.
     #[allow(clippy::cast_possible_truncation)]
     let whole = number as i64;
-    Some(whole.to_string())
+    Some(crate::strs::signed_decimal(whole))
 }

@@ -4,6 +4,7 @@
 
 use std::fmt;
 
+use crate::strs::{cat, decimal_usize};
 use crate::value::{Map, Value};
 
 /// What policy says about a call.
@@ -117,19 +118,25 @@ impl RuleRef {
         Value::Object(map)
     }
 
+    /// The rule's path in the policy, such as `allow[1]`.
+    pub fn path(&self) -> String {
+        cat![self.list.name(), "[", decimal_usize(self.index), "]"]
+    }
+
     /// How explanations name the rule: `deny[0]`, or `deny[0] ("no-deletes")` when it has an id.
     pub fn label(&self) -> String {
         match &self.id {
-            Some(id) => format!("{self} (\"{id}\")"),
-            None => self.to_string(),
+            Some(id) => cat![self.path(), " (\"", id, "\")"],
+            None => self.path(),
         }
     }
 }
 
+/// The rule's path, as [`RuleRef::path`] writes it. The core itself calls `path`, so this
+/// `core::fmt` code stays out of the wasm module; it is here for Rust callers.
 impl fmt::Display for RuleRef {
-    /// The rule's path in the policy, such as `allow[1]`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}[{}]", self.list.name(), self.index)
+        f.write_str(&self.path())
     }
 }
 
@@ -206,7 +213,7 @@ impl Decision {
             List::Ask => "Asked",
             List::Allow => "Allowed",
         };
-        let mut explanation = format!("{verb} by {}", rule.label());
+        let mut explanation = cat![verb, " by ", rule.label()];
         match closed {
             Some(FailedClosed::Function) => {
                 explanation.push_str(", failing closed because a function predicate failed");
@@ -240,7 +247,7 @@ impl Decision {
             effect,
             reason: Reason::Default,
             rule: None,
-            explanation: format!("No rule matched; the default is {}.", effect.name()),
+            explanation: cat!["No rule matched; the default is ", effect.name(), "."],
             pin: None,
             rule_reason: None,
         }
@@ -251,16 +258,21 @@ impl Decision {
         let fields = if pin.changed.is_empty() {
             String::new()
         } else {
-            format!(" ({})", crate::strs::join(&pin.changed, ", "))
+            cat![" (", crate::strs::join(&pin.changed, ", "), ")"]
         };
         Decision {
             effect,
             reason: Reason::FingerprintChanged,
             rule: None,
-            explanation: format!(
-                "The definition of \"{tool}\" changed{fields} since it was approved; pin is {}.",
-                effect.name()
-            ),
+            explanation: cat![
+                "The definition of \"",
+                tool,
+                "\" changed",
+                fields,
+                " since it was approved; pin is ",
+                effect.name(),
+                "."
+            ],
             pin: Some(pin),
             rule_reason: None,
         }
@@ -272,10 +284,13 @@ impl Decision {
             effect,
             reason: Reason::NewTool,
             rule: None,
-            explanation: format!(
-                "\"{tool}\" is a new tool (first seen after the baseline); allowNewTools is {}.",
-                effect.name()
-            ),
+            explanation: cat![
+                "\"",
+                tool,
+                "\" is a new tool (first seen after the baseline); allowNewTools is ",
+                effect.name(),
+                "."
+            ],
             pin: None,
             rule_reason: None,
         }
@@ -287,8 +302,8 @@ impl Decision {
     /// explanation, which says what happened.
     pub fn denial_text(&self) -> String {
         match (&self.rule_reason, self.reason, self.effect) {
-            (Some(text), Reason::Rule, Effect::Deny) => format!("Denied: {text}"),
-            _ => format!("Denied: {}", self.explanation),
+            (Some(text), Reason::Rule, Effect::Deny) => cat!["Denied: ", text],
+            _ => cat!["Denied: ", self.explanation],
         }
     }
 
@@ -334,10 +349,11 @@ pub fn settle_with_grant(decision: &Decision) -> Decision {
     Decision {
         effect: Effect::Allow,
         reason: Reason::Grant,
-        explanation: format!(
-            "Allowed by a live grant, which settles the ask from {}.",
-            decision.asker()
-        ),
+        explanation: cat![
+            "Allowed by a live grant, which settles the ask from ",
+            decision.asker(),
+            "."
+        ],
         ..decision.clone()
     }
 }

@@ -3,6 +3,7 @@
 //! Both walk values without recursion: arguments come from an agent and may nest deeply, and a
 //! stack overflow in wasm would kill the page's whole instance.
 
+use crate::strs::cat;
 use crate::value::Value;
 
 /// A parsed RFC 6901 JSON pointer, such as `/items/0/id`.
@@ -22,9 +23,13 @@ impl Pointer {
             return Ok(Pointer { tokens: Vec::new() });
         }
         let Some(rest) = text.strip_prefix('/') else {
-            return Err(format!(
-                "\"{text}\" is not a JSON pointer: it must start with '/' (did you mean \"/{text}\"?)"
-            ));
+            return Err(cat![
+                "\"",
+                text,
+                "\" is not a JSON pointer: it must start with '/' (did you mean \"/",
+                text,
+                "\"?)"
+            ]);
         };
         let mut tokens = Vec::new();
         for token in rest.split('/') {
@@ -61,9 +66,11 @@ fn unescape(token: &str, whole: &str) -> Result<String, String> {
             Some('0') => out.push('~'),
             Some('1') => out.push('/'),
             _ => {
-                return Err(format!(
-                    "\"{whole}\" is not a JSON pointer: '~' must be followed by 0 or 1"
-                ));
+                return Err(cat![
+                    "\"",
+                    whole,
+                    "\" is not a JSON pointer: '~' must be followed by 0 or 1"
+                ]);
             }
         }
     }

@@ -1,16 +1,25 @@
 //! Messages for unknown keys, with a "did you mean" when a known key is one or two edits away.
 
 use crate::error::ConfigError;
+use crate::strs::cat;
 use crate::value::Map;
 
 /// `unknown key "alow" in <place> (expected deny, ask, …; did you mean "allow"?)`.
 pub(crate) fn unknown_key_message(key: &str, place: &str, known: &[&str]) -> String {
     let expected = crate::strs::join(known, ", ");
     match suggest(key, known) {
-        Some(near) => format!(
-            "unknown key \"{key}\" in {place} (did you mean \"{near}\"? expected {expected})"
-        ),
-        None => format!("unknown key \"{key}\" in {place} (expected {expected})"),
+        Some(near) => cat![
+            "unknown key \"",
+            key,
+            "\" in ",
+            place,
+            " (did you mean \"",
+            near,
+            "\"? expected ",
+            expected,
+            ")"
+        ],
+        None => cat!["unknown key \"", key, "\" in ", place, " (expected ", expected, ")"],
     }
 }
 

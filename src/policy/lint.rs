@@ -11,6 +11,7 @@ use super::rule::raw_parts;
 use super::{parse, List};
 use crate::error::ConfigError;
 use crate::matcher::{loose, EVERY_TOOL};
+use crate::strs::{cat, decimal_usize};
 use crate::value::{Map, Value};
 
 /// One finding of [`lint`]: `{ code, message, path }`, `path` naming the rule (`allow[0]`) or
@@ -96,22 +97,22 @@ struct Entry<'a> {
 
 impl Entry<'_> {
     fn path(&self) -> String {
-        format!("{}[{}]", self.list.name(), self.index)
+        cat![self.list.name(), "[", decimal_usize(self.index), "]"]
     }
 
     /// The matcher as the user wrote it, for messages.
     fn matcher_text(&self) -> String {
         match self.matcher {
             None => "'*'".to_owned(),
-            Some(Value::String(text)) => format!("'{text}'"),
-            Some(Value::Regex { source, flags }) => format!("/{source}/{flags}"),
+            Some(Value::String(text)) => cat!["'", text, "'"],
+            Some(Value::Regex { source, flags }) => cat!["/", source, "/", flags],
             Some(other) => {
                 let server = other.get("server").and_then(Value::as_str).unwrap_or_default();
                 match other.get("name") {
                     Some(Value::Regex { source, flags }) => {
-                        format!("{{ server: '{server}', name: /{source}/{flags} }}")
+                        cat!["{ server: '", server, "', name: /", source, "/", flags, " }"]
                     }
-                    _ => format!("{{ server: '{server}' }}"),
+                    _ => cat!["{ server: '", server, "' }"],
                 }
             }
         }
@@ -272,20 +273,22 @@ fn shadowed(entry: &Entry<'_>, earlier: &[Entry<'_>]) -> Option<Diagnostic> {
     let order = if cover.list == entry.list {
         "and comes first".to_owned()
     } else {
-        format!(
-            "and {} is checked before {}",
-            cover.list.name(),
-            entry.list.name()
-        )
+        cat!["and ", cover.list.name(), " is checked before ", entry.list.name()]
     };
     let path = entry.path();
     Some(Diagnostic {
         code: "shadowed_rule",
-        message: format!(
-            "{path}: this rule can never fire: {} ({}) matches every call it matches, {how}, {order}",
+        message: cat![
+            path,
+            ": this rule can never fire: ",
             cover.path(),
-            cover.matcher_text()
-        ),
+            " (",
+            cover.matcher_text(),
+            ") matches every call it matches, ",
+            how,
+            ", ",
+            order
+        ],
         path,
     })
 }
@@ -303,10 +306,14 @@ fn duplicate_id(entry: &Entry<'_>, earlier: &[Entry<'_>]) -> Option<Diagnostic> 
     let path = entry.path();
     Some(Diagnostic {
         code: "duplicate_rule_id",
-        message: format!(
-            "{path}: the id \"{id}\" is already used by {}, so decisions naming it are ambiguous",
-            first.path()
-        ),
+        message: cat![
+            path,
+            ": the id \"",
+            id,
+            "\" is already used by ",
+            first.path(),
+            ", so decisions naming it are ambiguous"
+        ],
         path,
     })
 }
@@ -321,13 +328,18 @@ fn unknown_hints(entry: &Entry<'_>, found: &mut Vec<Diagnostic>) {
             if KNOWN_HINTS.contains(&hint.as_str()) {
                 continue;
             }
-            let path = format!("{rule}.{at}");
-            let near = suggest(hint, &KNOWN_HINTS).map(|near| format!(" (did you mean \"{near}\"?)")).unwrap_or_default();
+            let path = cat![rule, ".", at];
+            let near = suggest(hint, &KNOWN_HINTS).map(|near| cat![" (did you mean \"", near, "\"?)"]).unwrap_or_default();
             found.push(Diagnostic {
                 code: "unknown_annotation",
-                message: format!(
-                    "{path}: \"{hint}\" is not an annotation the WebMCP draft or MCP defines{near}; a tool without it reads as false"
-                ),
+                message: cat![
+                    path,
+                    ": \"",
+                    hint,
+                    "\" is not an annotation the WebMCP draft or MCP defines",
+                    near,
+                    "; a tool without it reads as false"
+                ],
                 path,
             });
         }

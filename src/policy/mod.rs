@@ -37,6 +37,7 @@ pub use lint::{lint, Diagnostic};
 
 use crate::error::ConfigError;
 use crate::hooks::Subject;
+use crate::strs::{cat, decimal_usize};
 use crate::value::{Map, Value};
 use keys::report_unknown_keys;
 use rule::{parse_rule, Rule};
@@ -236,10 +237,10 @@ fn parse(spec: &Value, errors: &mut Vec<ConfigError>) -> Option<Draft> {
         other => {
             errors.push(ConfigError::new(
                 "invalid_policy",
-                format!(
-                    "a policy is an object {{ deny, ask, allow, default, pin, allowNewTools }}, not {}",
+                cat![
+                    "a policy is an object { deny, ask, allow, default, pin, allowNewTools }, not ",
                     other.type_name()
-                ),
+                ],
             ));
             return None;
         }
@@ -303,11 +304,11 @@ fn parse_section(map: &Map, key: &'static str, uris: bool, inherited: Effect, er
         None => return empty(inherited),
         Some(Value::Object(section)) => section,
         Some(other) => {
-            errors.push(ConfigError::new("invalid_policy", format!("`{key}` is an object {{ deny, ask, allow, default }}, not {}", other.type_name())).at(key));
+            errors.push(ConfigError::new("invalid_policy", cat!["`", key, "` is an object { deny, ask, allow, default }, not ", other.type_name()]).at(key));
             return empty(inherited);
         }
     };
-    report_unknown_keys(section, &SECTION_KEYS, "unknown_policy_key", &format!("the policy's `{key}`"), &format!("{key}."), errors);
+    report_unknown_keys(section, &SECTION_KEYS, "unknown_policy_key", &cat!["the policy's `", key, "`"], &cat![key, "."], errors);
     let mut inner = Vec::new();
     let default = setting(section, "default", &mut inner, effect_of, "'deny', 'ask' or 'allow'").unwrap_or(inherited);
     crate::error::file_under(errors, inner, key);
@@ -345,14 +346,14 @@ fn setting<T>(
     let parsed = read(value);
     if parsed.is_none() {
         let shown = match value {
-            Value::String(text) => format!("\"{text}\""),
-            Value::Bool(flag) => flag.to_string(),
+            Value::String(text) => cat!["\"", text, "\""],
+            Value::Bool(flag) => if *flag { "true" } else { "false" }.to_owned(),
             other => other.type_name().to_owned(),
         };
         errors.push(
             ConfigError::new(
                 "invalid_policy",
-                format!("`{key}` is {expected}, not {shown}"),
+                cat!["`", key, "` is ", expected, ", not ", shown],
             )
             .at(key),
         );
@@ -372,7 +373,7 @@ fn parse_list(map: &Map, list: List, errors: &mut Vec<ConfigError>, lists: Lists
             for (index, value) in rules.iter().enumerate() {
                 let mut inner = Vec::new();
                 parsed.push(parse_rule(value, &mut inner, lists.uris));
-                crate::error::file_under(errors, inner, &format!("{prefix}{name}[{index}]"));
+                crate::error::file_under(errors, inner, &cat![prefix, name, "[", decimal_usize(index), "]"]);
             }
             parsed
         }
@@ -380,9 +381,9 @@ fn parse_list(map: &Map, list: List, errors: &mut Vec<ConfigError>, lists: Lists
             errors.push(
                 ConfigError::new(
                     "invalid_policy",
-                    format!("`{name}` is an array of rules, not {}", other.type_name()),
+                    cat!["`", name, "` is an array of rules, not ", other.type_name()],
                 )
-                .at(&format!("{prefix}{name}")),
+                .at(&cat![prefix, name]),
             );
             Vec::new()
         }

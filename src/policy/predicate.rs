@@ -16,6 +16,7 @@ use super::keys::unknown_key_message;
 use crate::error::ConfigError;
 use crate::matcher::pattern_error;
 use crate::pattern::Pattern;
+use crate::strs::{cat, decimal_usize};
 use crate::value::{Map, Value};
 
 /// The predicate keys of an object predicate other than `arg`.
@@ -168,7 +169,7 @@ pub(crate) fn parse_when(when: &Value, errors: &mut Vec<ConfigError>) -> Vec<Par
                 if let Some(predicate) = parse_predicate(item, &mut inner) {
                     parsed.push(predicate);
                 }
-                crate::error::file_under(errors, inner, &format!("when[{index}]"));
+                crate::error::file_under(errors, inner, &cat!["when[", decimal_usize(index), "]"]);
             }
             parsed
         }
@@ -202,7 +203,7 @@ fn parse_predicate(value: &Value, errors: &mut Vec<ConfigError>) -> Option<Parse
             errors,
             ConfigError::new(
                 "unknown_predicate",
-                format!("unknown predicate \"{text}\" (the only string predicate is 'tainted')"),
+                cat!["unknown predicate \"", text, "\" (the only string predicate is 'tainted')"],
             ),
         ),
         Value::Function(handle) => Some(Parsed::Function(*handle)),
@@ -220,10 +221,10 @@ fn parse_predicate(value: &Value, errors: &mut Vec<ConfigError>) -> Option<Parse
         ),
         other => fail(
             errors,
-            invalid(format!(
-                "a predicate is 'tainted', an object or a function, not {}",
+            invalid(cat![
+                "a predicate is 'tainted', an object or a function, not ",
                 other.type_name()
-            )),
+            ]),
         ),
     }
 }
@@ -263,10 +264,10 @@ fn parse_object(map: &Map, errors: &mut Vec<ConfigError>) -> Option<Parsed> {
 /// `{ annotation: { hint: value, … } }`.
 fn parse_annotation(body: &Value) -> Result<DataPredicate, ConfigError> {
     let Value::Object(hints) = body else {
-        return Err(invalid(format!(
-            "`annotation` takes an object of hints, such as {{ destructiveHint: true }}, not {}",
+        return Err(invalid(cat![
+            "`annotation` takes an object of hints, such as { destructiveHint: true }, not ",
             body.type_name()
-        )));
+        ]));
     };
     if hints.is_empty() {
         return Err(invalid(
@@ -275,9 +276,12 @@ fn parse_annotation(body: &Value) -> Result<DataPredicate, ConfigError> {
     }
     for (hint, value) in hints.iter() {
         if let Some(kind) = foreign(value) {
-            return Err(invalid(format!(
-                "annotation \"{hint}\" cannot be compared with {kind}"
-            )));
+            return Err(invalid(cat![
+                "annotation \"",
+                hint,
+                "\" cannot be compared with ",
+                kind
+            ]));
         }
     }
     Ok(DataPredicate::Annotation(hints.clone()))
@@ -286,10 +290,11 @@ fn parse_annotation(body: &Value) -> Result<DataPredicate, ConfigError> {
 /// `{ tainted: { ignore: [serverIds] } }`.
 fn parse_tainted(body: &Value) -> Result<DataPredicate, ConfigError> {
     let Value::Object(options) = body else {
-        return Err(invalid(format!(
-            "`tainted` takes {{ ignore: [serverIds] }}, not {} (write 'tainted' for no exceptions)",
-            body.type_name()
-        )));
+        return Err(invalid(cat![
+            "`tainted` takes { ignore: [serverIds] }, not ",
+            body.type_name(),
+            " (write 'tainted' for no exceptions)"
+        ]));
     };
     if let Some(unknown) = options.unknown_key(&["ignore"]) {
         return Err(ConfigError::new(
@@ -328,10 +333,10 @@ fn parse_arg(map: &Map, errors: &mut Vec<ConfigError>) -> Option<Parsed> {
             .map_err(|message| errors.push(invalid(message)))
             .ok(),
         Some(other) => {
-            errors.push(invalid(format!(
-                "`arg` is a JSON pointer string such as '/limit', not {}",
+            errors.push(invalid(cat![
+                "`arg` is a JSON pointer string such as '/limit', not ",
                 other.type_name()
-            )));
+            ]));
             None
         }
         None => None,
@@ -375,7 +380,7 @@ fn parse_arg(map: &Map, errors: &mut Vec<ConfigError>) -> Option<Parsed> {
 /// One operator of an `arg` predicate.
 fn parse_operator(key: &str, value: &Value) -> Result<Operator, ConfigError> {
     let comparable = |value: &Value| match foreign(value) {
-        Some(kind) => Err(invalid(format!("`{key}` cannot compare with {kind}"))),
+        Some(kind) => Err(invalid(cat!["`", key, "` cannot compare with ", kind])),
         None => Ok(()),
     };
     match key {
@@ -385,26 +390,28 @@ fn parse_operator(key: &str, value: &Value) -> Result<Operator, ConfigError> {
                 "`in: []` lists no value, so it could never hold".into(),
             )),
             Value::Array(options) => comparable(value).map(|()| Operator::In(options.clone())),
-            other => Err(invalid(format!(
-                "`in` takes an array of values, not {}",
+            other => Err(invalid(cat![
+                "`in` takes an array of values, not ",
                 other.type_name()
-            ))),
+            ])),
         },
         "matches" => parse_pattern(value).map(Operator::Matches),
         "max" | "min" => match value.as_f64() {
             Some(limit) if key == "max" => Ok(Operator::Max(limit)),
             Some(limit) => Ok(Operator::Min(limit)),
-            None => Err(invalid(format!(
-                "`{key}` takes a number, not {}",
+            None => Err(invalid(cat![
+                "`",
+                key,
+                "` takes a number, not ",
                 value.type_name()
-            ))),
+            ])),
         },
         "exists" => match value {
             Value::Bool(expected) => Ok(Operator::Exists(*expected)),
-            other => Err(invalid(format!(
-                "`exists` takes true or false, not {}",
+            other => Err(invalid(cat![
+                "`exists` takes true or false, not ",
                 other.type_name()
-            ))),
+            ])),
         },
         unknown => Err(ConfigError::new(
             "unknown_predicate",
@@ -421,14 +428,14 @@ fn parse_pattern(value: &Value) -> Result<Pattern, ConfigError> {
         Value::String(source) => (source.as_str(), ""),
         Value::Regex { source, flags } => (source.as_str(), flags.as_str()),
         other => {
-            return Err(invalid(format!(
-                "`matches` takes a regex source string or a RegExp, not {}",
+            return Err(invalid(cat![
+                "`matches` takes a regex source string or a RegExp, not ",
                 other.type_name()
-            )))
+            ]))
         }
     };
     Pattern::compile(source, flags).map_err(|reason| {
-        pattern_error(&format!("`matches` pattern /{source}/{flags}"), source, flags, &reason)
+        pattern_error(&cat!["`matches` pattern /", source, "/", flags], source, flags, &reason)
     })
 }
 

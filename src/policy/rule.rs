@@ -4,6 +4,7 @@ use super::keys::report_unknown_keys;
 use super::predicate::{parse_when, DataPredicate, Parsed};
 use crate::error::ConfigError;
 use crate::matcher::Matcher;
+use crate::strs::{cat, decimal_usize};
 use crate::value::{Map, Value};
 
 /// The keys of a rule object.
@@ -51,7 +52,7 @@ pub(crate) fn raw_parts(value: &Value) -> Option<RawRule<'_>> {
                 Some(Value::Array(items)) => {
                     let mut when = Vec::with_capacity(items.len());
                     for (index, item) in items.iter().enumerate() {
-                        when.push((format!("when[{index}]"), item));
+                        when.push((cat!["when[", decimal_usize(index), "]"], item));
                     }
                     when
                 }
@@ -101,10 +102,10 @@ pub(crate) fn parse_rule(value: &Value, errors: &mut Vec<ConfigError>, uris: boo
         }
         Value::Object(map) => parse_object(map, errors, uris),
         other => {
-            errors.push(invalid(format!(
-                "a rule is a matcher string or {{ match, when, id, reason }}, not {}",
+            errors.push(invalid(cat![
+                "a rule is a matcher string or { match, when, id, reason }, not ",
                 other.type_name()
-            )));
+            ]));
             None
         }
     }
@@ -154,11 +155,11 @@ fn text_member(
         None => None,
         Some(Value::String(text)) if !text.trim().is_empty() => Some(text.clone()),
         Some(Value::String(_)) => {
-            errors.push(invalid(format!("`{key}` cannot be empty")).at(key));
+            errors.push(invalid(cat!["`", key, "` cannot be empty"]).at(key));
             None
         }
         Some(other) => {
-            errors.push(invalid(format!("`{key}` is a string, not {}", other.type_name())).at(key));
+            errors.push(invalid(cat!["`", key, "` is a string, not ", other.type_name()]).at(key));
             None
         }
     }

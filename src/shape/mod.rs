@@ -89,6 +89,7 @@ pub mod text;
 
 use std::borrow::Cow;
 
+use crate::strs::{cat, decimal_usize};
 use crate::value::{Map, Value};
 
 pub use json::{json_len, NumberLengths};
@@ -388,13 +389,13 @@ fn is_base64ish(data: &str) -> bool {
 
 /// The notice for dropped media, e.g. `[image/svg+xml content removed by the MCP client]`.
 fn media_notice(label: &str) -> String {
-    format!("[{label} content removed by the MCP client]")
+    cat!["[", label, " content removed by the MCP client]"]
 }
 
 /// The notice for an unknown or malformed block, naming its type when that is safe.
 fn unsupported_notice(type_name: Option<&str>) -> String {
     match type_name.filter(|name| looks_like_type_name(name)) {
-        Some(name) => format!("[unsupported content block \"{name}\" removed by the MCP client]"),
+        Some(name) => cat!["[unsupported content block \"", name, "\" removed by the MCP client]"],
         None => "[unsupported content block removed by the MCP client]".to_owned(),
     }
 }
@@ -403,18 +404,18 @@ fn unsupported_notice(type_name: Option<&str>) -> String {
 /// description such as `a BigInt` (the TS layer's, or [`Value::type_name`]).
 pub(crate) fn removed_notice(what: &str) -> String {
     // The description is stripped too: a notice must not carry what shaping removes.
-    format!("[{} removed by the MCP client]", strip_str(what).0)
+    cat!["[", strip_str(what).0, " removed by the MCP client]"]
 }
 
 /// The string that replaces an array or object at [`MAX_DEPTH`].
 pub(crate) fn too_deep_notice() -> String {
-    removed_notice(&format!("a value nested deeper than {MAX_DEPTH} levels"))
+    removed_notice(&cat!["a value nested deeper than ", decimal_usize(MAX_DEPTH), " levels"])
 }
 
 /// The notice that ends a cut result; `at_least` when `total` is a lower bound.
 fn truncation_notice(kept: usize, total: usize, at_least: bool) -> String {
     let bound = if at_least { "at least " } else { "" };
-    format!("{TRUNCATION_PREFIX}kept {kept} of {bound}{total} bytes]")
+    cat![TRUNCATION_PREFIX, "kept ", decimal_usize(kept), " of ", bound, decimal_usize(total), " bytes]"]
 }
 
 /// The `(kept, total, at_least)` of a truncation notice exactly as [`truncation_notice`]
@@ -534,8 +535,8 @@ fn shape_link(obj: &Map, extra: Extra, flags: &mut Flags) -> Option<Piece> {
     let name = str_field(obj, "name").map(|name| strip_into(name, flags));
     let uri = uri?;
     let text = match name {
-        Some(name) => format!("[resource link: {name} {uri}]"),
-        None => format!("[resource link: {uri}]"),
+        Some(name) => cat!["[resource link: ", name, " ", uri, "]"],
+        None => cat!["[resource link: ", uri, "]"],
     };
     Some(Piece::Text { text, extra: extra.uri.saturating_add(extra.name) })
 }

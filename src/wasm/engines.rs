@@ -4,6 +4,7 @@ use std::cell::RefCell;
 
 use crate::engine::Engine;
 use crate::error::ConfigError;
+use crate::strs::{cat, decimal_usize};
 use crate::value::{Map, Value};
 
 thread_local! {
@@ -87,7 +88,7 @@ pub(super) fn answer(result: Result<Value, ConfigError>) -> Vec<u8> {
 
 /// Decodes a wire buffer from the TS layer; a buffer it cannot have written is misuse.
 pub(super) fn decode(bytes: &[u8]) -> Result<Value, ConfigError> {
-    crate::wire::decode(bytes).map_err(|err| ConfigError::new("invalid_wire", format!("the core could not read its input: {} at byte {}", err.reason, err.at)))
+    crate::wire::decode(bytes).map_err(|err| ConfigError::new("invalid_wire", cat!["the core could not read its input: ", err.reason, " at byte ", decimal_usize(err.at)]))
 }
 
 /// The answer for an unknown engine id.
