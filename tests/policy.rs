@@ -429,7 +429,7 @@ fn decide_drives_the_evaluation() {
     let args = v(json!({}));
     let mut asked = Vec::new();
     let decision = policy.decide(facts("shop", "x", &args), |handle, rule| {
-        asked.push((handle, rule.to_string()));
+        asked.push((handle, rule.path()));
         if handle == 1 {
             PredicateResult::True
         } else {

@@ -2,7 +2,6 @@
 //! settle an ask without an approver or with a live grant. [`Decision::to_value`] is the shape
 //! the JS API shows.
 
-use std::fmt;
 
 use crate::strs::{cat, decimal_usize};
 use crate::value::{Map, Value};
@@ -134,12 +133,6 @@ impl RuleRef {
 
 /// The rule's path, as [`RuleRef::path`] writes it. The core itself calls `path`, so this
 /// `core::fmt` code stays out of the wasm module; it is here for Rust callers.
-impl fmt::Display for RuleRef {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.path())
-    }
-}
-
 /// What changed in a pinned tool's definition: `decision.pin`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Pin {
