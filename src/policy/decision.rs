@@ -2,7 +2,6 @@
 //! settle an ask without an approver or with a live grant. [`Decision::to_value`] is the shape
 //! the JS API shows.
 
-
 use crate::strs::{cat, decimal_usize};
 use crate::value::{Map, Value};
 
@@ -131,8 +130,6 @@ impl RuleRef {
     }
 }
 
-/// The rule's path, as [`RuleRef::path`] writes it. The core itself calls `path`, so this
-/// `core::fmt` code stays out of the wasm module; it is here for Rust callers.
 /// What changed in a pinned tool's definition: `decision.pin`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Pin {
