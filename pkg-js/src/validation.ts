@@ -95,7 +95,9 @@ function compileWith(validator: ValidatorModule, schema: JsonSchema): Compiled {
  * `toJson` (the text is what a tool receives, and what must have been validated).
  */
 export interface JsonText {
+  /** The JSON text, as `JSON.stringify` writes it. */
   text: string;
+  /** The value the text was written from, when it is JSON as it stands (see above). */
   source?: unknown;
 }
 
