@@ -24,6 +24,26 @@ const run = (cmd, args, opts = {}) => {
   execFileSync(cmd, args, { stdio: 'inherit', cwd: root, ...opts });
 };
 
+/**
+ * How the validator module is built (both of its builds below share it, so the suite's tests
+ * run on the very code pages get). A deflate-compressed chunk, imported when first needed: every
+ * bundler splits a dynamic import, none needs to know about a .wasm asset, and no request can
+ * fail. `wasm-opt -O1 --converge`: measured again on the parser-free module, still the smallest
+ * deflate (-Oz, -Os, -O2, -O3 2.4-2.8 KB larger; see pkg-js/src/validator-loader.ts).
+ *
+ * LLVM's inline threshold raised from opt-level "z"'s to 40 (`rustflags`), for every crate of
+ * this module: validation ~20 % faster (boon's walk and the maps it fills are small generic
+ * functions that "z" leaves uninlined; measured with the module's JSON parser at ~13.9 → ~11.1
+ * µs, and again without it: plain "z" is 1.17-1.27x slower) for ~1.1 KB of deflate. Passing it
+ * to the last crate only (`cargo rustc`) gained nothing: the dependencies' own optimization
+ * matters. The core stays at "z": 40 costs it +4.5 KB brotli. Other flags mean another build of
+ * every dependency, so this module has its own target dir.
+ *
+ * Overflow checks off but in boon (Cargo.toml, [profile.release.package.boon]): 1.7 KB less
+ * deflate; boon, which walks the agent's arguments, keeps them.
+ */
+const VALIDATOR_BUILD = { embed: 'deflate', env: { CARGO_PROFILE_RELEASE_OVERFLOW_CHECKS: 'false' }, wasmOpt: ['-O1', '--converge'], rustflags: '-C llvm-args=-inline-threshold=40', targetSubdir: 'validator', validatorGlue: true };
+
 /** The modules we build and their cargo arguments. The core leaves out the JSON Schema
  * validator (the `validate` feature), which is a module of its own, loaded lazily. */
 const MODULES = [
@@ -33,26 +53,11 @@ const MODULES = [
   // 0.4 KB less brotli and 0.5 KB less gzip; -Oz/-Os are smaller raw but ~0.7 KB larger
   // compressed, and --converge adds nothing.
   { name: 'warden_core', cargoArgs: ['--no-default-features'], embed: true, env: { CARGO_PROFILE_RELEASE_OVERFLOW_CHECKS: 'false' }, wasmOpt: ['-O1'] },
-  // A deflate-compressed chunk, imported when first needed: every bundler splits a dynamic
-  // import, none needs to know about a .wasm asset, and no request can fail. `wasm-opt -O1
-  // --converge`: measured here, it shrinks this module's deflate (what the chunk carries) by
-  // ~2 KB, where -Oz/-Os/-O2 make it ~1-2 KB larger (see pkg-js/src/validator-loader.ts).
-  //
-  // LLVM's inline threshold raised from opt-level "z"'s to 40 (`rustflags`), for every crate of
-  // this module: validating a typical tool's arguments went from ~13.9 µs to ~11.1 µs (serde_json's
-  // parser and the maps it fills are small generic functions that "z" leaves uninlined) for
-  // +1.1 KB of deflate and +0.55 KB brotli; 75 measured ~9.9 µs for +5.1 KB, opt-level "s"
-  // ~10.9 µs for +12 KB. Passing it to the last crate only (`cargo rustc`) gained nothing: the
-  // dependencies' own optimization matters. The core stays at "z": 40 costs it +4.5 KB brotli.
-  // Other flags mean another build of every dependency, so this module has its own target dir.
-  //
-  // Overflow checks off but in boon (Cargo.toml, [profile.release.package.boon]): 1.7 KB less
-  // deflate; boon, which walks the agent's arguments, keeps them.
-  { name: 'warden_validate', cargoArgs: ['--no-default-features', '--features', 'validator-module'], embed: 'deflate', env: { CARGO_PROFILE_RELEASE_OVERFLOW_CHECKS: 'false' }, wasmOpt: ['-O1', '--converge'], rustflags: '-C llvm-args=-inline-threshold=40', targetSubdir: 'validator', validatorGlue: true },
+  { name: 'warden_validate', cargoArgs: ['--no-default-features', '--features', 'validator-module'], ...VALIDATOR_BUILD },
   // For the package's JSON-Schema-Test-Suite run only (pkg-js/test/json-schema-suite.test.mjs):
   // the same module with the export that sets the suite's dialect and remote documents, built
   // into wasm-test/ (not in the npm package), so pages do not download it (~1 KB).
-  { name: 'warden_validate_suite', cargoArgs: ['--no-default-features', '--features', 'suite-export'], embed: 'deflate', env: { CARGO_PROFILE_RELEASE_OVERFLOW_CHECKS: 'false' }, wasmOpt: ['-O1', '--converge'], rustflags: '-C llvm-args=-inline-threshold=40', targetSubdir: 'validator', validatorGlue: true, outDir: 'wasm-test' },
+  { name: 'warden_validate_suite', cargoArgs: ['--no-default-features', '--features', 'suite-export'], ...VALIDATOR_BUILD, outDir: 'wasm-test' },
 ];
 
 function bindgenVersionFromLock() {

@@ -67,7 +67,7 @@ const KNOWN_OPTIONS = new Set([
 
 /**
  * The deepest `maxArgumentDepth`: arguments nest inside the facts the core reads, and the wire
- * format the core and the validator read nests at most 160 levels.
+ * format the core and the validator read nests at most 160 levels; 100 leaves a margin.
  */
 export const MAX_ARGUMENT_DEPTH = 100;
 

@@ -6,8 +6,9 @@
 // is compiled once per tool and cached (and compiled again if the module was replaced after a
 // trap). Arguments are first written as JSON text, by a walk that turns what JSON cannot carry
 // (a cycle, a BigInt, a function, too deep, too big) into a clear diagnostic instead of an
-// exception or a silently dropped value; that text, read back, crosses in the wire format
-// (./wire.ts `encodeJson`), so its numbers reach the module as the same doubles, unparsed.
+// exception or a silently dropped value. The arguments then cross in the wire format
+// (./wire.ts `encodeJson`), written from the value when the walk vouched for it, else from the
+// text read back, so their numbers reach the module as the same doubles, unparsed.
 
 import { Ended, NEVER_ABORTED, perform, type AnyHook } from './perform.js';
 import type { Diagnostic, JsonSchema } from './types.js';
@@ -30,12 +31,6 @@ export interface Limits {
 
 /** The default limits (`maxArgumentBytes`, `maxArgumentDepth`). */
 export const DEFAULT_LIMITS: Limits = { maxBytes: 1024 * 1024, maxDepth: 64 };
-
-/**
- * The largest `maxArgumentDepth`: the wire format the core and the validator read nests at most
- * 160 levels, and the policy step sends the arguments inside an object of facts; 100 leaves a margin.
- */
-export const MAX_ARGUMENT_DEPTH = 100;
 
 /** A compiled schema's handle, valid in one generation of the module; or why the schema is invalid. */
 type Compiled = { handle: number; generation: number } | { error: string };

@@ -13,7 +13,6 @@ export interface Glue {
   dropSchema(handle: number): void;
   schemaCount(): number;
   __test_trap(): void;
-  __test_conformance_suite(dialect: string, documents: Uint8Array): string;
 }
 
 /** The pattern engine and JSON parser the module imports (its `RegExp`s live there, by id). */
@@ -114,16 +113,6 @@ export function schemaCount(validator: ValidatorModule): number {
   } catch {
     return 0;
   }
-}
-
-/**
- * For the JSON-Schema-Test-Suite run only: drops every compiled schema and sets the dialect of
- * schemas without `$schema` and the documents `$ref` may name (a JSON object, URI to document,
- * in the wire format).
- */
-export function testConformanceSuite(validator: ValidatorModule, dialect: 'draft-07' | '2020-12', documents: Uint8Array): string {
-  validator.generation += 1; // every handle is gone
-  return validator.guard('setting up the conformance suite', () => validator.glue.__test_conformance_suite(dialect, documents));
 }
 
 /** For tests only: makes the module trap, as a bug would. */
