@@ -15,15 +15,22 @@ const { schemaCount } = await import('../dist/validator-module.js');
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Collects until the count stops falling (FinalizationRegistry callbacks run after a GC, later). */
+/**
+ * Collects until the count stops falling: FinalizationRegistry callbacks run in a task of their
+ * own some time after a GC, so one round without a change proves nothing (on a loaded machine
+ * they came later than 10 ms, and the count was read before them). Settled means unchanged
+ * over five rounds in a row; at most 200 rounds (~2 s).
+ */
 async function settle(count) {
-  let last = Infinity;
-  for (let round = 0; round < 20 && count() < last; round++) {
-    last = count();
+  let last = count();
+  for (let round = 0, stable = 0; round < 200 && stable < 5; round++) {
     gc();
     await sleep(10);
+    const now = count();
+    stable = now === last ? stable + 1 : 0;
+    last = now;
   }
-  return count();
+  return last;
 }
 
 test('schemas of dropped tools leave the validator module; schemas in use stay', async () => {
