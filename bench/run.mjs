@@ -293,7 +293,7 @@ for (const r of rows) {
   out(`| ${r.group} | ${r.name} | ${fmt(r.ours)} | ${peer} | ${ratio} | ${target} | ${met} |`);
 }
 out();
-out('| module | raw | gzip | brotli | budget (brotli, size-budget.json) | goal (issue 8, brotli) | embedded base64 .js raw / gzip / brotli |');
+out('| module | raw | gzip | brotli | budget (brotli, size-budget.json) | goal (issue 8, brotli) | embedded .js raw / gzip / brotli |');
 out('|---|---:|---:|---:|---:|---:|---:|');
 for (const m of sizes) {
   const limit = budget[m.name]?.brotli;

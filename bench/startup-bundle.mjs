@@ -21,8 +21,8 @@ const call = (specifier) => `const t0 = performance.now(); const { webmcp } = aw
 const tool = webmcp(({ a, b }) => a + b, { name: 'add', description: 'Adds', hooks: { before: [(ctx) => { ctx.metadata.seen = 1; }] } });
 await tool.invoke({ a: 1, b: 2 }); console.log(performance.now() - t0);`;
 const moduleOnly = `const t0 = performance.now(); const { WASM_DEFLATED_BASE64 } = await import(${JSON.stringify(pkgUrl('wasm/warden_core_bytes.js').href)});
-const { inflateSync } = await import('fflate');
-new WebAssembly.Module(inflateSync(Buffer.from(WASM_DEFLATED_BASE64, 'base64'))); console.log(performance.now() - t0);`;
+const { inflateRaw } = await import(${JSON.stringify(pkgUrl('dist/inflate.js').href)});
+new WebAssembly.Module(inflateRaw(Buffer.from(WASM_DEFLATED_BASE64, 'base64'))); console.log(performance.now() - t0);`;
 const sample = (code) => Number(execFileSync(process.execPath, ['--input-type=module', '-e', code], { encoding: 'utf8' }).trim());
 const samples = { module: [], files: [], bundle: [] };
 for (let i = 0; i < 9; i++) {

@@ -12,7 +12,8 @@
 // fresh one from the already compiled module, and each client replays its configuration into
 // it (see `client.ts`).
 import * as glue from '../wasm/warden_core.js';
-import { inflateSync } from './vendor/fflate.js';
+import { decodeBase64 } from './embedded-bytes.js';
+import { inflateRaw } from './inflate.js';
 import { WASM_DEFLATED_BASE64 } from '../wasm/warden_core_bytes.js';
 import { Configure, Control, Read } from './codes.js';
 import { Writer, decode, encode } from './wire.js';
@@ -32,30 +33,14 @@ let live = false;
 let memory: WebAssembly.Memory | undefined;
 
 /**
- * Decodes base64 natively where the platform can (`Uint8Array.fromBase64`: current browsers;
- * `Buffer` in Node), else with `atob` and a loop. Native matters on a page's first `webmcp()`:
- * Chromium decodes the core's ~95 KB of base64 in ~0.2 ms, the loop took ~3 ms cold (measured).
- */
-export function decodeBase64(base64: string): Uint8Array {
-  const native = (Uint8Array as { fromBase64?: (text: string) => Uint8Array }).fromBase64;
-  if (typeof native === 'function') return native.call(Uint8Array, base64);
-  const buffer = (globalThis as { Buffer?: { from(data: string, encoding: string): Uint8Array } }).Buffer;
-  if (buffer) return buffer.from(base64, 'base64');
-  const binary = atob(base64);
-  const bytes = new Uint8Array(binary.length);
-  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-  return bytes;
-}
-
-/**
  * The current instance's generation, loading the core on first use. A client whose engine was
  * made in an older generation must replay its configuration before using it.
  */
 export function coreGeneration(): number {
   if (!live) {
     // Inflated and compiled here, on the main thread, unless `ready()` did it off the thread
-    // first; the bytes ship deflated (see build.mjs for why).
-    compiled ??= new WebAssembly.Module(inflateSync(decodeBase64(WASM_DEFLATED_BASE64)) as BufferSource);
+    // first; the bytes ship deflated (see build.mjs for why), the inflater is wasm (inflate.ts).
+    compiled ??= new WebAssembly.Module(inflateRaw(decodeBase64(WASM_DEFLATED_BASE64)) as BufferSource);
     memory = glue.initSync({ module: compiled }).memory;
     generation++;
     live = true;
@@ -106,11 +91,11 @@ async function compileOffThread(): Promise<void> {
   const deflated = decodeBase64(WASM_DEFLATED_BASE64);
   let bytes: Uint8Array | ArrayBuffer;
   try {
-    // `deflate-raw` is missing from some runtimes (Node 20.0–20.11): fflate then, still correct.
+    // `deflate-raw` is missing from some runtimes (Node 20.0–20.11): our own inflater then.
     const stream = new Blob([deflated as BlobPart]).stream().pipeThrough(new DecompressionStream('deflate-raw' as CompressionFormat));
     bytes = await new Response(stream).arrayBuffer();
   } catch {
-    bytes = inflateSync(deflated);
+    bytes = inflateRaw(deflated);
   }
   const module = await WebAssembly.compile(bytes as BufferSource);
   // A synchronous first use may have compiled it meanwhile; either module is the same code.

@@ -33,7 +33,7 @@
 // functions over integer handles, no class, so nothing in the page holds pointers into a dead
 // instance (a class's FinalizationRegistry would free them in the new one).
 
-import { decodeBase64 } from './core.js';
+import { decodeBase64 } from './embedded-bytes.js';
 import { encodeJson } from './wire.js';
 import type { Glue, Host, ValidatorModule } from './validator-module.js';
 

@@ -18,7 +18,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { decodeBase64 } from '../dist/core.js';
+import { decodeBase64 } from '../dist/embedded-bytes.js';
 import { instantiate } from '../dist/validator-module.js';
 import { encodeJson } from '../dist/wire.js';
 

@@ -10,7 +10,6 @@ const dist = fileURLToPath(new URL('../dist/', import.meta.url));
 test('ready() compiles the core off the synchronous path; webmcp() afterwards works; ready() settles once', () => {
   const script = `
     const core = await import(${JSON.stringify(dist + 'core.js')});
-    const fflate = await import(${JSON.stringify(dist + 'vendor/fflate.js')});
     const { webmcp, ready } = await import(${JSON.stringify(dist + 'index.js')});
     const before = core.liveGeneration();
     const first = ready();
@@ -30,7 +29,7 @@ test('ready() compiles the core off the synchronous path; webmcp() afterwards wo
 });
 
 test('decodeBase64 uses the platform decoder where there is one (Uint8Array.fromBase64), else Buffer or atob', async () => {
-  const { decodeBase64 } = await import(dist + 'core.js');
+  const { decodeBase64 } = await import(dist + 'embedded-bytes.js');
   const text = Buffer.from([0, 1, 2, 250, 251, 252, 253, 254, 255, 77]).toString('base64');
   const expected = [0, 1, 2, 250, 251, 252, 253, 254, 255, 77];
   const had = Object.getOwnPropertyDescriptor(Uint8Array, 'fromBase64');

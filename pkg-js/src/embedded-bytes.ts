@@ -1,0 +1,32 @@
+// Text to bytes, the way the package embeds its wasm modules: base64 (the deflated core and
+// validator) and hex (the core's inflater).
+
+/**
+ * Decodes base64 natively where the platform can (`Uint8Array.fromBase64`: current browsers;
+ * `Buffer` in Node), else with `atob` and a loop. Native matters on a page's first `webmcp()`:
+ * Chromium decodes the core's ~95 KB of base64 in ~0.2 ms, the loop took ~3 ms cold (measured).
+ */
+export function decodeBase64(base64: string): Uint8Array {
+  const native = (Uint8Array as { fromBase64?: (text: string) => Uint8Array }).fromBase64;
+  if (typeof native === 'function') return native.call(Uint8Array, base64);
+  const buffer = (globalThis as { Buffer?: { from(data: string, encoding: string): Uint8Array } }).Buffer;
+  if (buffer) return buffer.from(base64, 'base64');
+  const binary = atob(base64);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}
+
+/**
+ * Decodes hex natively where the platform can (`Uint8Array.fromHex`), else with a loop (a few
+ * KB: the inflater). Hex rather than base64 for a module that ships undeflated: every byte is
+ * two whole characters, so gzip and brotli still see the module's byte patterns (its ~4 KB
+ * download 0.4 KB smaller than as base64, measured).
+ */
+export function decodeHex(hex: string): Uint8Array {
+  const native = (Uint8Array as { fromHex?: (text: string) => Uint8Array }).fromHex;
+  if (typeof native === 'function') return native.call(Uint8Array, hex);
+  const bytes = new Uint8Array(hex.length >> 1);
+  for (let i = 0; i < bytes.length; i++) bytes[i] = parseInt(hex.slice(2 * i, 2 * i + 2), 16);
+  return bytes;
+}
