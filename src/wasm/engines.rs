@@ -18,7 +18,7 @@ static ENGINES: LazyCell<RefCell<Vec<Option<Box<Engine>>>>> = LazyCell::new(|| R
 
 /// Creates an engine; answers its id.
 pub(super) fn create() -> u32 {
-    let mut engines = ENGINES.borrow_mut();
+    let mut engines = super::borrow(&ENGINES);
     let slot = engines.iter().position(Option::is_none).unwrap_or(engines.len());
     if slot == engines.len() {
         engines.push(Some(Box::new(Engine::new())));
@@ -30,7 +30,7 @@ pub(super) fn create() -> u32 {
 
 /// Forgets an engine.
 pub(super) fn remove(id: u32) {
-    let mut engines = ENGINES.borrow_mut();
+    let mut engines = super::borrow(&ENGINES);
     if let Some(entry) = engines.get_mut(id as usize) {
         *entry = None;
     }
@@ -56,13 +56,13 @@ pub(super) fn with<R>(id: u32, f: impl FnOnce(&mut Engine) -> R) -> Option<R> {
 /// Takes engine `id` out of its slot.
 #[inline(never)]
 fn take(id: u32) -> Option<Box<Engine>> {
-    ENGINES.borrow_mut().get_mut(id as usize).and_then(Option::take)
+    super::borrow(&ENGINES).get_mut(id as usize).and_then(Option::take)
 }
 
 /// Puts engine `id` back into its slot.
 #[inline(never)]
 fn put(id: u32, engine: Box<Engine>) {
-    if let Some(slot) = ENGINES.borrow_mut().get_mut(id as usize) {
+    if let Some(slot) = super::borrow(&ENGINES).get_mut(id as usize) {
         *slot = Some(engine);
     }
 }

@@ -40,7 +40,7 @@ fn compile(source: &str, flags: &str) -> Result<u32, String> {
         let text = js_string(&thrown);
         text.strip_prefix("SyntaxError: ").map(str::to_owned).unwrap_or(text)
     })?;
-    let mut table = TABLE.borrow_mut();
+    let mut table = super::borrow(&TABLE);
     let slot = table.iter().position(Option::is_none).unwrap_or(table.len());
     match table.get_mut(slot) {
         Some(entry) => *entry = Some(regex),
@@ -51,11 +51,11 @@ fn compile(source: &str, flags: &str) -> Result<u32, String> {
 
 fn test(handle: u32, text: &str) -> Option<bool> {
     // A throw (a stack overflow deep in the engine) is "could not test": callers fail closed.
-    TABLE.borrow().get(usize::try_from(handle).ok()?)?.as_ref()?.test(text).ok()
+    super::borrow(&TABLE).get(usize::try_from(handle).ok()?)?.as_ref()?.test(text).ok()
 }
 
 fn release(handle: u32) {
-    let taken = usize::try_from(handle).ok().and_then(|slot| TABLE.borrow_mut().get_mut(slot).and_then(Option::take));
+    let taken = usize::try_from(handle).ok().and_then(|slot| super::borrow(&TABLE).get_mut(slot).and_then(Option::take));
     // Dropped outside the borrow: dropping a JS object crosses the boundary.
     drop(taken);
 }
