@@ -20,7 +20,11 @@
 //! agent reads) and keeps the call's decision record for telemetry. It never calls JS and
 //! never awaits, so it is tested with plain `cargo test` and cannot be re-entered.
 
-use std::rc::Rc;
+use alloc::borrow::ToOwned;
+use alloc::rc::Rc;
+use alloc::string::String;
+use alloc::vec;
+use alloc::vec::Vec;
 
 use crate::hooks::{Event, OnError, Subject};
 use crate::plan::Plan;
@@ -458,7 +462,7 @@ impl Call {
 
     /// Whether the approver answered `{ allow: 'always' }` (the engine records the grant).
     pub fn take_grant_due(&mut self) -> bool {
-        std::mem::take(&mut self.grant_due)
+        core::mem::take(&mut self.grant_due)
     }
 
     /// The id of the hook the call is at, for telemetry.

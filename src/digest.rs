@@ -14,6 +14,10 @@
 //! - which fields changed is decided by comparing per-field digests, so a definition is kept
 //!   as six hashes, not as its schemas.
 
+use alloc::borrow::ToOwned;
+use alloc::string::String;
+use alloc::vec::Vec;
+
 use sha2::{Digest as _, Sha256};
 
 use crate::strs::cat;

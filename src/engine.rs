@@ -13,7 +13,11 @@
 //! call machine. A resource read is planned for the URI it reads (a template's instances match
 //! different hooks), so its plan is built per read and not cached.
 
-use std::rc::Rc;
+use alloc::borrow::ToOwned;
+use alloc::rc::Rc;
+use alloc::string::String;
+use alloc::vec;
+use alloc::vec::Vec;
 
 use crate::call::{Action, AskFacts, Call, CallSpec, InputCheck, Mode, Outcome, PolicyFacts, Signal, MAX_HANDLE};
 use crate::error::ConfigError;
@@ -331,7 +335,7 @@ impl Engine {
             Some(new) => new.check_unique_ids(&others, label)?,
             None => return Err(ConfigError::new("unknown_handle", cat!["no hook set with handle ", decimal(set)])),
         }
-        let replaced = if replace { std::mem::take(&mut self.global) } else { Vec::new() };
+        let replaced = if replace { core::mem::take(&mut self.global) } else { Vec::new() };
         self.global.push(set);
         self.changed();
         Ok(replaced)
@@ -340,7 +344,7 @@ impl Engine {
     /// Removes every global hook; answers the sets it removed.
     pub fn clear_global(&mut self) -> Vec<u32> {
         self.changed();
-        std::mem::take(&mut self.global)
+        core::mem::take(&mut self.global)
     }
 
     /// Sets the server id of tools that name none.
@@ -796,7 +800,7 @@ impl Engine {
     /// hooks used are answered for the TS layer to forget.
     pub fn reset(&mut self) -> Vec<u32> {
         let mut dropped = Vec::new();
-        for id in std::mem::take(&mut self.global) {
+        for id in core::mem::take(&mut self.global) {
             let kept = self.tools.items.iter().flatten().any(|tool| tool.sets.contains(&id));
             if !kept {
                 self.drop_hook_set(id);

@@ -1,5 +1,9 @@
 //! Configuration errors: what the TS layer turns into a thrown `ConfigurationError`.
 
+use alloc::borrow::ToOwned;
+use alloc::string::String;
+use alloc::vec::Vec;
+
 use crate::strs::cat;
 
 /// A problem with configuration the user gave (hooks, matchers, policy), found when it was given.
@@ -45,13 +49,13 @@ pub fn file_under(errors: &mut Vec<ConfigError>, inner: Vec<ConfigError>, path: 
     }
 }
 
-impl std::fmt::Display for ConfigError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl core::fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.write_str(&self.message)
     }
 }
 
-impl std::error::Error for ConfigError {}
+impl core::error::Error for ConfigError {}
 
 impl ConfigError {
     /// The error as the boundary sends it: `{ code, message, path? }`.

@@ -13,8 +13,12 @@
 //! listing or the first agent call, whichever comes first ([`Governor::seal_baseline`]): a
 //! tool first seen after that is new, and `allowNewTools` decides.
 
+use alloc::borrow::ToOwned;
+use alloc::string::String;
+use alloc::vec::Vec;
+
 use crate::vec_map::VecMap;
-use std::rc::Rc;
+use alloc::rc::Rc;
 
 use crate::digest::{changed_fields, FieldDigests, FieldTexts};
 use crate::error::ConfigError;

@@ -10,6 +10,10 @@
 //! replaced by a handle it chose ([`Value::Function`]); the core checks every entry, compiles
 //! its matcher once, and records which handle is which hook, for plans and calls to refer to.
 
+use alloc::borrow::ToOwned;
+use alloc::string::String;
+use alloc::vec::Vec;
+
 use crate::error::ConfigError;
 use crate::matcher::Matcher;
 use crate::strs::{cat, decimal_usize};

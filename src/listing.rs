@@ -8,6 +8,11 @@
 //! throws, outlives its deadline or returns anything else fails the listing (never an empty
 //! list), and the TS layer leaves the browser's registrations as they were.
 
+use alloc::borrow::ToOwned;
+use alloc::string::String;
+use alloc::vec;
+use alloc::vec::Vec;
+
 use crate::call::{Action, Op, Outcome, Verdict};
 use crate::hooks::Event;
 use crate::returns::{is_listed_subset, judge_hook, Contract, Judged, Kind, ReturnFacts};

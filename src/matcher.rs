@@ -18,6 +18,11 @@
 //! says so with `None`, and each caller fails closed in its own way: a hook runs, a deny or ask
 //! rule applies, an allow rule does not, a tool filter hides the tool.
 
+use alloc::borrow::ToOwned;
+use alloc::string::String;
+use alloc::vec;
+use alloc::vec::Vec;
+
 use crate::error::ConfigError;
 use crate::pattern::Pattern;
 use crate::strs::cat;
@@ -235,7 +240,7 @@ impl UriGlob {
                 }
             };
             if !literal.is_empty() {
-                parts.push(UriPart::Literal(std::mem::take(&mut literal)));
+                parts.push(UriPart::Literal(core::mem::take(&mut literal)));
             }
             parts.push(part);
         }
@@ -390,6 +395,8 @@ fn invalid(message: String) -> ConfigError {
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 mod tests {
+    use alloc::format;
+
     use super::*;
 
     fn regex(source: &str, flags: &str) -> Value {

@@ -18,7 +18,11 @@
 //! is "could not test", which every caller treats as failing closed (a deny rule applies, an
 //! allow rule does not).
 
-use std::rc::Rc;
+use alloc::borrow::ToOwned;
+use alloc::rc::Rc;
+use alloc::string::String;
+#[cfg(target_arch = "wasm32")]
+use core::cell::Cell;
 
 /// The longest string, in UTF-16 code units, a pattern is tested against.
 pub const INPUT_LIMIT: usize = 65_536;
@@ -35,17 +39,28 @@ pub struct Host {
     pub release: fn(u32),
 }
 
-thread_local! {
-    static HOST: std::cell::Cell<Option<&'static Host>> = const { std::cell::Cell::new(None) };
-}
+/// The engine the boundary installed in a wasm module (the core module's, at start-up; the
+/// validator module installs none). A `static` must be `Sync`, and std's `thread_local!` is not
+/// there in the `no_std` core module: wasm-bindgen's `LazyCell` is the single-threaded cell its
+/// own `thread_local_v2` statics are made of (`Sync` on wasm without threads). It is internal
+/// API, which the `=` pin of wasm-bindgen in Cargo.toml keeps where it is.
+#[cfg(target_arch = "wasm32")]
+static INSTALLED: wasm_bindgen::__rt::LazyCell<Cell<Option<&'static Host>>> = wasm_bindgen::__rt::LazyCell::new(|| Cell::new(None));
 
 /// Installs the host's pattern engine (the boundary does this once).
+#[cfg(target_arch = "wasm32")]
 pub fn install(host: &'static Host) {
-    HOST.with(|cell| cell.set(Some(host)));
+    INSTALLED.set(Some(host));
 }
 
+#[cfg(target_arch = "wasm32")]
 fn host() -> Option<&'static Host> {
-    HOST.with(std::cell::Cell::get).or(native::HOST)
+    INSTALLED.get()
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn host() -> Option<&'static Host> {
+    Some(&native::NATIVE)
 }
 
 /// A compiled pattern. Clones share one compiled pattern; the last one dropped releases it.
@@ -115,12 +130,15 @@ mod native {
     //! inline flags. Enough for the shared fixtures and fuzzing; the package's tests exercise
     //! the real engine.
 
-    use std::cell::RefCell;
+    use alloc::borrow::ToOwned;
+    use alloc::string::{String, ToString};
+    use alloc::vec::Vec;
+    use core::cell::RefCell;
 
     use super::Host;
     use crate::strs::cat;
 
-    thread_local! {
+    std::thread_local! {
         static TABLE: RefCell<Vec<Option<regex_lite::Regex>>> = const { RefCell::new(Vec::new()) };
     }
 
@@ -158,14 +176,7 @@ mod native {
         TABLE.with(|table| table.borrow().iter().filter(|entry| entry.is_some()).count())
     }
 
-    static NATIVE: Host = Host { compile, test, release };
-    pub(super) static HOST: Option<&'static Host> = Some(&NATIVE);
-}
-
-#[cfg(target_arch = "wasm32")]
-mod native {
-    use super::Host;
-    pub(super) static HOST: Option<&'static Host> = None;
+    pub(super) static NATIVE: Host = Host { compile, test, release };
 }
 
 /// How many patterns are compiled right now by the native engine (for leak tests).

@@ -5,6 +5,9 @@
 //! reverse while keeping declaration order inside each level, as simple-webmcp's
 //! `mergeHooksOrdered` does for `after: [a, b]`.
 
+use alloc::string::String;
+use alloc::vec::Vec;
+
 use crate::error::ConfigError;
 use crate::hooks::{Event, Hook, HookSet, OnError, Subject};
 use crate::matcher::Level;

@@ -440,6 +440,8 @@ pub fn is_listed_subset(given: &[&str], returned: &[Value]) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use alloc::vec;
+
     use super::*;
     use crate::object;
 

@@ -6,6 +6,8 @@
 //! (tool names, server ids, a truncation notice, short lists) are short, so plain loops cost
 //! nothing measurable.
 
+use alloc::string::String;
+
 /// The byte offset of the first occurrence of `needle` in `haystack`. Always a character
 /// boundary of `haystack` (a match starts where `needle`'s first character does).
 pub fn find(haystack: &str, needle: &str) -> Option<usize> {
@@ -48,7 +50,7 @@ pub fn parse_digits(digits: &str) -> Option<usize> {
 macro_rules! cat {
     ($($piece:expr),* $(,)?) => {{
         #[allow(unused_mut)]
-        let mut out = ::std::string::String::new();
+        let mut out = ::alloc::string::String::new();
         $( out.push_str(::core::convert::AsRef::<str>::as_ref(&$piece)); )*
         out
     }};
@@ -115,6 +117,10 @@ pub fn join<S: AsRef<str>>(items: &[S], separator: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    use alloc::borrow::ToOwned;
+    use alloc::format;
+    use alloc::string::String;
+
     use super::{decimal, decimal_usize, find, join, parse_digits, signed_decimal, split_once};
 
     #[test]

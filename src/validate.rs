@@ -101,6 +101,11 @@
 //! (arguments may hold secrets), only property names and values taken from the schema.
 
 
+// A module of std (boon, serde_json and regress need it; the crate links std wherever this
+// module is built, `src/lib.rs`): its prelude and macros, in the crate's `no_std` prelude.
+use std::prelude::rust_2021::*;
+use std::{format, thread_local, vec};
+
 use std::cell::Cell;
 use std::fmt::Write as _;
 

@@ -12,6 +12,11 @@
 //! a JSON parser, a serializer and float formatting are most of a small wasm module, and the
 //! page's own engine already parses and writes JSON.
 
+use alloc::borrow::ToOwned;
+use alloc::string::String;
+use alloc::vec;
+use alloc::vec::Vec;
+
 /// One value.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Value {
@@ -105,7 +110,7 @@ impl Map {
     }
 
     /// The members, in order, as `(key, value)` pairs.
-    pub fn iter(&self) -> std::slice::Iter<'_, (String, Value)> {
+    pub fn iter(&self) -> core::slice::Iter<'_, (String, Value)> {
         self.entries.iter()
     }
 
@@ -147,7 +152,7 @@ impl FromIterator<(String, Value)> for Map {
 
 impl IntoIterator for Map {
     type Item = (String, Value);
-    type IntoIter = std::vec::IntoIter<(String, Value)>;
+    type IntoIter = alloc::vec::IntoIter<(String, Value)>;
     fn into_iter(self) -> Self::IntoIter {
         self.entries.into_iter()
     }
@@ -155,6 +160,20 @@ impl IntoIterator for Map {
 
 /// The largest integer a JS number holds exactly (2^53 − 1).
 pub const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
+
+/// Whether `n` is a whole number: finite, without a fraction (what `n.fract() == 0.0` says, but
+/// `f64::fract` is std's, which the `no_std` core module does not link; core has no `trunc`).
+pub fn is_whole(n: f64) -> bool {
+    // From 2^52 up every double is whole; below it the cast keeps a whole number exactly and
+    // drops a fraction (NaN casts to 0, which differs from it).
+    if n.abs() >= 4_503_599_627_370_496.0 {
+        return n.is_finite();
+    }
+    // INVARIANT: |n| < 2^52, within i64, and an i64 below 2^52 is exactly a double.
+    #[allow(clippy::cast_possible_truncation, clippy::cast_precision_loss)]
+    let back = n as i64 as f64;
+    back == n
+}
 
 impl Value {
     /// The member `key` of an object; `None` for anything else.
@@ -186,7 +205,7 @@ impl Value {
         match self {
             // INVARIANT: checked to be whole and in 0..=2^53-1, so the cast is exact.
             #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-            Value::Number(n) if n.fract() == 0.0 && *n >= 0.0 && *n <= MAX_SAFE_INTEGER => Some(*n as u64),
+            Value::Number(n) if is_whole(*n) && *n >= 0.0 && *n <= MAX_SAFE_INTEGER => Some(*n as u64),
             _ => None,
         }
     }
@@ -348,11 +367,28 @@ impl From<Map> for Value {
 /// the core does not spell out (float formatting would cost more bytes than it is worth in a
 /// message that already names the value's place).
 pub fn integer_text(number: f64) -> Option<String> {
-    if number.fract() != 0.0 || number.abs() > MAX_SAFE_INTEGER {
+    if !is_whole(number) || number.abs() > MAX_SAFE_INTEGER {
         return None;
     }
     // INVARIANT: whole and within ±2^53, so the cast is exact.
     #[allow(clippy::cast_possible_truncation)]
     let whole = number as i64;
     Some(crate::strs::signed_decimal(whole))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_whole;
+
+    #[test]
+    fn is_whole_says_what_fract_says() {
+        let mut values = std::vec![0.0, -0.0, 0.5, -0.5, 1.0, -1.0, 1e-300, 2.5e15, 4_503_599_627_370_495.5, 4_503_599_627_370_496.0, 9_007_199_254_740_993.0, 1e21, -1e300, f64::MAX, f64::MIN, f64::MIN_POSITIVE, f64::EPSILON];
+        values.extend([f64::INFINITY, f64::NEG_INFINITY, f64::NAN, (i64::MAX as f64), (i64::MIN as f64)]);
+        for bits in [1u64, 0x3FF0_0000_0000_0001, 0x4330_0000_0000_0001, 0x432F_FFFF_FFFF_FFFF, 0xC32F_FFFF_FFFF_FFFF] {
+            values.push(f64::from_bits(bits));
+        }
+        for n in values {
+            assert_eq!(is_whole(n), n.fract() == 0.0, "{n}");
+        }
+    }
 }

@@ -7,6 +7,8 @@
 //! tail of the vector, which for the hundreds of entries a page holds costs less than the
 //! B-tree's allocations.
 
+use alloc::vec::Vec;
+
 /// A map from `K` to `V`, ordered by key.
 #[derive(Debug, Clone, PartialEq)]
 pub struct VecMap<K, V> {
@@ -27,7 +29,7 @@ impl<K: Ord, V> VecMap<K, V> {
 
     fn find<Q: Ord + ?Sized>(&self, key: &Q) -> Result<usize, usize>
     where
-        K: std::borrow::Borrow<Q>,
+        K: core::borrow::Borrow<Q>,
     {
         self.entries.binary_search_by(|(k, _)| k.borrow().cmp(key))
     }
@@ -35,7 +37,7 @@ impl<K: Ord, V> VecMap<K, V> {
     /// The value of `key`.
     pub fn get<Q: Ord + ?Sized>(&self, key: &Q) -> Option<&V>
     where
-        K: std::borrow::Borrow<Q>,
+        K: core::borrow::Borrow<Q>,
     {
         self.find(key).ok().and_then(|at| self.entries.get(at)).map(|(_, v)| v)
     }
@@ -43,7 +45,7 @@ impl<K: Ord, V> VecMap<K, V> {
     /// Sets `key` to `value`; answers the value it replaces.
     pub fn insert(&mut self, key: K, value: V) -> Option<V> {
         match self.find(&key) {
-            Ok(at) => self.entries.get_mut(at).map(|(_, v)| std::mem::replace(v, value)),
+            Ok(at) => self.entries.get_mut(at).map(|(_, v)| core::mem::replace(v, value)),
             Err(at) => {
                 self.entries.insert(at, (key, value));
                 None
@@ -67,7 +69,7 @@ impl<K: Ord, V> VecMap<K, V> {
     /// Removes `key`; answers its value.
     pub fn remove<Q: Ord + ?Sized>(&mut self, key: &Q) -> Option<V>
     where
-        K: std::borrow::Borrow<Q>,
+        K: core::borrow::Borrow<Q>,
     {
         self.find(key).ok().map(|at| self.entries.remove(at).1)
     }
@@ -105,6 +107,8 @@ impl<K: Ord, V> VecMap<K, V> {
 
 #[cfg(test)]
 mod tests {
+    use alloc::vec::Vec;
+
     use super::VecMap;
 
     #[test]

@@ -23,6 +23,10 @@
 //! than what is left, invalid UTF-8, an unknown tag, nesting deeper than [`MAX_DEPTH`] or
 //! trailing bytes is an error.
 
+use alloc::borrow::ToOwned;
+use alloc::string::String;
+use alloc::vec::Vec;
+
 use crate::value::{Map, Value};
 
 /// Deepest nesting of arrays and objects a buffer may hold. Decoding recurses once per level,
@@ -290,7 +294,7 @@ impl Reader<'_> {
         let len = self.count()?;
         let start = self.at;
         let bytes = self.take(len)?;
-        match std::str::from_utf8(bytes) {
+        match core::str::from_utf8(bytes) {
             Ok(text) => Ok(text.to_owned()),
             Err(_) => Err(WireError { reason: "a string that is not UTF-8", at: start }),
         }
@@ -488,6 +492,8 @@ fn write_value(out: &mut Vec<u8>, value: &Value, depth: usize) {
 
 #[cfg(test)]
 mod tests {
+    use alloc::vec;
+
     use super::*;
     use crate::object;
 

@@ -2,6 +2,10 @@
 //! settle an ask without an approver or with a live grant. [`Decision::to_value`] is the shape
 //! the JS API shows.
 
+use alloc::borrow::ToOwned;
+use alloc::string::String;
+use alloc::vec::Vec;
+
 use crate::strs::{cat, decimal_usize};
 use crate::value::{Map, Value};
 

@@ -7,6 +7,9 @@
 //! that applies if none of them matches. The evaluation therefore borrows nothing and can live
 //! across boundary crossings.
 
+use alloc::string::String;
+use alloc::vec::Vec;
+
 use crate::matcher::Target;
 
 use super::decision::{Decision, FailedClosed, List, Pin, RuleRef};

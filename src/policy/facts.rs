@@ -1,6 +1,9 @@
 //! What policy may look at for one call: the facts the engine gathers before a decision, read
 //! by the evaluation and by the data predicates alike (so neither imports the other for them).
 
+use alloc::string::String;
+use alloc::vec::Vec;
+
 use crate::value::Value;
 
 /// Whether the called tool's definition is the approved one (`docs/behaviour.md`, "Fingerprint baselines").

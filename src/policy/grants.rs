@@ -7,6 +7,10 @@
 //! is the TS layer's too: every function here takes `now_ms`, so tests move time without
 //! sleeping.
 
+use alloc::borrow::ToOwned;
+use alloc::string::String;
+use alloc::vec::Vec;
+
 use crate::vec_map::VecMap;
 
 use crate::value::{Map, Value};

@@ -3,6 +3,11 @@
 //! Both walk values without recursion: arguments come from an agent and may nest deeply, and a
 //! stack overflow in wasm would kill the page's whole instance.
 
+use alloc::borrow::ToOwned;
+use alloc::string::String;
+use alloc::vec;
+use alloc::vec::Vec;
+
 use crate::strs::cat;
 use crate::value::Value;
 

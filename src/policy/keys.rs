@@ -1,5 +1,9 @@
 //! Messages for unknown keys, with a "did you mean" when a known key is one or two edits away.
 
+use alloc::borrow::ToOwned;
+use alloc::string::String;
+use alloc::vec::Vec;
+
 use crate::error::ConfigError;
 use crate::strs::cat;
 use crate::value::Map;

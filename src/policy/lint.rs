@@ -5,6 +5,10 @@
 //! (same list) or a rule of a list checked earlier covers the later one's matcher and asks for
 //! no condition the later one does not also ask for. Anything less certain stays silent.
 
+use alloc::borrow::ToOwned;
+use alloc::string::String;
+use alloc::vec::Vec;
+
 use super::keys::suggest;
 use super::predicate::KNOWN_HINTS;
 use super::rule::raw_parts;

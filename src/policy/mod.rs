@@ -17,6 +17,10 @@
 //! Modules: `rule` and `predicate` parse, `json` holds pointers, `evaluate` decides,
 //! `decision` is the data and its sentences, `grants` and `lint` stand apart.
 
+use alloc::borrow::ToOwned;
+use alloc::boxed::Box;
+use alloc::vec::Vec;
+
 mod decision;
 mod evaluate;
 mod grants;

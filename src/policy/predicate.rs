@@ -10,6 +10,11 @@
 //! "could not tell", which the evaluation resolves by the rule's list (fail closed: a deny or
 //! ask rule applies, an allow rule does not).
 
+use alloc::borrow::ToOwned;
+use alloc::string::String;
+use alloc::vec;
+use alloc::vec::Vec;
+
 use super::facts::CallFacts;
 use super::json::{foreign, Pointer};
 use super::keys::unknown_key_message;

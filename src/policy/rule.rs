@@ -1,5 +1,10 @@
 //! Rules: parsing one entry of `deny`, `ask` or `allow` into a compiled matcher and predicates.
 
+use alloc::borrow::ToOwned;
+use alloc::string::String;
+use alloc::vec;
+use alloc::vec::Vec;
+
 use super::keys::report_unknown_keys;
 use super::predicate::{parse_when, DataPredicate, Parsed};
 use crate::error::ConfigError;

@@ -15,7 +15,9 @@
 //! at depth [`super::MAX_DEPTH`] count as the notice string shaping puts in their place, so the
 //! same function measures a raw value and its shaped form. Recursion is bounded by that depth.
 
-use crate::value::Value;
+use alloc::vec::Vec;
+
+use crate::value::{is_whole, Value};
 
 /// The longest text `String(n)` gives for a finite JS number: `-0.000001234567890123456`
 /// followed by one more digit (25 characters).
@@ -117,8 +119,7 @@ fn sift_down(entries: &mut [(u64, usize)], mut root: usize, end: usize) {
 /// power of ten up to 10²¹ is a double, so no shorter form can round across one.
 pub fn integer_text_len(n: f64) -> Option<usize> {
     let magnitude = n.abs();
-    // `is_finite` first: the fraction of an infinity is NaN, and NaN compares as nothing.
-    if !n.is_finite() || n.fract() != 0.0 || magnitude >= 1e21 {
+    if !is_whole(n) || magnitude >= 1e21 {
         return None;
     }
     // Count the powers of ten not above it. Each power of ten up to 10²¹ is exactly a double
@@ -175,6 +176,8 @@ fn len_at(value: &Value, depth: usize, numbers: &NumberLengths) -> usize {
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
+    use alloc::{format, vec};
+
     use super::*;
     use crate::object;
 

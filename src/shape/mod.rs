@@ -83,11 +83,16 @@
 //!   `unsupported_content`.
 //! - `serverId` is the caller's own configuration and is written as given.
 
+use alloc::borrow::ToOwned;
+use alloc::string::String;
+use alloc::vec;
+use alloc::vec::Vec;
+
 pub mod json;
 pub mod request;
 pub mod text;
 
-use std::borrow::Cow;
+use alloc::borrow::Cow;
 
 use crate::strs::{cat, decimal_usize};
 use crate::value::{Map, Value};
@@ -801,6 +806,8 @@ fn finish(
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::indexing_slicing)]
 mod tests {
+    use alloc::format;
+
     use super::*;
 
     #[test]

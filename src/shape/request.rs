@@ -17,6 +17,9 @@
 //! Anything missing or of the wrong type takes its default: the request comes from this
 //! package's own TS layer, and a default never makes a result less shaped.
 
+use alloc::borrow::ToOwned;
+use alloc::vec::Vec;
+
 use super::{Field, Hints, NumberLengths, Omitted, ShapeOptions, DEFAULT_MAX_BYTES, DEFAULT_SERVER_ID};
 use crate::value::Value;
 
@@ -99,6 +102,8 @@ fn field_of(value: &Value) -> Option<Field> {
 
 #[cfg(test)]
 mod tests {
+    use alloc::vec;
+
     use super::*;
     use crate::object;
 

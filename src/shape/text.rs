@@ -13,7 +13,9 @@
 //! The four classes are those of `docs/behaviour.md` ("Shaping"); nothing else is removed (U+00AD SOFT HYPHEN
 //! and the BMP variation selectors U+FE00–U+FE0F, which emoji need, are kept).
 
-use std::borrow::Cow;
+use alloc::borrow::Cow;
+use alloc::string::String;
+use alloc::vec::Vec;
 
 /// One of the four classes of characters that shaping removes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -196,7 +198,7 @@ impl Flags {
     }
 }
 
-impl std::ops::BitOr for Flags {
+impl core::ops::BitOr for Flags {
     type Output = Flags;
 
     fn bitor(self, rhs: Flags) -> Flags {
@@ -204,7 +206,7 @@ impl std::ops::BitOr for Flags {
     }
 }
 
-impl std::ops::BitOrAssign for Flags {
+impl core::ops::BitOrAssign for Flags {
     fn bitor_assign(&mut self, rhs: Flags) {
         *self = *self | rhs;
     }

@@ -7,6 +7,11 @@
 //! ([`crate::wire::decode_head`]); [`crate::wire::Request`] lists the steps and their
 //! arguments. Every step answers `{ ok, … }` or `{ ok: false, error }` ([`engines::answer`]).
 
+use alloc::borrow::ToOwned;
+use alloc::string::String;
+use alloc::vec;
+use alloc::vec::Vec;
+
 use wasm_bindgen::prelude::*;
 
 use super::engines::{self, answer, decode, no_engine};

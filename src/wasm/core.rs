@@ -2,6 +2,10 @@
 //! them is a step of `configure` (`src/wasm/configure.rs`); dropping them, calls and
 //! listings take scalars here.
 
+use alloc::borrow::ToOwned;
+use alloc::string::String;
+use alloc::vec::Vec;
+
 use wasm_bindgen::prelude::*;
 
 use super::engines;
@@ -181,7 +185,7 @@ pub fn listing_given(engine: u32, listing: u32) -> Vec<u32> {
 /// trapped instance is replaced and its configuration restored. Never called by the package.
 #[wasm_bindgen(js_name = __testTrap)]
 pub fn test_trap() {
-    std::process::abort();
+    core::arch::wasm32::unreachable();
 }
 
 /// Lowercase hex SHA-256 of a text's UTF-8 bytes (the TS layer hashes canonical JSON with it).

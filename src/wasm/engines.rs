@@ -1,42 +1,42 @@
 //! The engines of this wasm instance (one per client object), and the answer encoding.
 
-use std::cell::RefCell;
+use alloc::boxed::Box;
+use alloc::vec::Vec;
+use core::cell::RefCell;
+
+use wasm_bindgen::__rt::LazyCell;
 
 use crate::engine::Engine;
 use crate::error::ConfigError;
 use crate::strs::{cat, decimal_usize};
 use crate::value::{Map, Value};
 
-thread_local! {
-    // Boxed, so that lending an engine out of the table ([`with`]) moves a pointer.
-    static ENGINES: RefCell<Vec<Option<Box<Engine>>>> = const { RefCell::new(Vec::new()) };
-}
+/// The engines, by id. Boxed, so that lending an engine out of the table ([`with`]) moves a
+/// pointer. A `LazyCell` rather than `thread_local!`, which the `no_std` core module does not
+/// have (`crate::pattern` says why this cell).
+static ENGINES: LazyCell<RefCell<Vec<Option<Box<Engine>>>>> = LazyCell::new(|| RefCell::new(Vec::new()));
 
 /// Creates an engine; answers its id.
 pub(super) fn create() -> u32 {
-    ENGINES.with(|engines| {
-        let mut engines = engines.borrow_mut();
-        let slot = engines.iter().position(Option::is_none).unwrap_or(engines.len());
-        if slot == engines.len() {
-            engines.push(Some(Box::new(Engine::new())));
-        } else if let Some(entry) = engines.get_mut(slot) {
-            *entry = Some(Box::new(Engine::new()));
-        }
-        u32::try_from(slot).unwrap_or(u32::MAX)
-    })
+    let mut engines = super::borrow(&ENGINES);
+    let slot = engines.iter().position(Option::is_none).unwrap_or(engines.len());
+    if slot == engines.len() {
+        engines.push(Some(Box::new(Engine::new())));
+    } else if let Some(entry) = engines.get_mut(slot) {
+        *entry = Some(Box::new(Engine::new()));
+    }
+    u32::try_from(slot).unwrap_or(u32::MAX)
 }
 
 /// Forgets an engine.
 pub(super) fn remove(id: u32) {
-    ENGINES.with(|engines| {
-        let mut engines = engines.borrow_mut();
-        if let Some(entry) = engines.get_mut(id as usize) {
-            *entry = None;
-        }
-        while matches!(engines.last(), Some(None)) {
-            engines.pop();
-        }
-    });
+    let mut engines = super::borrow(&ENGINES);
+    if let Some(entry) = engines.get_mut(id as usize) {
+        *entry = None;
+    }
+    while matches!(engines.last(), Some(None)) {
+        engines.pop();
+    }
 }
 
 /// Runs `f` on engine `id`; `None` when there is no such engine (the TS layer's misuse, which
@@ -56,17 +56,15 @@ pub(super) fn with<R>(id: u32, f: impl FnOnce(&mut Engine) -> R) -> Option<R> {
 /// Takes engine `id` out of its slot.
 #[inline(never)]
 fn take(id: u32) -> Option<Box<Engine>> {
-    ENGINES.with(|engines| engines.borrow_mut().get_mut(id as usize).and_then(Option::take))
+    super::borrow(&ENGINES).get_mut(id as usize).and_then(Option::take)
 }
 
 /// Puts engine `id` back into its slot.
 #[inline(never)]
 fn put(id: u32, engine: Box<Engine>) {
-    ENGINES.with(|engines| {
-        if let Some(slot) = engines.borrow_mut().get_mut(id as usize) {
-            *slot = Some(engine);
-        }
-    });
+    if let Some(slot) = super::borrow(&ENGINES).get_mut(id as usize) {
+        *slot = Some(engine);
+    }
 }
 
 /// `{ ok: true, ...fields }` or `{ ok: false, error: { code, message, path? } }`, encoded.

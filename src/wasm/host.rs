@@ -6,8 +6,12 @@
 //! slot. Only `new RegExp(source, flags)` and `RegExp.prototype.test` are called: never a
 //! user's function, and nothing here calls back into the core.
 
-use std::cell::RefCell;
+use alloc::borrow::ToOwned;
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::cell::RefCell;
 
+use wasm_bindgen::__rt::LazyCell;
 use wasm_bindgen::prelude::*;
 
 use crate::pattern::{self, Host};
@@ -28,33 +32,30 @@ extern "C" {
     fn js_string(value: &JsValue) -> String;
 }
 
-thread_local! {
-    static TABLE: RefCell<Vec<Option<RegExp>>> = const { RefCell::new(Vec::new()) };
-}
+/// The compiled patterns, by slot (a `LazyCell`: `crate::pattern` says why).
+static TABLE: LazyCell<RefCell<Vec<Option<RegExp>>>> = LazyCell::new(|| RefCell::new(Vec::new()));
 
 fn compile(source: &str, flags: &str) -> Result<u32, String> {
     let regex = RegExp::new(source, flags).map_err(|thrown| {
         let text = js_string(&thrown);
         text.strip_prefix("SyntaxError: ").map(str::to_owned).unwrap_or(text)
     })?;
-    TABLE.with(|table| {
-        let mut table = table.borrow_mut();
-        let slot = table.iter().position(Option::is_none).unwrap_or(table.len());
-        match table.get_mut(slot) {
-            Some(entry) => *entry = Some(regex),
-            None => table.push(Some(regex)),
-        }
-        u32::try_from(slot).map_err(|_| "too many patterns".to_owned())
-    })
+    let mut table = super::borrow(&TABLE);
+    let slot = table.iter().position(Option::is_none).unwrap_or(table.len());
+    match table.get_mut(slot) {
+        Some(entry) => *entry = Some(regex),
+        None => table.push(Some(regex)),
+    }
+    u32::try_from(slot).map_err(|_| "too many patterns".to_owned())
 }
 
 fn test(handle: u32, text: &str) -> Option<bool> {
     // A throw (a stack overflow deep in the engine) is "could not test": callers fail closed.
-    TABLE.with(|table| table.borrow().get(usize::try_from(handle).ok()?)?.as_ref()?.test(text).ok())
+    super::borrow(&TABLE).get(usize::try_from(handle).ok()?)?.as_ref()?.test(text).ok()
 }
 
 fn release(handle: u32) {
-    let taken = TABLE.with(|table| usize::try_from(handle).ok().and_then(|slot| table.borrow_mut().get_mut(slot).and_then(Option::take)));
+    let taken = usize::try_from(handle).ok().and_then(|slot| super::borrow(&TABLE).get_mut(slot).and_then(Option::take));
     // Dropped outside the borrow: dropping a JS object crosses the boundary.
     drop(taken);
 }

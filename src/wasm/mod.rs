@@ -21,6 +21,19 @@
 #[global_allocator]
 static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
 
+/// A table of this instance (engines, compiled patterns), borrowed for a moment. A failed
+/// borrow would be a re-entrant call, which cannot happen (nothing here calls back into JS that
+/// could call the module again); it traps, as `RefCell::borrow_mut`'s panic would, but without
+/// linking that panic's message (`BorrowMutError`'s `Display`, and with it `core::fmt`'s padding:
+/// ~0.8 KB of wasm).
+#[cfg(not(feature = "validator-module"))]
+fn borrow<T>(cell: &::core::cell::RefCell<T>) -> ::core::cell::RefMut<'_, T> {
+    match cell.try_borrow_mut() {
+        Ok(borrowed) => borrowed,
+        Err(_) => ::core::arch::wasm32::unreachable(),
+    }
+}
+
 #[cfg(not(feature = "validator-module"))]
 mod configure;
 #[cfg(not(feature = "validator-module"))]

@@ -1,6 +1,10 @@
 //! Boundary of shaping: text crosses only when it may change, edits come back as positions, and
 //! a whole result crosses as one wire buffer each way (never JSON text).
 
+use alloc::borrow::ToOwned;
+use alloc::string::String;
+use alloc::vec::Vec;
+
 use wasm_bindgen::prelude::*;
 
 use crate::shape::{self, Flags, Request, Scan};

@@ -24,6 +24,11 @@
 //! docs of `crate::validate`, "Patterns"); each import is declared `catch`, so a JS exception
 //! comes back as an error value instead of unwinding through wasm.
 
+// The validator module links std (`src/lib.rs`): its prelude and macros, in the crate's
+// `no_std` prelude.
+use std::prelude::rust_2021::*;
+use std::thread_local;
+
 use std::cell::RefCell;
 
 use boon::{CompiledPattern, JsonParser, PatternEngine, PatternFailure};
