@@ -80,6 +80,7 @@ pub fn inflate(input: &[AtomicU8], output: &[AtomicU8]) -> Result<usize, Error> 
 }
 
 /// The input, read least significant bit first (RFC 1951 §3.1.1).
+#[derive(Clone, Copy)]
 struct Bits<'a> {
     input: &'a [AtomicU8],
     /// The next byte to load into `buffer`.
@@ -128,6 +129,7 @@ impl Bits<'_> {
 }
 
 /// The output and how much of it is written.
+#[derive(Clone, Copy)]
 struct Output<'a> {
     bytes: &'a [AtomicU8],
     len: usize,
@@ -141,13 +143,19 @@ impl Output<'_> {
         Ok(())
     }
 
-    /// Copies `length` bytes from `distance` bytes back; the ranges may overlap (a run).
+    /// Copies `length` bytes from `distance` bytes back. The ranges overlap when the distance
+    /// is shorter than the length (a run): the copy goes byte by byte, front to back, so it
+    /// reads what it has just written, as DEFLATE means. Both ranges are checked once, before
+    /// the loop (shared slices of atomics may overlap).
     fn repeat(&mut self, distance: usize, length: usize) -> Result<(), Error> {
+        let end = self.len + length;
+        let to = self.bytes.get(self.len..end).ok_or(Error::OutputFull)?;
         let start = self.len.checked_sub(distance).ok_or(Error::Distance)?;
-        for from in start..start + length {
-            let byte = self.bytes.get(from).ok_or(Error::Distance)?.load(Relaxed);
-            self.push(byte)?;
+        let from = self.bytes.get(start..start + length).ok_or(Error::Distance)?;
+        for (from, to) in from.iter().zip(to) {
+            to.store(from.load(Relaxed), Relaxed);
         }
+        self.len = end;
         Ok(())
     }
 }
@@ -258,36 +266,38 @@ impl Code {
                 return Ok(usize::from(entry & 0x1ff));
             }
         }
-        self.decode_slowly(bits)
+        let (symbol, length) = self.decode_slowly(bits.buffer, bits.count)?;
+        bits.consume(length);
+        Ok(symbol)
     }
 
-    /// Reads one code bit by bit. The codes of each length are consecutive numbers, and a
-    /// length's codes start where the shorter ones end, shifted left by one.
+    /// Reads one code bit by bit from `buffer`, which holds `count` bits: answers the symbol and
+    /// the code's length. The codes of each length are consecutive numbers, and a length's codes
+    /// start where the shorter ones end, shifted left by one. (By value, not `&mut Bits`, so the
+    /// caller's bit reader can live in registers.)
     #[inline(never)]
-    fn decode_slowly(&self, bits: &mut Bits) -> Result<usize, Error> {
-        let mut buffer = bits.buffer;
+    fn decode_slowly(&self, mut buffer: u32, count: u32) -> Result<(usize, u32), Error> {
         // `code` is the bits read so far; `first` the first code of this length; `index` where
         // this length's symbols start.
         let (mut code, mut first, mut index) = (0i32, 0i32, 0i32);
         let [_, counts @ ..] = &self.counts;
-        for (length, &count) in (1..).zip(counts) {
+        for (length, &count_of_length) in (1..).zip(counts) {
             code |= (buffer & 1) as i32;
             buffer >>= 1;
-            let count = i32::from(count);
-            if code - first < count {
-                if length > bits.count {
+            let count_of_length = i32::from(count_of_length);
+            if code - first < count_of_length {
+                if length > count {
                     return Err(Error::Truncated);
                 }
-                bits.consume(length);
                 let symbol = self.symbols.get((index + code - first) as usize).ok_or(Error::Symbol)?;
-                return Ok(usize::from(*symbol));
+                return Ok((usize::from(*symbol), length));
             }
-            index += count;
-            first = (first + count) << 1;
+            index += count_of_length;
+            first = (first + count_of_length) << 1;
             code <<= 1;
         }
         // Past the buffered bits, a walk reads zeros; running out of input is the likelier cause.
-        if bits.count < MAX_BITS as u32 {
+        if count < MAX_BITS as u32 {
             return Err(Error::Truncated);
         }
         Err(Error::Symbol)
@@ -362,6 +372,18 @@ const DISTANCE_EXTRA: [u8; 30] = [0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6
 
 /// A compressed block's data: literals and (length, distance) pairs until the end-of-block symbol.
 fn codes(bits: &mut Bits, out: &mut Output, literals: &Code, distances: &Code) -> Result<(), Error> {
+    // On copies, written back at the end: the reader and the output's length then stay in
+    // registers through the loop (nothing takes their address), where the originals' fields
+    // would be loaded and stored around every byte.
+    let (mut local_bits, mut local_out) = (*bits, *out);
+    let result = block_data(&mut local_bits, &mut local_out, literals, distances);
+    (*bits, *out) = (local_bits, local_out);
+    result
+}
+
+/// The loop of [`codes`].
+#[inline(always)]
+fn block_data(bits: &mut Bits, out: &mut Output, literals: &Code, distances: &Code) -> Result<(), Error> {
     loop {
         let symbol = literals.decode(bits)?;
         if symbol < 256 {
@@ -379,9 +401,19 @@ fn codes(bits: &mut Bits, out: &mut Output, literals: &Code, distances: &Code) -
 }
 
 /// The length or distance that `symbol` (an index into `base`) and its extra bits stand for.
+#[inline(always)]
 fn extended(bits: &mut Bits, symbol: usize, base: &[u16], extra: &[u8]) -> Result<usize, Error> {
     let (Some(&base), Some(&extra)) = (base.get(symbol), extra.get(symbol)) else {
         return Err(Error::Symbol);
     };
-    Ok(usize::from(base) + bits.take(u32::from(extra))? as usize)
+    // `take`, written out: a call here would hand the block loop's bit reader to another
+    // function, and with it out of registers.
+    let extra = u32::from(extra);
+    bits.fill(extra);
+    if bits.count < extra {
+        return Err(Error::Truncated);
+    }
+    let value = bits.buffer & ((1 << extra) - 1);
+    bits.consume(extra);
+    Ok(usize::from(base) + value as usize)
 }
