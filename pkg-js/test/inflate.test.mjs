@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { constants, deflateRawSync, inflateRawSync } from 'node:zlib';
 
 const { inflateRaw } = await import('../dist/inflate.js');
-const { decodeBase64, decodeHex } = await import('../dist/embedded-bytes.js');
+const { decodeBase64 } = await import('../dist/embedded-bytes.js');
 const { WASM_DEFLATED_BASE64 } = await import('../wasm/warden_core_bytes.js');
 
 /** Bytes with repeats near and far, and every byte value: what a wasm module looks like to deflate. */
@@ -69,30 +69,4 @@ test('each call answers its own stream, and a failed one does not spoil the next
   assert.ok(Buffer.from(inflateRaw(deflateRawSync(first))).equals(first));
   assert.throws(() => inflateRaw(Uint8Array.of(0b111)));
   assert.ok(Buffer.from(inflateRaw(deflateRawSync(second))).equals(second));
-});
-
-test('decodeHex (how the inflater ships) uses Uint8Array.fromHex where there is one, else a loop', () => {
-  const bytes = [0, 1, 0x7f, 0x80, 0xab, 0xcd, 0xef, 0xff];
-  const hex = Buffer.from(bytes).toString('hex');
-  const had = Object.getOwnPropertyDescriptor(Uint8Array, 'fromHex');
-  if (had) delete Uint8Array.fromHex;
-  try {
-    assert.deepEqual([...decodeHex(hex)], bytes, 'the loop');
-    assert.deepEqual([...decodeHex('')], []);
-    let calls = 0;
-    Object.defineProperty(Uint8Array, 'fromHex', {
-      configurable: true,
-      writable: true,
-      value(input) {
-        calls++;
-        assert.equal(this, Uint8Array, 'called on Uint8Array, as a static method');
-        return new Uint8Array(Buffer.from(input, 'hex'));
-      },
-    });
-    assert.deepEqual([...decodeHex(hex)], bytes, 'the native decoder');
-    assert.equal(calls, 1);
-  } finally {
-    delete Uint8Array.fromHex;
-    if (had) Object.defineProperty(Uint8Array, 'fromHex', had);
-  }
 });

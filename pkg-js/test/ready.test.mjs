@@ -27,36 +27,3 @@ test('ready() compiles the core off the synchronous path; webmcp() afterwards wo
   assert.equal(result.same, true, 'concurrent ready() calls share one load');
   assert.equal(result.text, '42');
 });
-
-test('decodeBase64 uses the platform decoder where there is one (Uint8Array.fromBase64), else Buffer or atob', async () => {
-  const { decodeBase64 } = await import(dist + 'embedded-bytes.js');
-  const text = Buffer.from([0, 1, 2, 250, 251, 252, 253, 254, 255, 77]).toString('base64');
-  const expected = [0, 1, 2, 250, 251, 252, 253, 254, 255, 77];
-  const had = Object.getOwnPropertyDescriptor(Uint8Array, 'fromBase64');
-  let calls = 0;
-  Object.defineProperty(Uint8Array, 'fromBase64', {
-    configurable: true,
-    writable: true,
-    value(input) {
-      calls++;
-      assert.equal(this, Uint8Array, 'called on Uint8Array, as a static method');
-      return new Uint8Array(Buffer.from(input, 'base64'));
-    },
-  });
-  try {
-    assert.deepEqual([...decodeBase64(text)], expected);
-    assert.equal(calls, 1, 'the native decoder was used');
-  } finally {
-    if (had) Object.defineProperty(Uint8Array, 'fromBase64', had);
-    else delete Uint8Array.fromBase64;
-  }
-  // Without it (Node 20): Buffer; without Buffer too: atob.
-  assert.deepEqual([...decodeBase64(text)], expected);
-  const buffer = globalThis.Buffer;
-  globalThis.Buffer = undefined;
-  try {
-    assert.deepEqual([...decodeBase64(text)], expected);
-  } finally {
-    globalThis.Buffer = buffer;
-  }
-});
