@@ -91,7 +91,7 @@ impl Pattern {
     /// # Errors
     /// The engine's reason, such as `Invalid regular expression: /(/: Unterminated group`.
     pub fn compile(source: &str, flags: &str) -> Result<Pattern, String> {
-        let flags: String = flags.chars().filter(|flag| *flag != 'g' && *flag != 'y').collect();
+        let flags = without_gy(flags);
         let host = host().ok_or_else(|| "no pattern engine is installed".to_owned())?;
         let handle = (host.compile)(source, &flags)?;
         Ok(Pattern { inner: Rc::new(Compiled { handle, source: source.to_owned(), flags }) })
@@ -116,6 +116,19 @@ impl Pattern {
     pub fn flags(&self) -> &str {
         &self.inner.flags
     }
+}
+
+/// `flags` without `g` and `y`: the flags a pattern is compiled with. A loop, shared with
+/// [`crate::matcher::pattern_error`], rather than a `filter(..).collect()` at each place (each a
+/// generic instance of its own in the wasm module).
+pub(crate) fn without_gy(flags: &str) -> String {
+    let mut kept = String::new();
+    for flag in flags.chars() {
+        if flag != 'g' && flag != 'y' {
+            kept.push(flag);
+        }
+    }
+    kept
 }
 
 impl PartialEq for Pattern {
