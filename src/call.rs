@@ -840,7 +840,7 @@ impl Call {
             }
             Effect::Deny => {
                 let message = text.strip_prefix("Denied: ").unwrap_or(&text).to_owned();
-                let mut error = CallError::new("denied", static_reason(reason), message, text);
+                let mut error = CallError::new("denied", reason, message, text);
                 error.with_decision = true;
                 self.error = Some(error);
                 let mut action = self.enter(Event::Denied, 0, signal);
@@ -1164,11 +1164,6 @@ fn verdict_of(judged: Judged) -> Verdict {
         Judged::Recover => Verdict::Recover,
         Judged::Bad => Verdict::Failed,
     }
-}
-
-/// The decision's reason as the `'static` name a [`CallError`] carries.
-fn static_reason(name: &str) -> &'static str {
-    ["rule", "default", "no_rule", "fingerprint_changed", "new_tool", "grant", "no_approver"].into_iter().find(|known| *known == name).unwrap_or("rule")
 }
 
 /// The diagnostics a validation outcome carries: the payload's list, one for a schema that is

@@ -96,12 +96,26 @@ impl Plan {
 
     /// Whether any hook of the plan has one of `handles`.
     pub fn holds_any(&self, handles: &[u32]) -> bool {
-        self.lists.iter().flatten().any(|hook| handles.contains(&hook.handle))
+        // Loops rather than `flatten().any(..)`: each adapter is a generic instance of its own
+        // in the wasm module.
+        for list in &self.lists {
+            for hook in list {
+                if handles.contains(&hook.handle) {
+                    return true;
+                }
+            }
+        }
+        false
     }
 
     /// Whether the plan has no hook at all.
     pub fn is_empty(&self) -> bool {
-        self.lists.iter().all(Vec::is_empty)
+        for list in &self.lists {
+            if !list.is_empty() {
+                return false;
+            }
+        }
+        true
     }
 }
 
