@@ -623,8 +623,11 @@ fn shape_map(map: &Map, depth: usize, flags: &mut Flags) -> Map {
 fn carried_flags(obj: &Map) -> Flags {
     let mut flags = Flags::default();
     let names = obj.get("provenance").and_then(|p| p.get("flags")).and_then(Value::as_array);
-    for name in names.into_iter().flatten().filter_map(Value::as_str) {
-        flags.set_name(name);
+    // Plain loops rather than `flatten().filter_map(..)`, a generic instance of its own.
+    for name in names.map(Vec::as_slice).unwrap_or_default() {
+        if let Some(name) = name.as_str() {
+            flags.set_name(name);
+        }
     }
     flags
 }
