@@ -24,6 +24,23 @@ pub fn split_once<'a>(text: &'a str, separator: &str) -> Option<(&'a str, &'a st
     Some((text.get(..at)?, text.get(at.checked_add(separator.len())?..)?))
 }
 
+/// `text` without leading and trailing whitespace, as `str::trim` (Unicode `White_Space`) says,
+/// found walking forwards only: `str::trim` walks back from the end, which links core's
+/// reverse UTF-8 decoding and its searcher (~0.7 KB of wasm) for the two short texts trimmed.
+pub fn trim(text: &str) -> &str {
+    let (mut start, mut end) = (None, 0);
+    let mut at = 0usize;
+    for c in text.chars() {
+        let next = at.saturating_add(c.len_utf8());
+        if !c.is_whitespace() {
+            start = start.or(Some(at));
+            end = next;
+        }
+        at = next;
+    }
+    start.and_then(|start| text.get(start..end)).unwrap_or_default()
+}
+
 /// The number `digits` spells in decimal, only ASCII digits (no sign, any leading zeros);
 /// `None` for anything else, an empty text, or a number past `usize`. `str::parse` would link
 /// a generic integer parser (~300 bytes of wasm) for what these few texts need.
@@ -160,6 +177,13 @@ mod tests {
         assert_eq!(join::<&str>(&[], ", "), "");
         assert_eq!(join(&["only"], "-"), "only");
         assert_eq!(join(&["x".to_owned(), "y".to_owned()], "/"), "x/y");
+    }
+
+    #[test]
+    fn trims_like_str_trim() {
+        for text in ["", " ", "a", " a ", "\t a b \n", "\u{3000}é\u{85}", "é", "\u{a0}x\u{2028}", "x\u{200b}"] {
+            assert_eq!(super::trim(text), text.trim(), "{text:?}");
+        }
     }
 
     #[test]

@@ -344,7 +344,7 @@ pub const AUDIO_TYPES: [&str; 7] = [
 /// The lower-case essence of a MIME type: parameters after `;` and surrounding whitespace
 /// removed, ASCII letters folded (a MIME type is ASCII; no Unicode case tables needed).
 fn mime_essence(mime: &str) -> String {
-    mime.split(';').next().unwrap_or_default().trim().to_ascii_lowercase()
+    crate::strs::trim(mime.split(';').next().unwrap_or_default()).to_ascii_lowercase()
 }
 
 /// The entry of `list` equal to `essence`, as a `'static` string.
