@@ -454,15 +454,22 @@ impl Engine {
 
     /// The sets of a scope chain, outer to inner.
     fn scope_sets(&self, scope: u32) -> Vec<u32> {
-        let mut chain = Vec::new();
+        let mut inner_first = Vec::new();
         let mut current = scope;
         // A chain is at most as long as the number of scopes; the bound also guards a cycle.
-        for _ in 0..=self.scopes.items.len() {
+        // (A half-open range, `push` and popping into a second vector rather than `0..=n`,
+        // `extend` and `reverse`: each of those was a generic instance of its own.)
+        for _ in 0..self.scopes.items.len().saturating_add(1) {
             let Some(entry) = self.scopes.get(current) else { break };
-            chain.extend(entry.set);
+            if let Some(set) = entry.set {
+                inner_first.push(set);
+            }
             current = entry.parent;
         }
-        chain.reverse();
+        let mut chain = Vec::with_capacity(inner_first.len());
+        while let Some(set) = inner_first.pop() {
+            chain.push(set);
+        }
         chain
     }
 

@@ -66,7 +66,7 @@ fn edit_distance(a: &str, b: &str) -> usize {
     }
     let b = chars;
     let mut previous: Vec<usize> = Vec::with_capacity(b.len().saturating_add(1));
-    for j in 0..=b.len() {
+    for j in 0..b.len().saturating_add(1) {
         previous.push(j);
     }
     for (i, ca) in a.chars().enumerate() {
