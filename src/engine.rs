@@ -58,8 +58,9 @@ impl<T> Table<T> {
     /// Stores `item` under `id`. Caller checks `id` is free and within bounds.
     fn put(&mut self, id: u32, item: T) {
         let index = id as usize;
-        if self.items.len() <= index {
-            self.items.resize_with(index.saturating_add(1), || None);
+        // `push` rather than `resize_with`, whose extend path is a generic instance per table.
+        while self.items.len() <= index {
+            self.items.push(None);
         }
         if let Some(slot) = self.items.get_mut(index) {
             *slot = Some(item);
