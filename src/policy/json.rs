@@ -103,7 +103,11 @@ pub(crate) fn foreign(value: &Value) -> Option<String> {
                     pending.push(item);
                 }
             }
-            Value::Array(items) => pending.extend(items),
+            Value::Array(items) => {
+                for item in items {
+                    pending.push(item);
+                }
+            }
             Value::Regex { .. } => return Some("a RegExp (use `matches`)".to_owned()),
             Value::Function(_) | Value::Unsupported(_) => return Some(value.type_name().to_owned()),
             Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_) => {}
