@@ -200,6 +200,13 @@ fn listed_hook_id(hook: &Hook, step: usize) -> String {
     hook.id.clone().unwrap_or_else(|| cat!["toolsListed:", decimal_usize(step)])
 }
 
+/// Appends the hooks of `set` to `out` (a loop, rather than an `extend` instance).
+fn push_hooks<'a>(out: &mut Vec<&'a Hook>, set: &'a HookSet) {
+    for hook in &set.hooks {
+        out.push(hook);
+    }
+}
+
 /// The core's state for one client.
 #[derive(Debug, Default)]
 pub struct Engine {
@@ -383,7 +390,7 @@ impl Engine {
         for set in &sets {
             let set = self.sets.get(*set).ok_or_else(|| ConfigError::new("unknown_handle", cat!["no hook set with handle ", decimal(*set)]))?;
             set.check_unique_ids(&seen, label)?;
-            seen.extend(set.hooks.iter());
+            push_hooks(&mut seen, set);
         }
         let name = definition.name.clone();
         self.tools.put(id, Tool { name, server, sets, definition: Some(definition), standalone: false, subject });
@@ -404,7 +411,7 @@ impl Engine {
         for set in &sets {
             if let Some(set) = self.sets.get(*set) {
                 set.check_unique_ids(&seen, label)?;
-                seen.extend(set.hooks.iter());
+                push_hooks(&mut seen, set);
             }
         }
         self.tools.put(id, Tool { name: name.to_owned(), server: None, sets, definition: None, standalone: true, subject: Subject::Tool });
@@ -478,7 +485,7 @@ impl Engine {
     fn hooks_of<'a>(&'a self, ids: &[u32], out: &mut Vec<&'a Hook>) {
         for id in ids {
             if let Some(set) = self.sets.get(*id) {
-                out.extend(set.hooks.iter());
+                push_hooks(out, set);
             }
         }
     }
