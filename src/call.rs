@@ -414,7 +414,7 @@ impl Call {
     /// after-hook withholds the result unless it is `onError: 'ignore'`, an error or denied
     /// hook is skipped); a hook already running finishes and is judged as usual.
     pub fn forget_hooks(&mut self, handles: &[u32]) {
-        for event in Event::ALL {
+        for &event in &Event::ALL {
             for hook in self.plan.hooks(event) {
                 if handles.contains(&hook.handle) && !self.removed.contains(&hook.handle) {
                     self.removed.push(hook.handle);

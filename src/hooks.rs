@@ -190,7 +190,7 @@ impl HookSet {
             }
         }
         let mut hooks: Vec<Hook> = Vec::new();
-        for event in Event::ALL {
+        for &event in &Event::ALL {
             let entries = match events.get(event.name()) {
                 None | Some(Value::Null) => continue,
                 Some(Value::Array(entries)) => entries,

@@ -60,7 +60,7 @@ impl Plan {
     pub fn build_for(subject: Subject, scopes: Scopes<'_>, server: &str, name: &str) -> Result<Plan, ConfigError> {
         let mut plan = Plan::default();
         let mut ids: Vec<&str> = Vec::new();
-        for (slot, event) in plan.lists.iter_mut().zip(Event::ALL) {
+        for (slot, &event) in plan.lists.iter_mut().zip(&Event::ALL) {
             if !subject.runs(event) {
                 continue;
             }
@@ -130,7 +130,7 @@ pub(crate) fn ordered_hooks<'a>(scopes: Scopes<'a>, event: Event, server: Option
     }
     let mut ordered = Vec::new();
     let mut matching: Vec<&Hook> = Vec::new();
-    for sets in scope_order {
+    for &sets in &scope_order {
         matching.clear();
         for set in sets {
             for hook in &set.hooks {
@@ -139,7 +139,7 @@ pub(crate) fn ordered_hooks<'a>(scopes: Scopes<'a>, event: Event, server: Option
                 }
             }
         }
-        for level in level_order {
+        for &level in &level_order {
             for hook in &matching {
                 if hook.matcher.level() == level {
                     ordered.push(*hook);

@@ -63,7 +63,7 @@ pub fn lint(spec: &Value) -> Vec<Diagnostic> {
     }
     let Some(draft) = draft else { return found };
     let mut entries: Vec<Entry<'_>> = Vec::new();
-    for list in List::ALL {
+    for &list in &List::ALL {
         let Some(raw) = spec.get(list.name()).and_then(Value::as_array) else { continue };
         let compiled = draft.rules(list);
         for (index, value) in raw.iter().enumerate() {
@@ -261,7 +261,7 @@ fn shadowed(entry: &Entry<'_>, earlier: &[Entry<'_>]) -> Option<Diagnostic> {
             && other.when.iter().all(|(_, condition)| entry.when.iter().any(|(_, own)| same_condition(own, condition)))
     };
     let mut cover = None;
-    for same_list in [false, true] {
+    for &same_list in &[false, true] {
         for other in earlier {
             if cover.is_none() && (other.list == entry.list) == same_list && covers(other) {
                 cover = Some(other);

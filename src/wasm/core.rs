@@ -78,8 +78,8 @@ pub fn engine_counts(engine: u32) -> Vec<u32> {
         // Loops rather than `map(..).collect()` in this file: each collect is a generic
         // instance of its own (with its extend path) in the module.
         let mut counts = Vec::new();
-        for n in e.counts() {
-            counts.push(u32::try_from(n).unwrap_or(u32::MAX));
+        for n in &e.counts() {
+            counts.push(u32::try_from(*n).unwrap_or(u32::MAX));
         }
         counts
     })
