@@ -1206,13 +1206,27 @@ pub fn summary(diagnostics: &Value) -> String {
     text
 }
 
+/// `name` as a JSON pointer token: `~` written `~0`, `/` written `~1` (what
+/// `.replace('~', "~0").replace('/', "~1")` writes, in one pass with no `char` searcher).
+fn pointer_token(name: &str) -> String {
+    let mut token = String::with_capacity(name.len());
+    for c in name.chars() {
+        match c {
+            '~' => token.push_str("~0"),
+            '/' => token.push_str("~1"),
+            c => token.push(c),
+        }
+    }
+    token
+}
+
 fn summary_item(item: &Value) -> String {
     let path = item.get("path").and_then(Value::as_str).unwrap_or_default();
     let message = item.get("message").and_then(Value::as_str).unwrap_or("is invalid");
     if item.get("keyword").and_then(Value::as_str) == Some("required") {
-        if let Some(name) = message.strip_prefix("is required: \"").and_then(|rest| rest.strip_suffix('"')) {
-            if !name.contains('"') && !name.contains('\\') {
-                return cat![path, "/", name.replace('~', "~0").replace('/', "~1"), " is required"];
+        if let Some(name) = message.strip_prefix("is required: \"").and_then(|rest| rest.strip_suffix("\"")) {
+            if crate::strs::find_byte(name, b'"').is_none() && crate::strs::find_byte(name, b'\\').is_none() {
+                return cat![path, "/", pointer_token(name), " is required"];
             }
         }
     }

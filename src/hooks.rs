@@ -306,7 +306,7 @@ fn compile_entry(entry: &Value, event: Event, index: usize) -> Result<Hook, Conf
 
 /// Whether `id` has the form of a default id: an event name, `:`, and decimal digits.
 fn is_default_id_form(id: &str) -> bool {
-    let Some((event, index)) = id.split_once(':') else { return false };
+    let Some((event, index)) = crate::strs::split_byte(id, b':') else { return false };
     if Event::from_name(event).is_none() || index.is_empty() {
         return false;
     }

@@ -109,9 +109,9 @@ impl Matcher {
         if text.is_empty() {
             return Err(invalid("a matcher cannot be empty (use '*' for every tool)".into()));
         }
-        let (server, tool) = match text.split_once('/') {
+        let (server, tool) = match crate::strs::split_byte(text, b'/') {
             Some((server, tool)) => {
-                if tool.contains('/') {
+                if crate::strs::find_byte(tool, b'/').is_some() {
                     return Err(invalid(cat!["matcher \"", text, "\" has more than one '/': use 'server/tool'"]));
                 }
                 (Some(server_glob(server)?), tool)
@@ -223,13 +223,13 @@ impl UriGlob {
             let part = match c {
                 '*' => UriPart::Star,
                 '{' => {
-                    let Some(end) = rest.find('}') else {
+                    let Some(end) = crate::strs::find_byte(rest, b'}') else {
                         return Err(invalid(cat!["URI matcher \"", text, "\" has a '{' without its '}'"]));
                     };
                     let name = rest.get(..end).unwrap_or_default();
                     rest = rest.get(end.saturating_add(1)..).unwrap_or_default();
-                    let (reserved, name) = name.strip_prefix('+').map_or((false, name), |name| (true, name));
-                    if name.is_empty() || name.contains('{') {
+                    let (reserved, name) = name.strip_prefix("+").map_or((false, name), |name| (true, name));
+                    if name.is_empty() || crate::strs::find_byte(name, b'{').is_some() {
                         return Err(invalid(cat!["URI matcher \"", text, "\" has an empty or nested template variable"]));
                     }
                     if reserved {
@@ -332,7 +332,7 @@ struct Glob {
 impl Glob {
     fn new(pattern: &str) -> Glob {
         let mut parts = Vec::new();
-        for part in loose(pattern).split('*') {
+        for part in crate::strs::split_bytes(&loose(pattern), b'*') {
             parts.push(part.to_owned());
         }
         Glob { parts }

@@ -7,6 +7,7 @@
 //! nothing measurable.
 
 use alloc::string::String;
+use alloc::vec::Vec;
 
 /// The byte offset of the first occurrence of `needle` in `haystack`. Always a character
 /// boundary of `haystack` (a match starts where `needle`'s first character does).
@@ -16,6 +17,39 @@ pub fn find(haystack: &str, needle: &str) -> Option<usize> {
         return Some(0);
     }
     hay.windows(pin.len()).position(|window| window == pin)
+}
+
+/// The byte offset of the first `byte` in `text`. For an ASCII byte, what `text.find(char)`
+/// answers: no other character's UTF-8 holds an ASCII byte. The core searches its short texts
+/// (matchers, pointers, MIME types) for single ASCII characters with this loop: `char`
+/// patterns link core's `CharSearcher`, `memchr` and the `Split` iterator (~1.5 KB of wasm).
+pub fn find_byte(text: &str, byte: u8) -> Option<usize> {
+    let mut at = 0usize;
+    for &b in text.as_bytes() {
+        if b == byte {
+            return Some(at);
+        }
+        at = at.saturating_add(1);
+    }
+    None
+}
+
+/// `text` split around the first `byte` (ASCII): `text.split_once(char)`.
+pub fn split_byte(text: &str, byte: u8) -> Option<(&str, &str)> {
+    let at = find_byte(text, byte)?;
+    Some((text.get(..at)?, text.get(at.saturating_add(1)..)?))
+}
+
+/// The parts of `text` between each `byte` (ASCII), in order: `text.split(char)`.
+pub fn split_bytes(text: &str, byte: u8) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let mut rest = text;
+    while let Some((part, after)) = split_byte(rest, byte) {
+        parts.push(part);
+        rest = after;
+    }
+    parts.push(rest);
+    parts
 }
 
 /// `text` split around the first occurrence of `separator`.
@@ -183,6 +217,17 @@ mod tests {
     fn trims_like_str_trim() {
         for text in ["", " ", "a", " a ", "\t a b \n", "\u{3000}é\u{85}", "é", "\u{a0}x\u{2028}", "x\u{200b}"] {
             assert_eq!(super::trim(text), text.trim(), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn searches_bytes_like_char_patterns() {
+        for text in ["", "/", "a/b", "é/ü/", "//x", "no", "x;y;z", "日本/語"] {
+            for (byte, c) in [(b'/', '/'), (b';', ';'), (b'x', 'x')] {
+                assert_eq!(super::find_byte(text, byte), text.find(c), "{text:?}");
+                assert_eq!(super::split_byte(text, byte), text.split_once(c), "{text:?}");
+                assert_eq!(super::split_bytes(text, byte), text.split(c).collect::<alloc::vec::Vec<_>>(), "{text:?}");
+            }
         }
     }
 

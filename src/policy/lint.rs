@@ -150,7 +150,7 @@ impl Shape {
         match matcher {
             Value::String(text) if EVERY_TOOL.contains(&text.as_str()) => Some(Shape::All),
             Value::String(text) => {
-                let (server, tool) = match text.split_once('/') {
+                let (server, tool) = match crate::strs::split_byte(text, b'/') {
                     Some((server, tool)) => (server_glob(server), loose(tool)),
                     None => (None, loose(text)),
                 };
@@ -239,10 +239,10 @@ fn glob_covers(a: &str, b: &str) -> bool {
     if is_any(a) || a == b {
         return true;
     }
-    if let Some(prefix) = a.strip_suffix('*').filter(|prefix| !prefix.contains('*')) {
+    if let Some(prefix) = a.strip_suffix("*").filter(|prefix| crate::strs::find_byte(prefix, b'*').is_none()) {
         return b.starts_with(prefix);
     }
-    if let Some(suffix) = a.strip_prefix('*').filter(|suffix| !suffix.contains('*')) {
+    if let Some(suffix) = a.strip_prefix("*").filter(|suffix| crate::strs::find_byte(suffix, b'*').is_none()) {
         return b.ends_with(suffix);
     }
     false

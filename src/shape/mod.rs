@@ -344,7 +344,8 @@ pub const AUDIO_TYPES: [&str; 7] = [
 /// The lower-case essence of a MIME type: parameters after `;` and surrounding whitespace
 /// removed, ASCII letters folded (a MIME type is ASCII; no Unicode case tables needed).
 fn mime_essence(mime: &str) -> String {
-    crate::strs::trim(mime.split(';').next().unwrap_or_default()).to_ascii_lowercase()
+    let head = crate::strs::split_byte(mime, b';').map_or(mime, |(head, _)| head);
+    crate::strs::trim(head).to_ascii_lowercase()
 }
 
 /// The entry of `list` equal to `essence`, as a `'static` string.
@@ -375,9 +376,9 @@ pub fn kept_media_kinds(mime: &str) -> u32 {
 /// Whether every byte of `text` is an ASCII letter or digit or one of `extra`. One loop for
 /// the character checks below: each `bytes().all(..)` with its own closure was a generic
 /// `try_fold` instance of its own in the wasm module (~200 bytes each).
-fn all_alnum_or(text: &str, extra: &[u8]) -> bool {
+fn all_alnum_or(text: &str, extra: &str) -> bool {
     for b in text.bytes() {
-        if !(b.is_ascii_alphanumeric() || extra.contains(&b)) {
+        if !(b.is_ascii_alphanumeric() || crate::strs::find_byte(extra, b).is_some()) {
             return false;
         }
     }
@@ -386,8 +387,8 @@ fn all_alnum_or(text: &str, extra: &[u8]) -> bool {
 
 /// `true` for a `type/subtype` made of RFC 6838 restricted-name characters.
 fn looks_like_mime(essence: &str) -> bool {
-    let name_ok = |part: &str| (1..=127).contains(&part.len()) && all_alnum_or(part, b"!#$&-^_.+");
-    match essence.split_once('/') {
+    let name_ok = |part: &str| (1..=127).contains(&part.len()) && all_alnum_or(part, "!#$&-^_.+");
+    match crate::strs::split_byte(essence, b'/') {
         Some((top, sub)) => name_ok(top) && name_ok(sub),
         None => false,
     }
@@ -395,13 +396,13 @@ fn looks_like_mime(essence: &str) -> bool {
 
 /// `true` for a block type safe to quote in a notice.
 fn looks_like_type_name(name: &str) -> bool {
-    (1..=64).contains(&name.len()) && all_alnum_or(name, b"_.-")
+    (1..=64).contains(&name.len()) && all_alnum_or(name, "_.-")
 }
 
 /// `true` when `data` is made only of base64 characters (either alphabet), `=` and ASCII
 /// whitespace. Everything the check lets through is ASCII, so it can hide nothing.
 fn is_base64ish(data: &str) -> bool {
-    all_alnum_or(data, b"+/-_= \t\r\n")
+    all_alnum_or(data, "+/-_= \t\r\n")
 }
 
 /// The notice for dropped media, e.g. `[image/svg+xml content removed by the MCP client]`.
