@@ -205,7 +205,9 @@ impl Draft {
     fn into_policy(self) -> Policy {
         let keep = |rules: Vec<Option<Rule>>| {
             let mut kept = Vec::with_capacity(rules.len());
-            for rule in rules.into_iter().flatten() {
+            // `let … else` rather than `flatten()`, a generic instance of its own.
+            for rule in rules {
+                let Some(rule) = rule else { continue };
                 kept.push(rule);
             }
             kept
