@@ -300,18 +300,24 @@ impl Engine {
                 self.hook_owner.remove(hook.handle);
                 handles.push(hook.handle);
             }
-            for call in self.calls.items.iter_mut().flatten() {
+            // The tables' slots are walked with `let … else` rather than `flatten()`: each
+            // flatten is a generic instance of its own in the wasm module.
+            for call in &mut self.calls.items {
+                let Some(call) = call else { continue };
                 call.forget_hooks(&handles);
             }
-            for listing in self.listings.items.iter_mut().flatten() {
+            for listing in &mut self.listings.items {
+                let Some(listing) = listing else { continue };
                 listing.forget_hooks(&handles);
             }
             // Tools and scopes that still name the set lose it, and no cached plan holds its
             // hooks: the TS layer may give the set's id and its hooks' handles to others.
-            for tool in self.tools.items.iter_mut().flatten() {
+            for tool in &mut self.tools.items {
+                let Some(tool) = tool else { continue };
                 tool.sets.retain(|set| *set != id);
             }
-            for scope in self.scopes.items.iter_mut().flatten() {
+            for scope in &mut self.scopes.items {
+                let Some(scope) = scope else { continue };
                 if scope.set == Some(id) {
                     scope.set = None;
                 }
@@ -334,7 +340,8 @@ impl Engine {
         if !replace {
             self.hooks_of(&self.global, &mut others);
         }
-        for tool in self.tools.items.iter().flatten() {
+        for tool in &self.tools.items {
+            let Some(tool) = tool else { continue };
             if !tool.standalone {
                 self.hooks_of(&tool.sets, &mut others);
             }
@@ -424,7 +431,8 @@ impl Engine {
         if self.tools.remove(id).is_some() {
             self.plans.retain(|(tool, _), _| *tool != id);
             self.matched_rules.retain(|(tool, _), _| *tool != id);
-            for call in self.calls.items.iter_mut().flatten() {
+            for call in &mut self.calls.items {
+                let Some(call) = call else { continue };
                 if call.tool == id {
                     call.forget_tool();
                 }
@@ -816,7 +824,11 @@ impl Engine {
     pub fn reset(&mut self) -> Vec<u32> {
         let mut dropped = Vec::new();
         for id in core::mem::take(&mut self.global) {
-            let kept = self.tools.items.iter().flatten().any(|tool| tool.sets.contains(&id));
+            let mut kept = false;
+            for tool in &self.tools.items {
+                let Some(tool) = tool else { continue };
+                kept |= tool.sets.contains(&id);
+            }
             if !kept {
                 self.drop_hook_set(id);
                 dropped.push(id);
