@@ -44,7 +44,9 @@ fn hex(bytes: &[u8]) -> String {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut out = String::with_capacity(bytes.len().saturating_mul(2));
     for byte in bytes {
-        for nibble in [byte >> 4, byte & 0x0f] {
+        // Arrays are iterated by reference in the core: iterating one by value instantiates
+        // core's array `IntoIter` for each element type (~100 bytes of wasm each).
+        for &nibble in &[byte >> 4, byte & 0x0f] {
             out.push(char::from(DIGITS.get(usize::from(nibble)).copied().unwrap_or(b'0')));
         }
     }
@@ -98,7 +100,7 @@ impl FieldTexts {
     /// The RFC 8785 text of the whole definition object.
     pub fn canonical_definition(&self) -> String {
         let mut out = String::from("{");
-        for index in CANONICAL_ORDER {
+        for &index in &CANONICAL_ORDER {
             let (Some(name), Some(Some(text))) = (FIELD_NAMES.get(index), self.texts.get(index)) else { continue };
             if out.len() > 1 {
                 out.push(',');

@@ -58,8 +58,9 @@ impl<T> Table<T> {
     /// Stores `item` under `id`. Caller checks `id` is free and within bounds.
     fn put(&mut self, id: u32, item: T) {
         let index = id as usize;
-        if self.items.len() <= index {
-            self.items.resize_with(index.saturating_add(1), || None);
+        // `push` rather than `resize_with`, whose extend path is a generic instance per table.
+        while self.items.len() <= index {
+            self.items.push(None);
         }
         if let Some(slot) = self.items.get_mut(index) {
             *slot = Some(item);
@@ -199,6 +200,13 @@ fn listed_hook_id(hook: &Hook, step: usize) -> String {
     hook.id.clone().unwrap_or_else(|| cat!["toolsListed:", decimal_usize(step)])
 }
 
+/// Appends the hooks of `set` to `out` (a loop, rather than an `extend` instance).
+fn push_hooks<'a>(out: &mut Vec<&'a Hook>, set: &'a HookSet) {
+    for hook in &set.hooks {
+        out.push(hook);
+    }
+}
+
 /// The core's state for one client.
 #[derive(Debug, Default)]
 pub struct Engine {
@@ -292,18 +300,24 @@ impl Engine {
                 self.hook_owner.remove(hook.handle);
                 handles.push(hook.handle);
             }
-            for call in self.calls.items.iter_mut().flatten() {
+            // The tables' slots are walked with `let … else` rather than `flatten()`: each
+            // flatten is a generic instance of its own in the wasm module.
+            for call in &mut self.calls.items {
+                let Some(call) = call else { continue };
                 call.forget_hooks(&handles);
             }
-            for listing in self.listings.items.iter_mut().flatten() {
+            for listing in &mut self.listings.items {
+                let Some(listing) = listing else { continue };
                 listing.forget_hooks(&handles);
             }
             // Tools and scopes that still name the set lose it, and no cached plan holds its
             // hooks: the TS layer may give the set's id and its hooks' handles to others.
-            for tool in self.tools.items.iter_mut().flatten() {
+            for tool in &mut self.tools.items {
+                let Some(tool) = tool else { continue };
                 tool.sets.retain(|set| *set != id);
             }
-            for scope in self.scopes.items.iter_mut().flatten() {
+            for scope in &mut self.scopes.items {
+                let Some(scope) = scope else { continue };
                 if scope.set == Some(id) {
                     scope.set = None;
                 }
@@ -326,7 +340,8 @@ impl Engine {
         if !replace {
             self.hooks_of(&self.global, &mut others);
         }
-        for tool in self.tools.items.iter().flatten() {
+        for tool in &self.tools.items {
+            let Some(tool) = tool else { continue };
             if !tool.standalone {
                 self.hooks_of(&tool.sets, &mut others);
             }
@@ -382,7 +397,7 @@ impl Engine {
         for set in &sets {
             let set = self.sets.get(*set).ok_or_else(|| ConfigError::new("unknown_handle", cat!["no hook set with handle ", decimal(*set)]))?;
             set.check_unique_ids(&seen, label)?;
-            seen.extend(set.hooks.iter());
+            push_hooks(&mut seen, set);
         }
         let name = definition.name.clone();
         self.tools.put(id, Tool { name, server, sets, definition: Some(definition), standalone: false, subject });
@@ -403,7 +418,7 @@ impl Engine {
         for set in &sets {
             if let Some(set) = self.sets.get(*set) {
                 set.check_unique_ids(&seen, label)?;
-                seen.extend(set.hooks.iter());
+                push_hooks(&mut seen, set);
             }
         }
         self.tools.put(id, Tool { name: name.to_owned(), server: None, sets, definition: None, standalone: true, subject: Subject::Tool });
@@ -416,7 +431,8 @@ impl Engine {
         if self.tools.remove(id).is_some() {
             self.plans.retain(|(tool, _), _| *tool != id);
             self.matched_rules.retain(|(tool, _), _| *tool != id);
-            for call in self.calls.items.iter_mut().flatten() {
+            for call in &mut self.calls.items {
+                let Some(call) = call else { continue };
                 if call.tool == id {
                     call.forget_tool();
                 }
@@ -454,15 +470,22 @@ impl Engine {
 
     /// The sets of a scope chain, outer to inner.
     fn scope_sets(&self, scope: u32) -> Vec<u32> {
-        let mut chain = Vec::new();
+        let mut inner_first = Vec::new();
         let mut current = scope;
         // A chain is at most as long as the number of scopes; the bound also guards a cycle.
-        for _ in 0..=self.scopes.items.len() {
+        // (A half-open range, `push` and popping into a second vector rather than `0..=n`,
+        // `extend` and `reverse`: each of those was a generic instance of its own.)
+        for _ in 0..self.scopes.items.len().saturating_add(1) {
             let Some(entry) = self.scopes.get(current) else { break };
-            chain.extend(entry.set);
+            if let Some(set) = entry.set {
+                inner_first.push(set);
+            }
             current = entry.parent;
         }
-        chain.reverse();
+        let mut chain = Vec::with_capacity(inner_first.len());
+        while let Some(set) = inner_first.pop() {
+            chain.push(set);
+        }
         chain
     }
 
@@ -470,7 +493,7 @@ impl Engine {
     fn hooks_of<'a>(&'a self, ids: &[u32], out: &mut Vec<&'a Hook>) {
         for id in ids {
             if let Some(set) = self.sets.get(*id) {
-                out.extend(set.hooks.iter());
+                push_hooks(out, set);
             }
         }
     }
@@ -801,7 +824,11 @@ impl Engine {
     pub fn reset(&mut self) -> Vec<u32> {
         let mut dropped = Vec::new();
         for id in core::mem::take(&mut self.global) {
-            let kept = self.tools.items.iter().flatten().any(|tool| tool.sets.contains(&id));
+            let mut kept = false;
+            for tool in &self.tools.items {
+                let Some(tool) = tool else { continue };
+                kept |= tool.sets.contains(&id);
+            }
             if !kept {
                 self.drop_hook_set(id);
                 dropped.push(id);

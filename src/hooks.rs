@@ -61,7 +61,14 @@ impl Event {
     }
 
     fn from_name(name: &str) -> Option<Event> {
-        Event::ALL.into_iter().find(|event| event.name() == name)
+        // Loops rather than `find` here: each closure handed to an adapter is a generic
+        // instance of its own in the wasm module.
+        for event in &Event::ALL {
+            if event.name() == name {
+                return Some(*event);
+            }
+        }
+        None
     }
 }
 
@@ -80,7 +87,12 @@ pub enum Subject {
 impl Subject {
     /// Decodes a wire code.
     pub fn from_code(code: u32) -> Option<Subject> {
-        [Subject::Tool, Subject::Resource, Subject::Prompt].into_iter().find(|subject| *subject as u32 == code)
+        match code {
+            0 => Some(Subject::Tool),
+            1 => Some(Subject::Resource),
+            2 => Some(Subject::Prompt),
+            _ => None,
+        }
     }
 
     /// The event that gates the call, where a tool call runs its `before` hooks.
@@ -168,15 +180,17 @@ impl HookSet {
                 .at(label))
             }
         };
-        if let Some((unknown, _)) = events.iter().find(|(key, _)| Event::from_name(key).is_none()) {
-            return Err(ConfigError::new(
-                "unknown_hook_event",
-                cat!["unknown hook event \"", unknown, "\" (expected before, after, error, denied, toolsListed, resourceRead, promptGet)"],
-            )
-            .at(label));
+        for (unknown, _) in events.iter() {
+            if Event::from_name(unknown).is_none() {
+                return Err(ConfigError::new(
+                    "unknown_hook_event",
+                    cat!["unknown hook event \"", unknown, "\" (expected before, after, error, denied, toolsListed, resourceRead, promptGet)"],
+                )
+                .at(label));
+            }
         }
         let mut hooks: Vec<Hook> = Vec::new();
-        for event in Event::ALL {
+        for &event in &Event::ALL {
             let entries = match events.get(event.name()) {
                 None | Some(Value::Null) => continue,
                 Some(Value::Array(entries)) => entries,
@@ -292,9 +306,16 @@ fn compile_entry(entry: &Value, event: Event, index: usize) -> Result<Hook, Conf
 
 /// Whether `id` has the form of a default id: an event name, `:`, and decimal digits.
 fn is_default_id_form(id: &str) -> bool {
-    id.split_once(':').is_some_and(|(event, index)| {
-        Event::from_name(event).is_some() && !index.is_empty() && index.bytes().all(|b| b.is_ascii_digit())
-    })
+    let Some((event, index)) = crate::strs::split_byte(id, b':') else { return false };
+    if Event::from_name(event).is_none() || index.is_empty() {
+        return false;
+    }
+    for b in index.bytes() {
+        if !b.is_ascii_digit() {
+            return false;
+        }
+    }
+    true
 }
 
 /// An option that is present and not `undefined` (the TS layer leaves `undefined` out).

@@ -109,9 +109,9 @@ impl Matcher {
         if text.is_empty() {
             return Err(invalid("a matcher cannot be empty (use '*' for every tool)".into()));
         }
-        let (server, tool) = match text.split_once('/') {
+        let (server, tool) = match crate::strs::split_byte(text, b'/') {
             Some((server, tool)) => {
-                if tool.contains('/') {
+                if crate::strs::find_byte(tool, b'/').is_some() {
                     return Err(invalid(cat!["matcher \"", text, "\" has more than one '/': use 'server/tool'"]));
                 }
                 (Some(server_glob(server)?), tool)
@@ -121,14 +121,18 @@ impl Matcher {
         if tool.is_empty() {
             return Err(invalid(cat!["matcher \"", text, "\" has an empty tool segment (use 'server/*')"]));
         }
-        if let Some(bad) = tool.chars().find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-' | '*'))) {
-            return Err(invalid(cat![
-                "matcher \"",
-                text,
-                "\" can never match: tool names hold only A-Z a-z 0-9 _ . - (found '",
-                bad.encode_utf8(&mut [0; 4]),
-                "')"
-            ]));
+        // Loops rather than iterator adapters in this module: each closure handed to one is a
+        // generic instance of its own in the wasm module.
+        for bad in tool.chars() {
+            if !(bad.is_ascii_alphanumeric() || matches!(bad, '_' | '.' | '-' | '*')) {
+                return Err(invalid(cat![
+                    "matcher \"",
+                    text,
+                    "\" can never match: tool names hold only A-Z a-z 0-9 _ . - (found '",
+                    bad.encode_utf8(&mut [0; 4]),
+                    "')"
+                ]));
+            }
         }
         let tool = Glob::new(tool);
         let level = match (&server, tool.is_any()) {
@@ -219,13 +223,13 @@ impl UriGlob {
             let part = match c {
                 '*' => UriPart::Star,
                 '{' => {
-                    let Some(end) = rest.find('}') else {
+                    let Some(end) = crate::strs::find_byte(rest, b'}') else {
                         return Err(invalid(cat!["URI matcher \"", text, "\" has a '{' without its '}'"]));
                     };
                     let name = rest.get(..end).unwrap_or_default();
                     rest = rest.get(end.saturating_add(1)..).unwrap_or_default();
-                    let (reserved, name) = name.strip_prefix('+').map_or((false, name), |name| (true, name));
-                    if name.is_empty() || name.contains('{') {
+                    let (reserved, name) = name.strip_prefix("+").map_or((false, name), |name| (true, name));
+                    if name.is_empty() || crate::strs::find_byte(name, b'{').is_some() {
                         return Err(invalid(cat!["URI matcher \"", text, "\" has an empty or nested template variable"]));
                     }
                     if reserved {
@@ -327,11 +331,20 @@ struct Glob {
 
 impl Glob {
     fn new(pattern: &str) -> Glob {
-        Glob { parts: loose(pattern).split('*').map(str::to_owned).collect() }
+        let mut parts = Vec::new();
+        for part in crate::strs::split_bytes(&loose(pattern), b'*') {
+            parts.push(part.to_owned());
+        }
+        Glob { parts }
     }
 
     fn is_any(&self) -> bool {
-        self.parts.iter().all(String::is_empty)
+        for part in &self.parts {
+            if !part.is_empty() {
+                return false;
+            }
+        }
+        true
     }
 
     fn matches_loose(&self, candidate: &str) -> bool {
@@ -359,12 +372,14 @@ fn glob_match(parts: &[String], text: &str) -> bool {
 /// characters are kept as they are (tool names are ASCII; a server id that is not still
 /// compares exactly).
 pub fn loose(name: &str) -> String {
-    name.chars()
-        .map(|c| match c {
+    let mut out = String::with_capacity(name.len());
+    for c in name.chars() {
+        out.push(match c {
             '-' | '.' => '_',
             c => c.to_ascii_lowercase(),
-        })
-        .collect()
+        });
+    }
+    out
 }
 
 fn server_glob(server: &str) -> Result<Glob, ConfigError> {
@@ -382,7 +397,7 @@ fn compile_regex(source: &str, flags: &str) -> Result<Pattern, ConfigError> {
 /// reason>`, without the engine's own repetition of the pattern.
 pub(crate) fn pattern_error(what: &str, source: &str, flags: &str, reason: &str) -> ConfigError {
     // The engine names the pattern with the flags it was given, which never hold `g` or `y`.
-    let kept: String = flags.chars().filter(|flag| *flag != 'g' && *flag != 'y').collect();
+    let kept = crate::pattern::without_gy(flags);
     let prefix = cat!["Invalid regular expression: /", source, "/", kept, ": "];
     let detail = reason.strip_prefix(prefix.as_str()).unwrap_or(reason);
     ConfigError::new("invalid_pattern", cat![what, " is not a valid pattern: ", detail])

@@ -91,7 +91,7 @@ impl Pattern {
     /// # Errors
     /// The engine's reason, such as `Invalid regular expression: /(/: Unterminated group`.
     pub fn compile(source: &str, flags: &str) -> Result<Pattern, String> {
-        let flags: String = flags.chars().filter(|flag| *flag != 'g' && *flag != 'y').collect();
+        let flags = without_gy(flags);
         let host = host().ok_or_else(|| "no pattern engine is installed".to_owned())?;
         let handle = (host.compile)(source, &flags)?;
         Ok(Pattern { inner: Rc::new(Compiled { handle, source: source.to_owned(), flags }) })
@@ -101,7 +101,7 @@ impl Pattern {
     /// [`INPUT_LIMIT`], or the engine failed), which callers treat as failing closed.
     pub fn test(&self, text: &str) -> Option<bool> {
         // A UTF-16 unit is at least one byte of UTF-8, so a short UTF-8 text is short enough.
-        if text.len() > INPUT_LIMIT && text.encode_utf16().count() > INPUT_LIMIT {
+        if text.len() > INPUT_LIMIT && utf16_len(text) > INPUT_LIMIT {
             return None;
         }
         (host()?.test)(self.inner.handle, text)
@@ -116,6 +116,30 @@ impl Pattern {
     pub fn flags(&self) -> &str {
         &self.inner.flags
     }
+}
+
+/// How many UTF-16 units `text` is, counted on its UTF-8 bytes: one per character (every byte
+/// but a continuation byte starts one), two for a character past U+FFFF (a 4-byte sequence,
+/// lead byte 0xF0 or above). What `encode_utf16().count()` answers, without linking the encoder.
+fn utf16_len(text: &str) -> usize {
+    let mut units = 0usize;
+    for &byte in text.as_bytes() {
+        units = units.saturating_add(usize::from(byte & 0xC0 != 0x80)).saturating_add(usize::from(byte >= 0xF0));
+    }
+    units
+}
+
+/// `flags` without `g` and `y`: the flags a pattern is compiled with. A loop, shared with
+/// [`crate::matcher::pattern_error`], rather than a `filter(..).collect()` at each place (each a
+/// generic instance of its own in the wasm module).
+pub(crate) fn without_gy(flags: &str) -> String {
+    let mut kept = String::new();
+    for flag in flags.chars() {
+        if flag != 'g' && flag != 'y' {
+            kept.push(flag);
+        }
+    }
+    kept
 }
 
 impl PartialEq for Pattern {
@@ -183,4 +207,14 @@ mod native {
 #[cfg(not(target_arch = "wasm32"))]
 pub fn live_native_patterns() -> usize {
     native::live()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn counts_utf16_units_like_encode_utf16() {
+        for text in ["", "a", "é", "€", "😀", "a😀é€\u{10FFFF}\u{FFFF}"] {
+            assert_eq!(super::utf16_len(text), text.encode_utf16().count(), "{text:?}");
+        }
+    }
 }

@@ -60,7 +60,7 @@ impl Plan {
     pub fn build_for(subject: Subject, scopes: Scopes<'_>, server: &str, name: &str) -> Result<Plan, ConfigError> {
         let mut plan = Plan::default();
         let mut ids: Vec<&str> = Vec::new();
-        for (slot, event) in plan.lists.iter_mut().zip(Event::ALL) {
+        for (slot, &event) in plan.lists.iter_mut().zip(&Event::ALL) {
             if !subject.runs(event) {
                 continue;
             }
@@ -96,12 +96,26 @@ impl Plan {
 
     /// Whether any hook of the plan has one of `handles`.
     pub fn holds_any(&self, handles: &[u32]) -> bool {
-        self.lists.iter().flatten().any(|hook| handles.contains(&hook.handle))
+        // Loops rather than `flatten().any(..)`: each adapter is a generic instance of its own
+        // in the wasm module.
+        for list in &self.lists {
+            for hook in list {
+                if handles.contains(&hook.handle) {
+                    return true;
+                }
+            }
+        }
+        false
     }
 
     /// Whether the plan has no hook at all.
     pub fn is_empty(&self) -> bool {
-        self.lists.iter().all(Vec::is_empty)
+        for list in &self.lists {
+            if !list.is_empty() {
+                return false;
+            }
+        }
+        true
     }
 }
 
@@ -116,7 +130,7 @@ pub(crate) fn ordered_hooks<'a>(scopes: Scopes<'a>, event: Event, server: Option
     }
     let mut ordered = Vec::new();
     let mut matching: Vec<&Hook> = Vec::new();
-    for sets in scope_order {
+    for &sets in &scope_order {
         matching.clear();
         for set in sets {
             for hook in &set.hooks {
@@ -125,7 +139,7 @@ pub(crate) fn ordered_hooks<'a>(scopes: Scopes<'a>, event: Event, server: Option
                 }
             }
         }
-        for level in level_order {
+        for &level in &level_order {
             for hook in &matching {
                 if hook.matcher.level() == level {
                     ordered.push(*hook);

@@ -7,6 +7,7 @@
 //! nothing measurable.
 
 use alloc::string::String;
+use alloc::vec::Vec;
 
 /// The byte offset of the first occurrence of `needle` in `haystack`. Always a character
 /// boundary of `haystack` (a match starts where `needle`'s first character does).
@@ -18,10 +19,60 @@ pub fn find(haystack: &str, needle: &str) -> Option<usize> {
     hay.windows(pin.len()).position(|window| window == pin)
 }
 
+/// The byte offset of the first `byte` in `text`. For an ASCII byte, what `text.find(char)`
+/// answers: no other character's UTF-8 holds an ASCII byte. The core searches its short texts
+/// (matchers, pointers, MIME types) for single ASCII characters with this loop: `char`
+/// patterns link core's `CharSearcher`, `memchr` and the `Split` iterator (~1.5 KB of wasm).
+pub fn find_byte(text: &str, byte: u8) -> Option<usize> {
+    let mut at = 0usize;
+    for &b in text.as_bytes() {
+        if b == byte {
+            return Some(at);
+        }
+        at = at.saturating_add(1);
+    }
+    None
+}
+
+/// `text` split around the first `byte` (ASCII): `text.split_once(char)`.
+pub fn split_byte(text: &str, byte: u8) -> Option<(&str, &str)> {
+    let at = find_byte(text, byte)?;
+    Some((text.get(..at)?, text.get(at.saturating_add(1)..)?))
+}
+
+/// The parts of `text` between each `byte` (ASCII), in order: `text.split(char)`.
+pub fn split_bytes(text: &str, byte: u8) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let mut rest = text;
+    while let Some((part, after)) = split_byte(rest, byte) {
+        parts.push(part);
+        rest = after;
+    }
+    parts.push(rest);
+    parts
+}
+
 /// `text` split around the first occurrence of `separator`.
 pub fn split_once<'a>(text: &'a str, separator: &str) -> Option<(&'a str, &'a str)> {
     let at = find(text, separator)?;
     Some((text.get(..at)?, text.get(at.checked_add(separator.len())?..)?))
+}
+
+/// `text` without leading and trailing whitespace, as `str::trim` (Unicode `White_Space`) says,
+/// found walking forwards only: `str::trim` walks back from the end, which links core's
+/// reverse UTF-8 decoding and its searcher (~0.7 KB of wasm) for the two short texts trimmed.
+pub fn trim(text: &str) -> &str {
+    let (mut start, mut end) = (None, 0);
+    let mut at = 0usize;
+    for c in text.chars() {
+        let next = at.saturating_add(c.len_utf8());
+        if !c.is_whitespace() {
+            start = start.or(Some(at));
+            end = next;
+        }
+        at = next;
+    }
+    start.and_then(|start| text.get(start..end)).unwrap_or_default()
 }
 
 /// The number `digits` spells in decimal, only ASCII digits (no sign, any leading zeros);
@@ -160,6 +211,24 @@ mod tests {
         assert_eq!(join::<&str>(&[], ", "), "");
         assert_eq!(join(&["only"], "-"), "only");
         assert_eq!(join(&["x".to_owned(), "y".to_owned()], "/"), "x/y");
+    }
+
+    #[test]
+    fn trims_like_str_trim() {
+        for text in ["", " ", "a", " a ", "\t a b \n", "\u{3000}é\u{85}", "é", "\u{a0}x\u{2028}", "x\u{200b}"] {
+            assert_eq!(super::trim(text), text.trim(), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn searches_bytes_like_char_patterns() {
+        for text in ["", "/", "a/b", "é/ü/", "//x", "no", "x;y;z", "日本/語"] {
+            for (byte, c) in [(b'/', '/'), (b';', ';'), (b'x', 'x')] {
+                assert_eq!(super::find_byte(text, byte), text.find(c), "{text:?}");
+                assert_eq!(super::split_byte(text, byte), text.split_once(c), "{text:?}");
+                assert_eq!(super::split_bytes(text, byte), text.split(c).collect::<alloc::vec::Vec<_>>(), "{text:?}");
+            }
+        }
     }
 
     #[test]

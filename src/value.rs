@@ -270,7 +270,12 @@ impl Value {
                 #[allow(clippy::float_cmp)]
                 (Value::Number(x), Value::Number(y)) if x == y => {}
                 (Value::String(x), Value::String(y)) if x == y => {}
-                (Value::Array(x), Value::Array(y)) if x.len() == y.len() => pending.extend(x.iter().zip(y)),
+                (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
+                    // A loop rather than `extend(zip)`, an instance of its own.
+                    for pair in x.iter().zip(y) {
+                        pending.push(pair);
+                    }
+                }
                 (Value::Object(x), Value::Object(y)) if x.len() == y.len() => {
                     for (key, value) in x.iter() {
                         match y.get(key) {

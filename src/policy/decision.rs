@@ -324,7 +324,12 @@ pub fn settle_without_approver(decision: &Decision) -> Decision {
     } else {
         Reason::NoApprover
     };
-    let mut explanation = decision.explanation.trim_end_matches('.').to_owned();
+    // Byte-wise (no UTF-8 byte but `.` itself is 0x2E): `trim_end_matches` links core's reverse
+    // UTF-8 decoding.
+    let mut explanation = decision.explanation.clone();
+    while explanation.as_bytes().last() == Some(&b'.') {
+        explanation.pop();
+    }
     explanation.push_str("; there is no approver, so the call is denied.");
     Decision {
         effect: Effect::Deny,
@@ -354,7 +359,9 @@ pub fn settle_with_grant(decision: &Decision) -> Decision {
 
 /// Ends a sentence taken from user text with a period unless it already ends with punctuation.
 fn end_sentence(text: &mut String) {
-    if !text.ends_with(['.', '!', '?']) {
+    // The last byte, not the last `char`: a UTF-8 text ends in one of these ASCII bytes exactly
+    // when its last character is that one (`ends_with([..])` links reverse UTF-8 decoding).
+    if !matches!(text.as_bytes().last(), Some(b'.' | b'!' | b'?')) {
         text.push('.');
     }
 }

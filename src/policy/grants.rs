@@ -99,7 +99,7 @@ fn key(principal: Option<&str>, server: &str, tool: &str, fingerprint: &str) -> 
         None => out.push('-'),
         Some(principal) => push_part(&mut out, principal),
     }
-    for part in [server, tool, fingerprint] {
+    for part in &[server, tool, fingerprint] {
         push_part(&mut out, part);
     }
     out

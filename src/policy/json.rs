@@ -27,7 +27,7 @@ impl Pointer {
         if text.is_empty() {
             return Ok(Pointer { tokens: Vec::new() });
         }
-        let Some(rest) = text.strip_prefix('/') else {
+        let Some(rest) = text.strip_prefix("/") else {
             return Err(cat![
                 "\"",
                 text,
@@ -37,7 +37,7 @@ impl Pointer {
             ]);
         };
         let mut tokens = Vec::new();
-        for token in rest.split('/') {
+        for token in crate::strs::split_bytes(rest, b'/') {
             tokens.push(unescape(token, text)?);
         }
         Ok(Pointer { tokens })
@@ -85,7 +85,7 @@ fn unescape(token: &str, whole: &str) -> Result<String, String> {
 /// An array index as RFC 6901 spells it: `0`, or digits without a leading zero. `-` (the
 /// element after the last) never resolves.
 fn array_index(token: &str) -> Option<usize> {
-    if token.is_empty() || (token.len() > 1 && token.starts_with('0')) {
+    if token.is_empty() || (token.len() > 1 && token.starts_with("0")) {
         return None;
     }
     crate::strs::parse_digits(token)
@@ -103,7 +103,11 @@ pub(crate) fn foreign(value: &Value) -> Option<String> {
                     pending.push(item);
                 }
             }
-            Value::Array(items) => pending.extend(items),
+            Value::Array(items) => {
+                for item in items {
+                    pending.push(item);
+                }
+            }
             Value::Regex { .. } => return Some("a RegExp (use `matches`)".to_owned()),
             Value::Function(_) | Value::Unsupported(_) => return Some(value.type_name().to_owned()),
             Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_) => {}

@@ -44,18 +44,31 @@ pub(crate) fn report_unknown_keys(map: &Map, known: &[&str], code: &'static str,
 /// (`id`, `in`), two for longer ones.
 pub(crate) fn suggest<'k>(key: &str, known: &[&'k str]) -> Option<&'k str> {
     let key = key.to_ascii_lowercase();
-    known
-        .iter()
-        .map(|name| (edit_distance(&key, &name.to_ascii_lowercase()), *name))
-        .filter(|(distance, name)| *distance <= if name.len() <= 3 { 1 } else { 2 })
-        .min_by_key(|(distance, _)| *distance)
-        .map(|(_, name)| name)
+    // A loop rather than `map`/`filter`/`min_by_key`, each a generic instance of its own in the
+    // wasm module. The first of equally close names wins, as with `min_by_key`.
+    let mut best: Option<(usize, &'k str)> = None;
+    for name in known {
+        let distance = edit_distance(&key, &name.to_ascii_lowercase());
+        let close = distance <= if name.len() <= 3 { 1 } else { 2 };
+        if close && best.is_none_or(|(nearest, _)| distance < nearest) {
+            best = Some((distance, name));
+        }
+    }
+    best.map(|(_, name)| name)
 }
 
 /// Levenshtein distance over characters, with one row kept at a time.
 fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut previous: Vec<usize> = (0..=b.len()).collect();
+    // Loops rather than `collect`: each `collect` is a generic instance of its own.
+    let mut chars = Vec::new();
+    for c in b.chars() {
+        chars.push(c);
+    }
+    let b = chars;
+    let mut previous: Vec<usize> = Vec::with_capacity(b.len().saturating_add(1));
+    for j in 0..b.len().saturating_add(1) {
+        previous.push(j);
+    }
     for (i, ca) in a.chars().enumerate() {
         let mut current = Vec::with_capacity(b.len().saturating_add(1));
         current.push(i.saturating_add(1));

@@ -63,7 +63,7 @@ pub fn lint(spec: &Value) -> Vec<Diagnostic> {
     }
     let Some(draft) = draft else { return found };
     let mut entries: Vec<Entry<'_>> = Vec::new();
-    for list in List::ALL {
+    for &list in &List::ALL {
         let Some(raw) = spec.get(list.name()).and_then(Value::as_array) else { continue };
         let compiled = draft.rules(list);
         for (index, value) in raw.iter().enumerate() {
@@ -150,7 +150,7 @@ impl Shape {
         match matcher {
             Value::String(text) if EVERY_TOOL.contains(&text.as_str()) => Some(Shape::All),
             Value::String(text) => {
-                let (server, tool) = match text.split_once('/') {
+                let (server, tool) = match crate::strs::split_byte(text, b'/') {
                     Some((server, tool)) => (server_glob(server), loose(tool)),
                     None => (None, loose(text)),
                 };
@@ -239,10 +239,10 @@ fn glob_covers(a: &str, b: &str) -> bool {
     if is_any(a) || a == b {
         return true;
     }
-    if let Some(prefix) = a.strip_suffix('*').filter(|prefix| !prefix.contains('*')) {
+    if let Some(prefix) = a.strip_suffix("*").filter(|prefix| crate::strs::find_byte(prefix, b'*').is_none()) {
         return b.starts_with(prefix);
     }
-    if let Some(suffix) = a.strip_prefix('*').filter(|suffix| !suffix.contains('*')) {
+    if let Some(suffix) = a.strip_prefix("*").filter(|suffix| crate::strs::find_byte(suffix, b'*').is_none()) {
         return b.ends_with(suffix);
     }
     false
@@ -261,7 +261,7 @@ fn shadowed(entry: &Entry<'_>, earlier: &[Entry<'_>]) -> Option<Diagnostic> {
             && other.when.iter().all(|(_, condition)| entry.when.iter().any(|(_, own)| same_condition(own, condition)))
     };
     let mut cover = None;
-    for same_list in [false, true] {
+    for &same_list in &[false, true] {
         for other in earlier {
             if cover.is_none() && (other.list == entry.list) == same_list && covers(other) {
                 cover = Some(other);

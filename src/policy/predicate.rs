@@ -189,7 +189,11 @@ pub(crate) fn parse_when(when: &Value, errors: &mut Vec<ConfigError>) -> Vec<Par
             let mut inner = Vec::new();
             let parsed = parse_predicate(single, &mut inner);
             crate::error::file_under(errors, inner, "when");
-            parsed.into_iter().collect()
+            // Not `into_iter().collect()`: a `from_iter` instance of its own for one item.
+            match parsed {
+                Some(predicate) => vec![predicate],
+                None => Vec::new(),
+            }
         }
     }
 }

@@ -158,7 +158,7 @@ fn text_member(
 ) -> Option<String> {
     match map.get(key) {
         None => None,
-        Some(Value::String(text)) if !text.trim().is_empty() => Some(text.clone()),
+        Some(Value::String(text)) if !crate::strs::trim(text).is_empty() => Some(text.clone()),
         Some(Value::String(_)) => {
             errors.push(invalid(cat!["`", key, "` cannot be empty"]).at(key));
             None

@@ -57,7 +57,7 @@ impl NumberLengths {
         let mut end = len;
         while end > 1 {
             end = end.saturating_sub(1);
-            entries.swap(0, end);
+            swap(&mut entries, 0, end);
             sift_down(&mut entries, 0, end);
         }
         // Sorted: equal keys are neighbours, and the first of each run is kept.
@@ -107,8 +107,22 @@ fn sift_down(entries: &mut [(u64, usize)], mut root: usize, end: usize) {
         if key(root) >= key(child) {
             return;
         }
-        entries.swap(root, child);
+        swap(entries, root, child);
         root = child;
+    }
+}
+
+/// Exchanges two entries, doing nothing for an index out of range. `slice::swap` would panic
+/// there instead, and its panic is the module's only use of core's index-out-of-bounds panic
+/// with its formatted message.
+fn swap(entries: &mut [(u64, usize)], a: usize, b: usize) {
+    if let (Some(&first), Some(&second)) = (entries.get(a), entries.get(b)) {
+        if let Some(slot) = entries.get_mut(a) {
+            *slot = second;
+        }
+        if let Some(slot) = entries.get_mut(b) {
+            *slot = first;
+        }
     }
 }
 

@@ -344,12 +344,19 @@ pub const AUDIO_TYPES: [&str; 7] = [
 /// The lower-case essence of a MIME type: parameters after `;` and surrounding whitespace
 /// removed, ASCII letters folded (a MIME type is ASCII; no Unicode case tables needed).
 fn mime_essence(mime: &str) -> String {
-    mime.split(';').next().unwrap_or_default().trim().to_ascii_lowercase()
+    let head = crate::strs::split_byte(mime, b';').map_or(mime, |(head, _)| head);
+    crate::strs::trim(head).to_ascii_lowercase()
 }
 
 /// The entry of `list` equal to `essence`, as a `'static` string.
 fn kept_type(list: &[&'static str], essence: &str) -> Option<&'static str> {
-    list.iter().copied().find(|&t| t == essence)
+    // A loop rather than `find`: see [`all_alnum_or`].
+    for &kept in list {
+        if kept == essence {
+            return Some(kept);
+        }
+    }
+    None
 }
 
 /// Which kept lists a `mimeType` is in once stripped and reduced to its essence: bit 0 the
@@ -366,15 +373,22 @@ pub fn kept_media_kinds(mime: &str) -> u32 {
     u32::from(kept_type(&IMAGE_TYPES, &essence).is_some()) | (u32::from(kept_type(&AUDIO_TYPES, &essence).is_some()) << 1)
 }
 
+/// Whether every byte of `text` is an ASCII letter or digit or one of `extra`. One loop for
+/// the character checks below: each `bytes().all(..)` with its own closure was a generic
+/// `try_fold` instance of its own in the wasm module (~200 bytes each).
+fn all_alnum_or(text: &str, extra: &str) -> bool {
+    for b in text.bytes() {
+        if !(b.is_ascii_alphanumeric() || crate::strs::find_byte(extra, b).is_some()) {
+            return false;
+        }
+    }
+    true
+}
+
 /// `true` for a `type/subtype` made of RFC 6838 restricted-name characters.
 fn looks_like_mime(essence: &str) -> bool {
-    let name_ok = |part: &str| {
-        (1..=127).contains(&part.len())
-            && part
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'!' | b'#' | b'$' | b'&' | b'-' | b'^' | b'_' | b'.' | b'+'))
-    };
-    match essence.split_once('/') {
+    let name_ok = |part: &str| (1..=127).contains(&part.len()) && all_alnum_or(part, "!#$&-^_.+");
+    match crate::strs::split_byte(essence, b'/') {
         Some((top, sub)) => name_ok(top) && name_ok(sub),
         None => false,
     }
@@ -382,14 +396,13 @@ fn looks_like_mime(essence: &str) -> bool {
 
 /// `true` for a block type safe to quote in a notice.
 fn looks_like_type_name(name: &str) -> bool {
-    (1..=64).contains(&name.len()) && name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
+    (1..=64).contains(&name.len()) && all_alnum_or(name, "_.-")
 }
 
 /// `true` when `data` is made only of base64 characters (either alphabet), `=` and ASCII
 /// whitespace. Everything the check lets through is ASCII, so it can hide nothing.
 fn is_base64ish(data: &str) -> bool {
-    data.bytes()
-        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'-' | b'_' | b'=' | b' ' | b'\t' | b'\r' | b'\n'))
+    all_alnum_or(data, "+/-_= \t\r\n")
 }
 
 /// The notice for dropped media, e.g. `[image/svg+xml content removed by the MCP client]`.
@@ -611,8 +624,11 @@ fn shape_map(map: &Map, depth: usize, flags: &mut Flags) -> Map {
 fn carried_flags(obj: &Map) -> Flags {
     let mut flags = Flags::default();
     let names = obj.get("provenance").and_then(|p| p.get("flags")).and_then(Value::as_array);
-    for name in names.into_iter().flatten().filter_map(Value::as_str) {
-        flags.set_name(name);
+    // Plain loops rather than `flatten().filter_map(..)`, a generic instance of its own.
+    for name in names.map(Vec::as_slice).unwrap_or_default() {
+        if let Some(name) = name.as_str() {
+            flags.set_name(name);
+        }
     }
     flags
 }

@@ -74,7 +74,16 @@ pub fn engine_reset(engine: u32) -> Vec<u32> {
 /// How many hook sets, hooks, tools, scopes, plans, calls and listings an engine holds.
 #[wasm_bindgen(js_name = engineCounts)]
 pub fn engine_counts(engine: u32) -> Vec<u32> {
-    engines::with(engine, |e| e.counts().iter().map(|n| u32::try_from(*n).unwrap_or(u32::MAX)).collect()).unwrap_or_default()
+    engines::with(engine, |e| {
+        // Loops rather than `map(..).collect()` in this file: each collect is a generic
+        // instance of its own (with its extend path) in the module.
+        let mut counts = Vec::new();
+        for n in &e.counts() {
+            counts.push(u32::try_from(*n).unwrap_or(u32::MAX));
+        }
+        counts
+    })
+    .unwrap_or_default()
 }
 
 /// Removes every global hook; answers the sets removed.
@@ -146,11 +155,22 @@ pub fn policy_facts(engine: u32, call: u32, facts: &[u8], signal: u32) -> u32 {
     let facts = PolicyFacts {
         arguments: facts.get("arguments").cloned().unwrap_or(Value::Null),
         principal: facts.get("principal").and_then(Value::as_str).map(str::to_owned),
-        taint: facts.get("taint").and_then(Value::as_array).map(|items| items.iter().filter_map(Value::as_str).map(str::to_owned).collect()).unwrap_or_default(),
+        taint: strings(facts.get("taint")),
         now_ms: facts.get("nowMs").and_then(Value::as_f64).unwrap_or(0.0),
         args_digest: facts.get("argsDigest").and_then(Value::as_str).map(str::to_owned),
     };
     engines::with(engine, |e| e.policy_facts(call, &facts, Signal::from_code(signal))).flatten().map_or(0, |action| action.encode())
+}
+
+/// The strings of an array, in order (other items skipped); none for anything else.
+fn strings(value: Option<&Value>) -> Vec<String> {
+    let mut texts = Vec::new();
+    for item in value.and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default() {
+        if let Some(text) = item.as_str() {
+            texts.push(text.to_owned());
+        }
+    }
+    texts
 }
 
 /// Ends a call: `{ ok, error?, text?, decision?, record? }`, or a dry run's explanation.
@@ -163,7 +183,10 @@ pub fn end(engine: u32, call: u32) -> Vec<u8> {
 /// Starts a listing of `tools` under `scopes` (same length); `-1` when too many are open.
 #[wasm_bindgen(js_name = beginListing)]
 pub fn begin_listing(engine: u32, tools: &[u32], scopes: &[u32]) -> i32 {
-    let pairs: Vec<(u32, u32)> = tools.iter().copied().zip(scopes.iter().copied()).collect();
+    let mut pairs: Vec<(u32, u32)> = Vec::new();
+    for (tool, scope) in tools.iter().zip(scopes) {
+        pairs.push((*tool, *scope));
+    }
     engines::with(engine, |e| e.begin_listing(&pairs).ok().and_then(|listing| i32::try_from(listing).ok())).flatten().unwrap_or(-1)
 }
 

@@ -34,7 +34,7 @@ pub fn shape_candidate_pattern() -> String {
 #[wasm_bindgen(js_name = shapeFlagNames)]
 pub fn shape_flag_names() -> Vec<String> {
     let mut names = Vec::with_capacity(Flags::NAMES.len());
-    for name in Flags::NAMES {
+    for &name in &Flags::NAMES {
         names.push(name.to_owned());
     }
     names
@@ -45,7 +45,7 @@ pub fn shape_flag_names() -> Vec<String> {
 #[wasm_bindgen(js_name = shapeLimits)]
 pub fn shape_limits() -> Vec<u32> {
     let mut limits = Vec::with_capacity(4);
-    for n in [shape::MAX_BLOCKS, shape::STRUCTURED_SLACK, shape::MAX_MIME_BYTES, shape::MAX_DEPTH] {
+    for &n in &[shape::MAX_BLOCKS, shape::STRUCTURED_SLACK, shape::MAX_MIME_BYTES, shape::MAX_DEPTH] {
         limits.push(u32::try_from(n).unwrap_or(u32::MAX));
     }
     limits
