@@ -21,8 +21,6 @@
 use alloc::borrow::ToOwned;
 use alloc::rc::Rc;
 use alloc::string::String;
-#[cfg(target_arch = "wasm32")]
-use core::cell::Cell;
 
 /// The longest string, in UTF-16 code units, a pattern is tested against.
 pub const INPUT_LIMIT: usize = 65_536;
@@ -41,16 +39,16 @@ pub struct Host {
 
 /// The engine the boundary installed in a wasm module (the core module's, at start-up; the
 /// validator module installs none). A `static` must be `Sync`, and std's `thread_local!` is not
-/// there in the `no_std` core module: wasm-bindgen's `LazyCell` is the single-threaded cell its
-/// own `thread_local_v2` statics are made of (`Sync` on wasm without threads). It is internal
-/// API, which the `=` pin of wasm-bindgen in Cargo.toml keeps where it is.
+/// there in the `no_std` core module: once_cell's `OnceRef` is a set-once reference on an atomic
+/// pointer, safe and `Sync` (and outside the boundary module, which alone imports wasm-bindgen).
 #[cfg(target_arch = "wasm32")]
-static INSTALLED: wasm_bindgen::__rt::LazyCell<Cell<Option<&'static Host>>> = wasm_bindgen::__rt::LazyCell::new(|| Cell::new(None));
+static INSTALLED: once_cell::race::OnceRef<'static, Host> = once_cell::race::OnceRef::new();
 
-/// Installs the host's pattern engine (the boundary does this once).
+/// Installs the host's pattern engine (the boundary does this once, at start-up; a second
+/// install keeps the first engine).
 #[cfg(target_arch = "wasm32")]
 pub fn install(host: &'static Host) {
-    INSTALLED.set(Some(host));
+    let _ = INSTALLED.set(host);
 }
 
 #[cfg(target_arch = "wasm32")]
