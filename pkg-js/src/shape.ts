@@ -47,7 +47,7 @@ function candidates(): RegExp {
     candidate = new RegExp(core.shapeCandidatePattern());
     candidateFinder = new RegExp(candidate.source, 'g');
     candidateAll = new RegExp(candidate.source, 'g');
-    flagNames = core.shapeFlagNames();
+    flagNames = core.shapeFlagNames().split(',');
     knownFlags = new Set(flagNames);
     const [maxBlocks, structuredSlack, maxMimeBytes, maxDepth] = core.shapeLimits();
     limits = { maxBlocks: maxBlocks as number, structuredSlack: structuredSlack as number, maxMimeBytes: maxMimeBytes as number, maxDepth: maxDepth as number };

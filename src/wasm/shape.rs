@@ -30,14 +30,12 @@ pub fn shape_candidate_pattern() -> String {
     shape::CANDIDATE_PATTERN_JS.to_owned()
 }
 
-/// The names of the flag bits, in bit order (bit 7, `truncated`, is reported apart).
+/// The names of the flag bits, in bit order, joined by commas (bit 7, `truncated`, is reported
+/// apart). One string rather than an array: a `Vec<String>` return links wasm-bindgen's
+/// string-array conversion (~1.5 KB of wasm) for this one call; the names are identifiers.
 #[wasm_bindgen(js_name = shapeFlagNames)]
-pub fn shape_flag_names() -> Vec<String> {
-    let mut names = Vec::with_capacity(Flags::NAMES.len());
-    for &name in &Flags::NAMES {
-        names.push(name.to_owned());
-    }
-    names
+pub fn shape_flag_names() -> String {
+    crate::strs::join(&Flags::NAMES, ",")
 }
 
 /// The limits the TS layer applies before sending a result: `[maxBlocks, structuredSlack,
