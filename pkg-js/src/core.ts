@@ -66,7 +66,7 @@ let compiling: Promise<void> | undefined;
 
 /**
  * Resolves when the core is loaded. Optional: every API loads the core when it needs it, on the
- * main thread (inflating and compiling it takes 10–30 ms there, most of it inflating). Called
+ * main thread (decoding, inflating and compiling it takes about 10 ms there in Chromium). Called
  * early (`ready()` next to the app's first import, before the first `webmcp()`), it inflates
  * the bytes with the platform's `DecompressionStream` and compiles them with
  * `WebAssembly.compile`, both off the main thread; the first `webmcp()` then only instantiates.
