@@ -208,13 +208,20 @@ async function zopfliDeflate(bytes, format) {
   return deflated;
 }
 
+/**
+ * Where cargo builds: CARGO_TARGET_DIR (worktrees sharing one machine each set their own) or
+ * target/, and `subdir` of it for a build with other flags or another crate.
+ */
+function cargoTargetDir(subdir) {
+  const base = process.env.CARGO_TARGET_DIR ? resolve(root, process.env.CARGO_TARGET_DIR) : join(root, 'target');
+  return subdir ? join(base, subdir) : base;
+}
+
 async function buildModule({ name, cargoArgs, embed, wasmOpt: passes, env = {}, rustflags, targetSubdir, outDir, validatorGlue }) {
   const dir = outDir ? join(pkgDir, outDir) : wasmDir;
   mkdirSync(dir, { recursive: true });
   const args = ['build', '--release', '--target', 'wasm32-unknown-unknown', '--lib', ...cargoArgs];
-  // CARGO_TARGET_DIR moves cargo's output (worktrees sharing one machine each set their own).
-  const baseTarget = process.env.CARGO_TARGET_DIR ? resolve(root, process.env.CARGO_TARGET_DIR) : join(root, 'target');
-  const targetDir = targetSubdir ? join(baseTarget, targetSubdir) : baseTarget;
+  const targetDir = cargoTargetDir(targetSubdir);
   const flags = rustflags ? { RUSTFLAGS: [process.env.RUSTFLAGS, rustflags].filter(Boolean).join(' ') } : {};
   // opt-level "z": measured smaller than "s" for both modules (the size of a page's download
   // matters more here than the last few percent of speed).
@@ -301,8 +308,7 @@ function checkBudget(report) {
  * its own.
  */
 function buildInflater() {
-  const baseTarget = process.env.CARGO_TARGET_DIR ? resolve(root, process.env.CARGO_TARGET_DIR) : join(root, 'target');
-  const targetDir = join(baseTarget, 'inflate');
+  const targetDir = cargoTargetDir('inflate');
   run('cargo', ['build', '--release', '--target', 'wasm32-unknown-unknown', '--lib', '--manifest-path', join(root, 'inflate', 'Cargo.toml')], { env: { ...process.env, CARGO_TARGET_DIR: targetDir } });
   const wasmFile = join(wasmDir, 'warden_inflate.wasm');
   copyFileSync(join(targetDir, 'wasm32-unknown-unknown', 'release', 'warden_inflate.wasm'), wasmFile);

@@ -610,7 +610,6 @@ fn validate_entry(entry: &Entry, instance: &Value) -> Vec<Diagnostic> {
     out
 }
 
-
 fn failure_text(failure: &PatternFailure) -> String {
     match failure {
         PatternFailure::TooLong { max_chars } => {

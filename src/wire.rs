@@ -109,7 +109,7 @@ fn json_number(n: f64) -> Option<serde_json::Number> {
     /// 2^64 and -2^63, exactly representable as doubles.
     const U64_END: f64 = 18_446_744_073_709_551_616.0;
     const I64_MIN: f64 = -9_223_372_036_854_775_808.0;
-    if n.fract() == 0.0 {
+    if crate::value::is_whole(n) {
         // INVARIANT: `n` is integral and within the target type's range, so the casts are exact.
         #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
         if (0.0..U64_END).contains(&n) {
