@@ -61,10 +61,13 @@ export interface Settings {
   approvedFingerprints: Record<string, string> | 'first_listing' | undefined;
 }
 
+/** The server id of tools that name none (the core's default too: `src/engine.rs`). */
+const DEFAULT_SERVER_ID = 'page';
+
 function defaultSettings(): Settings {
   return {
     hookTimeout: 5000,
-    serverId: 'page',
+    serverId: DEFAULT_SERVER_ID,
     maxResultBytesForLlm: 102_400,
     capturePayloads: false,
     strictReturns: false,
@@ -198,16 +201,21 @@ export class Warden {
     return this.#generation;
   }
 
-  /** Sends the live configuration to a fresh engine, in the order it was given. */
+  /**
+   * Sends the live configuration to a fresh engine, in the order it was given. A setting still at
+   * its default is not sent: a fresh engine holds every default already, and sending one would
+   * make V8 compile, on the page's first `webmcp()`, the core functions that read it (setting
+   * `policy: null` alone compiled the whole policy parser: ~2 ms of a cold start; bench/RESULTS.md).
+   */
   #replay(): void {
     const e = this.#engineId;
     for (const [id, { spec, label }] of this.#log.sets) core.defineHookSet(e, id, spec, label);
     for (const id of this.#log.globals) core.addGlobal(e, id, false, 'hooks');
-    core.setServerId(e, this.settings.serverId);
-    core.setHookReturns(e, this.settings.strictReturns);
-    core.setPolicy(e, this.#log.policy);
-    core.setApprovedFingerprints(e, this.#log.approved);
-    core.setToolFilter(e, this.#log.filter);
+    if (this.settings.serverId !== DEFAULT_SERVER_ID) core.setServerId(e, this.settings.serverId);
+    if (this.settings.strictReturns) core.setHookReturns(e, true);
+    if (this.#log.policy !== NULL_SETTING) core.setPolicy(e, this.#log.policy);
+    if (this.#log.approved !== NULL_SETTING) core.setApprovedFingerprints(e, this.#log.approved);
+    if (this.#log.filter !== NULL_SETTING) core.setToolFilter(e, this.#log.filter);
     if (this.sealed) core.sealBaseline(e);
     // Baselines first, with temporary tools: a rug pull seen before the trap is still a rug pull.
     for (const entry of this.#log.baselines.values()) {

@@ -69,6 +69,59 @@ test('every client is restored, each with its own configuration', async () => {
   b.dispose();
 });
 
+// A fresh engine is sent only the settings that differ from its defaults (client.ts, #replay), so
+// each setting is checked here on both sides of a trap: one that was set comes back, and a client
+// left at its defaults keeps them.
+test('each setting comes back after a trap, and defaults stay defaults', async () => {
+  const seen = [];
+  const configured = createWarden({
+    serverId: 'shop',
+    hookReturns: 'strict',
+    tools: { exclude: ['hidden_*'] },
+    policy: { deny: [{ match: 'shop/refused', reason: 'no' }], default: 'allow' },
+    approvedFingerprints: { pinned: 'not-its-fingerprint' },
+    onAsk: () => ({ deny: 'changed' }),
+    hooks: { before: [{ id: 'shop.only', match: 'shop/*', run: (ctx) => void seen.push(ctx.serverId) }] },
+  });
+  const plain = createWarden();
+  // A before hook that returns an incidental number: a bad return under the strict contract only.
+  const incidental = { before: [(ctx) => [ctx.input].push(1)] };
+  const tools = {
+    strict: configured.webmcp(() => 'ran', { name: 'incidental', description: 'd', hooks: incidental }),
+    hidden: configured.webmcp(() => 'ran', { name: 'hidden_tool', description: 'd' }),
+    refused: configured.webmcp(() => 'ran', { name: 'refused', description: 'd' }),
+    pinned: configured.webmcp(() => 'ran', { name: 'pinned', description: 'd' }),
+    lenient: plain.webmcp(() => 'ran', { name: 'incidental', description: 'd', hooks: incidental }),
+    page: plain.webmcp(() => 'ran', { name: 'refused', description: 'd' }),
+  };
+  const observe = async () => ({
+    strict: (await tools.strict.invoke({})).error?.cause,
+    hidden: (await configured.invokeTool('hidden_tool', {})).error?.reason,
+    refused: (await tools.refused.invoke({})).error?.kind,
+    pinned: (await tools.pinned.invoke({})).error?.decision?.reason,
+    lenient: (await tools.lenient.invoke({})).ok,
+    page: (await tools.page.invoke({})).ok,
+  });
+  const expected = { strict: 'bad_return', hidden: 'unknown_tool', refused: 'denied', pinned: 'fingerprint_changed', lenient: true, page: true };
+  try {
+    await tools.hidden.register();
+    // Registered, so only the filter hides it.
+    configured.configure({ tools: null });
+    assert.equal((await configured.invokeTool('hidden_tool', {})).ok, true);
+    configured.configure({ tools: { exclude: ['hidden_*'] } });
+    seen.length = 0;
+    assert.deepEqual(await observe(), expected, 'before the trap');
+    assert.deepEqual(seen, ['shop', 'shop', 'shop']);
+    trap();
+    seen.length = 0;
+    assert.deepEqual(await observe(), expected, 'after the trap');
+    assert.deepEqual(seen, ['shop', 'shop', 'shop'], 'the server id and the matcher that reads it came back');
+  } finally {
+    configured.dispose();
+    plain.dispose();
+  }
+});
+
 test('a disposed client answers calls as data and refuses configuration', async () => {
   const client = createWarden();
   const t = client.webmcp(() => 'ran', { name: 'disposed_tool', description: 'd' });
