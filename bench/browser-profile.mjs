@@ -2,14 +2,12 @@
 // one synchronous call (sampled every 20 µs) over many fresh page loads, summed by function.
 // Used to find the cold start's hot spots (bench/RESULTS.md); not part of `npm run bench`:
 //   npm run build && node bench/browser-profile.mjs [--runs 20] [--top 40]
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'vite';
 import { launchChromium, startStaticServer, stopServer } from '../pkg-js/test-browser/demo-serve.mjs';
 import { toolSchema } from './fixtures.mjs';
-import { pkgUrl } from './pkg.mjs';
+import { buildVitePage, pkgUrl } from './pkg.mjs';
 
 const arg = (name, fallback) => {
   const at = process.argv.indexOf(`--${name}`);
@@ -30,16 +28,8 @@ window.__ready = true;
 `;
 
 const pkgDir = fileURLToPath(pkgUrl('.'));
-const dir = mkdtempSync(path.join(os.tmpdir(), 'warden-browser-profile-'));
-writeFileSync(path.join(dir, 'index.html'), INDEX);
-writeFileSync(path.join(dir, 'main.js'), MAIN);
-await build({
-  root: dir,
-  configFile: false,
-  logLevel: 'warn',
-  resolve: { alias: [{ find: /^webmcp-warden$/, replacement: path.join(pkgDir, 'dist', 'index.js') }] },
-  build: { outDir: path.join(dir, 'dist'), chunkSizeWarningLimit: 4096, minify: false },
-});
+// Unminified, so the profile names the package's functions.
+const dir = await buildVitePage({ pkgDir, index: INDEX, main: MAIN, prefix: 'warden-browser-profile-', minify: false });
 const served = await startStaticServer(path.join(dir, 'dist'));
 const browser = await launchChromium();
 const self = new Map();

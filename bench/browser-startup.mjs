@@ -21,14 +21,13 @@
 // attributed to the phase they overlap most.
 //
 // BENCH_PKG=/path/to/a/copy/of/pkg-js measures a copy (bench/pkg.mjs) as "this build".
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'vite';
 import { launchChromium, startStaticServer, stopServer } from '../pkg-js/test-browser/demo-serve.mjs';
 import { toolSchema, validInstance } from './fixtures.mjs';
-import { pkgUrl } from './pkg.mjs';
+import { buildVitePage, pkgUrl } from './pkg.mjs';
 
 const arg = (name, fallback) => {
   const at = process.argv.indexOf(`--${name}`);
@@ -89,22 +88,6 @@ window.__bench = {
 marks.import = { start: 0, end: performance.now() };
 window.__ready = true;
 `;
-
-/** Builds the page with Vite (production, no config beyond naming the package's build in `pkgDir`). */
-async function buildPage(pkgDir) {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'warden-browser-startup-'));
-  writeFileSync(path.join(dir, 'index.html'), INDEX);
-  writeFileSync(path.join(dir, 'main.js'), MAIN);
-  await build({
-    root: dir,
-    configFile: false,
-    logLevel: 'warn',
-    // That build, as an installed package would resolve it.
-    resolve: { alias: [{ find: /^webmcp-warden$/, replacement: path.join(pkgDir, 'dist', 'index.js') }] },
-    build: { outDir: path.join(dir, 'dist'), chunkSizeWarningLimit: 4096 },
-  });
-  return dir;
-}
 
 /** The renderer main thread's cumulative task time, in ms (DevTools protocol). */
 async function taskMs(cdp) {
@@ -200,7 +183,7 @@ const browser = await launchChromium();
 const version = browser.version();
 try {
   for (const b of builds) {
-    b.page = await buildPage(b.dir);
+    b.page = await buildVitePage({ pkgDir: b.dir, index: INDEX, main: MAIN, prefix: 'warden-browser-startup-' });
     b.served = await startStaticServer(path.join(b.page, 'dist'));
     b.samples = [];
     await sample(browser, b.served.url); // warm-up: the OS file cache and the server, not the page (every sample is a fresh context)
