@@ -205,7 +205,7 @@ export class Warden {
    * Sends the live configuration to a fresh engine, in the order it was given. A setting still at
    * its default is not sent: a fresh engine holds every default already, and sending one would
    * make V8 compile, on the page's first `webmcp()`, the core functions that read it (setting
-   * `policy: null` alone compiled the whole policy parser: ~2 ms of a cold start; bench/RESULTS.md).
+   * `policy: null` alone reached the policy parser; measured in bench/RESULTS.md).
    */
   #replay(): void {
     const e = this.#engineId;
