@@ -96,6 +96,14 @@ interface ToolEntry {
   label: string;
   /** A resource or a prompt (`Subject` of codes.ts); absent for tools. */
   subject?: number;
+  /** Its fingerprint, as the core answered it; absent until an engine has defined it. */
+  fingerprint?: string;
+}
+
+/** The fingerprint in a `defineTool` answer; none when the core refused (a replay goes on). */
+function fingerprintIn(answer: Uint8Array): string | undefined {
+  const decoded = decode(answer) as DefineSubjectAnswer;
+  return decoded.ok ? decoded.fingerprint : undefined;
 }
 
 /** Frees the engine of a client that was collected without `dispose()`. */
@@ -175,6 +183,11 @@ export class Warden {
     grants: undefined as Uint8Array | undefined,
   };
 
+  /** Whether the client has an engine in the live core instance (none is made by asking). */
+  get hasEngine(): boolean {
+    return this.#generation === liveGeneration();
+  }
+
   /** The engine id in the current core instance, replaying the configuration into a new one. */
   engine(): number {
     if (this.#disposed) throw configurationError({ code: 'disposed', message: 'this webmcp-warden client was disposed' });
@@ -229,7 +242,7 @@ export class Warden {
     for (const [id, entry] of this.#log.tools) {
       if (entry.definition === undefined) core.defineStandaloneTool(e, id, entry.name, entry.sets, entry.label);
       else if (entry.subject !== undefined) core.defineSubject(e, id, entry.subject, entry.definition, entry.server, entry.sets, entry.label);
-      else core.defineTool(e, id, entry.definition, entry.server, entry.sets, entry.label);
+      else entry.fingerprint = fingerprintIn(core.defineTool(e, id, entry.definition, entry.server, entry.sets, entry.label));
     }
     for (const [id, scope] of this.#log.scopes) core.defineScope(e, id, scope.parent, scope.set, scope.label);
     if (this.#log.grants !== undefined) core.loadGrants(e, this.#log.grants);
@@ -275,11 +288,38 @@ export class Warden {
     return removed;
   }
 
-  /** Defines a tool; answers its fingerprint. */
-  defineTool(id: number, definition: Uint8Array, name: string, server: string | undefined, sets: Uint32Array, label: string): string {
-    const answer = answered<DefineSubjectAnswer>(core.defineTool(this.engine(), id, definition, server, sets, label));
-    this.#log.tools.set(id, { definition, name, server, sets, label });
-    return answer.fingerprint;
+  /**
+   * Defines a tool. A tool with no hook sets, on a client with no engine yet, is only written in
+   * the log: the core could refuse nothing about it (its definition is the TS layer's own
+   * encoding), and the engine defines it with the rest of the log when it is made (the tool's
+   * first call, `register()`, or anything else that needs the core). So a page's first
+   * `webmcp()` does not load the core, and `register()` loads it as `ready()` does, compiling it
+   * off the main thread (docs/behaviour.md, "Loading"). The fingerprint is read with
+   * `fingerprintOf`.
+   */
+  defineTool(id: number, definition: Uint8Array, name: string, server: string | undefined, sets: Uint32Array, label: string): void {
+    const entry: ToolEntry = { definition, name, server, sets, label };
+    if (this.#disposed || sets.length > 0 || this.hasEngine) {
+      entry.fingerprint = answered<DefineSubjectAnswer>(core.defineTool(this.engine(), id, definition, server, sets, label)).fingerprint;
+    }
+    this.#log.tools.set(id, entry);
+  }
+
+  /**
+   * The fingerprint of tool `id`, making the engine (and loading the core) when the tool was
+   * only logged. A client disposed before it had an engine hashes the definition in an engine of
+   * its own for the moment; `''` for a tool the client no longer has.
+   */
+  fingerprintOf(id: number): string {
+    const entry = this.#log.tools.get(id);
+    if (entry === undefined || entry.definition === undefined) return '';
+    if (entry.fingerprint === undefined && !this.#disposed) this.engine();
+    if (entry.fingerprint === undefined) {
+      const e = core.engineNew();
+      entry.fingerprint = fingerprintIn(core.defineTool(e, id, entry.definition, entry.server, new Uint32Array(), entry.label));
+      core.engineDrop(e);
+    }
+    return entry.fingerprint ?? '';
   }
 
   /** Defines a resource or a prompt (`subject`, codes.ts's `Subject`); answers its fingerprint. */
@@ -295,9 +335,9 @@ export class Warden {
     this.#log.tools.set(id, { definition: undefined, name, server: undefined, sets, label });
   }
 
-  /** Forgets a tool. */
+  /** Forgets a tool (from the log only, when no engine has it yet). */
   dropTool(id: number): void {
-    core.dropTool(this.engine(), id);
+    if (this.#disposed || this.hasEngine) core.dropTool(this.engine(), id);
     this.#log.tools.delete(id);
     this.handles.give(id);
   }

@@ -68,8 +68,9 @@ let compiling: Promise<void> | undefined;
  * Resolves when the core is loaded. Optional: every API loads the core when it needs it, on the
  * main thread (decoding, inflating and compiling it takes about 10 ms there in Chromium). Called
  * early (`ready()` next to the app's first import, before the first `webmcp()`), it inflates
- * the bytes with the platform's `DecompressionStream` and compiles them with
- * `WebAssembly.compile`, both off the main thread; the first `webmcp()` then only instantiates.
+ * the bytes with the platform's `DecompressionStream` (in the page's stream tasks, not one long
+ * one) and compiles them with `WebAssembly.compile` (off the main thread); the first `webmcp()`
+ * then only instantiates. `register()` takes this path too when nothing loaded the core yet.
  */
 export function ready(): Promise<void> {
   if (live) return Promise.resolve();

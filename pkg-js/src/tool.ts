@@ -12,6 +12,7 @@ import { drop, syncRegistrations } from './registration.js';
 import { NEVER_ABORTED } from './perform.js';
 import { exportJsonSchema } from './schema-export.js';
 import { compileSchema, isStandardSchema, type StandardSchemaLike } from './validation.js';
+import { liveGeneration, ready } from './core.js';
 import { encode } from './wire.js';
 import type { CallOptions, CallOutcome, JsonSchema, RegistrationStatus, ToolContract, WebMCPTool } from './types.js';
 import { TOOL_NAME_RULE } from './names.js';
@@ -217,9 +218,8 @@ function makeTool(w: Warden, fn: (...args: any[]) => unknown, options: AnyToolOp
   const newSet = compileHookSet(w, newHooks, label);
   const hookSets = newSet === undefined ? [...inheritedSets] : [...inheritedSets, newSet];
   const coreTool = w.handles.take();
-  let fingerprint: string;
   try {
-    fingerprint = w.defineTool(coreTool, encodeDefinition(contract), name, options.server, new Uint32Array(hookSets), label);
+    w.defineTool(coreTool, encodeDefinition(contract), name, options.server, new Uint32Array(hookSets), label);
   } catch (err) {
     w.handles.give(coreTool);
     if (newSet !== undefined) w.dropHookSet(newSet);
@@ -234,6 +234,7 @@ function makeTool(w: Warden, fn: (...args: any[]) => unknown, options: AnyToolOp
     return fn.apply(this, args);
   } as unknown as WebMCPTool;
   let status: RegistrationStatus = 'unregistered';
+  let fingerprint: string | undefined;
   const record: ToolRecord = {
     warden: w,
     coreTool,
@@ -245,7 +246,12 @@ function makeTool(w: Warden, fn: (...args: any[]) => unknown, options: AnyToolOp
     validation: { input: jsonInput, standard, output: options.outputSchema },
     shape: options.shape ?? 'llm',
     structured: options.structured,
-    fingerprint,
+    // Read when asked: a tool without hooks is hashed when the client's engine is made
+    // (client.ts, `defineTool`), and it never changes.
+    get fingerprint() {
+      fingerprint ??= w.fingerprintOf(coreTool);
+      return fingerprint;
+    },
     options,
     hookSets,
     // The registration state, written as in subject.ts's record: accessors in the literal itself
@@ -273,7 +279,7 @@ function makeTool(w: Warden, fn: (...args: any[]) => unknown, options: AnyToolOp
     length: { value: fn.length, configurable: true },
     toolName: { value: name, enumerable: true },
     definition: { get: () => copyContract(contract), enumerable: true },
-    fingerprint: { value: fingerprint, enumerable: true },
+    fingerprint: { get: () => record.fingerprint, enumerable: true },
     status: { get: () => record.status, enumerable: true },
     error: { get: () => record.error, enumerable: true },
     register: { value: (opts?: { signal?: AbortSignal }) => register(record, opts) },
@@ -334,6 +340,10 @@ async function register(record: ToolRecord, opts?: { signal?: AbortSignal }): Pr
   if (record.schemaProblem !== undefined) {
     fail(new ConfigurationError('missing_input_schema', `tool "${record.contract.name}": ${record.schemaProblem}`, 'inputSchema'));
   }
+  // The core, when nothing has loaded it yet (a page whose tools have no hooks): loaded as
+  // `ready()` does (compiled off the main thread) while the validator loads, instead of
+  // synchronously at its first use below. A failure here is left to that first use to report.
+  const loadingCore = liveGeneration() < 0 ? ready().catch(() => undefined) : undefined;
   // A schema that is not valid JSON Schema is reported here; the check needs the lazily loaded
   // validator module, which is why register() is async.
   for (const [which, schema] of [['inputSchema', record.validation.input], ['outputSchema', record.validation.output]] as const) {
@@ -341,6 +351,7 @@ async function register(record: ToolRecord, opts?: { signal?: AbortSignal }): Pr
     const compiled = await compileSchema(schema);
     if ('error' in compiled) fail(new ConfigurationError('invalid_schema', `tool "${record.contract.name}": ${which} is not valid JSON Schema: ${compiled.error}`));
   }
+  if (loadingCore !== undefined) await loadingCore;
   if (opts?.signal?.aborted) return noop;
   // Another register() may have finished while this one awaited the schemas.
   const meanwhile = record.attempt as ToolRecord['attempt'];

@@ -607,7 +607,10 @@ export interface WebMCPTool<F extends AnyFunction = UntypedToolFunction, A = Arg
   readonly definition: ToolContract;
   /** Registration status with the browser. */
   readonly status: RegistrationStatus;
-  /** Lowercase hex SHA-256 of the RFC 8785 canonical JSON of the definition. */
+  /**
+   * Lowercase hex SHA-256 of the RFC 8785 canonical JSON of the definition. The core computes
+   * it: for a tool without hooks, whose `webmcp()` loaded nothing, the first read loads the core.
+   */
   readonly fingerprint: string;
   /** The last registration error, if any. */
   readonly error: Error | null;
