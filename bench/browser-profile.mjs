@@ -1,5 +1,7 @@
 // Where the first `webmcp()` of a fresh page spends its time, in Chromium: a CPU profile of that
-// one synchronous call (sampled every 20 µs) over many fresh page loads, summed by function.
+// one synchronous call (sampled every 20 µs) over many fresh page loads, summed by function. The
+// tool has a before hook, which the core must check at once: the path that loads the core
+// synchronously (a tool without hooks loads nothing until register(); client.ts, `defineTool`).
 // Used to find the cold start's hot spots (bench/RESULTS.md); not part of `npm run bench`:
 //   npm run build && node bench/browser-profile.mjs [--runs 20] [--top 40]
 import { rmSync } from 'node:fs';
@@ -21,7 +23,7 @@ const MAIN = `import { webmcp } from 'webmcp-warden';
 const schema = ${JSON.stringify(toolSchema)};
 window.__webmcp = () => new Promise((resolve) => setTimeout(function firstWebmcp() {
   const start = performance.now();
-  webmcp((input) => ({ found: input.query.length }), { name: 'search_products', description: 'Searches the catalogue', inputSchema: schema });
+  webmcp((input) => ({ found: input.query.length }), { name: 'search_products', description: 'Searches the catalogue', inputSchema: schema, hooks: { before: [() => {}] } });
   resolve(performance.now() - start);
 }, 0));
 window.__ready = true;

@@ -4,7 +4,7 @@
 // validator module fetched and compiled in whichever of the two first needs it), over N fresh page
 // loads of a Vite-built page in Debian's Chromium with native WebMCP. Prints a table; never
 // asserts a time (speed goals are measured here, not in tests).
-//   npm run build && node bench/browser-startup.mjs [--runs 15] [--ready] [--json out.json]
+//   npm run build && node bench/browser-startup.mjs [--runs 15] [--ready] [--hooks] [--json out.json]
 //   node bench/browser-startup.mjs --against /path/to/an/older/pkg-js   (side by side: page loads
 //                                   of the two builds alternate, so load on the machine hits both)
 //
@@ -37,13 +37,15 @@ const RUNS = Number(arg('runs', 15));
 // `--ready`: the page calls `ready()` right after importing the package (the warm-up the README
 // suggests), so the core is inflated and compiled off the main thread before the first webmcp().
 const READY = process.argv.includes('--ready');
+// `--hooks`: the tool has a before hook, which the core must check at once, so the first
+// webmcp() loads the core synchronously; without hooks (the default) it loads nothing, and
+// register() loads the core off the main thread.
+const HOOKS = process.argv.includes('--hooks');
 const PHASES = ['import', 'webmcp', 'register', 'firstCall'];
 const LABELS = {
   import: 'navigation → the page\'s modules evaluated (network included)',
-  webmcp: READY
-    ? 'first `webmcp()` after `ready()` (the core compiled off the main thread already; instantiated, the tool defined)'
-    : 'first `webmcp()` (the embedded core decoded, compiled synchronously and instantiated; the tool defined)',
-  register: '`register()` of the tool with a JSON Schema',
+  webmcp: `first \`webmcp()\` of a tool ${HOOKS ? 'with a before hook' : 'without hooks'}${READY ? ', after `ready()`' : ''} (synchronous: whatever it loads is loaded on the main thread)`,
+  register: '`register()` of the tool with a JSON Schema (the validator loaded, and the core if not loaded yet)',
   firstCall: 'first call: `executeTool()` → result',
 };
 
@@ -76,7 +78,7 @@ const phase = (name, work) => new Promise((resolve, reject) => setTimeout(async 
 window.__bench = {
   marks,
   webmcp: () => phase('webmcp', () => {
-    tool = webmcp((input) => ({ found: input.query.length }), { name: 'search_products', description: 'Searches the catalogue', inputSchema: schema });
+    tool = webmcp((input) => ({ found: input.query.length }), { name: 'search_products', description: 'Searches the catalogue', inputSchema: schema${HOOKS ? ', hooks: { before: [() => {}] }' : ''} });
   }),
   register: () => phase('register', () => tool.register()),
   firstCall: (input) => phase('firstCall', async () => {
