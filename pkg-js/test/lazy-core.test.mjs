@@ -89,6 +89,19 @@ test('a logged tool is defined when its client makes its engine, even when anoth
   assert.equal(result.fingerprint, result.eager);
 });
 
+test('re-wrapping a logged tool with hooks loads the core and keeps both tools apart', () => {
+  const result = fresh(`
+    const seen = [];
+    const plain = webmcp(search, { name: 'search', ...contract });
+    const liveBefore = core.liveGeneration();
+    const wrapped = webmcp(plain, { hooks: { before: [() => void seen.push('wrapped')] } });
+    const liveAfter = core.liveGeneration();
+    const texts = [(await wrapped.invoke({ q: 'a' })).result.content[0].text, (await plain.invoke({ q: 'b' })).result.content[0].text];
+    console.log(JSON.stringify({ liveBefore, liveAfter, texts, seen, same: plain.fingerprint === wrapped.fingerprint, eager: plain.fingerprint === eagerFingerprint() }));
+  `);
+  assert.deepEqual(result, { liveBefore: -1, liveAfter: 1, texts: ['a', 'b'], seen: ['wrapped'], same: true, eager: true });
+});
+
 test('a client disposed before it had an engine still answers its tools\' fingerprints', () => {
   const result = fresh(`
     const client = createWarden();
