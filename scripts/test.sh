@@ -17,19 +17,24 @@ node scripts/module-map.mjs
 
 step "cargo test (native)"
 cargo test
-# The decoder of the embedded core: a crate of its own (inflate/), in the target dir build.mjs uses.
+# The decoders of the embedded core and of the validator: crates of their own (inflate/,
+# unlzma/), each in the target dir build.mjs uses.
 INFLATE_TARGET="${CARGO_TARGET_DIR:-$PWD/target}/inflate"
+UNLZMA_TARGET="${CARGO_TARGET_DIR:-$PWD/target}/unlzma"
 cargo test --manifest-path inflate/Cargo.toml --target-dir "$INFLATE_TARGET"
+cargo test --manifest-path unlzma/Cargo.toml --target-dir "$UNLZMA_TARGET"
 
 step "cargo clippy --all-targets -- -D warnings"
 cargo clippy --all-targets -- -D warnings
 cargo clippy --manifest-path inflate/Cargo.toml --target-dir "$INFLATE_TARGET" --all-targets -- -D warnings
+cargo clippy --manifest-path unlzma/Cargo.toml --target-dir "$UNLZMA_TARGET" --all-targets -- -D warnings
 
 step "cargo clippy for wasm32 (the boundary modules only compile there)"
 cargo clippy --target wasm32-unknown-unknown --lib --no-default-features -- -D warnings
 cargo clippy --target wasm32-unknown-unknown --lib --no-default-features --features validator-module -- -D warnings
 cargo clippy --target wasm32-unknown-unknown --lib --no-default-features --features suite-export -- -D warnings
 cargo clippy --manifest-path inflate/Cargo.toml --target-dir "$INFLATE_TARGET" --target wasm32-unknown-unknown --lib -- -D warnings
+cargo clippy --manifest-path unlzma/Cargo.toml --target-dir "$UNLZMA_TARGET" --target wasm32-unknown-unknown --lib -- -D warnings
 
 step "fuzz smoke (every fuzz/ target for a few seconds; any crash fails)"
 bash scripts/fuzz-smoke.sh

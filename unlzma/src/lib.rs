@@ -1,0 +1,384 @@
+//! A raw-LZMA decoder, small enough to ship as a wasm module of its own.
+//!
+//! webmcp-warden's JSON Schema validator is a wasm module that a page downloads when a tool with
+//! a schema is first registered or called (pkg-js/src/validator-loader.ts). It ships compressed
+//! inside a JS chunk, and LZMA packs it about 11 KB smaller than the best deflate (Zopfli): 80 KB
+//! against 91 KB (bench/RESULTS.md). No platform API decodes LZMA, so the chunk carries this
+//! decoder, compiled wasm of a few KB.
+//!
+//! The format is LZMA1 as the LZMA SDK's specification (`LzmaSpec.cpp`, Igor Pavlov, public
+//! domain) defines it, in the layout `xz --format=raw --lzma1=…` writes, behind one byte of our
+//! own: the properties byte `lc + 9 × (lp + 5 × pb)` of the `.lzma` header. The stream ends with
+//! its end marker. The whole output is the dictionary: a distance may reach back to the first byte
+//! written, and no further.
+//!
+//! Why not a crate: the maintained decoders stream through a window and an allocator, for any
+//! input size; this one does one thing, a whole stream into one buffer. It is checked against
+//! lzma-rs on random streams (literals with and without a match byte, matches, the four repeated
+//! distances, short reps, corruption) and on real `xz` output, which ends with the end marker
+//! (tests/differential.rs, and a fuzz target in fuzz/), and never panics on bad input.
+//!
+//! Buffers are slices of `AtomicU8`, as in the `inflate/` crate: in the page they are `static`
+//! buffers (src/wasm.rs) that the host writes and reads through the module's memory, and on
+//! wasm32 without threads a relaxed atomic access is a plain load or store.
+
+#![cfg_attr(target_arch = "wasm32", no_std)]
+
+use core::sync::atomic::{AtomicU8, Ordering::Relaxed};
+
+#[cfg(target_arch = "wasm32")]
+mod wasm;
+
+/// Why a stream did not decode. The wasm export answers these as negative numbers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(i32)]
+pub enum Error {
+    /// The input ended before the end marker.
+    Truncated = -1,
+    /// The properties byte is not one this decoder takes (`lc + lp` must be at most 4).
+    Properties = -2,
+    /// The range coder's state is impossible: the stream is corrupt.
+    Corrupt = -3,
+    /// A distance reaches back before the start of the output.
+    Distance = -4,
+    /// The output buffer is full before the stream ends.
+    OutputFull = -5,
+    /// The input is larger than the module's input buffer (wasm only).
+    InputTooLarge = -6,
+}
+
+/// Probabilities are 11-bit fractions; a fresh one is one half.
+const HALF: u16 = 1 << 10;
+/// `kNumMoveBits`: how fast a probability adapts.
+const MOVE_BITS: u32 = 5;
+/// The range coder reads a byte whenever its range falls below this.
+const TOP: u32 = 1 << 24;
+
+// Where each model lives in the one array of probabilities (the specification's arrays, in its
+// order). States: 12; position states: up to 16 (`pb` ≤ 4).
+const IS_MATCH: usize = 0;
+const IS_REP: usize = IS_MATCH + 12 * 16;
+const IS_REP_G0: usize = IS_REP + 12;
+const IS_REP_G1: usize = IS_REP_G0 + 12;
+const IS_REP_G2: usize = IS_REP_G1 + 12;
+const IS_REP0_LONG: usize = IS_REP_G2 + 12;
+/// Four 6-bit trees (`kNumLenToPosStates` × 64).
+const POS_SLOT: usize = IS_REP0_LONG + 12 * 16;
+/// `1 + kNumFullDistances - kEndPosModelIndex` = 115.
+const POS_SPECIAL: usize = POS_SLOT + 4 * 64;
+/// A 4-bit tree for the low bits of long distances.
+const ALIGN: usize = POS_SPECIAL + 115;
+/// A length decoder: choice, choice 2, 16 low and 16 mid 3-bit trees, one high 8-bit tree.
+const LEN_SIZE: usize = 2 + 16 * 8 + 16 * 8 + 256;
+const MATCH_LEN: usize = ALIGN + 16;
+const REP_LEN: usize = MATCH_LEN + LEN_SIZE;
+/// 0x300 probabilities per literal coder, `1 << (lc + lp)` coders.
+const LITERALS: usize = REP_LEN + LEN_SIZE;
+/// Room for `lc + lp` up to 4 (LZMA2's limit; xz never writes more), rounded up to a power of
+/// two: an index is masked into the array, so the hot path has no bounds check to fail.
+const PROBABILITIES: usize = (LITERALS + (0x300 << 4)).next_power_of_two();
+
+/// Decodes the stream in `input` (a properties byte, then raw LZMA1 data ending with the end
+/// marker) into `output`; answers the number of bytes written. Bytes after the end are ignored.
+pub fn decode(input: &[AtomicU8], output: &[AtomicU8]) -> Result<usize, Error> {
+    decode_prefix(input, output).1
+}
+
+/// As [`decode`], and how many bytes were written before it stopped, error or not (the tests
+/// compare that prefix with another decoder's output on streams that do not end well).
+pub fn decode_prefix(input: &[AtomicU8], output: &[AtomicU8]) -> (usize, Result<usize, Error>) {
+    let mut written = 0;
+    let answer = decode_counting(input, output, &mut written);
+    (written, answer)
+}
+
+/// [`decode`], noting in `written` how far the output got.
+fn decode_counting(input: &[AtomicU8], output: &[AtomicU8], written: &mut usize) -> Result<usize, Error> {
+    let props = u32::from(input.first().ok_or(Error::Truncated)?.load(Relaxed));
+    if props >= 9 * 5 * 5 {
+        return Err(Error::Properties);
+    }
+    let lc = props % 9;
+    let lp = (props / 9) % 5;
+    let pb = props / 45;
+    if lc + lp > 4 {
+        return Err(Error::Properties);
+    }
+    let mut probs = [HALF; PROBABILITIES];
+    let mut rc = RangeDecoder::new(input.get(1..).unwrap_or_default())?;
+    let mut out = Output { bytes: output, len: 0 };
+    let answer = run(&mut rc, &mut out, &mut probs, lc, lp, pb);
+    *written = out.len;
+    // Past the end of the input the decoder reads zeros; whatever it then made of them, the
+    // stream was cut short.
+    if rc.next > rc.input.len() {
+        return Err(Error::Truncated);
+    }
+    answer
+}
+
+/// The decoding loop, until the end marker or an error.
+///
+/// Written for V8's baseline compiler (Liftoff), which is what a page runs this once in: the range
+/// coder's state is in locals, not behind a pointer, and a bit is decoded by a macro where it is
+/// needed, so the hot path is register arithmetic (bench/RESULTS.md has the measurements).
+fn run(rc: &mut RangeDecoder<'_>, out: &mut Output<'_>, probs: &mut [u16; PROBABILITIES], lc: u32, lp: u32, pb: u32) -> Result<usize, Error> {
+    let input = rc.input;
+    let mut next = rc.next;
+    let mut range = rc.range;
+    let mut code = rc.code;
+    let mut state: usize = 0;
+    let mut reps = [0u32; 4];
+    let pos_mask = (1usize << pb) - 1;
+    let lit_mask = (1usize << lp) - 1;
+
+    // One bit with the probability at `$at`, which adapts to it. Every index the decoder makes is
+    // inside the array; the mask only lets the compiler drop the bounds check. Past the end of the
+    // input the coder reads zeros (`decode` then answers `Truncated`).
+    macro_rules! bit {
+        ($at:expr) => {{
+            let at = ($at) & (PROBABILITIES - 1);
+            let prob = probs.get(at).copied().unwrap_or(HALF);
+            let bound = (range >> 11) * u32::from(prob);
+            let (bit, updated) = if code < bound {
+                range = bound;
+                (0usize, prob + (((1 << 11) - prob) >> MOVE_BITS))
+            } else {
+                code -= bound;
+                range -= bound;
+                (1usize, prob - (prob >> MOVE_BITS))
+            };
+            if let Some(p) = probs.get_mut(at) {
+                *p = updated;
+            }
+            if range < TOP {
+                range <<= 8;
+                code = (code << 8) | u32::from(input.get(next).map_or(0, |b| b.load(Relaxed)));
+                next += 1;
+            }
+            bit
+        }};
+    }
+    // A `$bits`-bit number from the tree at `$tree`, most significant bit first.
+    macro_rules! tree {
+        ($tree:expr, $bits:expr) => {{
+            let tree = $tree;
+            let mut m = 1usize;
+            for _ in 0..$bits {
+                m = (m << 1) | bit!(tree + m);
+            }
+            (m - (1 << $bits)) as u32
+        }};
+    }
+    // A `$bits`-bit number from the tree at `$tree`, least significant bit first.
+    macro_rules! reverse_tree {
+        ($tree:expr, $bits:expr) => {{
+            let tree = $tree;
+            let mut m = 1usize;
+            let mut value = 0u32;
+            for i in 0..$bits {
+                let b = bit!(tree + m);
+                m = (m << 1) | b;
+                value |= (b as u32) << i;
+            }
+            value
+        }};
+    }
+    // A match length minus 2, from the length decoder at `$coder`.
+    macro_rules! length {
+        ($coder:expr, $pos_state:expr) => {{
+            let coder = $coder;
+            if bit!(coder) == 0 {
+                tree!(coder + 2 + $pos_state * 8, 3)
+            } else if bit!(coder + 1) == 0 {
+                8 + tree!(coder + 2 + 128 + $pos_state * 8, 3)
+            } else {
+                16 + tree!(coder + 2 + 256, 8)
+            }
+        }};
+    }
+
+    let answer = loop {
+        let pos_state = out.len & pos_mask;
+        if bit!(IS_MATCH + (state << 4) + pos_state) == 0 {
+            // A literal: coded with the previous byte's high bits as context, and, right after a
+            // match, with the byte at the last distance steering the first bits.
+            let prev = u32::from(out.back(1).unwrap_or(0));
+            let coder = LITERALS + 0x300 * (((out.len & lit_mask) << lc) + (prev >> (8 - lc)) as usize);
+            let mut symbol: usize = 1;
+            if state >= 7 {
+                let Some(matched) = out.back(reps[0] as usize + 1) else { break Err(Error::Distance) };
+                let mut matched = u32::from(matched);
+                while symbol < 0x100 {
+                    let match_bit = ((matched >> 7) & 1) as usize;
+                    matched <<= 1;
+                    let b = bit!(coder + ((1 + match_bit) << 8) + symbol);
+                    symbol = (symbol << 1) | b;
+                    if match_bit != b {
+                        break;
+                    }
+                }
+            }
+            while symbol < 0x100 {
+                symbol = (symbol << 1) | bit!(coder + symbol);
+            }
+            if let Err(error) = out.push((symbol - 0x100) as u8) {
+                break Err(error);
+            }
+            state = if state < 4 {
+                0
+            } else if state < 10 {
+                state - 3
+            } else {
+                state - 6
+            };
+            continue;
+        }
+        let len;
+        if bit!(IS_REP + state) == 1 {
+            if out.len == 0 {
+                break Err(Error::Distance);
+            }
+            if bit!(IS_REP_G0 + state) == 0 {
+                if bit!(IS_REP0_LONG + (state << 4) + pos_state) == 0 {
+                    // A "short rep": one byte from the last distance.
+                    state = if state < 7 { 9 } else { 11 };
+                    let Some(byte) = out.back(reps[0] as usize + 1) else { break Err(Error::Distance) };
+                    if let Err(error) = out.push(byte) {
+                        break Err(error);
+                    }
+                    continue;
+                }
+            } else {
+                let distance;
+                if bit!(IS_REP_G1 + state) == 0 {
+                    distance = reps[1];
+                } else {
+                    if bit!(IS_REP_G2 + state) == 0 {
+                        distance = reps[2];
+                    } else {
+                        distance = reps[3];
+                        reps[3] = reps[2];
+                    }
+                    reps[2] = reps[1];
+                }
+                reps[1] = reps[0];
+                reps[0] = distance;
+            }
+            len = length!(REP_LEN, pos_state);
+            state = if state < 7 { 8 } else { 11 };
+        } else {
+            reps[3] = reps[2];
+            reps[2] = reps[1];
+            reps[1] = reps[0];
+            len = length!(MATCH_LEN, pos_state);
+            state = if state < 7 { 7 } else { 10 };
+            // The distance minus 1 (`u32::MAX` is the end marker).
+            let slot = tree!(POS_SLOT + (len.min(3) as usize) * 64, 6);
+            reps[0] = if slot < 4 {
+                slot
+            } else {
+                let direct_bits = (slot >> 1) - 1;
+                let base = (2 | (slot & 1)) << direct_bits;
+                if slot < 14 {
+                    // `base - slot` is at least 0 for these slots (slot 4: base 4).
+                    base + reverse_tree!(POS_SPECIAL + (base - slot) as usize, direct_bits)
+                } else {
+                    // The middle bits with probability one half, then four modelled ones.
+                    let mut high = 0u32;
+                    for _ in 0..direct_bits - 4 {
+                        range >>= 1;
+                        code = code.wrapping_sub(range);
+                        let mask = 0u32.wrapping_sub(code >> 31);
+                        code = code.wrapping_add(range & mask);
+                        if range < TOP {
+                            range <<= 8;
+                            code = (code << 8) | u32::from(input.get(next).map_or(0, |b| b.load(Relaxed)));
+                            next += 1;
+                        }
+                        high = (high << 1).wrapping_add(mask.wrapping_add(1));
+                    }
+                    base.wrapping_add(high << 4).wrapping_add(reverse_tree!(ALIGN, 4))
+                }
+            };
+            if reps[0] == u32::MAX {
+                // The end marker: the range coder must have come out even.
+                break if code == 0 { Ok(out.len) } else { Err(Error::Corrupt) };
+            }
+        }
+        if let Err(error) = out.copy(reps[0] as usize + 1, len as usize + 2) {
+            break Err(error);
+        }
+    };
+    rc.next = next;
+    answer
+}
+
+/// The range decoder over the input (after the properties byte).
+struct RangeDecoder<'a> {
+    input: &'a [AtomicU8],
+    next: usize,
+    range: u32,
+    code: u32,
+}
+
+impl<'a> RangeDecoder<'a> {
+    /// Starts on a stream: a zero byte, then the first four bytes of the code.
+    fn new(input: &'a [AtomicU8]) -> Result<Self, Error> {
+        let mut rc = RangeDecoder { input, next: 0, range: u32::MAX, code: 0 };
+        let first = rc.byte();
+        for _ in 0..4 {
+            rc.code = (rc.code << 8) | u32::from(rc.byte());
+        }
+        if rc.next > input.len() {
+            return Err(Error::Truncated);
+        }
+        if first != 0 || rc.code == rc.range {
+            return Err(Error::Corrupt);
+        }
+        Ok(rc)
+    }
+
+    /// The next input byte; zero past the end (`decode` then answers `Truncated`).
+    #[inline(always)]
+    fn byte(&mut self) -> u8 {
+        let byte = self.input.get(self.next).map_or(0, |byte| byte.load(Relaxed));
+        self.next += 1;
+        byte
+    }
+}
+
+/// The output: the bytes written so far are the dictionary.
+struct Output<'a> {
+    bytes: &'a [AtomicU8],
+    len: usize,
+}
+
+impl Output<'_> {
+    fn push(&mut self, byte: u8) -> Result<(), Error> {
+        self.bytes.get(self.len).ok_or(Error::OutputFull)?.store(byte, Relaxed);
+        self.len += 1;
+        Ok(())
+    }
+
+    /// The byte `distance` bytes back (1: the last one written).
+    fn back(&self, distance: usize) -> Option<u8> {
+        let at = self.len.checked_sub(distance)?;
+        self.bytes.get(at).map(|byte| byte.load(Relaxed))
+    }
+
+    /// Copies `len` bytes from `distance` back; the copy may overlap what it writes.
+    fn copy(&mut self, distance: usize, len: usize) -> Result<(), Error> {
+        let from = self.len.checked_sub(distance).ok_or(Error::Distance)?;
+        let end = self.len.checked_add(len).ok_or(Error::OutputFull)?;
+        if end > self.bytes.len() {
+            return Err(Error::OutputFull);
+        }
+        for at in 0..len {
+            let byte = self.bytes.get(from + at).ok_or(Error::Distance)?.load(Relaxed);
+            self.bytes.get(self.len + at).ok_or(Error::OutputFull)?.store(byte, Relaxed);
+        }
+        self.len = end;
+        Ok(())
+    }
+}
