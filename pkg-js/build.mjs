@@ -8,13 +8,13 @@
 // .wasm asset. The size cost is measured and printed below (and kept in wasm/sizes.json).
 //
 // The JSON Schema validator is a module of its own, loaded lazily, and shipped differently: its
-// bytes are deflate-compressed, base64-encoded, in a JS module the loader imports dynamically
-// (pkg-js/src/validator-loader.ts says why, with the measurements).
+// bytes are LZMA-compressed, base64-encoded, in a JS module the loader imports dynamically, with
+// the decoder beside them (pkg-js/src/validator-loader.ts says why, with the measurements).
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, writeFileSync, mkdirSync, rmSync, copyFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { gzipSync, brotliCompressSync, deflateRawSync, deflateSync, inflateSync, inflateRawSync, constants as zlib } from 'node:zlib';
+import { gzipSync, brotliCompressSync, deflateRawSync, inflateRawSync, constants as zlib } from 'node:zlib';
 
 const pkgDir = dirname(fileURLToPath(import.meta.url));
 const root = join(pkgDir, '..');
@@ -26,7 +26,7 @@ const run = (cmd, args, opts = {}) => {
 
 /**
  * How the validator module is built (both of its builds below share it, so the suite's tests
- * run on the very code pages get). A deflate-compressed chunk, imported when first needed: every
+ * run on the very code pages get). A compressed chunk, imported when first needed: every
  * bundler splits a dynamic import, none needs to know about a .wasm asset, and no request can
  * fail. `wasm-opt -O1 --converge`: measured again on the parser-free module, still the smallest
  * deflate (-Oz, -Os, -O2, -O3 2.4-2.8 KB larger; see pkg-js/src/validator-loader.ts).
@@ -42,7 +42,7 @@ const run = (cmd, args, opts = {}) => {
  * Overflow checks off but in boon (Cargo.toml, [profile.release.package.boon]): 1.7 KB less
  * deflate; boon, which walks the agent's arguments, keeps them.
  */
-const VALIDATOR_BUILD = { embed: 'deflate', env: { CARGO_PROFILE_RELEASE_OVERFLOW_CHECKS: 'false' }, wasmOpt: ['-O1', '--converge'], rustflags: '-C llvm-args=-inline-threshold=40', targetSubdir: 'validator', validatorGlue: true };
+const VALIDATOR_BUILD = { embed: 'lzma', env: { CARGO_PROFILE_RELEASE_OVERFLOW_CHECKS: 'false' }, wasmOpt: ['-O1', '--converge'], rustflags: '-C llvm-args=-inline-threshold=40', targetSubdir: 'validator', validatorGlue: true };
 
 /** The modules we build and their cargo arguments. The core leaves out the JSON Schema
  * validator (the `validate` feature), which is a module of its own, loaded lazily. */
@@ -180,14 +180,12 @@ export function __wbg_reset() {
 }
 
 /**
- * Deflate of a module, as small as we can make it: Zopfli (npm `@gfx/zopfli`, a dev
+ * Raw deflate of the embedded core, as small as we can make it: Zopfli (npm `@gfx/zopfli`, a dev
  * dependency; its output is ordinary deflate, which DecompressionStream and our inflater read)
  * writes a stream ~5.5 % smaller than zlib -9, which is what the page downloads (gzip or brotli
- * cannot shrink it further). `format` is `'zlib'` (the validator chunk, for DecompressionStream)
- * or `'raw'` (the embedded core, for pkg-js/src/inflate.ts). Takes a few seconds. Without the
- * package, zlib -9.
+ * cannot shrink it further). Takes a few seconds. Without the package, zlib -9.
  */
-async function zopfliDeflate(bytes, format) {
+async function zopfliDeflate(bytes) {
   let zopfli;
   try {
     // Its emscripten glue installs process handlers that rethrow any later uncaught error with
@@ -199,12 +197,10 @@ async function zopfliDeflate(bytes, format) {
     }
   } catch {
     console.log('zopfli skipped (npm @gfx/zopfli not installed): zlib -9');
-    return format === 'zlib' ? deflateSync(bytes, { level: 9, memLevel: 9 }) : deflateRawSync(bytes, { level: 9, memLevel: 9 });
+    return deflateRawSync(bytes, { level: 9, memLevel: 9 });
   }
-  const compress = format === 'zlib' ? zopfli.zlibAsync : zopfli.deflateAsync;
-  const deflated = Buffer.from(await compress(bytes, { numiterations: 15 }));
-  const back = format === 'zlib' ? inflateSync(deflated) : inflateRawSync(deflated);
-  if (!back.equals(bytes)) throw new Error('zopfli output does not inflate to the module');
+  const deflated = Buffer.from(await zopfli.deflateAsync(bytes, { numiterations: 15 }));
+  if (!inflateRawSync(deflated).equals(bytes)) throw new Error('zopfli output does not inflate to the module');
   return deflated;
 }
 
@@ -263,23 +259,24 @@ async function buildModule({ name, cargoArgs, embed, wasmOpt: passes, env = {}, 
     // byte alignment), but base64 of deflated bytes costs about what gzip of the .wasm costs.
     // pkg-js/src/core.ts inflates them (pkg-js/src/inflate.ts) before compiling.
     rmSync(wasmFile);
-    const deflated = (await zopfliDeflate(bytes, 'raw')).toString('base64');
+    const deflated = (await zopfliDeflate(bytes)).toString('base64');
     const js = `// Generated by build.mjs: the ${name} module's bytes, deflate-raw compressed, base64-encoded.\nexport const WASM_DEFLATED_BASE64 = ${JSON.stringify(deflated)};\n`;
     writeFileSync(join(dir, `${name}_bytes.js`), js);
     writeFileSync(join(dir, `${name}_bytes.d.ts`), `/** The ${name} module's bytes, deflate-raw compressed, base64-encoded. */\nexport declare const WASM_DEFLATED_BASE64: string;\n`);
     return { name, beforeWasmOpt: before, wasm: sizes(bytes), embeddedJs: sizes(Buffer.from(js)) };
   }
   rmSync(wasmFile);
-  if (embed === 'deflate') {
-    // zlib's "deflate" (RFC 1950) rather than raw deflate: 6 bytes more, and every
-    // DecompressionStream has it (Node 20.0-20.11's has no "deflate-raw").
-    const base64 = (await zopfliDeflate(bytes, 'zlib')).toString('base64');
-    const chunk = `// Generated by build.mjs: the ${name} module, deflate-compressed (zlib format), base64-encoded.\nexport const WASM_DEFLATE_BASE64 = ${JSON.stringify(base64)};\n`;
-    writeFileSync(join(dir, `${name}_deflate.js`), chunk);
-    writeFileSync(join(dir, `${name}_deflate.d.ts`), `/** The ${name} module, deflate-compressed (zlib format), base64-encoded. */\nexport declare const WASM_DEFLATE_BASE64: string;\n`);
+  if (embed === 'lzma') {
+    // The chunk carries its decoder too (re-exported, so a bundler puts both in one chunk): a page
+    // without a JSON Schema downloads neither.
+    const base64 = lzmaCompress(bytes).toString('base64');
+    const decoderModule = relative(dir, join(wasmDir, 'warden_unlzma_bytes.js')).replace(/^(?!\.)/, './');
+    const chunk = `// Generated by build.mjs: the ${name} module, LZMA-compressed (a properties byte, then xz's raw LZMA1), base64-encoded, with its decoder.\nexport { UNLZMA_WASM_HEX } from '${decoderModule}';\nexport const WASM_LZMA_BASE64 = ${JSON.stringify(base64)};\n`;
+    writeFileSync(join(dir, `${name}_lzma.js`), chunk);
+    writeFileSync(join(dir, `${name}_lzma.d.ts`), `/** The ${name} module, LZMA-compressed (a properties byte, then xz's raw LZMA1), base64-encoded. */\nexport declare const WASM_LZMA_BASE64: string;\n/** Its decoder (unlzma/), hex-encoded. */\nexport declare const UNLZMA_WASM_HEX: string;\n`);
     return { name, beforeWasmOpt: before, wasm: sizes(bytes), embeddedJs: sizes(Buffer.from(chunk)) };
   }
-  throw new Error(`build.mjs: module ${name} has no way to ship (embed must be true or 'deflate')`);
+  throw new Error(`build.mjs: module ${name} has no way to ship (embed must be true or 'lzma')`);
 }
 
 function checkBudget(report) {
@@ -300,32 +297,64 @@ function checkBudget(report) {
 }
 
 /**
- * The decoder that inflates the embedded core (the `inflate/` crate, pkg-js/src/inflate.ts):
- * built for wasm32 without std or wasm-bindgen (no imports, no glue), `wasm-opt -Oz` with its
- * custom sections stripped, and embedded raw (compressing it would need the inflater it is) as
- * hex: every byte two whole characters, so gzip and brotli still find the module's byte patterns
- * (0.4 KB less gzip than base64 for its ~4 KB, measured). Its own target dir: it is a crate of
- * its own.
+ * A decoder module of ours (a crate of its own, no std, no wasm-bindgen: no imports, no glue):
+ * the `inflate/` crate that inflates the embedded core (pkg-js/src/inflate.ts), and the `unlzma/`
+ * crate that decodes the validator (pkg-js/src/validator-module.ts). Built for wasm32,
+ * `wasm-opt -Oz` with its custom sections stripped, and embedded raw (compressing it would need
+ * the decoder it is) as hex: every byte two whole characters, so gzip and brotli still find the
+ * module's byte patterns (0.4 KB less gzip than base64 for the inflater's ~4 KB, measured). Each
+ * in a target dir of its own. Answers its size report and its bytes.
  */
-function buildInflater() {
-  const targetDir = cargoTargetDir('inflate');
-  run('cargo', ['build', '--release', '--target', 'wasm32-unknown-unknown', '--lib', '--manifest-path', join(root, 'inflate', 'Cargo.toml')], { env: { ...process.env, CARGO_TARGET_DIR: targetDir } });
-  const wasmFile = join(wasmDir, 'warden_inflate.wasm');
-  copyFileSync(join(targetDir, 'wasm32-unknown-unknown', 'release', 'warden_inflate.wasm'), wasmFile);
+function buildDecoder({ crate, name, exportName, what }) {
+  const targetDir = cargoTargetDir(crate);
+  run('cargo', ['build', '--release', '--target', 'wasm32-unknown-unknown', '--lib', '--manifest-path', join(root, crate, 'Cargo.toml')], { env: { ...process.env, CARGO_TARGET_DIR: targetDir } });
+  const wasmFile = join(wasmDir, `${name}.wasm`);
+  copyFileSync(join(targetDir, 'wasm32-unknown-unknown', 'release', `${name}.wasm`), wasmFile);
   wasmOpt(wasmFile, ['-Oz', '--strip-debug', '--strip-producers', '--strip-target-features']);
   const bytes = readFileSync(wasmFile);
   rmSync(wasmFile);
-  const js = `// Generated by build.mjs: the raw-DEFLATE decoder module (inflate/), hex-encoded.\nexport const INFLATE_WASM_HEX = ${JSON.stringify(bytes.toString('hex'))};\n`;
-  writeFileSync(join(wasmDir, 'warden_inflate_bytes.js'), js);
-  writeFileSync(join(wasmDir, 'warden_inflate_bytes.d.ts'), '/** The raw-DEFLATE decoder module (inflate/), hex-encoded. */\nexport declare const INFLATE_WASM_HEX: string;\n');
-  return { name: 'warden_inflate', wasm: sizes(bytes), embeddedJs: sizes(Buffer.from(js)) };
+  const js = `// Generated by build.mjs: ${what} (${crate}/), hex-encoded.\nexport const ${exportName} = ${JSON.stringify(bytes.toString('hex'))};\n`;
+  writeFileSync(join(wasmDir, `${name}_bytes.js`), js);
+  writeFileSync(join(wasmDir, `${name}_bytes.d.ts`), `/** ${what} (${crate}/), hex-encoded. */\nexport declare const ${exportName}: string;\n`);
+  return { report: { name, wasm: sizes(bytes), embeddedJs: sizes(Buffer.from(js)) }, bytes };
+}
+
+/** The LZMA decoder's bytes, once built (the validator's stream is checked with it). */
+let unlzmaWasm;
+
+/**
+ * LZMA of a module, for the validator chunk: 11 KB smaller than Zopfli's deflate of the
+ * validator (bench/RESULTS.md), decoded in the page by the `unlzma/` crate. The stream is xz's
+ * raw LZMA1 (`xz --format=raw`, the best preset; lc=3, lp=0, pb=0 measured smallest) behind
+ * the `.lzma` header's properties byte, and is decoded back here with the page's own decoder
+ * before it ships.
+ */
+function lzmaCompress(bytes) {
+  const [lc, lp, pb] = [3, 0, 0];
+  let raw;
+  try {
+    raw = execFileSync('xz', ['--format=raw', `--lzma1=preset=9e,lc=${lc},lp=${lp},pb=${pb}`, '--stdout'], { input: bytes, maxBuffer: 64 * 1024 * 1024 });
+  } catch (err) {
+    throw new Error(`build.mjs: xz (Debian's xz-utils) compresses the validator; run scripts/setup.sh (${err.message})`);
+  }
+  const stream = Buffer.concat([Buffer.from([lc + 9 * (lp + 5 * pb)]), raw]);
+  const decoder = new WebAssembly.Instance(new WebAssembly.Module(unlzmaWasm)).exports;
+  new Uint8Array(decoder.memory.buffer, decoder.input(), stream.length).set(stream);
+  const written = decoder.decode(stream.length);
+  if (written < 0 || !Buffer.from(decoder.memory.buffer, decoder.output(), written).equals(bytes)) {
+    throw new Error(`build.mjs: the LZMA stream does not decode to the module (answer ${written})`);
+  }
+  return stream;
 }
 
 checkBindgenCli();
 rmSync(wasmDir, { recursive: true, force: true });
 mkdirSync(wasmDir, { recursive: true });
 for (const module of MODULES) if (module.outDir) rmSync(join(pkgDir, module.outDir), { recursive: true, force: true });
-const report = [buildInflater()];
+const inflater = buildDecoder({ crate: 'inflate', name: 'warden_inflate', exportName: 'INFLATE_WASM_HEX', what: 'the raw-DEFLATE decoder module' });
+const unlzma = buildDecoder({ crate: 'unlzma', name: 'warden_unlzma', exportName: 'UNLZMA_WASM_HEX', what: 'the raw-LZMA decoder module' });
+unlzmaWasm = unlzma.bytes;
+const report = [inflater.report, unlzma.report];
 for (const module of MODULES) {
   const built = await buildModule(module);
   // What pages download; test-only modules are not shipped.

@@ -3,6 +3,7 @@
 #   - the Rust wasm32 target (and clippy),
 #   - wasm-bindgen-cli at exactly the version of the wasm-bindgen crate in Cargo.lock,
 #   - the npm workspaces (npm ci) when node_modules is missing or older than package-lock.json,
+#   - xz (Debian's xz-utils, apt) when missing: the build compresses the validator module with it,
 #   - with WITH_BROWSER=1: Debian's chromium (apt) when /usr/bin/chromium is missing.
 # Everything comes from package registries (rustup, crates.io, npm, Debian apt); nothing else is downloaded.
 set -euo pipefail
@@ -56,6 +57,17 @@ if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modu
   npm ci --no-audit --no-fund
 else
   say "node_modules: up to date with package-lock.json"
+fi
+
+# --- xz: the build compresses the validator module with it (pkg-js/build.mjs) ----------------
+if command -v xz >/dev/null 2>&1; then
+  say "xz: present ($(xz --version | head -n 1))"
+else
+  SUDO=""
+  if [ "$(id -u)" != "0" ]; then SUDO="sudo"; fi
+  say "$SUDO apt-get update && $SUDO apt-get install -y xz-utils"
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update </dev/null
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y xz-utils </dev/null
 fi
 
 # --- browser (only when asked) ------------------------------------------------

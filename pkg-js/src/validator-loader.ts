@@ -6,25 +6,26 @@
 // | way | raw | brotli | gzip |
 // |---|---:|---:|---:|
 // | `.wasm` file beside the JS, `new URL(…, import.meta.url)` | 297,221 | 98,709 | 115,719 |
-// | this: Zopfli-deflated (zlib format), base64, in a JS chunk (`import()`) | 146,448 | 109,879 | 110,340 |
+// | Zopfli-deflated (zlib format), base64, in a JS chunk (`import()`) | 146,448 | 109,879 | 110,340 |
 // | the same with zlib -9 instead of Zopfli | 154,712 | 116,202 | 116,564 |
 // | base64 of the raw `.wasm` in a JS chunk (the old fallback) | 396,327 | 131,088 | 154,881 |
 //
 // (Measured when the way was chosen. The module has shrunk since, with no JSON parser or regex
-// engine of its own; today's `.wasm` and chunk are in pkg-js/wasm/sizes.json: 255,238 raw, 81,196
-// brotli, 96,199 gzip, against 121,656 / 91,487 / 91,670 for the chunk.)
+// engine of its own; today's figures are in pkg-js/wasm/sizes.json.)
 //
 // The `.wasm` file is the smallest download, but not every bundler handles such an asset: esbuild
 // and plain Rollup leave a URL that answers 404 (one failed request, then a fallback), and Vite's
 // dev server, pre-bundling, serves it with a MIME type that makes the glue warn (checked by hand;
 // Vite build, webpack 5 and Next.js 16 emitted it fine). A dynamic `import()` of a JS module is
-// split and served by every bundler and works unbundled, and deflate is undone by the platform
-// (`DecompressionStream`, in Node ≥ 18, Chrome 80, Firefox 113, Safari 16.4): one code path
-// everywhere, no request that can fail, for ~11 KB more than the best case on the wire (and
-// ~5 KB less than the `.wasm` under gzip: brotli and gzip cannot recompress deflated bytes, but
-// they pack base64 back to them, and Zopfli deflates ~5.5 % smaller than gzip -9). Decompressing and compiling take ~10 ms in Node. Compilation is asynchronous
-// (`WebAssembly.compile`, not the synchronous compile browsers refuse on the main thread for
-// large modules) and needs CSP `'wasm-unsafe-eval'`, like the core.
+// split and served by every bundler and works unbundled: one code path everywhere, no request
+// that can fail. Gzip and brotli cannot recompress compressed bytes, but they pack base64 back to
+// them, so what the chunk weighs is what its compressor made. That is now LZMA (xz's best
+// preset), 11.7 KB smaller than Zopfli's deflate for today's module (80.1 against 91.8 KB of
+// gzip), decoded by a wasm module of ours of 5 KB that comes in the same chunk (the `unlzma/`
+// crate; `validator-module.ts` runs it): 9.3 KB less in all, for about 7–10 ms of decoding on
+// the main thread instead of `DecompressionStream`'s ~4 (bench/RESULTS.md). Compilation is
+// asynchronous (`WebAssembly.compile`, not the synchronous compile browsers refuse on the main
+// thread for large modules) and needs CSP `'wasm-unsafe-eval'`, like the core.
 //
 // A trap (a bug, or running out of stack on a pathological schema) leaves an instance unusable:
 // the call that trapped fails (closed: an invalid schema or an invalid instance), the instance is
@@ -33,7 +34,7 @@
 // functions over integer handles, no class, so nothing in the page holds pointers into a dead
 // instance (a class's FinalizationRegistry would free them in the new one).
 
-import { decodeBase64 } from './embedded-bytes.js';
+import { decodeBase64, decodeHex } from './embedded-bytes.js';
 import { encodeJson } from './wire.js';
 import type { Glue, Host, ValidatorModule } from './validator-module.js';
 
@@ -56,12 +57,12 @@ export function loadValidator(): Promise<ValidatorModule> {
         import('./validator-module.js'),
         import('../wasm/warden_validate.js') as Promise<unknown> as Promise<Glue>,
         import('../wasm/validator-host.js') as Promise<Host>,
-        import('../wasm/warden_validate_deflate.js'),
+        import('../wasm/warden_validate_lzma.js'),
       ]);
       // The module reads the little JSON text it needs (its meta-schemas) with the page's
       // JSON.parse, answered in the wire format.
       host.setJsonEncoder(encodeJson);
-      loaded = await instantiate(glue, host, decodeBase64(chunk.WASM_DEFLATE_BASE64));
+      loaded = await instantiate(glue, host, decodeBase64(chunk.WASM_LZMA_BASE64), decodeHex(chunk.UNLZMA_WASM_HEX));
       return loaded;
     })();
     // A failed load (an offline chunk, a CSP without 'wasm-unsafe-eval') may be retried by a later call.

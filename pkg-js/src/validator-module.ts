@@ -124,19 +124,40 @@ export function testTrap(validator: ValidatorModule): string {
 }
 
 /**
- * Compiles the module from its deflated bytes (asynchronously: `WebAssembly.compile`, not the
- * synchronous compile browsers refuse on the main thread for large modules) and instantiates it.
+ * Compiles the module from its LZMA stream (decoded by `decoder`, the `unlzma/` crate's module;
+ * compiled asynchronously: `WebAssembly.compile`, not the synchronous compile browsers refuse on
+ * the main thread for large modules) and instantiates it.
  */
-export async function instantiate(glue: Glue, host: Host, deflated: Uint8Array): Promise<ValidatorModule> {
-  const module = await WebAssembly.compile((await inflate(deflated)) as BufferSource);
+export async function instantiate(glue: Glue, host: Host, stream: Uint8Array, decoder: Uint8Array): Promise<ValidatorModule> {
+  const module = await WebAssembly.compile((await unlzma(stream, decoder)) as BufferSource);
   return new ValidatorModule(glue, host, module);
 }
 
-/** Undoes zlib "deflate" with the platform's DecompressionStream. */
-async function inflate(bytes: Uint8Array): Promise<ArrayBuffer> {
-  if (typeof DecompressionStream !== 'function') {
-    throw new Error('JSON Schema validation needs DecompressionStream (Node 18, Chrome 80, Firefox 113, Safari 16.4 or later)');
-  }
-  const stream = new Blob([bytes as BlobPart]).stream().pipeThrough(new DecompressionStream('deflate'));
-  return new Response(stream).arrayBuffer();
+/** The decoder module's exports (unlzma/src/wasm.rs). */
+interface DecoderExports {
+  readonly memory: WebAssembly.Memory;
+  /** Where the stream goes: the module's input buffer. */
+  input(): number;
+  /** Where the answer is read from. */
+  output(): number;
+  /** Decodes the first `length` bytes of the input: the output's length, or an error code (< 0). */
+  decode(length: number): number;
+}
+
+/** What each negative answer of the decoder means (unlzma/src/lib.rs, `Error`). */
+const REASONS = ['', 'the data ends before its end marker', 'unsupported properties', 'the data is corrupt', 'a distance too far back', 'the output is too large', 'the input is too large'];
+
+/**
+ * Decodes the LZMA stream with the decoder module, instantiated for this one use. Answers a view
+ * of the decoder's memory, which `WebAssembly.compile` copies when called.
+ */
+async function unlzma(stream: Uint8Array, decoder: Uint8Array): Promise<Uint8Array> {
+  const { instance } = await WebAssembly.instantiate(decoder as BufferSource);
+  const exports = instance.exports as unknown as DecoderExports;
+  const input = exports.input();
+  if (input + stream.length > exports.memory.buffer.byteLength) throw new Error(`webmcp-warden: cannot decode the validator module: ${REASONS[6]}`);
+  new Uint8Array(exports.memory.buffer, input, stream.length).set(stream);
+  const answer = exports.decode(stream.length);
+  if (answer < 0) throw new Error(`webmcp-warden: the validator module does not decode: ${REASONS[-answer] ?? `code ${answer}`}`);
+  return new Uint8Array(exports.memory.buffer, exports.output(), answer);
 }

@@ -18,7 +18,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { decodeBase64 } from '../dist/embedded-bytes.js';
+import { decodeBase64, decodeHex } from '../dist/embedded-bytes.js';
 import { instantiate } from '../dist/validator-module.js';
 import { encodeJson } from '../dist/wire.js';
 
@@ -38,10 +38,10 @@ function loadValidator() {
     const [glue, host, chunk] = await Promise.all([
       import('../wasm-test/warden_validate_suite.js'),
       import('../wasm-test/validator-host.js'),
-      import('../wasm-test/warden_validate_suite_deflate.js'),
+      import('../wasm-test/warden_validate_suite_lzma.js'),
     ]);
     host.setJsonEncoder(encodeJson);
-    return instantiate(glue, host, decodeBase64(chunk.WASM_DEFLATE_BASE64));
+    return instantiate(glue, host, decodeBase64(chunk.WASM_LZMA_BASE64), decodeHex(chunk.UNLZMA_WASM_HEX));
   })();
   return suiteModule;
 }

@@ -8,7 +8,8 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { loadValidator } from '../dist/validator-loader.js';
 import { encodeJson } from '../dist/wire.js';
-import { testTrap } from '../dist/validator-module.js';
+import { instantiate, testTrap } from '../dist/validator-module.js';
+import { decodeBase64, decodeHex } from '../dist/embedded-bytes.js';
 import { validateJson } from 'webmcp-warden';
 import { patternCount } from '../wasm/validator-host.js';
 import { recordingTools } from '../test-support/helpers.mjs';
@@ -139,12 +140,14 @@ describe('strings too long to test against a pattern fail closed, at once', () =
 });
 
 describe('how the module ships', () => {
-  test('one JS module holds it, deflate-compressed, and nothing else is fetched or read', () => {
+  test('one JS module holds it, LZMA-compressed, with its decoder, and nothing else is fetched or read', () => {
     const sizes = JSON.parse(readFileSync(new URL('../wasm/sizes.json', import.meta.url), 'utf8')).find((m) => m.name === 'warden_validate');
-    const chunk = readFileSync(new URL('../wasm/warden_validate_deflate.js', import.meta.url), 'utf8');
+    const chunk = readFileSync(new URL('../wasm/warden_validate_lzma.js', import.meta.url), 'utf8');
     assert.equal(sizes.embeddedJs.raw, Buffer.byteLength(chunk));
-    // base64 of deflate: about 4/3 of the compressed module, well under its raw size.
-    assert.ok(sizes.embeddedJs.raw < sizes.wasm.raw * 0.6, JSON.stringify(sizes));
+    // base64 of LZMA: about 4/3 of the compressed module, well under its raw size.
+    assert.ok(sizes.embeddedJs.raw < sizes.wasm.raw * 0.5, JSON.stringify(sizes));
+    // Its decoder comes with it, from the decoder's own module (one chunk once bundled).
+    assert.match(chunk, /^export \{ UNLZMA_WASM_HEX \} from '\.\/warden_unlzma_bytes\.js';$/m);
     for (const file of ['validator-loader.js', 'validator-module.js']) {
       const loader = readFileSync(new URL(`../dist/${file}`, import.meta.url), 'utf8')
         .replace(/\/\*[\s\S]*?\*\//g, '')
@@ -153,6 +156,30 @@ describe('how the module ships', () => {
     }
     const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
     assert.ok(!pkg.files.some((f) => f.endsWith('.wasm')), 'no .wasm file is shipped');
+  });
+});
+
+describe('the LZMA stream and its decoder', () => {
+  const chunkUrl = new URL('../wasm/warden_validate_lzma.js', import.meta.url);
+  const decode = async (stream, hex) => instantiate({ initSync() {} }, {}, stream, decodeHex(hex));
+
+  test('the shipped stream decodes to the validator module: it compiles, with its exports', async () => {
+    const chunk = await import(chunkUrl);
+    const validator = await decode(decodeBase64(chunk.WASM_LZMA_BASE64), chunk.UNLZMA_WASM_HEX);
+    const exports = WebAssembly.Module.exports(validator.module).map((e) => e.name);
+    assert.ok(exports.includes('compile') && exports.includes('validate'), exports.join(','));
+  });
+
+  test('a stream cut short, with foreign properties, or corrupt is refused with the reason', async () => {
+    const chunk = await import(chunkUrl);
+    const stream = decodeBase64(chunk.WASM_LZMA_BASE64);
+    await assert.rejects(decode(stream.subarray(0, stream.length - 100), chunk.UNLZMA_WASM_HEX), /does not decode: the data ends before its end marker/);
+    const foreign = new Uint8Array(stream); // a copy (a Buffer's slice is a view)
+    foreign[0] = 255;
+    await assert.rejects(decode(foreign, chunk.UNLZMA_WASM_HEX), /does not decode: unsupported properties/);
+    const corrupt = new Uint8Array(stream);
+    corrupt[1] = 7; // the range coder's first byte is always zero
+    await assert.rejects(decode(corrupt, chunk.UNLZMA_WASM_HEX), /does not decode: the data is corrupt/);
   });
 });
 
