@@ -59,15 +59,20 @@ else
   say "node_modules: up to date with package-lock.json"
 fi
 
+# Installs a Debian package with apt (through sudo when not root).
+apt_install() {
+  local sudo=""
+  if [ "$(id -u)" != "0" ]; then sudo="sudo"; fi
+  say "$sudo apt-get update && $sudo apt-get install -y $1"
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get update </dev/null
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y "$1" </dev/null
+}
+
 # --- xz: the build compresses the validator module with it (pkg-js/build.mjs) ----------------
 if command -v xz >/dev/null 2>&1; then
   say "xz: present ($(xz --version | head -n 1))"
 else
-  SUDO=""
-  if [ "$(id -u)" != "0" ]; then SUDO="sudo"; fi
-  say "$SUDO apt-get update && $SUDO apt-get install -y xz-utils"
-  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update </dev/null
-  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y xz-utils </dev/null
+  apt_install xz-utils
 fi
 
 # --- browser (only when asked) ------------------------------------------------
@@ -75,11 +80,7 @@ if [ "${WITH_BROWSER:-0}" = "1" ]; then
   if [ -x /usr/bin/chromium ]; then
     say "chromium: present ($(/usr/bin/chromium --version 2>/dev/null || echo unknown version))"
   else
-    SUDO=""
-    if [ "$(id -u)" != "0" ]; then SUDO="sudo"; fi
-    say "$SUDO apt-get update && $SUDO apt-get install -y chromium"
-    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update </dev/null
-    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium </dev/null
+    apt_install chromium
   fi
 fi
 say "done"
