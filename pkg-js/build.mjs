@@ -340,7 +340,8 @@ function lzmaCompress(bytes) {
   const stream = Buffer.concat([Buffer.from([lc + 9 * (lp + 5 * pb)]), raw]);
   const decoder = new WebAssembly.Instance(new WebAssembly.Module(unlzmaWasm)).exports;
   new Uint8Array(decoder.memory.buffer, decoder.input(), stream.length).set(stream);
-  const written = decoder.decode(stream.length);
+  const started = decoder.start(stream.length);
+  const written = started < 0 ? started : decoder.resume(stream.length * 64);
   if (written < 0 || !Buffer.from(decoder.memory.buffer, decoder.output(), written).equals(bytes)) {
     throw new Error(`build.mjs: the LZMA stream does not decode to the module (answer ${written})`);
   }

@@ -140,16 +140,29 @@ interface DecoderExports {
   input(): number;
   /** Where the answer is read from. */
   output(): number;
-  /** Decodes the first `length` bytes of the input: the output's length, or an error code (< 0). */
-  decode(length: number): number;
+  /** Starts on the first `length` bytes of the input: 0, or an error code (< 0). */
+  start(length: number): number;
+  /** Decodes at most `budget` more bytes: `PENDING`, the output's length once done, or an error code (< 0). */
+  resume(budget: number): number;
 }
+
+/** `resume`'s answer when it stopped at its budget (unlzma/src/wasm.rs). */
+const PENDING = -100;
+
+/**
+ * How many bytes one slice of decoding writes: about 1.5 ms of the main thread in Chromium on the
+ * machine the benchmarks run on (the validator takes ~8 slices), so that no task of ours is long
+ * even on a phone several times slower.
+ */
+const SLICE_BYTES = 32 * 1024;
 
 /** What each negative answer of the decoder means (unlzma/src/lib.rs, `Error`). */
 const REASONS = ['', 'the data ends before its end marker', 'unsupported properties', 'the data is corrupt', 'a distance too far back', 'the output is too large', 'the input is too large'];
 
 /**
- * Decodes the LZMA stream with the decoder module, instantiated for this one use. Answers a view
- * of the decoder's memory, which `WebAssembly.compile` copies when called.
+ * Decodes the LZMA stream with the decoder module, instantiated for this one use, in slices with
+ * the page's other tasks in between. Answers a view of the decoder's memory, which
+ * `WebAssembly.compile` copies when called.
  */
 async function unlzma(stream: Uint8Array, decoder: Uint8Array): Promise<Uint8Array> {
   const { instance } = await WebAssembly.instantiate(decoder as BufferSource);
@@ -157,7 +170,31 @@ async function unlzma(stream: Uint8Array, decoder: Uint8Array): Promise<Uint8Arr
   const input = exports.input();
   if (input + stream.length > exports.memory.buffer.byteLength) throw new Error(`webmcp-warden: cannot decode the validator module: ${REASONS[6]}`);
   new Uint8Array(exports.memory.buffer, input, stream.length).set(stream);
-  const answer = exports.decode(stream.length);
+  let answer = exports.start(stream.length);
+  while (answer === 0) {
+    answer = exports.resume(SLICE_BYTES);
+    if (answer !== PENDING) break;
+    answer = 0;
+    await nextTask();
+  }
   if (answer < 0) throw new Error(`webmcp-warden: the validator module does not decode: ${REASONS[-answer] ?? `code ${answer}`}`);
   return new Uint8Array(exports.memory.buffer, exports.output(), answer);
+}
+
+/**
+ * Lets the page's other tasks run: `scheduler.yield()` where there is one (Chromium), else a
+ * message to ourselves (a task of its own, without the 4 ms that nested timers wait).
+ */
+function nextTask(): Promise<void> {
+  const scheduler = (globalThis as { scheduler?: { yield?: () => Promise<void> } }).scheduler;
+  if (typeof scheduler?.yield === 'function') return scheduler.yield();
+  return new Promise((resolve) => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => {
+      channel.port1.close();
+      channel.port2.close();
+      resolve();
+    };
+    channel.port2.postMessage(null);
+  });
 }

@@ -170,6 +170,24 @@ describe('the LZMA stream and its decoder', () => {
     assert.ok(exports.includes('compile') && exports.includes('validate'), exports.join(','));
   });
 
+  test('decoding lets other tasks of the page run between slices (scheduler.yield where there is one)', async () => {
+    const chunk = await import(chunkUrl);
+    const had = Object.getOwnPropertyDescriptor(globalThis, 'scheduler');
+    let yields = 0;
+    globalThis.scheduler = { yield: () => Promise.resolve(void yields++) };
+    try {
+      await decode(decodeBase64(chunk.WASM_LZMA_BASE64), chunk.UNLZMA_WASM_HEX);
+    } finally {
+      if (had) Object.defineProperty(globalThis, 'scheduler', had);
+      else delete globalThis.scheduler;
+    }
+    // ~255 KB in slices of 32 KB: a yield between each two.
+    assert.ok(yields >= 7, `${yields} yields`);
+    // Without scheduler.yield (Node, Firefox, Safari): a message to itself, and the same bytes.
+    const validator = await decode(decodeBase64(chunk.WASM_LZMA_BASE64), chunk.UNLZMA_WASM_HEX);
+    assert.ok(WebAssembly.Module.exports(validator.module).length > 0);
+  });
+
   test('a stream cut short, with foreign properties, or corrupt is refused with the reason', async () => {
     const chunk = await import(chunkUrl);
     const stream = decodeBase64(chunk.WASM_LZMA_BASE64);

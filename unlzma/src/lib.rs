@@ -13,7 +13,9 @@
 //! written, and no further.
 //!
 //! Why not a crate: the maintained decoders stream through a window and an allocator, for any
-//! input size; this one does one thing, a whole stream into one buffer. It is checked against
+//! input size; this one does one thing, a whole stream into one buffer, in slices ([`start`],
+//! then [`resume`] with a budget of output bytes) so that the page can run its other tasks in
+//! between. It is checked against
 //! lzma-rs on random streams (literals with and without a match byte, matches, the four repeated
 //! distances, short reps, corruption) and on real `xz` output, which ends with the end marker
 //! (tests/differential.rs, and a fuzz target in fuzz/), and never panics on bad input.
@@ -24,7 +26,7 @@
 
 #![cfg_attr(target_arch = "wasm32", no_std)]
 
-use core::sync::atomic::{AtomicU8, Ordering::Relaxed};
+use core::sync::atomic::{AtomicU16, AtomicU8, Ordering::Relaxed};
 
 #[cfg(target_arch = "wasm32")]
 mod wasm;
@@ -76,7 +78,10 @@ const REP_LEN: usize = MATCH_LEN + LEN_SIZE;
 const LITERALS: usize = REP_LEN + LEN_SIZE;
 /// Room for `lc + lp` up to 4 (LZMA2's limit; xz never writes more), rounded up to a power of
 /// two: an index is masked into the array, so the hot path has no bounds check to fail.
-const PROBABILITIES: usize = (LITERALS + (0x300 << 4)).next_power_of_two();
+pub const PROBABILITIES: usize = (LITERALS + (0x300 << 4)).next_power_of_two();
+
+/// The model: one probability per context, kept by the caller between two calls of [`resume`].
+pub type Probabilities = [AtomicU16; PROBABILITIES];
 
 /// Decodes the stream in `input` (a properties byte, then raw LZMA1 data ending with the end
 /// marker) into `output`; answers the number of bytes written. Bytes after the end are ignored.
@@ -87,32 +92,71 @@ pub fn decode(input: &[AtomicU8], output: &[AtomicU8]) -> Result<usize, Error> {
 /// As [`decode`], and how many bytes were written before it stopped, error or not (the tests
 /// compare that prefix with another decoder's output on streams that do not end well).
 pub fn decode_prefix(input: &[AtomicU8], output: &[AtomicU8]) -> (usize, Result<usize, Error>) {
-    let mut written = 0;
-    let answer = decode_counting(input, output, &mut written);
-    (written, answer)
+    let probs: Probabilities = [const { AtomicU16::new(0) }; PROBABILITIES];
+    let mut progress = match start(input, &probs) {
+        Ok(progress) => progress,
+        Err(error) => return (0, Err(error)),
+    };
+    loop {
+        if let Some(answer) = resume(&mut progress, input, output, &probs, usize::MAX) {
+            return (progress.len, answer);
+        }
+    }
 }
 
-/// [`decode`], noting in `written` how far the output got.
-fn decode_counting(input: &[AtomicU8], output: &[AtomicU8], written: &mut usize) -> Result<usize, Error> {
+/// Where a decode stands between two calls of [`resume`]: the range coder, the state machine,
+/// the four last distances and the output's length. The page's module keeps it in statics
+/// between its exports (src/wasm.rs), so that the host can let other tasks run in between.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Progress {
+    /// The next input byte the range coder reads (past the end: the stream was cut short).
+    pub next: usize,
+    /// The range coder's range.
+    pub range: u32,
+    /// The range coder's code.
+    pub code: u32,
+    /// The state machine's state (0–11).
+    pub state: usize,
+    /// The four last match distances, minus one.
+    pub reps: [u32; 4],
+    /// How many bytes have been written.
+    pub len: usize,
+    /// The properties byte (`lc + 9 × (lp + 5 × pb)`), checked.
+    pub props: u32,
+}
+
+/// Starts decoding `input`: checks its properties byte, sets every probability of `probs` to one
+/// half, and reads the range coder's first five bytes.
+pub fn start(input: &[AtomicU8], probs: &Probabilities) -> Result<Progress, Error> {
     let props = u32::from(input.first().ok_or(Error::Truncated)?.load(Relaxed));
-    if props >= 9 * 5 * 5 {
+    if props >= 9 * 5 * 5 || props % 9 + (props / 9) % 5 > 4 {
         return Err(Error::Properties);
     }
-    let lc = props % 9;
-    let lp = (props / 9) % 5;
-    let pb = props / 45;
-    if lc + lp > 4 {
-        return Err(Error::Properties);
+    for prob in probs {
+        prob.store(HALF, Relaxed);
     }
-    let mut probs = [HALF; PROBABILITIES];
-    let mut rc = RangeDecoder::new(input.get(1..).unwrap_or_default())?;
-    let mut out = Output { bytes: output, len: 0 };
-    let answer = run(&mut rc, &mut out, &mut probs, lc, lp, pb);
-    *written = out.len;
+    // The range coder starts on a zero byte, then the first four bytes of its code.
+    let byte = |at: usize| input.get(at).map(|byte| u32::from(byte.load(Relaxed))).ok_or(Error::Truncated);
+    let first = byte(1)?;
+    let mut code = 0u32;
+    for at in 2..6 {
+        code = (code << 8) | byte(at)?;
+    }
+    if first != 0 || code == u32::MAX {
+        return Err(Error::Corrupt);
+    }
+    Ok(Progress { next: 6, range: u32::MAX, code, state: 0, reps: [0; 4], len: 0, props })
+}
+
+/// Goes on decoding until the end marker, an error, or until `budget` more bytes were written;
+/// answers `None` in the last case (call again), else the number of bytes written or why the
+/// stream did not decode.
+pub fn resume(progress: &mut Progress, input: &[AtomicU8], output: &[AtomicU8], probs: &Probabilities, budget: usize) -> Option<Result<usize, Error>> {
+    let answer = run(progress, input, output, probs, budget);
     // Past the end of the input the decoder reads zeros; whatever it then made of them, the
     // stream was cut short.
-    if rc.next > rc.input.len() {
-        return Err(Error::Truncated);
+    if progress.next > input.len() {
+        return Some(Err(Error::Truncated));
     }
     answer
 }
@@ -122,13 +166,11 @@ fn decode_counting(input: &[AtomicU8], output: &[AtomicU8], written: &mut usize)
 /// Written for V8's baseline compiler (Liftoff), which is what a page runs this once in: the range
 /// coder's state is in locals, not behind a pointer, and a bit is decoded by a macro where it is
 /// needed, so the hot path is register arithmetic (bench/RESULTS.md has the measurements).
-fn run(rc: &mut RangeDecoder<'_>, out: &mut Output<'_>, probs: &mut [u16; PROBABILITIES], lc: u32, lp: u32, pb: u32) -> Result<usize, Error> {
-    let input = rc.input;
-    let mut next = rc.next;
-    let mut range = rc.range;
-    let mut code = rc.code;
-    let mut state: usize = 0;
-    let mut reps = [0u32; 4];
+fn run(progress: &mut Progress, input: &[AtomicU8], output: &[AtomicU8], probs: &Probabilities, budget: usize) -> Option<Result<usize, Error>> {
+    let Progress { mut next, mut range, mut code, mut state, mut reps, len, props } = *progress;
+    let (lc, lp, pb) = (props % 9, (props / 9) % 5, props / 45);
+    let mut out = Output { bytes: output, len };
+    let pause_at = len.saturating_add(budget);
     let pos_mask = (1usize << pb) - 1;
     let lit_mask = (1usize << lp) - 1;
 
@@ -138,7 +180,7 @@ fn run(rc: &mut RangeDecoder<'_>, out: &mut Output<'_>, probs: &mut [u16; PROBAB
     macro_rules! bit {
         ($at:expr) => {{
             let at = ($at) & (PROBABILITIES - 1);
-            let prob = probs.get(at).copied().unwrap_or(HALF);
+            let prob = probs.get(at).map_or(HALF, |p| p.load(Relaxed));
             let bound = (range >> 11) * u32::from(prob);
             let (bit, updated) = if code < bound {
                 range = bound;
@@ -148,8 +190,8 @@ fn run(rc: &mut RangeDecoder<'_>, out: &mut Output<'_>, probs: &mut [u16; PROBAB
                 range -= bound;
                 (1usize, prob - (prob >> MOVE_BITS))
             };
-            if let Some(p) = probs.get_mut(at) {
-                *p = updated;
+            if let Some(p) = probs.get(at) {
+                p.store(updated, Relaxed);
             }
             if range < TOP {
                 range <<= 8;
@@ -199,6 +241,9 @@ fn run(rc: &mut RangeDecoder<'_>, out: &mut Output<'_>, probs: &mut [u16; PROBAB
     }
 
     let answer = loop {
+        if out.len >= pause_at {
+            break None;
+        }
         let pos_state = out.len & pos_mask;
         if bit!(IS_MATCH + (state << 4) + pos_state) == 0 {
             // A literal: coded with the previous byte's high bits as context, and, right after a
@@ -207,7 +252,7 @@ fn run(rc: &mut RangeDecoder<'_>, out: &mut Output<'_>, probs: &mut [u16; PROBAB
             let coder = LITERALS + 0x300 * (((out.len & lit_mask) << lc) + (prev >> (8 - lc)) as usize);
             let mut symbol: usize = 1;
             if state >= 7 {
-                let Some(matched) = out.back(reps[0] as usize + 1) else { break Err(Error::Distance) };
+                let Some(matched) = out.back(reps[0] as usize + 1) else { break Some(Err(Error::Distance)) };
                 let mut matched = u32::from(matched);
                 while symbol < 0x100 {
                     let match_bit = ((matched >> 7) & 1) as usize;
@@ -223,7 +268,7 @@ fn run(rc: &mut RangeDecoder<'_>, out: &mut Output<'_>, probs: &mut [u16; PROBAB
                 symbol = (symbol << 1) | bit!(coder + symbol);
             }
             if let Err(error) = out.push((symbol - 0x100) as u8) {
-                break Err(error);
+                break Some(Err(error));
             }
             state = if state < 4 {
                 0
@@ -237,15 +282,15 @@ fn run(rc: &mut RangeDecoder<'_>, out: &mut Output<'_>, probs: &mut [u16; PROBAB
         let len;
         if bit!(IS_REP + state) == 1 {
             if out.len == 0 {
-                break Err(Error::Distance);
+                break Some(Err(Error::Distance));
             }
             if bit!(IS_REP_G0 + state) == 0 {
                 if bit!(IS_REP0_LONG + (state << 4) + pos_state) == 0 {
                     // A "short rep": one byte from the last distance.
                     state = if state < 7 { 9 } else { 11 };
-                    let Some(byte) = out.back(reps[0] as usize + 1) else { break Err(Error::Distance) };
+                    let Some(byte) = out.back(reps[0] as usize + 1) else { break Some(Err(Error::Distance)) };
                     if let Err(error) = out.push(byte) {
-                        break Err(error);
+                        break Some(Err(error));
                     }
                     continue;
                 }
@@ -303,49 +348,15 @@ fn run(rc: &mut RangeDecoder<'_>, out: &mut Output<'_>, probs: &mut [u16; PROBAB
             };
             if reps[0] == u32::MAX {
                 // The end marker: the range coder must have come out even.
-                break if code == 0 { Ok(out.len) } else { Err(Error::Corrupt) };
+                break Some(if code == 0 { Ok(out.len) } else { Err(Error::Corrupt) });
             }
         }
         if let Err(error) = out.copy(reps[0] as usize + 1, len as usize + 2) {
-            break Err(error);
+            break Some(Err(error));
         }
     };
-    rc.next = next;
+    *progress = Progress { next, range, code, state, reps, len: out.len, props };
     answer
-}
-
-/// The range decoder over the input (after the properties byte).
-struct RangeDecoder<'a> {
-    input: &'a [AtomicU8],
-    next: usize,
-    range: u32,
-    code: u32,
-}
-
-impl<'a> RangeDecoder<'a> {
-    /// Starts on a stream: a zero byte, then the first four bytes of the code.
-    fn new(input: &'a [AtomicU8]) -> Result<Self, Error> {
-        let mut rc = RangeDecoder { input, next: 0, range: u32::MAX, code: 0 };
-        let first = rc.byte();
-        for _ in 0..4 {
-            rc.code = (rc.code << 8) | u32::from(rc.byte());
-        }
-        if rc.next > input.len() {
-            return Err(Error::Truncated);
-        }
-        if first != 0 || rc.code == rc.range {
-            return Err(Error::Corrupt);
-        }
-        Ok(rc)
-    }
-
-    /// The next input byte; zero past the end (`decode` then answers `Truncated`).
-    #[inline(always)]
-    fn byte(&mut self) -> u8 {
-        let byte = self.input.get(self.next).map_or(0, |byte| byte.load(Relaxed));
-        self.next += 1;
-        byte
-    }
 }
 
 /// The output: the bytes written so far are the dictionary.

@@ -10,7 +10,8 @@
 use lzma_rs::decompress::raw::{LzmaDecoder, LzmaParams, LzmaProperties};
 use proptest::prelude::*;
 use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
-use warden_unlzma::{decode, decode_prefix, Error};
+use std::sync::atomic::AtomicU16;
+use warden_unlzma::{decode, decode_prefix, resume, start, Error, Probabilities, PROBABILITIES};
 
 fn atomics(bytes: &[u8]) -> Vec<AtomicU8> {
     bytes.iter().map(|&byte| AtomicU8::new(byte)).collect()
@@ -113,6 +114,40 @@ fn a_distance_before_the_output_is_refused() {
     assert!(refused);
 }
 
+/// Decodes `stream` in slices of `budget` output bytes, as the page does between its tasks.
+fn in_slices(stream: &[u8], capacity: usize, budget: usize) -> (Vec<u8>, Result<usize, Error>, usize) {
+    let input = atomics(stream);
+    let output = atomics(&vec![0; capacity]);
+    let probs: Probabilities = [const { AtomicU16::new(0) }; PROBABILITIES];
+    let mut progress = match start(&input, &probs) {
+        Ok(progress) => progress,
+        Err(error) => return (Vec::new(), Err(error), 0),
+    };
+    let mut slices = 0;
+    let answer = loop {
+        slices += 1;
+        if let Some(answer) = resume(&mut progress, &input, &output, &probs, budget) {
+            break answer;
+        }
+        assert!(progress.len <= capacity);
+    };
+    (output[..progress.len].iter().map(|byte| byte.load(Relaxed)).collect(), answer, slices)
+}
+
+#[test]
+fn decoding_in_slices_gives_the_same_bytes() {
+    let sample = fixture("sample.bin");
+    for name in FIXTURES {
+        for budget in [1, 7, 4096, 32_768] {
+            let (out, answer, slices) = in_slices(&fixture(name), sample.len(), budget);
+            assert_eq!(answer, Ok(sample.len()), "{name}, budget {budget}");
+            assert_eq!(out, sample, "{name}, budget {budget}");
+            // A slice stops once it has written its budget, so a match may carry it past.
+            assert!(slices >= sample.len() / (budget + 273), "{name}: {slices} slices for budget {budget}");
+        }
+    }
+}
+
 #[test]
 fn decode_is_decode_prefix_without_the_count() {
     let sample = fixture("sample.bin");
@@ -141,6 +176,24 @@ proptest! {
         let (theirs, their_ok) = reference(&stream, mine.len());
         prop_assert!(their_ok, "lzma-rs failed where we wrote {} bytes ({:?})", mine.len(), answer);
         prop_assert_eq!(mine, theirs);
+    }
+
+    /// Slices change nothing: random streams give the same bytes and the same answer whatever
+    /// the budget.
+    #[test]
+    fn random_streams_decode_alike_in_slices(props in 0u8..=255, body in proptest::collection::vec(any::<u8>(), 5..400), budget in 1usize..64) {
+        let mut stream = vec![props, 0];
+        stream.extend_from_slice(&body);
+        let (whole, answer) = ours(&stream, 2000);
+        let (sliced, sliced_answer, _) = in_slices(&stream, 2000, budget);
+        prop_assert_eq!(sliced_answer, answer);
+        if answer == Err(Error::Truncated) {
+            // What either wrote after the input ran out is disowned; sliced decoding notices
+            // sooner, at the end of a slice.
+            prop_assert!(whole.starts_with(&sliced));
+        } else {
+            prop_assert_eq!(sliced, whole);
+        }
     }
 
     /// Whatever the bytes, the decoder answers; it never panics.
