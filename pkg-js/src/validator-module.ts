@@ -183,11 +183,13 @@ async function unlzma(stream: Uint8Array, decoder: Uint8Array): Promise<Uint8Arr
 
 /**
  * Lets the page's other tasks run: `scheduler.yield()` where there is one (Chromium), else a
- * message to ourselves (a task of its own, without the 4 ms that nested timers wait).
+ * message to ourselves (a task of its own, without the 4 ms that nested timers wait), else a
+ * timer.
  */
 function nextTask(): Promise<void> {
   const scheduler = (globalThis as { scheduler?: { yield?: () => Promise<void> } }).scheduler;
   if (typeof scheduler?.yield === 'function') return scheduler.yield();
+  if (typeof MessageChannel !== 'function') return new Promise((resolve) => setTimeout(resolve, 0));
   return new Promise((resolve) => {
     const channel = new MessageChannel();
     channel.port1.onmessage = () => {
