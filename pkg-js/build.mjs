@@ -341,7 +341,8 @@ function lzmaCompress(bytes) {
   const decoder = new WebAssembly.Instance(new WebAssembly.Module(unlzmaWasm)).exports;
   new Uint8Array(decoder.memory.buffer, decoder.input(), stream.length).set(stream);
   const started = decoder.start(stream.length);
-  const written = started < 0 ? started : decoder.resume(stream.length * 64);
+  // One slice with a budget past the output buffer: the whole stream.
+  const written = started < 0 ? started : decoder.resume(0x7fffffff);
   if (written < 0 || !Buffer.from(decoder.memory.buffer, decoder.output(), written).equals(bytes)) {
     throw new Error(`build.mjs: the LZMA stream does not decode to the module (answer ${written})`);
   }

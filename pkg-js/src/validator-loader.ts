@@ -21,10 +21,10 @@
 // that can fail. Gzip and brotli cannot recompress compressed bytes, but they pack base64 back to
 // them, so what the chunk weighs is what its compressor made. That is now LZMA (xz's best
 // preset), 11.7 KB smaller than Zopfli's deflate for today's module (80.1 against 91.8 KB of
-// gzip), decoded by a wasm module of ours of 5 KB that comes in the same chunk (the `unlzma/`
+// gzip), decoded by a wasm module of ours of 6 KB that comes in the same chunk (the `unlzma/`
 // crate; `validator-module.ts` runs it, in slices with the page's other tasks in between): 8.9 KB
-// less in all, for 12–18 ms more of the main thread than `DecompressionStream` (bench/RESULTS.md). Compilation is
-// asynchronous (`WebAssembly.compile`, not the synchronous compile browsers refuse on the main
+// less in all, for 12–18 ms more of the main thread than `DecompressionStream`
+// (bench/RESULTS.md). Compilation is asynchronous (`WebAssembly.compile`, not the synchronous compile browsers refuse on the main
 // thread for large modules) and needs CSP `'wasm-unsafe-eval'`, like the core.
 //
 // A trap (a bug, or running out of stack on a pathological schema) leaves an instance unusable:

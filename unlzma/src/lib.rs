@@ -161,7 +161,7 @@ pub fn resume(progress: &mut Progress, input: &[AtomicU8], output: &[AtomicU8], 
     answer
 }
 
-/// The decoding loop, until the end marker or an error.
+/// The decoding loop, until the end marker, an error, or `budget` more bytes written (`None`).
 ///
 /// Written for V8's baseline compiler (Liftoff), which is what a page runs this once in: the range
 /// coder's state is in locals, not behind a pointer, and a bit is decoded by a macro where it is
@@ -174,13 +174,23 @@ fn run(progress: &mut Progress, input: &[AtomicU8], output: &[AtomicU8], probs: 
     let pos_mask = (1usize << pb) - 1;
     let lit_mask = (1usize << lp) - 1;
 
+    // The range coder takes a byte whenever its range falls below `TOP`. Past the end of the
+    // input it reads zeros (`resume` then answers `Truncated`).
+    macro_rules! normalize {
+        () => {
+            if range < TOP {
+                range <<= 8;
+                code = (code << 8) | u32::from(input.get(next).map_or(0, |b| b.load(Relaxed)));
+                next += 1;
+            }
+        };
+    }
     // One bit with the probability at `$at`, which adapts to it. Every index the decoder makes is
-    // inside the array; the mask only lets the compiler drop the bounds check. Past the end of the
-    // input the coder reads zeros (`decode` then answers `Truncated`).
+    // inside the array; the mask only lets the compiler drop the bounds check.
     macro_rules! bit {
         ($at:expr) => {{
-            let at = ($at) & (PROBABILITIES - 1);
-            let prob = probs.get(at).map_or(HALF, |p| p.load(Relaxed));
+            let slot = probs.get(($at) & (PROBABILITIES - 1));
+            let prob = slot.map_or(HALF, |p| p.load(Relaxed));
             let bound = (range >> 11) * u32::from(prob);
             let (bit, updated) = if code < bound {
                 range = bound;
@@ -190,14 +200,10 @@ fn run(progress: &mut Progress, input: &[AtomicU8], output: &[AtomicU8], probs: 
                 range -= bound;
                 (1usize, prob - (prob >> MOVE_BITS))
             };
-            if let Some(p) = probs.get(at) {
+            if let Some(p) = slot {
                 p.store(updated, Relaxed);
             }
-            if range < TOP {
-                range <<= 8;
-                code = (code << 8) | u32::from(input.get(next).map_or(0, |b| b.load(Relaxed)));
-                next += 1;
-            }
+            normalize!();
             bit
         }};
     }
@@ -336,11 +342,7 @@ fn run(progress: &mut Progress, input: &[AtomicU8], output: &[AtomicU8], probs: 
                         code = code.wrapping_sub(range);
                         let mask = 0u32.wrapping_sub(code >> 31);
                         code = code.wrapping_add(range & mask);
-                        if range < TOP {
-                            range <<= 8;
-                            code = (code << 8) | u32::from(input.get(next).map_or(0, |b| b.load(Relaxed)));
-                            next += 1;
-                        }
+                        normalize!();
                         high = (high << 1).wrapping_add(mask.wrapping_add(1));
                     }
                     base.wrapping_add(high << 4).wrapping_add(reverse_tree!(ALIGN, 4))
