@@ -9,6 +9,9 @@ const [beforeDir, afterDir] = process.argv.slice(2);
 if (!afterDir) throw new Error('usage: node bench/ab.mjs <pkg-js before> <pkg-js after>');
 const load = async (dir) => {
   const url = (path) => pathToFileURL(`${dir.replace(/\/$/, '')}/${path}`).href;
+  // dist/shape.js's synchronous shapeForModel, with the shaping module loaded where it is a
+  // module of its own (dist/shaper.js; a build from before it has none).
+  await import(url('dist/shaper.js')).then((shaper) => shaper.loadShaper(), () => undefined);
   return { ...(await import(url('dist/index.js'))), ...(await import(url('dist/shape.js'))), ...(await import(url('dist/validation.js'))) };
 };
 const pkgs = { before: await load(beforeDir), after: await load(afterDir) };

@@ -51,13 +51,14 @@ function configure(rules) {
 }
 
 if (process.argv[2] === 'crossings') {
-  // The package reaches the core through one object of functions (dist/core.js): wrapping its
-  // properties counts every crossing the call path makes.
+  // The package reaches the core and the shaping module through one object of functions each
+  // (dist/core.js, dist/shaper.js): wrapping their properties counts every crossing the call path makes.
   const { core } = await import(pkgUrl('dist/core.js').href);
+  const { shaper } = await import(pkgUrl('dist/shaper.js').href);
   const { loadValidator } = await import(pkgUrl('dist/validation.js').href);
   const validator = await loadValidator();
   const counts = new Map();
-  for (const [proto, label] of [[core, 'core'], [Object.getPrototypeOf(validator), 'validator']]) {
+  for (const [proto, label] of [[core, 'core'], [shaper, 'shaper'], [Object.getPrototypeOf(validator), 'validator']]) {
     for (const key of Object.getOwnPropertyNames(proto)) {
       const original = Object.getOwnPropertyDescriptor(proto, key).value;
       if (key === 'constructor' || typeof original !== 'function') continue;

@@ -21,6 +21,9 @@ import { entrySpecifier, pkgUrl } from './pkg.mjs';
 const Ajv2020 = Ajv2020Module.default ?? Ajv2020Module;
 const { webmcp, configureWebMCP, resetWebMCP, onTelemetry, explain } = await import(entrySpecifier());
 const { shapeForModel } = await import(pkgUrl('dist/shape.js').href);
+// The synchronous shaping a call does, with its module loaded as a call has it (the public
+// `shapeForModel` awaits that load first).
+await (await import(pkgUrl('dist/shaper.js').href)).loadShaper();
 const wire = await import(pkgUrl('dist/wire.js').href);
 const { loadValidator, validateJson } = await import(pkgUrl('dist/validation.js').href);
 const { encodeJson } = await import(pkgUrl('dist/wire.js').href);

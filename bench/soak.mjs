@@ -39,6 +39,7 @@ if (typeof globalThis.gc !== 'function') {
 const { webmcp, configureWebMCP } = await import(pkgUrl('dist/index.js').href);
 const { getDefaultWarden, internalOf } = await import(pkgUrl('dist/api.js').href);
 const { coreMemoryBytes } = await import(pkgUrl('dist/core.js').href);
+const { shaperMemoryBytes } = await import(pkgUrl('dist/shaper.js').href);
 const { installFakeModelContext } = await import(pkgUrl('dist/testing.js').href);
 
 installFakeModelContext();
@@ -87,6 +88,7 @@ async function checkpoint(phase, done, started) {
     done,
     seconds: (performance.now() - started) / 1000,
     wasmMiB: coreMemoryBytes() / MiB,
+    shapeWasmMiB: shaperMemoryBytes() / MiB,
     rssMiB: memory.rss / MiB,
     heapMiB: memory.heapUsed / MiB,
     configureMs,
@@ -94,7 +96,7 @@ async function checkpoint(phase, done, started) {
   };
   rows.push(row);
   console.log(
-    `${phase.padEnd(6)} ${String(done).padStart(8)}  ${row.seconds.toFixed(1).padStart(6)} s  wasm ${row.wasmMiB.toFixed(2)} MiB  rss ${row.rssMiB.toFixed(1)} MiB  heap ${row.heapMiB.toFixed(1)} MiB  configure ${configureMs.toFixed(3)} ms  ` +
+    `${phase.padEnd(6)} ${String(done).padStart(8)}  ${row.seconds.toFixed(1).padStart(6)} s  wasm ${row.wasmMiB.toFixed(2)} MiB  shaping ${row.shapeWasmMiB.toFixed(2)} MiB  rss ${row.rssMiB.toFixed(1)} MiB  heap ${row.heapMiB.toFixed(1)} MiB  configure ${configureMs.toFixed(3)} ms  ` +
       `core sets/hooks/tools/scopes/plans/calls/listings ${[counts.sets, counts.hooks, counts.tools, counts.scopes, counts.plans, counts.calls, counts.listings].join('/')}  handles ${counts.handles}  hookFunctions ${counts.hookFunctions}`,
   );
 }
@@ -143,11 +145,12 @@ const spread = (phase, key) => {
 };
 for (const phase of ['calls', 'cycles']) {
   const wasm = spread(phase, 'wasmMiB');
+  const shapeWasm = spread(phase, 'shapeWasmMiB');
   const heap = spread(phase, 'heapMiB');
   const configure = spread(phase, 'configureMs');
   const tools = spread(phase, 'tools');
   console.log(
-    `${phase}: wasm ${wasm.min.toFixed(2)}–${wasm.max.toFixed(2)} MiB, heap ${heap.min.toFixed(1)}–${heap.max.toFixed(1)} MiB, configure ${configure.min.toFixed(3)}–${configure.max.toFixed(3)} ms, core tools ${tools.min}–${tools.max}`,
+    `${phase}: wasm ${wasm.min.toFixed(2)}–${wasm.max.toFixed(2)} MiB (shaping ${shapeWasm.min.toFixed(2)}–${shapeWasm.max.toFixed(2)}), heap ${heap.min.toFixed(1)}–${heap.max.toFixed(1)} MiB, configure ${configure.min.toFixed(3)}–${configure.max.toFixed(3)} ms, core tools ${tools.min}–${tools.max}`,
   );
 }
 if (process.argv.includes('--json')) console.log(JSON.stringify(rows));

@@ -53,6 +53,12 @@ const MODULES = [
   // 0.4 KB less brotli and 0.5 KB less gzip; -Oz/-Os are smaller raw but ~0.7 KB larger
   // compressed, and --converge adds nothing.
   { name: 'warden_core', cargoArgs: ['--no-default-features'], embed: true, env: { CARGO_PROFILE_RELEASE_OVERFLOW_CHECKS: 'false' }, wasmOpt: ['-O1'] },
+  // Shaping: stateless, so a module of its own that a page loads before its first call
+  // (pkg-js/src/shaper.ts), built and shipped as the core is (deflated: the page already has the
+  // inflater, and LZMA's 1.4 KB less would need the LZMA decoder, 2.8 KB, on pages without a
+  // JSON Schema). Out of the core, it is 8.5 KB (gzip) less at import; as a module of its own,
+  // with the allocator and the wire format it needs again, it weighs 16.6 KB.
+  { name: 'warden_shape', cargoArgs: ['--no-default-features', '--features', 'shape-module'], embed: true, env: { CARGO_PROFILE_RELEASE_OVERFLOW_CHECKS: 'false' }, wasmOpt: ['-O1'], targetSubdir: 'shape' },
   { name: 'warden_validate', cargoArgs: ['--no-default-features', '--features', 'validator-module'], ...VALIDATOR_BUILD },
   // For the package's JSON-Schema-Test-Suite run only (pkg-js/test/json-schema-suite.test.mjs):
   // the same module with the export that sets the suite's dialect and remote documents, built
@@ -237,11 +243,11 @@ async function buildModule({ name, cargoArgs, embed, wasmOpt: passes, env = {}, 
   const urlExpr = `new URL('${name}_bg.wasm', import.meta.url)`;
   if (!glue.includes(urlExpr)) throw new Error(`glue of ${name} no longer contains ${urlExpr}; update build.mjs`);
   let patched = glue.replaceAll(urlExpr, 'undefined');
-  if (name === 'warden_core') {
-    // A trapped instance must be replaceable (pkg-js/src/core.ts): `initSync` may instantiate
-    // again. The glue's guard returns the first instance forever.
+  if (name === 'warden_core' || name === 'warden_shape') {
+    // A trapped instance must be replaceable (pkg-js/src/core.ts, pkg-js/src/shaper.ts): `initSync`
+    // may instantiate again. The glue's guard returns the first instance forever.
     const guard = /(function initSync\(module\) \{\n)(\s*)if \(wasm !== undefined\) return wasm;\n/;
-    if (!guard.test(patched)) throw new Error('glue of warden_core: initSync no longer starts with its instance guard; update build.mjs');
+    if (!guard.test(patched)) throw new Error(`glue of ${name}: initSync no longer starts with its instance guard; update build.mjs`);
     patched = patched.replace(guard, '$1');
   }
   writeFileSync(gluePath, patched);
@@ -254,8 +260,8 @@ async function buildModule({ name, cargoArgs, embed, wasmOpt: passes, env = {}, 
   writeFileSync(typesPath, types.replace(/^\s*\[Symbol\.dispose\]\(\): void;\n/gm, ''));
 
   if (embed === true) {
-    // The core is compiled synchronously on first use, so its bytes ship inside the package.
-    // Deflated before base64: gzip or brotli cannot shrink base64 of raw wasm much (it breaks
+    // The core is compiled synchronously on first use, so its bytes ship inside the package
+    // (shaping's too, in a chunk of their own). Deflated before base64: gzip or brotli cannot shrink base64 of raw wasm much (it breaks
     // byte alignment), but base64 of deflated bytes costs about what gzip of the .wasm costs.
     // pkg-js/src/core.ts inflates them (pkg-js/src/inflate.ts) before compiling.
     rmSync(wasmFile);

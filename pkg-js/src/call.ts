@@ -26,6 +26,7 @@ import type { PipelineTool } from './internal.js';
 import { errorMessage, errorResult, normalizeResult } from './normalize.js';
 import { Ended, NEVER_ABORTED, perform, syncEndedAt, type AnyHook } from './perform.js';
 import { shapeForModel } from './shape.js';
+import { loadShaper, shaperLoaded } from './shaper.js';
 import { emitHookEvent, type CallTrace, type DecisionStep, type TracedStep } from './telemetry.js';
 import { warnBadReturn } from './warnings.js';
 import type { CallError, CallOptions, CallOutcome, CallToolResult, ToolContract } from './types.js';
@@ -255,6 +256,10 @@ class CallRun {
   }
 
   async run(): Promise<CallOutcome> {
+    // Shaping runs synchronously at the end (`#answer`). Its module loads while the call runs
+    // (its hooks still start at once) and is awaited before the answer; one that cannot load
+    // fails the call closed there. Once loaded (`register()` starts it), this costs one check.
+    const shaping = !shaperLoaded() && (this.#options.shape ?? this.#tool.shape) === 'llm' ? loadShaper().catch(() => undefined) : undefined;
     let ended = false;
     try {
       this.#engine = this.#w.engine();
@@ -272,6 +277,7 @@ class CallRun {
       const begun = target === undefined ? core.begin(this.#engine, this.#tool.coreTool, this.#scope, flags, signal) : core.beginAt(this.#engine, this.#tool.coreTool, this.#scope, flags, target, signal);
       if (begun < 0) {
         ended = true;
+        if (shaping !== undefined) await shaping;
         return this.#planFailure();
       }
       // The call's handle and its first action, packed in one number (one crossing to start).
@@ -283,6 +289,7 @@ class CallRun {
         const handle = action >>> ActionBits.HandleShift;
         if (op === Op.FinishOk || op === Op.FinishError) {
           ended = true;
+          if (shaping !== undefined) await shaping;
           // The core ended a call that succeeded with nothing to record: no answer to read.
           return op === Op.FinishOk && handle === ActionBits.EndedQuietly ? this.#finish(QUIET_SUCCESS) : this.#finish();
         }
@@ -299,6 +306,7 @@ class CallRun {
     } catch (err) {
       // A trapped core, or a bug in this package: the call still ends as data, and what was
       // thrown is never shown to the agent.
+      if (shaping !== undefined) await shaping;
       return this.#internalError(err);
     } finally {
       if (this.#deadline && !this.#deadline.signal.aborted) this.#deadline.abort();
@@ -689,7 +697,11 @@ class CallRun {
   #answer(outcome: CallOutcome, record: DecisionStep[] | undefined): CallOutcome {
     const shapeMode = this.#options.shape ?? this.#tool.shape;
     // A failed read or get answers with the text the agent reads, never shaped as contents.
-    if (shapeMode === 'llm' && (this.#about === undefined || outcome.ok)) {
+    if (shapeMode === 'llm' && !shaperLoaded()) {
+      // Only when the shaping module did not load (its chunk is missing, or the page's CSP refuses
+      // wasm): the answer is withheld, so nothing unshaped reaches a model.
+      outcome = failedOutcome('tool', 'internal_error', 'internal error in webmcp-warden: the shaping module did not load');
+    } else if (shapeMode === 'llm' && (this.#about === undefined || outcome.ok)) {
       const max = this.#w.settings.maxResultBytesForLlm;
       const shaped = this.#about ? this.#about.shape(outcome.result, this.#serverId, max) : shapeForModel(outcome.result, this.#serverId, max);
       outcome.result = shaped.result as CallToolResult;

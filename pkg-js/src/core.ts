@@ -227,12 +227,6 @@ export const core = {
   },
   storedGrants: (e: number) => configure(e, Configure.StoredGrants, []),
   lintPolicy: (spec: Uint8Array) => configure(0, Configure.LintPolicy, [], spec),
-  scanText: (text: string) => guard(() => glue.scanText(text)),
-  shapeCandidatePattern: () => guard(() => glue.shapeCandidatePattern()),
-  shapeFlagNames: () => guard(() => glue.shapeFlagNames()),
-  shapeLimits: () => guard(() => glue.shapeLimits()),
-  shapeMediaKinds: (mime: string) => guard(() => glue.shapeMediaKinds(mime)),
-  shapeResult: (request: Uint8Array) => guard(() => glue.shapeResult(request)),
   sha256Hex: (text: string) => guard(() => glue.sha256Hex(text)),
   explainUnknown: (name: string) => guard(() => glue.explainUnknown(name)),
   /** Forces a trap (tests of the recovery only). */

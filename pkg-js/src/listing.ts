@@ -10,6 +10,7 @@ import { readReturn } from './facts.js';
 import type { RegisteredTool } from './internal.js';
 import { Ended, NEVER_ABORTED, perform } from './perform.js';
 import { stripText } from './shape.js';
+import { loadShaper, shaperLoaded } from './shaper.js';
 import type { ToolContract } from './types.js';
 import { decode, encode } from './wire.js';
 import type { EndListingAnswer } from './answers.js';
@@ -35,6 +36,13 @@ export async function listContracts(w: Warden, tools: RegisteredTool[], options:
   let listed = tools.map((tool) => ({ ...tool.contract }));
   if (tools.length > 0) listed = await runHooks(w, tools, listed, options);
   if ((options.shape ?? 'llm') !== 'llm') return listed;
+  if (!shaperLoaded()) {
+    try {
+      await loadShaper();
+    } catch (err) {
+      throw new WardenError('internal_error', 'webmcp-warden: the shaping module did not load, so tool definitions cannot be shaped for a model', { cause: err });
+    }
+  }
   return listed.map(stripContract);
 }
 

@@ -1,5 +1,8 @@
-// Shaping a result for a model: the rules live in the core (`src/shape/`); this file decides only
-// what crosses the boundary, so that shaping costs what is kept, not what a tool returned.
+// Shaping a result for a model: the rules live in the Rust crate (`src/shape/`), run by the
+// shaping module (`shaper.ts`; below, "the core" is that module); this file decides only what
+// crosses the boundary, so that shaping costs what is kept, not what a tool returned. Its
+// functions are synchronous and need the module loaded: calls and listings await `loadShaper()`
+// first, and the public `shapeForModel` does it itself.
 //
 // - Plain text that fits the cap (the common case) never crosses unless it may hold a removable
 //   character: a regex the core supplies finds such text, which crosses once and comes back as
@@ -13,7 +16,7 @@
 //   the whole result (the tests compare both routes, `shapeReference` being the whole one).
 //
 // Lone surrogates become U+FFFD on every path, so a shaped result is always well-formed text.
-import { core } from './core.js';
+import { loadShaper, shaper } from './shaper.js';
 import { isContainer, jsonView, ownMember, SKIP, Unsupported, Unsayable, walkJson, type JsonSink } from './json-walk.js';
 import { utf8Length, wellFormed } from './unicode.js';
 import type { CallToolResult } from './types.js';
@@ -44,12 +47,12 @@ let maxBlocksLimit = 1000;
 
 function candidates(): RegExp {
   if (candidate === undefined) {
-    candidate = new RegExp(core.shapeCandidatePattern());
+    candidate = new RegExp(shaper.shapeCandidatePattern());
     candidateFinder = new RegExp(candidate.source, 'g');
     candidateAll = new RegExp(candidate.source, 'g');
-    flagNames = core.shapeFlagNames().split(',');
+    flagNames = shaper.shapeFlagNames().split(',');
     knownFlags = new Set(flagNames);
-    const [maxBlocks, structuredSlack, maxMimeBytes, maxDepth] = core.shapeLimits();
+    const [maxBlocks, structuredSlack, maxMimeBytes, maxDepth] = shaper.shapeLimits();
     limits = { maxBlocks: maxBlocks as number, structuredSlack: structuredSlack as number, maxMimeBytes: maxMimeBytes as number, maxDepth: maxDepth as number };
     maxBlocksLimit = limits.maxBlocks;
   }
@@ -73,7 +76,7 @@ export function stripText(text: string): [string, number] {
   // aligned, and no removal can join two halves into a new character.
   const whole = wellFormed(text);
   if (!candidates().test(whole)) return [whole, 0];
-  const scan = scanCandidates(whole) ?? (whole.length <= MAX_SCANNED_UNITS ? core.scanText(whole) : undefined);
+  const scan = scanCandidates(whole) ?? (whole.length <= MAX_SCANNED_UNITS ? shaper.scanText(whole) : undefined);
   if (scan === undefined) {
     // Megabytes of densely hidden characters: crossing them would cost wasm memory for good.
     const stripper = new Stripper(0);
@@ -119,7 +122,7 @@ function scanCandidates(text: string): Uint32Array | undefined {
     starts.push(at);
   }
   if (starts.length === 0) return new Uint32Array([0]);
-  const scan = core.scanText(windows);
+  const scan = shaper.scanText(windows);
   // Map each range back: window k starts at `offsets[k]` in `windows` and at `starts[k]` in `text`.
   let k = 0;
   let offset = 0;
@@ -154,7 +157,21 @@ function isPlainText(result: CallToolResult): boolean {
   return true;
 }
 
-/** Shapes a normalized result for a model, as the core's rules say. Never throws. */
+/**
+ * Shapes a result for a model outside a call, as a call with `shape: 'llm'` does (the package's
+ * `shapeForModel`): loads the shaping module on first use, hence a promise. Rejects only when
+ * the module cannot be loaded.
+ *
+ * @param result - A tool result (`{ content, structuredContent?, isError? }`).
+ * @param serverId - The server id written in the result's `provenance`.
+ * @param maxBytes - The most UTF-8 bytes of the result a model may read.
+ */
+export async function shapeForModelLoaded(result: CallToolResult, serverId: string, maxBytes: number): Promise<ShapedResult> {
+  await loadShaper();
+  return shapeForModel(result, serverId, maxBytes);
+}
+
+/** Shapes a normalized result for a model, as the core's rules say; the shaping module must be loaded (`loadShaper`). Never throws otherwise. */
 export function shapeForModel(result: CallToolResult, serverId: string, maxBytes: number): ShapedResult {
   candidates();
   let plain = false;
@@ -351,7 +368,7 @@ function writeSettings(request: ObjectWriter, serverId: string, maxBytes: number
 function cross(request: Uint8Array): ShapedResult {
   shapeStats.crossings++;
   shapeStats.bytesSent += request.length;
-  const result = decode(core.shapeResult(request)) as ShapeResultAnswer;
+  const result = decode(shaper.shapeResult(request)) as ShapeResultAnswer;
   return { result, flags: result.provenance.flags, truncated: result.provenance.truncated };
 }
 
@@ -388,7 +405,7 @@ class Stripper {
   /** The flag bits of everything removed: the core classifies the distinct characters, in one crossing. */
   flagBits(): number {
     if (this.#seen.size === 0) return this.bits;
-    return this.bits | ((core.scanText([...this.#seen].join('')) as Uint32Array)[0] as number);
+    return this.bits | ((shaper.scanText([...this.#seen].join('')) as Uint32Array)[0] as number);
   }
 }
 
@@ -619,7 +636,7 @@ function writeBlock(p: Preparation, block: unknown, index: number, root: object,
         const m = p.mime(mime);
         out.string('mimeType', m.send);
         // Asked only while the cap may still keep something: data that becomes a notice never crosses.
-        if (need > 0 && m.ok && typeof data === 'string' && data.length > 0) kept = (core.shapeMediaKinds(m.send) & (type === 'image' ? 1 : 2)) !== 0;
+        if (need > 0 && m.ok && typeof data === 'string' && data.length > 0) kept = (shaper.shapeMediaKinds(m.send) & (type === 'image' ? 1 : 2)) !== 0;
       }
       if (typeof data === 'string') {
         const [send, counted] = p.data(index, data, kept, need, 0);
@@ -658,7 +675,7 @@ function writeBlock(p: Preparation, block: unknown, index: number, root: object,
           if (u && (m === undefined || m.ok)) size = u.bytes + (m?.bytes ?? 0) + t.bytes;
         } else if (typeof blob === 'string') {
           let kept = false;
-          if (u && need > 0 && m?.ok && blob.length > 0) kept = (core.shapeMediaKinds(m.send) & 1) !== 0;
+          if (u && need > 0 && m?.ok && blob.length > 0) kept = (shaper.shapeMediaKinds(m.send) & 1) !== 0;
           // A URI cut short cannot fit: the blob is then sent as if it could not either.
           const before = u ? (u.omitted > 0 ? need : u.bytes) : 0;
           const [send, counted] = p.data(index, blob, kept, need, before);

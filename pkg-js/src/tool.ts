@@ -13,6 +13,7 @@ import { NEVER_ABORTED } from './perform.js';
 import { exportJsonSchema } from './schema-export.js';
 import { compileSchema, isStandardSchema, type StandardSchemaLike } from './validation.js';
 import { liveGeneration, ready } from './core.js';
+import { loadShaper, shaperLoaded } from './shaper.js';
 import { encode } from './wire.js';
 import type { CallOptions, CallOutcome, JsonSchema, RegistrationStatus, ToolContract, WebMCPTool } from './types.js';
 import { TOOL_NAME_RULE } from './names.js';
@@ -344,6 +345,9 @@ async function register(record: ToolRecord, opts?: { signal?: AbortSignal }): Pr
   // `ready()` does (compiled off the main thread) while the validator loads, instead of
   // synchronously at its first use below. A failure here is left to that first use to report.
   const loadingCore = liveGeneration() < 0 ? ready().catch(() => undefined) : undefined;
+  // Shaping's module, which the tool's first call needs, loads meanwhile too (a failure is the
+  // call's to report, failing closed).
+  if (!shaperLoaded()) loadShaper().catch(() => undefined);
   // A schema that is not valid JSON Schema is reported here; the check needs the lazily loaded
   // validator module, which is why register() is async.
   for (const [which, schema] of [['inputSchema', record.validation.input], ['outputSchema', record.validation.output]] as const) {

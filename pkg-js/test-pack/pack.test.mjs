@@ -134,7 +134,7 @@ console.log(JSON.stringify({
   valid: await validateJson(schema, { n: 3 }),
   invalid: await validateJson(schema, { n: 11 }),
   cycle: await validateJson(schema, (() => { const v = { n: 1 }; v.self = v; return v; })()),
-  shaped: shapeForModel({ content: [{ type: 'text', text: 'pa\\u200by now' }] }, 'page', 1024),
+  shaped: await shapeForModel({ content: [{ type: 'text', text: 'pa\\u200by now' }] }, 'page', 1024),
 }));
 `);
   const out = JSON.parse(run(process.execPath, ['outside-a-call.mjs'], project).trim());

@@ -20,6 +20,7 @@ import assert from 'node:assert/strict';
 import { createWarden, explain, lintPolicy, shapeForModel, webmcpResource, ConfigurationError } from 'webmcp-warden';
 import * as answers from '../dist/answers.js';
 import { core } from '../dist/core.js';
+import { shaper } from '../dist/shaper.js';
 import { internalOf } from '../dist/api.js';
 import { decode, encode } from '../dist/wire.js';
 import { CallFlags, Read } from '../dist/codes.js';
@@ -141,6 +142,8 @@ const ANSWERS = {
   lintPolicy: 'LintPolicyAnswer',
   shapeResult: 'ShapeResultAnswer',
 };
+/** Which object holds each export: the core's, or the shaping module's (`shaper.ts`). */
+const holderOf = (name) => (Object.hasOwn(shaper, name) ? shaper : core);
 /** The `read` of each hook id export (they answer the decoded id; the raw answer is read here). */
 const HOOK_IDS = { currentHookId: Read.CurrentHookId, lastHookId: Read.LastHookId, listingHookId: Read.ListingHookId };
 
@@ -151,9 +154,9 @@ const SCALARS = [
   'forgetGrant', 'clearGrants', 'scanText', 'shapeCandidatePattern', 'shapeFlagNames', 'shapeLimits', 'shapeMediaKinds', 'sha256Hex', 'testTrap',
 ];
 
-test('every export of core is known: a wire answer (described), a hook id, or a scalar', () => {
+test('every export of core and of the shaping module is known: a wire answer (described), a hook id, or a scalar', () => {
   const known = new Set([...Object.keys(ANSWERS), ...Object.keys(HOOK_IDS), ...SCALARS]);
-  assert.deepEqual(Object.keys(core).filter((name) => !known.has(name)), [], 'a new export: add it to ANSWERS (and answers.ts) or SCALARS');
+  assert.deepEqual([...Object.keys(core), ...Object.keys(shaper)].filter((name) => !known.has(name)), [], 'a new export: add it to ANSWERS (and answers.ts) or SCALARS');
 });
 
 /** Every answer recorded: `{ name, from, value }`. */
@@ -166,9 +169,10 @@ const originals = {};
 
 before(() => {
   for (const [from, name] of Object.entries(ANSWERS)) {
-    const original = (originals[from] = core[from]);
+    const holder = holderOf(from);
+    const original = (originals[from] = holder[from]);
     assert.equal(typeof original, 'function', `core.${from}`);
-    core[from] = (...args) => {
+    holder[from] = (...args) => {
       const bytes = original(...args);
       recorded.push({ name: typeof name === 'function' ? name(...args) : name, from, value: decode(bytes) });
       return bytes;
@@ -196,7 +200,9 @@ before(() => {
     };
   }
 });
-after(() => Object.assign(core, originals));
+after(() => {
+  for (const [name, original] of Object.entries(originals)) holderOf(name)[name] = original;
+});
 
 /** Checks the answers recorded since `from` (an index of `recorded`) against their descriptors. */
 function checkSince(from) {
@@ -393,7 +399,7 @@ describe('every answer of the core fits its descriptor', () => {
     assert.equal(decode(core.lintPolicy(new Uint8Array([42]))).ok, false);
   });
 
-  scenario('shaping: every kind of block, structured content, an error, a cut', () => {
+  scenario('shaping: every kind of block, structured content, an error, a cut', async () => {
     const result = {
       content: [
         { type: 'text', text: 'plain\u200b' },
@@ -407,8 +413,8 @@ describe('every answer of the core fits its descriptor', () => {
       structuredContent: { a: 1 },
       isError: false,
     };
-    assert.equal(shapeForModel(result, 'shop', 10_000).truncated, false);
-    assert.equal(shapeForModel({ content: [{ type: 'text', text: 'x'.repeat(100) }], isError: true }, 'shop', 10).truncated, true);
+    assert.equal((await shapeForModel(result, 'shop', 10_000)).truncated, false);
+    assert.equal((await shapeForModel({ content: [{ type: 'text', text: 'x'.repeat(100) }], isError: true }, 'shop', 10)).truncated, true);
   });
 
   scenario('hook ids: the current hook of a call and of a listing, and none', async () => {

@@ -38,6 +38,8 @@ async function bundle(source) {
     const found = /^((?:dist|wasm)\/.+)$/.exec(file);
     if (found && bytesInOutput > 0) modules.set(found[1], bytesInOutput);
   }
+  // The package's modules in the lazily imported chunks, so a test can tell "left out" from "renamed".
+  modules.lazy = new Set(Object.values(result.metafile.outputs).filter((output) => output !== entry).flatMap((output) => Object.keys(output.inputs)));
   return modules;
 }
 
@@ -51,14 +53,21 @@ const tool = webmcp(({ host }) => 'ok ' + host, {
 await tool.register();
 `;
 
-/** Modules a page that only defines, registers and serves tools must not carry. */
-const OPTIONAL = ['dist/subject.js', 'dist/subject-call.js', 'dist/subject-registration.js', 'dist/explain.js', 'dist/activity.js', 'dist/mcp-b.js', 'dist/validator-module.js', 'dist/engine.js', 'dist/otel.js'];
+/**
+ * Modules a page that only defines, registers and serves tools must not carry in its entry: the
+ * shaping module's glue and bytes are chunks its first call (or `register()`) loads.
+ */
+const OPTIONAL = [
+  'dist/subject.js', 'dist/subject-call.js', 'dist/subject-registration.js', 'dist/explain.js', 'dist/activity.js', 'dist/mcp-b.js', 'dist/validator-module.js', 'dist/engine.js', 'dist/otel.js',
+  'wasm/warden_shape.js', 'wasm/warden_shape_bytes.js',
+];
 
 test('a one-tool app carries none of the optional features', async (t) => {
   const modules = await bundle(ONE_TOOL);
   assert.ok(modules.has('dist/tool.js') && modules.has('dist/call.js'), 'the bundle took in the package');
   const carried = OPTIONAL.filter((file) => modules.has(file));
   assert.deepEqual(carried, [], `the one-tool app carries ${carried.join(', ')}`);
+  for (const file of ['wasm/warden_shape.js', 'wasm/warden_shape_bytes.js']) assert.ok(modules.lazy.has(file), `${file} is a lazily imported chunk`);
   const rows = [...modules].sort((a, b) => b[1] - a[1]);
   t.diagnostic(`entry chunk, package modules (minified bytes): ${rows.map(([file, bytes]) => `${file} ${bytes}`).join(', ')}`);
 });

@@ -2,9 +2,9 @@
 // BUILT package.
 //
 // - Huge results (12.8 MiB of structuredContent, of text, of densely hidden characters, a
-//   million blocks, 40 million numbers) cross into the core bounded by the cap, and the core
-//   module's linear memory (`memory.buffer.byteLength` of the instance the glue made, read by
-//   `coreMemoryBytes()`) grows by at most a small constant. Wasm memory never shrinks, so a
+//   million blocks, 40 million numbers) cross into the shaping module bounded by the cap, and
+//   its linear memory (`memory.buffer.byteLength` of the instance the glue made, read by
+//   `shaperMemoryBytes()`) grows by at most a small constant. Wasm memory never shrinks, so a
 //   crossing of the whole result would show here for good.
 // - Past the documented limits (1,000 blocks; structuredContent whose JSON passes the cap plus
 //   4,096 bytes) the part is dropped unmeasured: `truncated`, `kept K of at least T bytes`, and
@@ -19,8 +19,11 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { configureWebMCP, normalizeResult } from 'webmcp-warden';
 import { shapeForModel, shapeInCore, shapeReference, shapeStats } from '../dist/shape.js';
-import { coreMemoryBytes } from '../dist/core.js';
+import { loadShaper, shaperMemoryBytes } from '../dist/shaper.js';
 import { toolMaker } from '../test-support/helpers.mjs';
+
+// The internal routes are synchronous and need the shaping module loaded, as calls have it.
+await loadShaper();
 
 const tool = toolMaker((n) => ({ name: `bounded_${n}`, description: 'returns a large result' }));
 const CAP = 102_400;
@@ -40,8 +43,8 @@ describe('huge results cost what is kept', () => {
   test('12.8 MiB of structuredContent, text or hidden characters, a million blocks, 40 million numbers: bounded crossings, flat wasm memory', async () => {
     // One ordinary shaping first, so the allocator's first pages are not counted as growth.
     await invokeReturning({ content: [{ type: 'text', text: 'warm' }], structuredContent: { a: 1 } });
-    const before = coreMemoryBytes();
-    assert.ok(before > 0, 'the core module reports its memory');
+    const before = shaperMemoryBytes();
+    assert.ok(before > 0, 'the shaping module reports its memory');
 
     const rows = Array.from({ length: 200_000 }, (_, i) => ({ id: i, name: `row ${i} of the report`, ratio: i / 3 }));
     const structured = await invokeReturning({ content: [{ type: 'text', text: 'rows attached' }], structuredContent: { rows } });
@@ -82,7 +85,7 @@ describe('huge results cost what is kept', () => {
     assert.deepStrictEqual(object.outcome.result.provenance.flags, ['oversized']);
     assert.ok(object.crossed < 2 * CAP, `${object.crossed} bytes crossed for a 17 MB structured result`);
 
-    const growth = coreMemoryBytes() - before;
+    const growth = shaperMemoryBytes() - before;
     assert.ok(growth <= 1 * MiB, `the core's memory grew by ${growth} bytes`);
   });
 });

@@ -14,7 +14,11 @@ import { configureWebMCP, normalizeResult, listTools, ConfigurationError } from 
 import { installFakeModelContext } from 'webmcp-warden/testing';
 // The internal routes, to check they agree (the same module instance the package uses).
 import { shapeForModel, shapeInCore, shapeReference, shapeStats } from '../dist/shape.js';
+import { loadShaper } from '../dist/shaper.js';
 import { clone, loadFixture, toolMaker } from '../test-support/helpers.mjs';
+
+// The internal routes are synchronous and need the shaping module loaded, as calls have it.
+await loadShaper();
 
 const CASES = loadFixture('shape.json');
 const DEFAULT_CAP = 102_400;

@@ -10,13 +10,16 @@
 //! engine id, so the TS layer can replace an instance that trapped without a finalizer of the
 //! old instance freeing pointers in the new one.
 //!
-//! Two modules are built from this crate: the core (default, `--no-default-features`) and
-//! the JSON Schema validator (`--features validator-module`), which pages load only when a
-//! tool with a schema is first called.
+//! Three modules are built from this crate: the core (default, `--no-default-features`), which
+//! a page compiles synchronously at its first `webmcp()`; shaping (`--features shape-module`),
+//! stateless, which it loads before its first call; and the JSON Schema validator (`--features
+//! validator-module`), which it loads only when a tool with a schema is first registered or
+//! called. Shaping is a module of its own because it needs no configuration: moving it out of
+//! the core takes 8.5 KB (gzip) off what a page downloads at import (`ARCHITECTURE.md`).
 
-/// The core module's allocator: talc, smaller than std's dlmalloc at the same speed (measured;
-/// Cargo.toml). Its heap grows the module's memory as dlmalloc's did, and only this module (one
-/// instance per page, single-threaded) allocates from it.
+/// The core's and the shaping module's allocator: talc, smaller than std's dlmalloc at the same
+/// speed (measured; Cargo.toml). Its heap grows the module's memory as dlmalloc's did, and only
+/// this module (one instance per page, single-threaded) allocates from it.
 #[cfg(not(feature = "validator-module"))]
 #[global_allocator]
 static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
@@ -26,7 +29,7 @@ static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_all
 /// could call the module again); it traps, as `RefCell::borrow_mut`'s panic would, but without
 /// linking that panic's message (`BorrowMutError`'s `Display`, and with it `core::fmt`'s padding:
 /// ~0.8 KB of wasm).
-#[cfg(not(feature = "validator-module"))]
+#[cfg(not(any(feature = "validator-module", feature = "shape-module")))]
 fn borrow<T>(cell: &::core::cell::RefCell<T>) -> ::core::cell::RefMut<'_, T> {
     match cell.try_borrow_mut() {
         Ok(borrowed) => borrowed,
@@ -34,17 +37,17 @@ fn borrow<T>(cell: &::core::cell::RefCell<T>) -> ::core::cell::RefMut<'_, T> {
     }
 }
 
-#[cfg(not(feature = "validator-module"))]
+#[cfg(not(any(feature = "validator-module", feature = "shape-module")))]
 mod configure;
-#[cfg(not(feature = "validator-module"))]
+#[cfg(not(any(feature = "validator-module", feature = "shape-module")))]
 mod core;
-#[cfg(not(feature = "validator-module"))]
+#[cfg(not(any(feature = "validator-module", feature = "shape-module")))]
 mod engines;
-#[cfg(not(feature = "validator-module"))]
+#[cfg(not(any(feature = "validator-module", feature = "shape-module")))]
 mod governance;
-#[cfg(not(feature = "validator-module"))]
+#[cfg(not(any(feature = "validator-module", feature = "shape-module")))]
 mod host;
-#[cfg(not(feature = "validator-module"))]
+#[cfg(feature = "shape-module")]
 mod shape;
 #[cfg(feature = "validator-module")]
 mod validator;

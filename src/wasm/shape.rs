@@ -1,3 +1,4 @@
+//! The shaping module's exports (built with `--features shape-module`; `src/wasm/mod.rs`).
 //! Boundary of shaping: text crosses only when it may change, edits come back as positions, and
 //! a whole result crosses as one wire buffer each way (never JSON text).
 
@@ -62,4 +63,11 @@ pub fn shape_result(request: &[u8]) -> Vec<u8> {
     let request = Request::from_value(wire::decode(request).unwrap_or(Value::Null));
     let shaped = shape::shape_with(&request.result, &request.options, &request.hints);
     wire::encode(&shaped.result)
+}
+
+/// Aborts the instance with a wasm trap, as an out-of-memory would: for the tests that prove a
+/// trapped shaping instance is replaced. Never called by the package.
+#[wasm_bindgen(js_name = __testTrap)]
+pub fn test_trap() {
+    core::arch::wasm32::unreachable();
 }

@@ -1,0 +1,130 @@
+// Shaping is a wasm module of its own (shaper.ts), loaded lazily: not at import, not by
+// `webmcp()` or `configureWebMCP()`, started by `register()`, awaited by a call or a listing
+// that shapes, and by the public `shapeForModel`. A module that cannot load fails the call
+// closed (its answer withheld) and a listing with an error, and a later call tries again; a
+// trapped instance is replaced. Each scenario runs in a fresh process, where nothing has loaded
+// the module yet.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const dist = fileURLToPath(new URL('../dist/', import.meta.url));
+
+/** Runs `body` as a module in a fresh `node` and answers what it printed last (JSON). */
+function fresh(body) {
+  const script = `
+    const shaperModule = await import(${JSON.stringify(dist + 'shaper.js')});
+    const warden = await import(${JSON.stringify(dist + 'index.js')});
+    const { webmcp, configureWebMCP, listTools, shapeForModel } = warden;
+    // Counts the shaping module's compiles (a module that exports shapeResult); \`refuse\` makes
+    // them fail, as a page whose CSP refuses wasm would.
+    const counts = { shaper: 0 };
+    let refuse = false;
+    const compile = WebAssembly.compile;
+    WebAssembly.compile = async (...args) => {
+      const module = await compile(...args);
+      if (!WebAssembly.Module.exports(module).some((e) => e.name === 'shapeResult')) return module;
+      counts.shaper++;
+      if (refuse) throw new WebAssembly.CompileError('refused by the test');
+      return module;
+    };
+    const until = async (check) => {
+      for (let i = 0; i < 500 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      return check();
+    };
+    ${body}
+  `;
+  const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }).trim().split('\n').pop();
+  return JSON.parse(out);
+}
+
+test('webmcp() and configureWebMCP() load no shaping module; register() starts loading it; a call shapes with it', () => {
+  const result = fresh(`
+    configureWebMCP({ hooks: { before: [() => {}] } });
+    const t = webmcp(() => 'pa\\u200by now', { name: 'pay', description: 'Pays.', hooks: { after: [() => {}] } });
+    const afterDefinition = shaperModule.shaperLoaded();
+    await t.register();
+    const loadedByRegister = await until(() => shaperModule.shaperLoaded());
+    const outcome = await t.invoke({});
+    console.log(JSON.stringify({ afterDefinition, loadedByRegister, compiles: counts.shaper, text: outcome.result.content[0].text, flags: outcome.result.provenance.flags }));
+  `);
+  assert.equal(result.afterDefinition, false, 'defining tools and hooks did not load shaping');
+  assert.equal(result.loadedByRegister, true, 'register() loaded it without a call');
+  assert.equal(result.compiles, 1, 'compiled once');
+  assert.equal(result.text, 'pay now', 'the hidden character is gone');
+  assert.deepEqual(result.flags, ['zero_width']);
+});
+
+test('a first call without register() loads shaping itself; shape: false needs none', () => {
+  const result = fresh(`
+    const t = webmcp(() => 'a\\u200bb', { name: 'plain', description: 'Plain.' });
+    const raw = await t.invoke({}, { shape: false });
+    const unshapedLoaded = shaperModule.shaperLoaded();
+    const shaped = await t.invoke({});
+    console.log(JSON.stringify({ raw: raw.result.content[0].text, unshapedLoaded, shaped: shaped.result.content[0].text, loaded: shaperModule.shaperLoaded() }));
+  `);
+  assert.equal(result.raw, 'a\u200bb', 'shape: false leaves the text as it was');
+  assert.equal(result.unshapedLoaded, false, 'and loaded nothing');
+  assert.equal(result.shaped, 'ab');
+  assert.equal(result.loaded, true);
+});
+
+test('a shaping module that cannot load fails the call closed and the listing with an error; a later call loads it', () => {
+  const result = fresh(`
+    refuse = true;
+    const t = webmcp(() => 'se\\u200bcret', { name: 'leaky', description: 'Answers with a hidden character.' });
+    const failed = await t.invoke({});
+    let listing;
+    try {
+      await listTools();
+      listing = 'listed';
+    } catch (err) {
+      listing = { name: err.name, code: err.code, message: err.message };
+    }
+    refuse = false;
+    const retried = await t.invoke({});
+    console.log(JSON.stringify({ failed: { ok: failed.ok, error: failed.error, text: failed.result.content[0].text }, listing, retried: retried.result.content[0].text, compiles: counts.shaper }));
+  `);
+  assert.equal(result.failed.ok, false);
+  assert.equal(result.failed.error.reason, 'internal_error');
+  assert.match(result.failed.error.message, /shaping module did not load/);
+  assert.ok(!result.failed.text.includes('se\u200bcret') && !result.failed.text.includes('secret'), 'the unshaped answer is withheld');
+  assert.equal(result.listing.code, 'internal_error');
+  assert.match(result.listing.message, /shaping module did not load/);
+  assert.equal(result.retried, 'secret', 'a later call loaded it');
+  assert.ok(result.compiles >= 2, 'the failed load was tried again');
+});
+
+test('a trapped shaping instance is replaced: the next shaping works', () => {
+  const result = fresh(`
+    const before = (await shapeForModel({ content: [{ type: 'text', text: 'x\\u200by' }] }, 'page', 1024)).result.content[0].text;
+    let trapped;
+    try {
+      shaperModule.shaper.testTrap();
+    } catch (err) {
+      trapped = err instanceof WebAssembly.RuntimeError;
+    }
+    const after = await shapeForModel({ content: [{ type: 'text', text: 'x\\u200by' }] }, 'page', 1024);
+    const t = webmcp(() => 'p\\u200bq', { name: 'after_trap', description: 'After a trap.' });
+    const called = await t.invoke({});
+    console.log(JSON.stringify({ before, trapped, after: after.result.content[0].text, called: called.result.content[0].text, compiles: counts.shaper }));
+  `);
+  assert.equal(result.before, 'xy');
+  assert.equal(result.trapped, true, 'the trap reached the caller as a RuntimeError');
+  assert.equal(result.after, 'xy', 'shapeForModel works on a new instance');
+  assert.equal(result.called, 'pq', 'and so does a call');
+  assert.equal(result.compiles, 1, 'the compiled module was reused');
+});
+
+test('shapeForModel, outside a call, answers a promise of the shaped result', () => {
+  const result = fresh(`
+    const pending = shapeForModel({ content: [{ type: 'text', text: 'a\\u202eb' }], isError: 1 }, 'shop', 1024);
+    const isPromise = pending instanceof Promise;
+    const shaped = await pending;
+    console.log(JSON.stringify({ isPromise, shaped }));
+  `);
+  assert.equal(result.isPromise, true);
+  assert.deepEqual(result.shaped.result, { content: [{ type: 'text', text: 'ab' }], isError: true, provenance: { serverId: 'shop', truncated: false, flags: ['bidi'] } });
+  assert.equal(result.shaped.truncated, false);
+});
