@@ -52,9 +52,9 @@ function configure(rules) {
 
 if (process.argv[2] === 'crossings') {
   // The package reaches the core and the shaping module through one object of functions each
-  // (dist/core.js, dist/shaper.js): wrapping their properties counts every crossing the call path makes.
+  // (dist/core.js, dist/shape.js): wrapping their properties counts every crossing the call path makes.
   const { core } = await import(pkgUrl('dist/core.js').href);
-  const { shaper } = await import(pkgUrl('dist/shaper.js').href);
+  const { shaper } = await import(pkgUrl('dist/shape.js').href);
   const { loadValidator } = await import(pkgUrl('dist/validation.js').href);
   const validator = await loadValidator();
   const counts = new Map();

@@ -39,7 +39,7 @@ if (typeof globalThis.gc !== 'function') {
 const { webmcp, configureWebMCP } = await import(pkgUrl('dist/index.js').href);
 const { getDefaultWarden, internalOf } = await import(pkgUrl('dist/api.js').href);
 const { coreMemoryBytes } = await import(pkgUrl('dist/core.js').href);
-const { shaperMemoryBytes } = await import(pkgUrl('dist/shaper.js').href);
+const { shaperMemoryBytes } = await import(pkgUrl('dist/shape.js').href);
 const { installFakeModelContext } = await import(pkgUrl('dist/testing.js').href);
 
 installFakeModelContext();

@@ -25,8 +25,7 @@ import { ensureGrants, recordGrant } from './grants.js';
 import type { PipelineTool } from './internal.js';
 import { errorMessage, errorResult, normalizeResult } from './normalize.js';
 import { Ended, NEVER_ABORTED, perform, syncEndedAt, type AnyHook } from './perform.js';
-import { shapeForModel } from './shape.js';
-import { loadShaper, shaperLoaded } from './shaper.js';
+import { loadedShaping, loadShaper, shaperLoaded } from './shaper.js';
 import { emitHookEvent, type CallTrace, type DecisionStep, type TracedStep } from './telemetry.js';
 import { warnBadReturn } from './warnings.js';
 import type { CallError, CallOptions, CallOutcome, CallToolResult, ToolContract } from './types.js';
@@ -703,7 +702,7 @@ class CallRun {
       outcome = failedOutcome('tool', 'internal_error', 'internal error in webmcp-warden: the shaping module did not load');
     } else if (shapeMode === 'llm' && (this.#about === undefined || outcome.ok)) {
       const max = this.#w.settings.maxResultBytesForLlm;
-      const shaped = this.#about ? this.#about.shape(outcome.result, this.#serverId, max) : shapeForModel(outcome.result, this.#serverId, max);
+      const shaped = this.#about ? this.#about.shape(outcome.result, this.#serverId, max) : loadedShaping().shapeForModel(outcome.result, this.#serverId, max);
       outcome.result = shaped.result as CallToolResult;
       this.#shapeStep = { step: 'shape', flags: shaped.flags, truncated: shaped.truncated };
     }

@@ -54,7 +54,8 @@ export {
   type PromptGetStopEvent,
 } from './telemetry.js';
 export { validateJson, type Diagnostic } from './validation.js';
-export { shapeForModelLoaded as shapeForModel, type ShapedResult } from './shape.js';
+export { shapeForModel } from './shaper.js';
+export type { ShapedResult } from './shape.js';
 export { getModelContext, isWebMCPSupported } from './runtime.js';
 export { PROVENANCE_META_KEY } from './mcp.js';
 export { isWebMCPTool, toSnakeCase } from './tool.js';

@@ -9,8 +9,7 @@ import { WardenError } from './errors.js';
 import { readReturn } from './facts.js';
 import type { RegisteredTool } from './internal.js';
 import { Ended, NEVER_ABORTED, perform } from './perform.js';
-import { stripText } from './shape.js';
-import { loadShaper, shaperLoaded } from './shaper.js';
+import { loadedShaping, loadShaper, shaperLoaded } from './shaper.js';
 import type { ToolContract } from './types.js';
 import { decode, encode } from './wire.js';
 import type { EndListingAnswer } from './answers.js';
@@ -48,6 +47,7 @@ export async function listContracts(w: Warden, tools: RegisteredTool[], options:
 
 /** A contract whose title and description lost their hidden characters. */
 function stripContract(contract: ToolContract): ToolContract {
+  const { stripText } = loadedShaping();
   const shaped = { ...contract, description: stripText(contract.description)[0] };
   if (typeof contract.title === 'string') shaped.title = stripText(contract.title)[0];
   return shaped;

@@ -1,8 +1,14 @@
-// Shaping a result for a model: the rules live in the Rust crate (`src/shape/`), run by the
-// shaping module (`shaper.ts`; below, "the core" is that module); this file decides only what
-// crosses the boundary, so that shaping costs what is kept, not what a tool returned. Its
-// functions are synchronous and need the module loaded: calls and listings await `loadShaper()`
-// first, and the public `shapeForModel` does it itself.
+// Shaping a result for a model: the rules live in the Rust crate (`src/shape/`), built as the
+// shaping module (`--features shape-module`); this file runs that module and decides what
+// crosses its boundary, so that shaping costs what is kept, not what a tool returned. Below,
+// "the core" is that module.
+//
+// This file is a chunk the page imports lazily, with the module's glue and bytes
+// (`shaper.ts` loads it: `register()` starts it, a call that shapes awaits it before its
+// answer). It imports nothing of the package at run time: what it needs of the entry's modules
+// (the JSON walk, the wire format, UTF-8 helpers, the inflater) comes as `ShapeDeps` when it
+// starts, because a chunk that imported them would make esbuild move them into a chunk shared
+// with the page's entry, one more request at import (`pkg-js/test/bundle-contents.test.mjs`).
 //
 // - Plain text that fits the cap (the common case) never crosses unless it may hold a removable
 //   character: a regex the core supplies finds such text, which crosses once and comes back as
@@ -16,12 +22,78 @@
 //   the whole result (the tests compare both routes, `shapeReference` being the whole one).
 //
 // Lone surrogates become U+FFFD on every path, so a shaped result is always well-formed text.
-import { loadShaper, shaper } from './shaper.js';
-import { isContainer, jsonView, ownMember, SKIP, Unsupported, Unsayable, walkJson, type JsonSink } from './json-walk.js';
-import { utf8Length, wellFormed } from './unicode.js';
+//
+// Like the core, a trapped instance is replaced: the next crossing instantiates the compiled
+// module again. Shaping keeps nothing between crossings, so there is nothing to replay.
+import * as glue from '../wasm/warden_shape.js';
+import { WASM_DEFLATED_BASE64 } from '../wasm/warden_shape_bytes.js';
+import type * as JsonWalk from './json-walk.js';
+import type { JsonSink } from './json-walk.js';
+import type * as Unicode from './unicode.js';
 import type { CallToolResult } from './types.js';
-import { decode, Tag, Writer } from './wire.js';
+import type * as Wire from './wire.js';
+import type { Writer } from './wire.js';
 import type { ShapeResultAnswer } from './answers.js';
+
+/** What shaping uses of the entry's modules, handed over by `shaper.ts` when it starts this chunk. */
+export type ShapeDeps = Pick<typeof JsonWalk, 'isContainer' | 'jsonView' | 'ownMember' | 'SKIP' | 'Unsupported' | 'Unsayable' | 'walkJson'> &
+  Pick<typeof Unicode, 'utf8Length' | 'wellFormed'> &
+  Pick<typeof Wire, 'decode' | 'Tag' | 'Writer'> & {
+    /** The inflater of the embedded modules (`inflate.ts`). */
+    inflateRaw(bytes: Uint8Array): Uint8Array;
+    /** Base64 to bytes (`embedded-bytes.ts`). */
+    decodeBase64(text: string): Uint8Array;
+  };
+
+let d: ShapeDeps;
+let compiled: WebAssembly.Module | undefined;
+let live = false;
+let memory: WebAssembly.Memory | undefined;
+
+/**
+ * Starts this chunk: keeps `deps` and compiles the shaping module (inflated here, compiled with
+ * `WebAssembly.compile`, off the main thread). Called once, by `shaper.ts`.
+ */
+export async function start(deps: ShapeDeps): Promise<void> {
+  d = deps;
+  compiled ??= await WebAssembly.compile(deps.inflateRaw(deps.decodeBase64(WASM_DEFLATED_BASE64)) as BufferSource);
+}
+
+/** Runs one crossing on the live instance (made from the compiled module if none is); a trap drops it. */
+function guard<T>(crossing: () => T): T {
+  if (compiled === undefined) throw new Error('webmcp-warden: the shaping module is not loaded yet');
+  if (!live) {
+    memory = glue.initSync({ module: compiled }).memory;
+    live = true;
+  }
+  try {
+    return crossing();
+  } catch (err) {
+    // A trap (out of memory, a bug) leaves the instance half-changed: the next crossing gets a new one.
+    if (err instanceof WebAssembly.RuntimeError || (err instanceof Error && /unreachable/i.test(err.message))) live = false;
+    throw err;
+  }
+}
+
+/** The shaping module's exports (`src/wasm/shape.rs`), each crossing guarded. */
+export const shaper = {
+  scanText: (text: string) => guard(() => glue.scanText(text)),
+  shapeCandidatePattern: () => guard(() => glue.shapeCandidatePattern()),
+  shapeFlagNames: () => guard(() => glue.shapeFlagNames()),
+  shapeLimits: () => guard(() => glue.shapeLimits()),
+  shapeMediaKinds: (mime: string) => guard(() => glue.shapeMediaKinds(mime)),
+  shapeResult: (request: Uint8Array) => guard(() => glue.shapeResult(request)),
+  /** Forces a trap (tests of the recovery only). */
+  testTrap: () => guard(() => glue.__testTrap()),
+};
+
+/**
+ * The size of the live instance's linear memory in bytes (0 before the first crossing). Wasm
+ * memory only grows, so tests read it before and after a large result to show what shaping keeps.
+ */
+export function shaperMemoryBytes(): number {
+  return live && memory !== undefined ? memory.buffer.byteLength : 0;
+}
 
 /** A result shaped for a model, with what shaping did. */
 export interface ShapedResult {
@@ -74,7 +146,7 @@ export function stripText(text: string): [string, number] {
   if (typeof text !== 'string') return [text, 0];
   // Lone surrogates first: with them gone the text crosses as UTF-8 (fast), positions stay
   // aligned, and no removal can join two halves into a new character.
-  const whole = wellFormed(text);
+  const whole = d.wellFormed(text);
   if (!candidates().test(whole)) return [whole, 0];
   const scan = scanCandidates(whole) ?? (whole.length <= MAX_SCANNED_UNITS ? shaper.scanText(whole) : undefined);
   if (scan === undefined) {
@@ -157,21 +229,7 @@ function isPlainText(result: CallToolResult): boolean {
   return true;
 }
 
-/**
- * Shapes a result for a model outside a call, as a call with `shape: 'llm'` does (the package's
- * `shapeForModel`): loads the shaping module on first use, hence a promise. Rejects only when
- * the module cannot be loaded.
- *
- * @param result - A tool result (`{ content, structuredContent?, isError? }`).
- * @param serverId - The server id written in the result's `provenance`.
- * @param maxBytes - The most UTF-8 bytes of the result a model may read.
- */
-export async function shapeForModelLoaded(result: CallToolResult, serverId: string, maxBytes: number): Promise<ShapedResult> {
-  await loadShaper();
-  return shapeForModel(result, serverId, maxBytes);
-}
-
-/** Shapes a normalized result for a model, as the core's rules say; the shaping module must be loaded (`loadShaper`). Never throws otherwise. */
+/** Shapes a normalized result for a model, as the core's rules say. Never throws. */
 export function shapeForModel(result: CallToolResult, serverId: string, maxBytes: number): ShapedResult {
   candidates();
   let plain = false;
@@ -223,7 +281,7 @@ function fitsCap(originals: { text: string }[], content: { text: string }[], uni
   const within = (blocks: { text: string }[]) => {
     let bytes = 0;
     for (const { text } of blocks) {
-      bytes += utf8Length(text);
+      bytes += d.utf8Length(text);
       if (bytes > maxBytes) return false;
     }
     return true;
@@ -244,25 +302,25 @@ export function shapeInCore(result: unknown, serverId: string, maxBytes: number)
  */
 export function shapeReference(result: unknown, serverId: string, maxBytes: number): ShapedResult {
   candidates();
-  const w = new Writer();
+  const w = new d.Writer();
   const numbers: number[] = [];
   const sink = new WireSink(w, numbers);
   const request = new ObjectWriter(w);
   request.member('result', () => {
-    const root = jsonView(result, '');
-    if (!isContainer(root) || Array.isArray(root)) {
-      walkJson(root, sink, { maxDepth: limits.maxDepth });
+    const root = d.jsonView(result, '');
+    if (!d.isContainer(root) || Array.isArray(root)) {
+      d.walkJson(root, sink, { maxDepth: limits.maxDepth });
       return;
     }
     const out = new ObjectWriter(w);
     for (const key of Object.keys(root)) {
       if (key === 'isError') {
         const isError = truthyMember(root, 'isError');
-        if (isError !== undefined) out.member(key, () => w.byte(isError ? Tag.TRUE : Tag.FALSE));
+        if (isError !== undefined) out.member(key, () => w.byte(isError ? d.Tag.TRUE : d.Tag.FALSE));
         continue;
       }
-      const item = ownMember(root, key);
-      if (item !== SKIP) out.member(key, () => walkJson(item, sink, { maxDepth: limits.maxDepth }));
+      const item = d.ownMember(root, key);
+      if (item !== d.SKIP) out.member(key, () => d.walkJson(item, sink, { maxDepth: limits.maxDepth }));
     }
     out.end();
   });
@@ -276,7 +334,7 @@ class ObjectWriter {
   readonly #at: number;
   #members = 0;
   constructor(readonly w: Writer) {
-    w.byte(Tag.OBJECT);
+    w.byte(d.Tag.OBJECT);
     this.#at = w.slot();
   }
   member(key: string, write: () => void): void {
@@ -286,7 +344,7 @@ class ObjectWriter {
   }
   string(key: string, value: string): void {
     this.member(key, () => {
-      this.w.byte(Tag.STRING);
+      this.w.byte(d.Tag.STRING);
       this.w.string(value);
     });
   }
@@ -303,10 +361,10 @@ class WireSink implements JsonSink {
     private readonly numbers: number[],
   ) {}
   null(): void {
-    this.w.byte(Tag.NULL);
+    this.w.byte(d.Tag.NULL);
   }
   bool(value: boolean): void {
-    this.w.byte(value ? Tag.TRUE : Tag.FALSE);
+    this.w.byte(value ? d.Tag.TRUE : d.Tag.FALSE);
   }
   number(value: number): void {
     this.w.number(value);
@@ -314,20 +372,20 @@ class WireSink implements JsonSink {
     if (!Number.isInteger(value) || Math.abs(value) >= 1e21) this.numbers.push(value, String(value).length);
   }
   string(value: string): void {
-    this.w.byte(Tag.STRING);
+    this.w.byte(d.Tag.STRING);
     this.w.string(value);
   }
   unsupported(what: string): void {
-    this.w.byte(Tag.UNSUPPORTED);
+    this.w.byte(d.Tag.UNSUPPORTED);
     this.w.string(what);
   }
   array(length: number): void {
-    this.w.byte(Tag.ARRAY);
+    this.w.byte(d.Tag.ARRAY);
     this.w.count(length);
   }
   endArray(): void {}
   object(): void {
-    this.w.byte(Tag.OBJECT);
+    this.w.byte(d.Tag.OBJECT);
     this.slots.push(this.w.slot());
   }
   key(key: string): void {
@@ -354,7 +412,7 @@ function writeSettings(request: ObjectWriter, serverId: string, maxBytes: number
   const numbers = (key: string, list: number[]) => {
     if (list.length === 0) return;
     request.member(key, () => {
-      w.byte(Tag.ARRAY);
+      w.byte(d.Tag.ARRAY);
       w.count(list.length);
       for (const n of list) w.number(n);
     });
@@ -362,13 +420,13 @@ function writeSettings(request: ObjectWriter, serverId: string, maxBytes: number
   numbers('omitted', settings.omitted);
   numbers('numbers', settings.numbers);
   if (settings.surplus > 0) request.member('surplusBlocks', () => w.number(settings.surplus));
-  if (settings.structuredOver) request.member('structuredOverLimit', () => w.byte(Tag.TRUE));
+  if (settings.structuredOver) request.member('structuredOverLimit', () => w.byte(d.Tag.TRUE));
 }
 
 function cross(request: Uint8Array): ShapedResult {
   shapeStats.crossings++;
   shapeStats.bytesSent += request.length;
-  const result = decode(shaper.shapeResult(request)) as ShapeResultAnswer;
+  const result = d.decode(shaper.shapeResult(request)) as ShapeResultAnswer;
   return { result, flags: result.provenance.flags, truncated: result.provenance.truncated };
 }
 
@@ -394,7 +452,7 @@ class Stripper {
   constructor(private bits: number) {}
 
   strip(text: string): string {
-    const whole = wellFormed(text);
+    const whole = d.wellFormed(text);
     if (!(candidate as RegExp).test(whole)) return whole;
     return whole.replace(candidateAll, (found) => {
       this.#seen.add(found);
@@ -423,7 +481,7 @@ interface Sent {
  * passes the cap the core has certainly cut, and later fields send only their sizes.
  */
 class Preparation {
-  readonly w = new Writer();
+  readonly w = new d.Writer();
   readonly omitted: number[] = [];
   readonly numbers: number[] = [];
   surplus = 0;
@@ -448,26 +506,26 @@ class Preparation {
   }
 
   str(value: string): void {
-    this.w.byte(Tag.STRING);
+    this.w.byte(d.Tag.STRING);
     this.w.string(value);
   }
 
   text(raw: string, need: number): Sent {
     const stripped = this.stripper.strip(raw);
-    const bytes = utf8Length(stripped);
+    const bytes = d.utf8Length(stripped);
     if (bytes < need) return { send: stripped, bytes, omitted: 0 };
     if (need <= 0) return { send: '', bytes, omitted: bytes };
     // `need` units are at least `need` bytes; never end between the halves of a pair.
     let k = Math.min(stripped.length, need);
     if (k < stripped.length && (stripped.charCodeAt(k - 1) & 0xfc00) === 0xd800) k++;
     const send = stripped.slice(0, k);
-    return { send, bytes, omitted: k === stripped.length ? 0 : bytes - utf8Length(send) };
+    return { send, bytes, omitted: k === stripped.length ? 0 : bytes - d.utf8Length(send) };
   }
 
   /** A `mimeType`, stripped; over the core's limit, cut to a length that is still over it (the block is malformed either way). */
   mime(raw: string): { send: string; bytes: number; ok: boolean } {
     const stripped = this.stripper.strip(raw);
-    const bytes = utf8Length(stripped);
+    const bytes = d.utf8Length(stripped);
     if (bytes <= limits.maxMimeBytes) return { send: stripped, bytes, ok: true };
     return { send: stripped.slice(0, limits.maxMimeBytes + 1), bytes, ok: false };
   }
@@ -495,7 +553,7 @@ function coreRoute(result: unknown, serverId: string, maxBytes: number, carriedB
   const cap = Math.min(Math.max(0, Math.floor(maxBytes)), Number.MAX_SAFE_INTEGER);
   const p = new Preparation(cap, carriedBits);
   const request = new ObjectWriter(p.w);
-  request.member('result', () => writeResult(p, jsonView(result, '')));
+  request.member('result', () => writeResult(p, d.jsonView(result, '')));
   writeSettings(request, serverId, cap, { omitted: p.omitted, surplus: p.surplus, structuredOver: p.structuredOver, numbers: p.numbers });
   request.end();
   return cross(p.w.done());
@@ -503,17 +561,17 @@ function coreRoute(result: unknown, serverId: string, maxBytes: number, carriedB
 
 function writeResult(p: Preparation, root: unknown): void {
   const { w } = p;
-  if (!isContainer(root) || Array.isArray(root)) {
+  if (!d.isContainer(root) || Array.isArray(root)) {
     // Not a result: the core answers its notice (and no isError).
-    w.byte(Tag.NULL);
+    w.byte(d.Tag.NULL);
     return;
   }
   const out = new ObjectWriter(w);
   const isError = truthyMember(root, 'isError');
-  if (isError !== undefined) out.member('isError', () => w.byte(isError ? Tag.TRUE : Tag.FALSE));
-  const content = ownMember(root, 'content');
+  if (isError !== undefined) out.member('isError', () => w.byte(isError ? d.Tag.TRUE : d.Tag.FALSE));
+  const content = d.ownMember(root, 'content');
   let length = -1;
-  if (isContainer(content)) {
+  if (d.isContainer(content)) {
     try {
       if (Array.isArray(content)) length = content.length >>> 0;
     } catch {
@@ -527,22 +585,22 @@ function writeResult(p: Preparation, root: unknown): void {
   }
 
   // What an earlier shaping recorded: only its known flags and whether it cut.
-  const provenance = ownMember(root, 'provenance');
+  const provenance = d.ownMember(root, 'provenance');
   let cutBefore = false;
   const carried = new Set<string>();
-  if (isContainer(provenance) && !Array.isArray(provenance)) {
-    cutBefore = ownMember(provenance, 'truncated') === true;
-    const names = ownMember(provenance, 'flags');
+  if (d.isContainer(provenance) && !Array.isArray(provenance)) {
+    cutBefore = d.ownMember(provenance, 'truncated') === true;
+    const names = d.ownMember(provenance, 'flags');
     let count = 0;
     try {
-      if (isContainer(names) && Array.isArray(names)) count = names.length >>> 0;
+      if (d.isContainer(names) && Array.isArray(names)) count = names.length >>> 0;
     } catch {
       count = 0;
     }
     for (let i = 0; i < count; i++) {
       let name: unknown;
       try {
-        name = jsonView((names as unknown[])[i], String(i));
+        name = d.jsonView((names as unknown[])[i], String(i));
       } catch {
         continue;
       }
@@ -555,14 +613,14 @@ function writeResult(p: Preparation, root: unknown): void {
   const count = over ? limits.maxBlocks : length;
   p.surplus = length - count;
   out.member('content', () => {
-    w.byte(Tag.ARRAY);
+    w.byte(d.Tag.ARRAY);
     w.count(count);
     for (let i = 0; i < count; i++) {
       let block: unknown;
       try {
-        block = jsonView((content as unknown[])[i], String(i));
+        block = d.jsonView((content as unknown[])[i], String(i));
       } catch {
-        block = new Unsupported(Unsayable.unreadable);
+        block = new d.Unsupported(d.Unsayable.unreadable);
       }
       // The last block of a result cut before may be that shaping's notice: sent whole, so the core can recognise it.
       const notice = cutBefore && !over && i === count - 1;
@@ -570,12 +628,12 @@ function writeResult(p: Preparation, root: unknown): void {
     }
   });
 
-  const structured = ownMember(root, 'structuredContent');
-  if (structured !== SKIP && structured !== null) {
+  const structured = d.ownMember(root, 'structuredContent');
+  if (structured !== d.SKIP && structured !== null) {
     // Walked into a writer of its own: a walk that passes the limit is dropped whole.
-    const sw = new Writer();
+    const sw = new d.Writer();
     const numbers: number[] = [];
-    const walked = walkJson(structured, new WireSink(sw, numbers), { maxDepth: limits.maxDepth, budget: p.cap + limits.structuredSlack });
+    const walked = d.walkJson(structured, new WireSink(sw, numbers), { maxDepth: limits.maxDepth, budget: p.cap + limits.structuredSlack });
     if (walked.over) p.structuredOver = true;
     else if (!walked.skipped) {
       out.member('structuredContent', () => w.append(sw.done()));
@@ -587,9 +645,9 @@ function writeResult(p: Preparation, root: unknown): void {
   for (const name of namesOf(bits)) carried.add(name);
   out.member('provenance', () => {
     const prov = new ObjectWriter(w);
-    if (cutBefore) prov.member('truncated', () => w.byte(Tag.TRUE));
+    if (cutBefore) prov.member('truncated', () => w.byte(d.Tag.TRUE));
     prov.member('flags', () => {
-      w.byte(Tag.ARRAY);
+      w.byte(d.Tag.ARRAY);
       w.count(carried.size);
       for (const name of carried) p.str(name);
     });
@@ -606,19 +664,19 @@ function writeResult(p: Preparation, root: unknown): void {
 function writeBlock(p: Preparation, block: unknown, index: number, root: object, notice: boolean): number {
   const { w } = p;
   // Not an object, or one `JSON.stringify` would call cyclic: the core's unsupported notice either way.
-  if (!isContainer(block) || Array.isArray(block) || block === root) {
-    w.byte(Tag.NULL);
+  if (!d.isContainer(block) || Array.isArray(block) || block === root) {
+    w.byte(d.Tag.NULL);
     return 0;
   }
   const need = p.need();
   const out = new ObjectWriter(w);
-  const type = ownMember(block, 'type');
+  const type = d.ownMember(block, 'type');
   // A known type is short; a longer one is unknown and unquoted by the core, cut or not.
   if (typeof type === 'string') out.string('type', type.length > 65 ? type.slice(0, 65) : type);
   let size = 0;
   switch (type) {
     case 'text': {
-      const text = ownMember(block, 'text');
+      const text = d.ownMember(block, 'text');
       if (typeof text === 'string') {
         const sent = p.text(text, notice && text.length <= 128 ? Infinity : need);
         out.string('text', sent.send);
@@ -629,8 +687,8 @@ function writeBlock(p: Preparation, block: unknown, index: number, root: object,
     }
     case 'image':
     case 'audio': {
-      const mime = ownMember(block, 'mimeType');
-      const data = ownMember(block, 'data');
+      const mime = d.ownMember(block, 'mimeType');
+      const data = d.ownMember(block, 'data');
       let kept = false;
       if (typeof mime === 'string') {
         const m = p.mime(mime);
@@ -646,17 +704,17 @@ function writeBlock(p: Preparation, block: unknown, index: number, root: object,
       break;
     }
     case 'resource': {
-      const resource = ownMember(block, 'resource');
-      if (!isContainer(resource) || Array.isArray(resource) || resource === block || resource === root) {
-        out.member('resource', () => w.byte(Tag.NULL));
+      const resource = d.ownMember(block, 'resource');
+      if (!d.isContainer(resource) || Array.isArray(resource) || resource === block || resource === root) {
+        out.member('resource', () => w.byte(d.Tag.NULL));
         break;
       }
       out.member('resource', () => {
         const r = new ObjectWriter(w);
-        const uri = ownMember(resource, 'uri');
-        const mime = ownMember(resource, 'mimeType');
-        const text = ownMember(resource, 'text');
-        const blob = ownMember(resource, 'blob');
+        const uri = d.ownMember(resource, 'uri');
+        const mime = d.ownMember(resource, 'mimeType');
+        const text = d.ownMember(resource, 'text');
+        const blob = d.ownMember(resource, 'blob');
         let u: Sent | undefined;
         let m: { send: string; bytes: number; ok: boolean } | undefined;
         if (typeof uri === 'string') {
@@ -687,8 +745,8 @@ function writeBlock(p: Preparation, block: unknown, index: number, root: object,
       break;
     }
     case 'resource_link': {
-      const uri = ownMember(block, 'uri');
-      const name = ownMember(block, 'name');
+      const uri = d.ownMember(block, 'uri');
+      const name = d.ownMember(block, 'name');
       let u: Sent | undefined;
       let n: Sent | undefined;
       if (typeof uri === 'string') {

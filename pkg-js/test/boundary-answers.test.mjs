@@ -20,7 +20,7 @@ import assert from 'node:assert/strict';
 import { createWarden, explain, lintPolicy, shapeForModel, webmcpResource, ConfigurationError } from 'webmcp-warden';
 import * as answers from '../dist/answers.js';
 import { core } from '../dist/core.js';
-import { shaper } from '../dist/shaper.js';
+import { shaper } from '../dist/shape.js';
 import { internalOf } from '../dist/api.js';
 import { decode, encode } from '../dist/wire.js';
 import { CallFlags, Read } from '../dist/codes.js';

@@ -1,4 +1,5 @@
-// Shaping is a wasm module of its own (shaper.ts), loaded lazily: not at import, not by
+// Shaping is a wasm module of its own, in a chunk with the code that runs it (shape.ts), loaded
+// lazily (shaper.ts): not at import, not by
 // `webmcp()` or `configureWebMCP()`, started by `register()`, awaited by a call or a listing
 // that shapes, and by the public `shapeForModel`. A module that cannot load fails the call
 // closed (its answer withheld) and a listing with an error, and a later call tries again; a
@@ -15,6 +16,7 @@ const dist = fileURLToPath(new URL('../dist/', import.meta.url));
 function fresh(body) {
   const script = `
     const shaperModule = await import(${JSON.stringify(dist + 'shaper.js')});
+    const shapeChunk = await import(${JSON.stringify(dist + 'shape.js')});
     const warden = await import(${JSON.stringify(dist + 'index.js')});
     const { webmcp, configureWebMCP, listTools, shapeForModel } = warden;
     // Counts the shaping module's compiles (a module that exports shapeResult); \`refuse\` makes
@@ -101,7 +103,7 @@ test('a trapped shaping instance is replaced: the next shaping works', () => {
     const before = (await shapeForModel({ content: [{ type: 'text', text: 'x\\u200by' }] }, 'page', 1024)).result.content[0].text;
     let trapped;
     try {
-      shaperModule.shaper.testTrap();
+      shapeChunk.shaper.testTrap();
     } catch (err) {
       trapped = err instanceof WebAssembly.RuntimeError;
     }
