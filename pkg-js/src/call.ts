@@ -696,7 +696,7 @@ class CallRun {
   #answer(outcome: CallOutcome, record: DecisionStep[] | undefined): CallOutcome {
     const shapeMode = this.#options.shape ?? this.#tool.shape;
     // A failed read or get answers with the text the agent reads, never shaped as contents.
-    if (shapeMode === 'llm' && !shaperLoaded()) {
+    if (shapeMode === 'llm' && (this.#about === undefined || outcome.ok) && !shaperLoaded()) {
       // Only when the shaping module did not load (its chunk is missing, or the page's CSP refuses
       // wasm): the answer is withheld, so nothing unshaped reaches a model.
       outcome = failedOutcome('tool', 'internal_error', 'internal error in webmcp-warden: the shaping module did not load');

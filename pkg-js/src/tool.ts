@@ -345,8 +345,9 @@ async function register(record: ToolRecord, opts?: { signal?: AbortSignal }): Pr
   // `ready()` does (compiled off the main thread) while the validator loads, instead of
   // synchronously at its first use below. A failure here is left to that first use to report.
   const loadingCore = liveGeneration() < 0 ? ready().catch(() => undefined) : undefined;
-  // Shaping's module, which the tool's first call needs, loads meanwhile too (a failure is the
-  // call's to report, failing closed).
+  // Shaping's chunk, which the browser registration below and the tool's calls need, loads
+  // meanwhile too; a failure is reported by what needs it (`register()` rejects, a call fails
+  // closed).
   if (!shaperLoaded()) loadShaper().catch(() => undefined);
   // A schema that is not valid JSON Schema is reported here; the check needs the lazily loaded
   // validator module, which is why register() is async.

@@ -72,7 +72,7 @@ test('a first call without register() loads shaping itself; shape: false needs n
   assert.equal(result.loaded, true);
 });
 
-test('a shaping module that cannot load fails the call closed and the listing with an error; a later call loads it', () => {
+test('a shaping module that cannot load fails the call closed, and the listing and register() with an error; a later call loads it', () => {
   const result = fresh(`
     refuse = true;
     const t = webmcp(() => 'se\\u200bcret', { name: 'leaky', description: 'Answers with a hidden character.' });
@@ -84,9 +84,18 @@ test('a shaping module that cannot load fails the call closed and the listing wi
     } catch (err) {
       listing = { name: err.name, code: err.code, message: err.message };
     }
+    // A browser registration strips descriptions with it: register() says why it cannot.
+    (await import(${JSON.stringify(dist + 'testing.js')})).installFakeModelContext();
+    let registration;
+    try {
+      await t.register();
+      registration = 'registered';
+    } catch (err) {
+      registration = { code: err.code, message: err.message, status: t.status };
+    }
     refuse = false;
     const retried = await t.invoke({});
-    console.log(JSON.stringify({ failed: { ok: failed.ok, error: failed.error, text: failed.result.content[0].text }, listing, retried: retried.result.content[0].text, compiles: counts.shaper }));
+    console.log(JSON.stringify({ failed: { ok: failed.ok, error: failed.error, text: failed.result.content[0].text }, listing, registration, retried: retried.result.content[0].text, compiles: counts.shaper }));
   `);
   assert.equal(result.failed.ok, false);
   assert.equal(result.failed.error.reason, 'internal_error');
@@ -94,6 +103,9 @@ test('a shaping module that cannot load fails the call closed and the listing wi
   assert.ok(!result.failed.text.includes('se\u200bcret') && !result.failed.text.includes('secret'), 'the unshaped answer is withheld');
   assert.equal(result.listing.code, 'internal_error');
   assert.match(result.listing.message, /shaping module did not load/);
+  assert.equal(result.registration.code, 'internal_error', 'register() rejects');
+  assert.match(result.registration.message, /shaping module did not load/);
+  assert.equal(result.registration.status, 'error');
   assert.equal(result.retried, 'secret', 'a later call loaded it');
   assert.ok(result.compiles >= 2, 'the failed load was tried again');
 });
