@@ -13,7 +13,7 @@
 // it (see `client.ts`).
 import * as glue from '../wasm/warden_core.js';
 import { decodeBase64 } from './embedded-bytes.js';
-import { inflateRaw } from './inflate.js';
+import { inflateRaw, inflateRawAsync } from './inflate.js';
 import { WASM_DEFLATED_BASE64 } from '../wasm/warden_core_bytes.js';
 import { Configure, Control, Read } from './codes.js';
 import { Writer, decode, encode } from './wire.js';
@@ -89,16 +89,7 @@ export function ready(): Promise<void> {
 /** The compiled module, made without blocking the main thread where the platform allows. */
 async function compileOffThread(): Promise<void> {
   if (compiled !== undefined) return;
-  const deflated = decodeBase64(WASM_DEFLATED_BASE64);
-  let bytes: Uint8Array | ArrayBuffer;
-  try {
-    // `deflate-raw` is missing from some runtimes (Node 20.0–20.11): our own inflater then.
-    const stream = new Blob([deflated as BlobPart]).stream().pipeThrough(new DecompressionStream('deflate-raw' as CompressionFormat));
-    bytes = await new Response(stream).arrayBuffer();
-  } catch {
-    bytes = inflateRaw(deflated);
-  }
-  const module = await WebAssembly.compile(bytes as BufferSource);
+  const module = await WebAssembly.compile((await inflateRawAsync(decodeBase64(WASM_DEFLATED_BASE64))) as BufferSource);
   // A synchronous first use may have compiled it meanwhile; either module is the same code.
   compiled ??= module;
 }

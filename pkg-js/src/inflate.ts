@@ -41,3 +41,18 @@ export function inflateRaw(deflated: Uint8Array): Uint8Array {
   if (answer < 0) throw new Error(`webmcp-warden: the embedded module does not inflate: ${REASONS[-answer] ?? `code ${answer}`}`);
   return new Uint8Array(memory, inflater.output(), answer);
 }
+
+/**
+ * Inflates raw DEFLATE data off the critical path: with the platform's `DecompressionStream`,
+ * which runs in the page's stream tasks rather than in one block, where it has `deflate-raw`;
+ * else (Node 20.0–20.11) with `inflateRaw`. For what loads asynchronously anyway (`ready()`, the
+ * shaping chunk), so a page that never inflates synchronously never compiles the decoder above.
+ */
+export async function inflateRawAsync(deflated: Uint8Array): Promise<Uint8Array | ArrayBuffer> {
+  try {
+    const stream = new Blob([deflated as BlobPart]).stream().pipeThrough(new DecompressionStream('deflate-raw' as CompressionFormat));
+    return await new Response(stream).arrayBuffer();
+  } catch {
+    return inflateRaw(deflated);
+  }
+}

@@ -39,8 +39,8 @@ import type { ShapeResultAnswer } from './answers.js';
 export type ShapeDeps = Pick<typeof JsonWalk, 'isContainer' | 'jsonView' | 'ownMember' | 'SKIP' | 'Unsupported' | 'Unsayable' | 'walkJson'> &
   Pick<typeof Unicode, 'utf8Length' | 'wellFormed'> &
   Pick<typeof Wire, 'decode' | 'Tag' | 'Writer'> & {
-    /** The inflater of the embedded modules (`inflate.ts`). */
-    inflateRaw(bytes: Uint8Array): Uint8Array;
+    /** The asynchronous inflater of the embedded modules (`inflate.ts`). */
+    inflateRawAsync(bytes: Uint8Array): Promise<Uint8Array | ArrayBuffer>;
     /** Base64 to bytes (`embedded-bytes.ts`). */
     decodeBase64(text: string): Uint8Array;
   };
@@ -51,12 +51,13 @@ let live = false;
 let memory: WebAssembly.Memory | undefined;
 
 /**
- * Starts this chunk: keeps `deps` and compiles the shaping module (inflated here, compiled with
+ * Starts this chunk: keeps `deps` and compiles the shaping module (inflated as `ready()` inflates
+ * the core, by the platform's `DecompressionStream` where it can; compiled with
  * `WebAssembly.compile`, off the main thread). Called once, by `shaper.ts`.
  */
 export async function start(deps: ShapeDeps): Promise<void> {
   d = deps;
-  compiled ??= await WebAssembly.compile(deps.inflateRaw(deps.decodeBase64(WASM_DEFLATED_BASE64)) as BufferSource);
+  compiled ??= await WebAssembly.compile((await deps.inflateRawAsync(deps.decodeBase64(WASM_DEFLATED_BASE64))) as BufferSource);
 }
 
 /** Runs one crossing on the live instance (made from the compiled module if none is); a trap drops it. */

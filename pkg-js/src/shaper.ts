@@ -8,7 +8,7 @@ import type * as Shaping from './shape.js';
 import type { ShapedResult } from './shape.js';
 import type { CallToolResult } from './types.js';
 import { decodeBase64 } from './embedded-bytes.js';
-import { inflateRaw } from './inflate.js';
+import { inflateRawAsync } from './inflate.js';
 import { isContainer, jsonView, ownMember, SKIP, Unsupported, Unsayable, walkJson } from './json-walk.js';
 import { utf8Length, wellFormed } from './unicode.js';
 import { decode, Tag, Writer } from './wire.js';
@@ -30,7 +30,7 @@ export function loadShaper(): Promise<typeof Shaping> {
   if (shaping !== undefined) return Promise.resolve(shaping);
   loading ??= (async () => {
     const chunk = await import('./shape.js');
-    await chunk.start({ isContainer, jsonView, ownMember, SKIP, Unsupported, Unsayable, walkJson, utf8Length, wellFormed, decode, Tag, Writer, inflateRaw, decodeBase64 });
+    await chunk.start({ isContainer, jsonView, ownMember, SKIP, Unsupported, Unsayable, walkJson, utf8Length, wellFormed, decode, Tag, Writer, inflateRawAsync, decodeBase64 });
     shaping = chunk;
     return chunk;
   })();

@@ -142,3 +142,35 @@ test('shapeForModel, outside a call, answers a promise of the shaped result', ()
   assert.deepEqual(result.shaped.result, { content: [{ type: 'text', text: 'ab' }], isError: true, provenance: { serverId: 'shop', truncated: false, flags: ['bidi'] } });
   assert.equal(result.shaped.truncated, false);
 });
+
+test("the shaping chunk inflates with the platform's stream where there is one, else with the package's inflater", () => {
+  const count = `
+    const inflaterCompiles = { n: 0 };
+    const Module = WebAssembly.Module;
+    WebAssembly.Module = new Proxy(Module, {
+      construct(target, args) {
+        const module = Reflect.construct(target, args);
+        if (Module.exports(module).some((e) => e.name === 'inflate')) inflaterCompiles.n++;
+        return module;
+      },
+    });
+  `;
+  const withStream = fresh(`
+    ${count}
+    const shaped = await shapeForModel({ content: [{ type: 'text', text: 'a\\u200bb' }] }, 'page', 1024);
+    console.log(JSON.stringify({ text: shaped.result.content[0].text, inflaterCompiles: inflaterCompiles.n }));
+  `);
+  assert.equal(withStream.text, 'ab');
+  assert.equal(withStream.inflaterCompiles, 0, 'DecompressionStream inflated it: the decoder was not compiled');
+  const withoutStream = fresh(`
+    ${count}
+    delete globalThis.DecompressionStream;
+    const shaped = await shapeForModel({ content: [{ type: 'text', text: 'a\\u200bb' }] }, 'page', 1024);
+    const { ready } = await import(${JSON.stringify(dist + 'core.js')});
+    await ready();
+    console.log(JSON.stringify({ text: shaped.result.content[0].text, inflaterCompiles: inflaterCompiles.n, hasStream: typeof DecompressionStream }));
+  `);
+  assert.equal(withoutStream.hasStream, 'undefined');
+  assert.equal(withoutStream.text, 'ab', 'shaped after the fallback inflated the module');
+  assert.equal(withoutStream.inflaterCompiles, 1, "the package's inflater, compiled once for both modules");
+});
