@@ -45,7 +45,8 @@ export type ShapeDeps = Pick<typeof JsonWalk, 'isContainer' | 'jsonView' | 'ownM
     decodeBase64(text: string): Uint8Array;
   };
 
-let d: ShapeDeps;
+/** What the entry handed over (`start`). */
+let entry: ShapeDeps;
 let compiled: WebAssembly.Module | undefined;
 let live = false;
 let memory: WebAssembly.Memory | undefined;
@@ -56,7 +57,7 @@ let memory: WebAssembly.Memory | undefined;
  * `WebAssembly.compile`, off the main thread). Called once, by `shaper.ts`.
  */
 export async function start(deps: ShapeDeps): Promise<void> {
-  d = deps;
+  entry = deps;
   compiled ??= await WebAssembly.compile((await deps.inflateRawAsync(deps.decodeBase64(WASM_DEFLATED_BASE64))) as BufferSource);
 }
 
@@ -147,7 +148,7 @@ export function stripText(text: string): [string, number] {
   if (typeof text !== 'string') return [text, 0];
   // Lone surrogates first: with them gone the text crosses as UTF-8 (fast), positions stay
   // aligned, and no removal can join two halves into a new character.
-  const whole = d.wellFormed(text);
+  const whole = entry.wellFormed(text);
   if (!candidates().test(whole)) return [whole, 0];
   const scan = scanCandidates(whole) ?? (whole.length <= MAX_SCANNED_UNITS ? shaper.scanText(whole) : undefined);
   if (scan === undefined) {
@@ -282,7 +283,7 @@ function fitsCap(originals: { text: string }[], content: { text: string }[], uni
   const within = (blocks: { text: string }[]) => {
     let bytes = 0;
     for (const { text } of blocks) {
-      bytes += d.utf8Length(text);
+      bytes += entry.utf8Length(text);
       if (bytes > maxBytes) return false;
     }
     return true;
@@ -303,25 +304,25 @@ export function shapeInCore(result: unknown, serverId: string, maxBytes: number)
  */
 export function shapeReference(result: unknown, serverId: string, maxBytes: number): ShapedResult {
   candidates();
-  const w = new d.Writer();
+  const w = new entry.Writer();
   const numbers: number[] = [];
   const sink = new WireSink(w, numbers);
   const request = new ObjectWriter(w);
   request.member('result', () => {
-    const root = d.jsonView(result, '');
-    if (!d.isContainer(root) || Array.isArray(root)) {
-      d.walkJson(root, sink, { maxDepth: limits.maxDepth });
+    const root = entry.jsonView(result, '');
+    if (!entry.isContainer(root) || Array.isArray(root)) {
+      entry.walkJson(root, sink, { maxDepth: limits.maxDepth });
       return;
     }
     const out = new ObjectWriter(w);
     for (const key of Object.keys(root)) {
       if (key === 'isError') {
         const isError = truthyMember(root, 'isError');
-        if (isError !== undefined) out.member(key, () => w.byte(isError ? d.Tag.TRUE : d.Tag.FALSE));
+        if (isError !== undefined) out.member(key, () => w.byte(isError ? entry.Tag.TRUE : entry.Tag.FALSE));
         continue;
       }
-      const item = d.ownMember(root, key);
-      if (item !== d.SKIP) out.member(key, () => d.walkJson(item, sink, { maxDepth: limits.maxDepth }));
+      const item = entry.ownMember(root, key);
+      if (item !== entry.SKIP) out.member(key, () => entry.walkJson(item, sink, { maxDepth: limits.maxDepth }));
     }
     out.end();
   });
@@ -335,7 +336,7 @@ class ObjectWriter {
   readonly #at: number;
   #members = 0;
   constructor(readonly w: Writer) {
-    w.byte(d.Tag.OBJECT);
+    w.byte(entry.Tag.OBJECT);
     this.#at = w.slot();
   }
   member(key: string, write: () => void): void {
@@ -345,7 +346,7 @@ class ObjectWriter {
   }
   string(key: string, value: string): void {
     this.member(key, () => {
-      this.w.byte(d.Tag.STRING);
+      this.w.byte(entry.Tag.STRING);
       this.w.string(value);
     });
   }
@@ -362,10 +363,10 @@ class WireSink implements JsonSink {
     private readonly numbers: number[],
   ) {}
   null(): void {
-    this.w.byte(d.Tag.NULL);
+    this.w.byte(entry.Tag.NULL);
   }
   bool(value: boolean): void {
-    this.w.byte(value ? d.Tag.TRUE : d.Tag.FALSE);
+    this.w.byte(value ? entry.Tag.TRUE : entry.Tag.FALSE);
   }
   number(value: number): void {
     this.w.number(value);
@@ -373,20 +374,20 @@ class WireSink implements JsonSink {
     if (!Number.isInteger(value) || Math.abs(value) >= 1e21) this.numbers.push(value, String(value).length);
   }
   string(value: string): void {
-    this.w.byte(d.Tag.STRING);
+    this.w.byte(entry.Tag.STRING);
     this.w.string(value);
   }
   unsupported(what: string): void {
-    this.w.byte(d.Tag.UNSUPPORTED);
+    this.w.byte(entry.Tag.UNSUPPORTED);
     this.w.string(what);
   }
   array(length: number): void {
-    this.w.byte(d.Tag.ARRAY);
+    this.w.byte(entry.Tag.ARRAY);
     this.w.count(length);
   }
   endArray(): void {}
   object(): void {
-    this.w.byte(d.Tag.OBJECT);
+    this.w.byte(entry.Tag.OBJECT);
     this.slots.push(this.w.slot());
   }
   key(key: string): void {
@@ -413,7 +414,7 @@ function writeSettings(request: ObjectWriter, serverId: string, maxBytes: number
   const numbers = (key: string, list: number[]) => {
     if (list.length === 0) return;
     request.member(key, () => {
-      w.byte(d.Tag.ARRAY);
+      w.byte(entry.Tag.ARRAY);
       w.count(list.length);
       for (const n of list) w.number(n);
     });
@@ -421,13 +422,13 @@ function writeSettings(request: ObjectWriter, serverId: string, maxBytes: number
   numbers('omitted', settings.omitted);
   numbers('numbers', settings.numbers);
   if (settings.surplus > 0) request.member('surplusBlocks', () => w.number(settings.surplus));
-  if (settings.structuredOver) request.member('structuredOverLimit', () => w.byte(d.Tag.TRUE));
+  if (settings.structuredOver) request.member('structuredOverLimit', () => w.byte(entry.Tag.TRUE));
 }
 
 function cross(request: Uint8Array): ShapedResult {
   shapeStats.crossings++;
   shapeStats.bytesSent += request.length;
-  const result = d.decode(shaper.shapeResult(request)) as ShapeResultAnswer;
+  const result = entry.decode(shaper.shapeResult(request)) as ShapeResultAnswer;
   return { result, flags: result.provenance.flags, truncated: result.provenance.truncated };
 }
 
@@ -453,7 +454,7 @@ class Stripper {
   constructor(private bits: number) {}
 
   strip(text: string): string {
-    const whole = d.wellFormed(text);
+    const whole = entry.wellFormed(text);
     if (!(candidate as RegExp).test(whole)) return whole;
     return whole.replace(candidateAll, (found) => {
       this.#seen.add(found);
@@ -482,7 +483,7 @@ interface Sent {
  * passes the cap the core has certainly cut, and later fields send only their sizes.
  */
 class Preparation {
-  readonly w = new d.Writer();
+  readonly w = new entry.Writer();
   readonly omitted: number[] = [];
   readonly numbers: number[] = [];
   surplus = 0;
@@ -507,26 +508,26 @@ class Preparation {
   }
 
   str(value: string): void {
-    this.w.byte(d.Tag.STRING);
+    this.w.byte(entry.Tag.STRING);
     this.w.string(value);
   }
 
   text(raw: string, need: number): Sent {
     const stripped = this.stripper.strip(raw);
-    const bytes = d.utf8Length(stripped);
+    const bytes = entry.utf8Length(stripped);
     if (bytes < need) return { send: stripped, bytes, omitted: 0 };
     if (need <= 0) return { send: '', bytes, omitted: bytes };
     // `need` units are at least `need` bytes; never end between the halves of a pair.
     let k = Math.min(stripped.length, need);
     if (k < stripped.length && (stripped.charCodeAt(k - 1) & 0xfc00) === 0xd800) k++;
     const send = stripped.slice(0, k);
-    return { send, bytes, omitted: k === stripped.length ? 0 : bytes - d.utf8Length(send) };
+    return { send, bytes, omitted: k === stripped.length ? 0 : bytes - entry.utf8Length(send) };
   }
 
   /** A `mimeType`, stripped; over the core's limit, cut to a length that is still over it (the block is malformed either way). */
   mime(raw: string): { send: string; bytes: number; ok: boolean } {
     const stripped = this.stripper.strip(raw);
-    const bytes = d.utf8Length(stripped);
+    const bytes = entry.utf8Length(stripped);
     if (bytes <= limits.maxMimeBytes) return { send: stripped, bytes, ok: true };
     return { send: stripped.slice(0, limits.maxMimeBytes + 1), bytes, ok: false };
   }
@@ -554,7 +555,7 @@ function coreRoute(result: unknown, serverId: string, maxBytes: number, carriedB
   const cap = Math.min(Math.max(0, Math.floor(maxBytes)), Number.MAX_SAFE_INTEGER);
   const p = new Preparation(cap, carriedBits);
   const request = new ObjectWriter(p.w);
-  request.member('result', () => writeResult(p, d.jsonView(result, '')));
+  request.member('result', () => writeResult(p, entry.jsonView(result, '')));
   writeSettings(request, serverId, cap, { omitted: p.omitted, surplus: p.surplus, structuredOver: p.structuredOver, numbers: p.numbers });
   request.end();
   return cross(p.w.done());
@@ -562,17 +563,17 @@ function coreRoute(result: unknown, serverId: string, maxBytes: number, carriedB
 
 function writeResult(p: Preparation, root: unknown): void {
   const { w } = p;
-  if (!d.isContainer(root) || Array.isArray(root)) {
+  if (!entry.isContainer(root) || Array.isArray(root)) {
     // Not a result: the core answers its notice (and no isError).
-    w.byte(d.Tag.NULL);
+    w.byte(entry.Tag.NULL);
     return;
   }
   const out = new ObjectWriter(w);
   const isError = truthyMember(root, 'isError');
-  if (isError !== undefined) out.member('isError', () => w.byte(isError ? d.Tag.TRUE : d.Tag.FALSE));
-  const content = d.ownMember(root, 'content');
+  if (isError !== undefined) out.member('isError', () => w.byte(isError ? entry.Tag.TRUE : entry.Tag.FALSE));
+  const content = entry.ownMember(root, 'content');
   let length = -1;
-  if (d.isContainer(content)) {
+  if (entry.isContainer(content)) {
     try {
       if (Array.isArray(content)) length = content.length >>> 0;
     } catch {
@@ -586,22 +587,22 @@ function writeResult(p: Preparation, root: unknown): void {
   }
 
   // What an earlier shaping recorded: only its known flags and whether it cut.
-  const provenance = d.ownMember(root, 'provenance');
+  const provenance = entry.ownMember(root, 'provenance');
   let cutBefore = false;
   const carried = new Set<string>();
-  if (d.isContainer(provenance) && !Array.isArray(provenance)) {
-    cutBefore = d.ownMember(provenance, 'truncated') === true;
-    const names = d.ownMember(provenance, 'flags');
+  if (entry.isContainer(provenance) && !Array.isArray(provenance)) {
+    cutBefore = entry.ownMember(provenance, 'truncated') === true;
+    const names = entry.ownMember(provenance, 'flags');
     let count = 0;
     try {
-      if (d.isContainer(names) && Array.isArray(names)) count = names.length >>> 0;
+      if (entry.isContainer(names) && Array.isArray(names)) count = names.length >>> 0;
     } catch {
       count = 0;
     }
     for (let i = 0; i < count; i++) {
       let name: unknown;
       try {
-        name = d.jsonView((names as unknown[])[i], String(i));
+        name = entry.jsonView((names as unknown[])[i], String(i));
       } catch {
         continue;
       }
@@ -614,14 +615,14 @@ function writeResult(p: Preparation, root: unknown): void {
   const count = over ? limits.maxBlocks : length;
   p.surplus = length - count;
   out.member('content', () => {
-    w.byte(d.Tag.ARRAY);
+    w.byte(entry.Tag.ARRAY);
     w.count(count);
     for (let i = 0; i < count; i++) {
       let block: unknown;
       try {
-        block = d.jsonView((content as unknown[])[i], String(i));
+        block = entry.jsonView((content as unknown[])[i], String(i));
       } catch {
-        block = new d.Unsupported(d.Unsayable.unreadable);
+        block = new entry.Unsupported(entry.Unsayable.unreadable);
       }
       // The last block of a result cut before may be that shaping's notice: sent whole, so the core can recognise it.
       const notice = cutBefore && !over && i === count - 1;
@@ -629,12 +630,12 @@ function writeResult(p: Preparation, root: unknown): void {
     }
   });
 
-  const structured = d.ownMember(root, 'structuredContent');
-  if (structured !== d.SKIP && structured !== null) {
+  const structured = entry.ownMember(root, 'structuredContent');
+  if (structured !== entry.SKIP && structured !== null) {
     // Walked into a writer of its own: a walk that passes the limit is dropped whole.
-    const sw = new d.Writer();
+    const sw = new entry.Writer();
     const numbers: number[] = [];
-    const walked = d.walkJson(structured, new WireSink(sw, numbers), { maxDepth: limits.maxDepth, budget: p.cap + limits.structuredSlack });
+    const walked = entry.walkJson(structured, new WireSink(sw, numbers), { maxDepth: limits.maxDepth, budget: p.cap + limits.structuredSlack });
     if (walked.over) p.structuredOver = true;
     else if (!walked.skipped) {
       out.member('structuredContent', () => w.append(sw.done()));
@@ -646,9 +647,9 @@ function writeResult(p: Preparation, root: unknown): void {
   for (const name of namesOf(bits)) carried.add(name);
   out.member('provenance', () => {
     const prov = new ObjectWriter(w);
-    if (cutBefore) prov.member('truncated', () => w.byte(d.Tag.TRUE));
+    if (cutBefore) prov.member('truncated', () => w.byte(entry.Tag.TRUE));
     prov.member('flags', () => {
-      w.byte(d.Tag.ARRAY);
+      w.byte(entry.Tag.ARRAY);
       w.count(carried.size);
       for (const name of carried) p.str(name);
     });
@@ -665,19 +666,19 @@ function writeResult(p: Preparation, root: unknown): void {
 function writeBlock(p: Preparation, block: unknown, index: number, root: object, notice: boolean): number {
   const { w } = p;
   // Not an object, or one `JSON.stringify` would call cyclic: the core's unsupported notice either way.
-  if (!d.isContainer(block) || Array.isArray(block) || block === root) {
-    w.byte(d.Tag.NULL);
+  if (!entry.isContainer(block) || Array.isArray(block) || block === root) {
+    w.byte(entry.Tag.NULL);
     return 0;
   }
   const need = p.need();
   const out = new ObjectWriter(w);
-  const type = d.ownMember(block, 'type');
+  const type = entry.ownMember(block, 'type');
   // A known type is short; a longer one is unknown and unquoted by the core, cut or not.
   if (typeof type === 'string') out.string('type', type.length > 65 ? type.slice(0, 65) : type);
   let size = 0;
   switch (type) {
     case 'text': {
-      const text = d.ownMember(block, 'text');
+      const text = entry.ownMember(block, 'text');
       if (typeof text === 'string') {
         const sent = p.text(text, notice && text.length <= 128 ? Infinity : need);
         out.string('text', sent.send);
@@ -688,8 +689,8 @@ function writeBlock(p: Preparation, block: unknown, index: number, root: object,
     }
     case 'image':
     case 'audio': {
-      const mime = d.ownMember(block, 'mimeType');
-      const data = d.ownMember(block, 'data');
+      const mime = entry.ownMember(block, 'mimeType');
+      const data = entry.ownMember(block, 'data');
       let kept = false;
       if (typeof mime === 'string') {
         const m = p.mime(mime);
@@ -705,17 +706,17 @@ function writeBlock(p: Preparation, block: unknown, index: number, root: object,
       break;
     }
     case 'resource': {
-      const resource = d.ownMember(block, 'resource');
-      if (!d.isContainer(resource) || Array.isArray(resource) || resource === block || resource === root) {
-        out.member('resource', () => w.byte(d.Tag.NULL));
+      const resource = entry.ownMember(block, 'resource');
+      if (!entry.isContainer(resource) || Array.isArray(resource) || resource === block || resource === root) {
+        out.member('resource', () => w.byte(entry.Tag.NULL));
         break;
       }
       out.member('resource', () => {
         const r = new ObjectWriter(w);
-        const uri = d.ownMember(resource, 'uri');
-        const mime = d.ownMember(resource, 'mimeType');
-        const text = d.ownMember(resource, 'text');
-        const blob = d.ownMember(resource, 'blob');
+        const uri = entry.ownMember(resource, 'uri');
+        const mime = entry.ownMember(resource, 'mimeType');
+        const text = entry.ownMember(resource, 'text');
+        const blob = entry.ownMember(resource, 'blob');
         let u: Sent | undefined;
         let m: { send: string; bytes: number; ok: boolean } | undefined;
         if (typeof uri === 'string') {
@@ -746,8 +747,8 @@ function writeBlock(p: Preparation, block: unknown, index: number, root: object,
       break;
     }
     case 'resource_link': {
-      const uri = d.ownMember(block, 'uri');
-      const name = d.ownMember(block, 'name');
+      const uri = entry.ownMember(block, 'uri');
+      const name = entry.ownMember(block, 'name');
       let u: Sent | undefined;
       let n: Sent | undefined;
       if (typeof uri === 'string') {
