@@ -325,11 +325,20 @@ const noop = () => {};
 /**
  * Registers with the in-page registry and the browser. Safe under React StrictMode's
  * mount → unmount → mount: a second `register()` of a registered tool answers the live
- * registration's unregister function, and an `unregister()` makes older ones inert.
+ * registration's unregister function, and an `unregister()` makes older ones inert. A second
+ * `register()` of a tool whose registration failed (`status: 'error'`: a `toolsListed` hook
+ * failed, the shaping chunk did not download) tries the browser registration again.
  */
 async function register(record: ToolRecord, opts?: { signal?: AbortSignal }): Promise<() => void> {
   if (record.options.enabled === false) return noop;
-  if (record.attempt !== undefined) return record.attempt.unregister;
+  if (record.attempt !== undefined) {
+    const attempt = record.attempt;
+    if (record.status === 'error' && record.warden.registry.get(record.contract.name) === record) {
+      await syncRegistrations(record.warden);
+      if (record.attempt === attempt && record.status === 'error' && record.error) throw record.error;
+    }
+    return attempt.unregister;
+  }
   const fail = (error: Error): never => {
     record.status = 'error';
     record.error = error;

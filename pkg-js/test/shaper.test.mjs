@@ -95,7 +95,10 @@ test('a shaping module that cannot load fails the call closed, and the listing a
     }
     refuse = false;
     const retried = await t.invoke({});
-    console.log(JSON.stringify({ failed: { ok: failed.ok, error: failed.error, text: failed.result.content[0].text }, listing, registration, retried: retried.result.content[0].text, compiles: counts.shaper }));
+    // register() again, once the module loads: the browser registration is tried again.
+    await t.register();
+    const reregistered = t.status;
+    console.log(JSON.stringify({ failed: { ok: failed.ok, error: failed.error, text: failed.result.content[0].text }, listing, registration, retried: retried.result.content[0].text, reregistered, compiles: counts.shaper }));
   `);
   assert.equal(result.failed.ok, false);
   assert.equal(result.failed.error.reason, 'internal_error');
@@ -107,6 +110,7 @@ test('a shaping module that cannot load fails the call closed, and the listing a
   assert.match(result.registration.message, /shaping module did not load/);
   assert.equal(result.registration.status, 'error');
   assert.equal(result.retried, 'secret', 'a later call loaded it');
+  assert.equal(result.reregistered, 'registered', 'a second register() tried the registration again');
   assert.ok(result.compiles >= 2, 'the failed load was tried again');
 });
 
