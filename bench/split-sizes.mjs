@@ -1,0 +1,176 @@
+// What splitting the core (or the entry's JS) would weigh, measured rather than guessed: the
+// figures behind docs/behaviour.md ("Sizes") and bench/RESULTS.md. Not part of `npm run bench`.
+//
+//   node bench/split-sizes.mjs core   the core built with only some of its exports (a copy of
+//                                     the crate in a temporary directory, whose other exports lose
+//                                     their #[wasm_bindgen]; the linker drops what those reached),
+//                                     then wasm-opt -O1 as the build does: raw, gzip -9, LZMA (xz,
+//                                     the validator chunk's settings)
+//   node bench/split-sizes.mjs js     the one-tool page's entry (esbuild --bundle --minify
+//                                     --splitting, as bundle-contents.test.mjs builds it) with
+//                                     modules of the call path replaced by stubs: what a lazily
+//                                     loaded chunk of them would take off the import
+//
+// Needs a build first (`node pkg-js/build.mjs`: the JS variant bundles pkg-js/dist), cargo with
+// the wasm32 target, the wasm-bindgen CLI and xz (scripts/setup.sh installs them).
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+// Output is kept (a failure's error carries it): cargo's dead-code warnings are expected here,
+// since the exports left out are what used the code they warn about.
+const run = (cmd, args, opts = {}) => execFileSync(cmd, args, { cwd: root, stdio: 'pipe', maxBuffer: 64 << 20, ...opts });
+const gzip = (bytes) => gzipSync(bytes, { level: 9 }).length;
+const lzma = (bytes) => run('xz', ['--format=raw', '--lzma1=preset=9e,lc=3,lp=0,pb=0', '--stdout'], { input: bytes }).length;
+
+// ---- the core, by exports ---------------------------------------------------------------------
+
+/** The boundary files whose exports are chosen from (src/wasm/). */
+const BOUNDARY = ['src/wasm/core.rs', 'src/wasm/configure.rs', 'src/wasm/governance.rs'];
+/** What `webmcp()`, `configureWebMCP()` and `lintPolicy()` need at once. */
+const CONFIG = ['engine_new', 'control', 'engine_reset', 'engine_counts', 'clear_global', 'set_server_id', 'configure', 'sha256_hex'];
+/** What calls, listings, grants and dry runs need once configured. */
+const CALL = ['engine_new', 'begin', 'begin_at', 'step', 'step_with', 'policy_facts', 'end', 'read', 'begin_listing', 'listing_step', 'listing_given', 'forget_grant', 'explain_unknown'];
+
+/** Builds the core from `crate` keeping only `keep` (function names), with shaping's exports when `withShaping`; answers its sizes. */
+function coreWith(crate, target, keep, withShaping) {
+  for (const file of BOUNDARY) {
+    const source = readFileSync(path.join(root, file), 'utf8');
+    const kept = source.replace(/#\[wasm_bindgen[^\]]*\]\n(pub fn ([a-z_0-9]+))/g, (all, decl, name) => (keep.includes(name) ? all : decl));
+    writeFileSync(path.join(crate, file), kept);
+  }
+  const mod = readFileSync(path.join(root, 'src/wasm/mod.rs'), 'utf8');
+  writeFileSync(path.join(crate, 'src/wasm/mod.rs'), withShaping ? mod.replace('#[cfg(feature = "shape-module")]\nmod shape;', 'mod shape;') : mod);
+  // Shaping's own trap export would clash with the core's: the core's goes when shaping is in.
+  if (withShaping) {
+    const core = readFileSync(path.join(crate, 'src/wasm/core.rs'), 'utf8');
+    writeFileSync(path.join(crate, 'src/wasm/core.rs'), core.replace(/#\[wasm_bindgen\(js_name = __testTrap\)\]\n/, ''));
+  }
+  run('cargo', ['build', '--quiet', '--release', '--target', 'wasm32-unknown-unknown', '--lib', '--no-default-features'], {
+    cwd: crate,
+    env: { ...process.env, CARGO_PROFILE_RELEASE_OPT_LEVEL: 'z', CARGO_PROFILE_RELEASE_OVERFLOW_CHECKS: 'false', CARGO_TARGET_DIR: target },
+  });
+  const out = path.join(target, 'bindgen');
+  run('wasm-bindgen', ['--target', 'web', '--out-dir', out, '--out-name', 'core', '--remove-name-section', '--remove-producers-section', path.join(target, 'wasm32-unknown-unknown', 'release', 'webmcp_warden.wasm')]);
+  const wasm = path.join(out, 'core_bg.wasm');
+  const features = ['--enable-bulk-memory', '--enable-reference-types', '--enable-nontrapping-float-to-int', '--enable-sign-ext', '--enable-mutable-globals', '--enable-multivalue', '--enable-simd'];
+  run(path.join(root, 'node_modules', '.bin', 'wasm-opt'), ['-O1', '--strip-target-features', ...features, wasm, '-o', wasm]);
+  const bytes = readFileSync(wasm);
+  return { raw: bytes.length, gzip: gzip(bytes), lzma: lzma(bytes), glue: readFileSync(path.join(out, 'core.js')).length };
+}
+
+function measureCore() {
+  const crate = mkdtempSync(path.join(os.tmpdir(), 'warden-split-'));
+  const target = path.join(os.tmpdir(), 'warden-split-target');
+  try {
+    for (const item of ['Cargo.toml', 'Cargo.lock', 'src', 'vendor']) cpSync(path.join(root, item), path.join(crate, item), { recursive: true });
+    const rows = [
+      ['every export (the core as built)', [...CONFIG, ...CALL, 'test_trap'], false],
+      ['the configuration exports only', CONFIG, false],
+      ['the call exports only', CALL, false],
+      ['the call exports and shaping', CALL, true],
+    ];
+    console.log('| the core built with | raw | gzip | LZMA | glue (raw JS) |\n|---|---:|---:|---:|---:|');
+    for (const [label, keep, withShaping] of rows) {
+      const s = coreWith(crate, target, keep, withShaping);
+      console.log(`| ${label} | ${s.raw} | ${s.gzip} | ${s.lzma} | ${s.glue} |`);
+    }
+  } finally {
+    rmSync(crate, { recursive: true, force: true });
+  }
+}
+
+// ---- the entry's JS, without the call path ------------------------------------------------------
+
+/** The one-tool app of bundle-contents.test.mjs and the size test. */
+const ONE_TOOL = `
+import { webmcp } from 'webmcp-warden';
+const tool = webmcp(({ host }) => 'ok ' + host, {
+  name: 'check_host',
+  description: 'Checks a host name.',
+  inputSchema: { type: 'object', properties: { host: { type: 'string' } }, required: ['host'] },
+});
+await tool.register();
+`;
+
+/**
+ * A stub standing for `modules` (dist/<name>.js): their exports, with no body but a lazy import,
+ * and, when `handOver`, a reference to every entry name they import but those in `moved` (which
+ * would move into the chunk too), so esbuild keeps what a chunk would be handed when it starts
+ * (shape.ts's way).
+ */
+function stubFor(modules, handOver, moved = []) {
+  const dist = path.join(root, 'pkg-js', 'dist');
+  const imports = new Map();
+  for (const name of modules) {
+    const source = readFileSync(path.join(dist, `${name}.js`), 'utf8');
+    for (const [, names, from] of source.matchAll(/^import \{([^}]*)\} from '\.\/([a-z-]+)\.js';$/gm)) {
+      if (modules.includes(from)) continue;
+      const list = imports.get(from) ?? new Set();
+      for (const n of names.split(',').map((x) => x.trim()).filter(Boolean)) if (!moved.includes(n)) list.add(n);
+      imports.set(from, list);
+    }
+  }
+  const lines = handOver ? [...imports].filter(([, names]) => names.size > 0).map(([from, names]) => `import { ${[...names].join(', ')} } from '${path.join(dist, from)}.js';`) : [];
+  const handed = handOver ? [...imports.values()].flatMap((names) => [...names]) : [];
+  lines.push(`export const handed = { ${handed.join(', ')} };`);
+  lines.push(`const chunk = () => import('./chunk.mjs');`);
+  // Every export any entry module reads of the stubbed ones, as a function that loads the chunk.
+  const names = ['runCall', 'runSubjectCall', 'genInvocationId', 'snapshotOf', 'failedOutcome', 'disposedOutcome', 'listContracts', 'syncRegistrations', 'drop', 'noticeRuntime', 'watchForRuntime'];
+  for (const name of names) lines.push(`export function ${name}(...args) { return chunk().then((c) => c[${JSON.stringify(name)}]?.(handed, ...args)); }`);
+  return lines.join('\n') + '\n';
+}
+
+async function entryGzip(stubbed, handOver, moved) {
+  const { build } = await import('esbuild');
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'warden-entry-'));
+  try {
+    const stub = path.join(dir, 'stub.mjs');
+    writeFileSync(stub, stubFor(stubbed, handOver, moved));
+    writeFileSync(path.join(dir, 'chunk.mjs'), 'export {};\n');
+    const pattern = new RegExp(`/dist/(${stubbed.join('|')})\\.js$`);
+    const result = await build({
+      stdin: { contents: ONE_TOOL, resolveDir: path.join(root, 'pkg-js', 'test'), loader: 'js' },
+      bundle: true,
+      minify: true,
+      splitting: true,
+      format: 'esm',
+      platform: 'browser',
+      outdir: path.join(dir, 'out'),
+      write: false,
+      logLevel: 'silent',
+      plugins: stubbed.length === 0 ? [] : [{ name: 'stub', setup: (b) => b.onResolve({ filter: /\.js$/ }, (a) => (a.importer.startsWith(path.join(root, 'pkg-js')) && pattern.test(path.resolve(a.resolveDir, a.path)) ? { path: stub } : undefined)) }],
+    });
+    const entry = result.outputFiles.find((file) => path.basename(file.path) === 'stdin.js');
+    return { raw: entry.contents.length, gzip: gzip(entry.contents) };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function measureJs() {
+  const pipeline = ['call', 'listing', 'registration', 'facts', 'warnings'];
+  const rows = [
+    ['the entry as built', [], false],
+    ['without call.js (nothing handed over)', ['call'], false],
+    ['call.js, listing.js, registration.js, facts.js, warnings.js in a chunk, handed what they import', pipeline, true],
+    ['… and the call-time validation (toJson, validateJsonText, validateStandard) in it too', pipeline, true, ['toJson', 'validateJsonText', 'validateStandard']],
+  ];
+  console.log('| the one-tool entry (esbuild --minify) | raw | gzip |\n|---|---:|---:|');
+  for (const [label, stubbed, handOver, moved] of rows) {
+    const s = await entryGzip(stubbed, handOver, moved);
+    console.log(`| ${label} | ${s.raw} | ${s.gzip} |`);
+  }
+}
+
+const what = process.argv[2];
+if (what === 'core') measureCore();
+else if (what === 'js') await measureJs();
+else {
+  console.error('usage: node bench/split-sizes.mjs core|js');
+  process.exit(2);
+}
