@@ -6,8 +6,8 @@
 //                                     their #[wasm_bindgen]; the linker drops what those reached),
 //                                     then wasm-opt -O1 as the build does: raw, gzip -9, LZMA (xz,
 //                                     the validator chunk's settings)
-//   node bench/split-sizes.mjs js     the one-tool page's entry (esbuild --bundle --minify
-//                                     --splitting, as bundle-contents.test.mjs builds it) with
+//   node bench/split-sizes.mjs js     the one-tool page's entry (the size test's page, built with
+//                                     esbuild --bundle --minify --splitting) with
 //                                     modules of the call path replaced by stubs: what a lazily
 //                                     loaded chunk of them would take off the import
 //
@@ -86,16 +86,8 @@ function measureCore() {
 
 // ---- the entry's JS, without the call path ------------------------------------------------------
 
-/** The one-tool app of bundle-contents.test.mjs and the size test. */
-const ONE_TOOL = `
-import { webmcp } from 'webmcp-warden';
-const tool = webmcp(({ host }) => 'ok ' + host, {
-  name: 'check_host',
-  description: 'Checks a host name.',
-  inputSchema: { type: 'object', properties: { host: { type: 'string' } }, required: ['host'] },
-});
-await tool.register();
-`;
+/** The one-tool page the size test measures (pkg-js/test-pack/size.test.mjs). */
+const ONE_TOOL = path.join(root, 'pkg-js', 'test-pack', 'fixtures', 'one-tool', 'main.js');
 
 /**
  * A stub standing for `modules` (dist/<name>.js): their exports, with no body but a lazy import,
@@ -134,7 +126,7 @@ async function entryGzip(stubbed, handOver, moved) {
     writeFileSync(path.join(dir, 'chunk.mjs'), 'export {};\n');
     const pattern = new RegExp(`/dist/(${stubbed.join('|')})\\.js$`);
     const result = await build({
-      stdin: { contents: ONE_TOOL, resolveDir: path.join(root, 'pkg-js', 'test'), loader: 'js' },
+      entryPoints: [ONE_TOOL],
       bundle: true,
       minify: true,
       splitting: true,
@@ -145,7 +137,7 @@ async function entryGzip(stubbed, handOver, moved) {
       logLevel: 'silent',
       plugins: stubbed.length === 0 ? [] : [{ name: 'stub', setup: (b) => b.onResolve({ filter: /\.js$/ }, (a) => (a.importer.startsWith(path.join(root, 'pkg-js')) && pattern.test(path.resolve(a.resolveDir, a.path)) ? { path: stub } : undefined)) }],
     });
-    const entry = result.outputFiles.find((file) => path.basename(file.path) === 'stdin.js');
+    const entry = result.outputFiles.find((file) => path.basename(file.path) === 'main.js');
     return { raw: entry.contents.length, gzip: gzip(entry.contents) };
   } finally {
     rmSync(dir, { recursive: true, force: true });
