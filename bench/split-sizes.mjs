@@ -149,6 +149,7 @@ async function measureJs() {
   const rows = [
     ['the entry as built', [], false],
     ['without call.js (nothing handed over)', ['call'], false],
+    ['call.js in a chunk, handed what it imports', ['call'], true],
     ['call.js, listing.js, registration.js, facts.js, warnings.js in a chunk, handed what they import', pipeline, true],
     ['… and the call-time validation (toJson, validateJsonText, validateStandard) in it too', pipeline, true, ['toJson', 'validateJsonText', 'validateStandard']],
   ];
