@@ -1,7 +1,7 @@
 // Loading shaping: the shaping module (the Rust crate's `src/shape/`, built with
 // `--features shape-module`) and the code that runs it (`shape.ts`) are one chunk the page
 // imports lazily. It needs no configuration, so it left the core a page compiles at its first
-// `webmcp()`: 11.6 KB (gzip) less at import, the code and the module together. `register()`
+// `webmcp()`: 11.5 KB (gzip) less at import, the code and the module together. `register()`
 // starts loading it, a call or a listing that shapes awaits it, and `shapeForModel` loads it
 // itself. What it needs of the entry's modules it is handed when it starts (see `shape.ts`).
 import type * as Shaping from './shape.js';
