@@ -696,15 +696,17 @@ class CallRun {
   #answer(outcome: CallOutcome, record: DecisionStep[] | undefined): CallOutcome {
     const shapeMode = this.#options.shape ?? this.#tool.shape;
     // A failed read or get answers with the text the agent reads, never shaped as contents.
-    if (shapeMode === 'llm' && (this.#about === undefined || outcome.ok) && !shaperLoaded()) {
-      // Only when the shaping module did not load (its chunk is missing, or the page's CSP refuses
-      // wasm): the answer is withheld, so nothing unshaped reaches a model.
-      outcome = failedOutcome('tool', 'internal_error', 'internal error in webmcp-warden: the shaping module did not load');
-    } else if (shapeMode === 'llm' && (this.#about === undefined || outcome.ok)) {
-      const max = this.#w.settings.maxResultBytesForLlm;
-      const shaped = this.#about ? this.#about.shape(outcome.result, this.#serverId, max) : loadedShaping().shapeForModel(outcome.result, this.#serverId, max);
-      outcome.result = shaped.result as CallToolResult;
-      this.#shapeStep = { step: 'shape', flags: shaped.flags, truncated: shaped.truncated };
+    if (shapeMode === 'llm' && (this.#about === undefined || outcome.ok)) {
+      if (!shaperLoaded()) {
+        // Only when the shaping module did not load (its chunk is missing, or the page's CSP
+        // refuses wasm): the answer is withheld, so nothing unshaped reaches a model.
+        outcome = failedOutcome('tool', 'internal_error', 'internal error in webmcp-warden: the shaping module did not load');
+      } else {
+        const max = this.#w.settings.maxResultBytesForLlm;
+        const shaped = this.#about ? this.#about.shape(outcome.result, this.#serverId, max) : loadedShaping().shapeForModel(outcome.result, this.#serverId, max);
+        outcome.result = shaped.result as CallToolResult;
+        this.#shapeStep = { step: 'shape', flags: shaped.flags, truncated: shaped.truncated };
+      }
     }
     if (this.#observed) {
       const steps = [...(record ?? [])];

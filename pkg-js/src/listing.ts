@@ -42,12 +42,12 @@ export async function listContracts(w: Warden, tools: RegisteredTool[], options:
       throw new WardenError('internal_error', 'webmcp-warden: the shaping module did not load, so tool definitions cannot be shaped for a model', { cause: err });
     }
   }
-  return listed.map(stripContract);
+  const { stripText } = loadedShaping();
+  return listed.map((contract) => stripContract(contract, stripText));
 }
 
 /** A contract whose title and description lost their hidden characters. */
-function stripContract(contract: ToolContract): ToolContract {
-  const { stripText } = loadedShaping();
+function stripContract(contract: ToolContract, stripText: (text: string) => [string, number]): ToolContract {
   const shaped = { ...contract, description: stripText(contract.description)[0] };
   if (typeof contract.title === 'string') shaped.title = stripText(contract.title)[0];
   return shaped;

@@ -15,7 +15,8 @@
 //! stateless, which it loads before its first call; and the JSON Schema validator (`--features
 //! validator-module`), which it loads only when a tool with a schema is first registered or
 //! called. Shaping is a module of its own because it needs no configuration: moving it out of
-//! the core takes 8.5 KB (gzip) off what a page downloads at import (`ARCHITECTURE.md`).
+//! the core takes 8.2 KB (gzip) off the core as shipped, which a page downloads at import
+//! (`ARCHITECTURE.md`).
 
 /// The core's and the shaping module's allocator: talc, smaller than std's dlmalloc at the same
 /// speed (measured; Cargo.toml). Its heap grows the module's memory as dlmalloc's did, and only
