@@ -5,7 +5,7 @@
 // process, where nothing has loaded the core yet.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { countSyncCompiles, runFresh } from '../test-support/fresh-process.mjs';
 import { fileURLToPath } from 'node:url';
 
 const dist = fileURLToPath(new URL('../dist/', import.meta.url));
@@ -18,14 +18,7 @@ function fresh(body) {
     // Counts the core's synchronous compiles (a module that exports engineNew) and every
     // asynchronous one.
     const counts = { coreSync: 0, async: 0 };
-    const Module = WebAssembly.Module;
-    WebAssembly.Module = new Proxy(Module, {
-      construct(target, args) {
-        const module = Reflect.construct(target, args);
-        if (Module.exports(module).some((e) => e.name === 'engineNew')) counts.coreSync++;
-        return module;
-      },
-    });
+    ${countSyncCompiles('counts', 'coreSync', 'engineNew')}
     const compile = WebAssembly.compile;
     WebAssembly.compile = (...args) => (counts.async++, compile(...args));
     const contract = { description: 'Searches', inputSchema: { type: 'object', properties: { q: { type: 'string' } } } };
@@ -34,8 +27,7 @@ function fresh(body) {
     const eagerFingerprint = () => createWarden().webmcp(search, { name: 'search', ...contract, hooks: { before: [() => {}] } }).fingerprint;
     ${body}
   `;
-  const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }).trim().split('\n').pop();
-  return JSON.parse(out);
+  return runFresh(script);
 }
 
 test('webmcp() of a tool without hooks loads nothing; register() loads the core off the main thread', () => {

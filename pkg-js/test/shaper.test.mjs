@@ -7,7 +7,7 @@
 // the module yet.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { countSyncCompiles, runFresh } from '../test-support/fresh-process.mjs';
 import { fileURLToPath } from 'node:url';
 
 const dist = fileURLToPath(new URL('../dist/', import.meta.url));
@@ -37,8 +37,7 @@ function fresh(body) {
     };
     ${body}
   `;
-  const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }).trim().split('\n').pop();
-  return JSON.parse(out);
+  return runFresh(script);
 }
 
 test('webmcp() and configureWebMCP() load no shaping module; register() starts loading it; a call shapes with it', () => {
@@ -150,14 +149,7 @@ test('shapeForModel, outside a call, answers a promise of the shaped result', ()
 test("the shaping chunk inflates with the platform's stream where there is one, else with the package's inflater", () => {
   const count = `
     const inflaterCompiles = { n: 0 };
-    const Module = WebAssembly.Module;
-    WebAssembly.Module = new Proxy(Module, {
-      construct(target, args) {
-        const module = Reflect.construct(target, args);
-        if (Module.exports(module).some((e) => e.name === 'inflate')) inflaterCompiles.n++;
-        return module;
-      },
-    });
+    ${countSyncCompiles('inflaterCompiles', 'n', 'inflate')}
   `;
   const withStream = fresh(`
     ${count}
