@@ -10,8 +10,12 @@ if (!afterDir) throw new Error('usage: node bench/ab.mjs <pkg-js before> <pkg-js
 const load = async (dir) => {
   const url = (path) => pathToFileURL(`${dir.replace(/\/$/, '')}/${path}`).href;
   // dist/shape.js's synchronous shapeForModel, with the shaping module loaded where it is a
-  // module of its own (dist/shaper.js; a build from before it has none).
-  await import(url('dist/shaper.js')).then((shaper) => shaper.loadShaper(), () => undefined);
+  // module of its own: through the pipeline chunk, which hands it what it needs of the entry
+  // (dist/pipeline-loader.js), or directly (dist/shaper.js) in a build from before that chunk; a
+  // build from before either has none.
+  const loader = await import(url('dist/pipeline-loader.js')).catch(() => undefined);
+  if (loader) await (await loader.loadPipeline()).loadShaper();
+  else await import(url('dist/shaper.js')).then((shaper) => shaper.loadShaper(), () => undefined);
   return { ...(await import(url('dist/index.js'))), ...(await import(url('dist/shape.js'))), ...(await import(url('dist/validation.js'))) };
 };
 const pkgs = { before: await load(beforeDir), after: await load(afterDir) };

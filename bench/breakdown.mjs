@@ -55,7 +55,7 @@ if (process.argv[2] === 'crossings') {
   // (dist/core.js, dist/shape.js): wrapping their properties counts every crossing the call path makes.
   const { core } = await import(pkgUrl('dist/core.js').href);
   const { shaper } = await import(pkgUrl('dist/shape.js').href);
-  const { loadValidator } = await import(pkgUrl('dist/validation.js').href);
+  const { loadValidator } = await import(pkgUrl('dist/validator-loader.js').href);
   const validator = await loadValidator();
   const counts = new Map();
   for (const [proto, label] of [[core, 'core'], [shaper, 'shaper'], [Object.getPrototypeOf(validator), 'validator']]) {

@@ -23,9 +23,10 @@ const { webmcp, configureWebMCP, resetWebMCP, onTelemetry, explain } = await imp
 const { shapeForModel } = await import(pkgUrl('dist/shape.js').href);
 // The synchronous shaping a call does, with its module loaded as a call has it (the public
 // `shapeForModel` awaits that load first).
-await (await import(pkgUrl('dist/shaper.js').href)).loadShaper();
+await (await (await import(pkgUrl('dist/pipeline-loader.js').href)).loadPipeline()).loadShaper();
 const wire = await import(pkgUrl('dist/wire.js').href);
-const { loadValidator, validateJson } = await import(pkgUrl('dist/validation.js').href);
+const { validateJson } = await import(pkgUrl('dist/validation.js').href);
+const { loadValidator } = await import(pkgUrl('dist/validator-loader.js').href);
 const { encodeJson } = await import(pkgUrl('dist/wire.js').href);
 
 const started = Date.now();

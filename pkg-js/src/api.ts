@@ -6,13 +6,14 @@ import { Warden } from './client.js';
 import { configure, type WebMCPConfig } from './config.js';
 import { clearGrants, listGrants, resetGrants, revokeGrant, type Grant } from './grants.js';
 import { mergeHooks } from './hookset.js';
-import type { ListingOptions } from './listing.js';
-import { noticeRuntime, syncRegistrations } from './registration.js';
-import { invokeTool, listTools } from './registry.js';
+import { listContracts, noticeRuntime, resyncRegistrations, runCall } from './pipeline-loader.js';
+import { findTool, isVisible, unknownToolOutcome } from './registry.js';
+import { disposedOutcome } from './outcomes.js';
+import { sealFirstListing } from './governance.js';
 import type { TelemetryHandler } from './telemetry.js';
 import { createTool, unregisterAll } from './tool.js';
 import { ConfigurationError } from './errors.js';
-import type { CallOptions, CallOutcome, ToolContract, ToolFactory, WebMCPHooks } from './types.js';
+import type { CallOptions, CallOutcome, ListingOptions, ToolContract, ToolFactory, WebMCPHooks } from './types.js';
 
 /**
  * A webmcp-warden client: its own core engine, configuration, registry, grants and telemetry.
@@ -87,7 +88,7 @@ export function createWarden(options?: WebMCPConfig): WardenClient {
     resetGlobalHooks: () => {
       for (const set of w.clearGlobal()) w.dropHookSet(set);
       w.globalHooks = {};
-      void syncRegistrations(w).catch(() => undefined);
+      resyncRegistrations(w);
     },
     reset: () => {
       unregisterAll(w);
@@ -136,4 +137,32 @@ export function clientOption<T>(options: T): [Warden, T] {
   const w = client === undefined ? defaultWarden() : internalOf(client);
   if (w === undefined) throw new ConfigurationError('invalid_options', 'client must be a client made by createWarden()', 'client');
   return [w, rest as T];
+}
+
+/**
+ * Calls a registered tool through the governed pipeline, as an in-page agent host would.
+ * Never throws for a call that went wrong: the outcome is data.
+ */
+export async function invokeTool(w: Warden, name: string, input?: unknown, options?: CallOptions): Promise<CallOutcome> {
+  // Disposed first: a disposed client's registry is empty, and "unknown tool" would mislead.
+  if (w.isDisposed) return disposedOutcome();
+  const tool = findTool(w, name);
+  if (tool === undefined) return unknownToolOutcome(name);
+  return runCall(w, tool, input, options, tool.scope);
+}
+
+/**
+ * The registered tools as an agent would see them, after the `toolsListed` hooks. A failing
+ * `toolsListed` hook fails the listing (rejects with a `WardenError` whose code is
+ * `hook_failed`) rather than answering an empty list.
+ */
+export async function listTools(w: Warden, options: ListingOptions = {}): Promise<ToolContract[]> {
+  // A disposed client refuses (this throws `ConfigurationError('disposed')`).
+  w.engine();
+  const tools = [...w.registry.values()].filter((tool) => isVisible(w, tool));
+  // The first listing is a first sight: it records each tool's baseline definition, and seals
+  // the baseline when the page asked for `approvedFingerprints: 'first_listing'`.
+  for (const tool of tools) w.noteBaseline(tool.coreTool);
+  sealFirstListing(w);
+  return listContracts(w, tools, options);
 }

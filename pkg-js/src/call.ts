@@ -14,63 +14,23 @@
 // A resource read or a prompt get runs the same machine (`SubjectCall`, made by subject.ts): its
 // gate hooks in place of the before-hooks, the read or the get in place of the tool, its own
 // answer, shaping and telemetry event.
-import { ActionBits, CallFlags, EVENTS, Op, Outcome, Signal, Verdict } from './codes.js';
-import { core, CoreTrapped } from './core.js';
+import { ActionBits, approverFor, CallFailure, CallFlags, canonicalJson, core, CoreTrapped, decode, deepFrozenCopy, disposedOutcome, emitHookEvent, encode, ensureGrants, EVENTS, failedOutcome, genInvocationId, Op, Outcome, recordGrant, sealFirstListing, Signal, snapshotOf, taintSet, Verdict } from './from-entry.js';
 import type { Warden } from './client.js';
-import { CallFailure } from './errors.js';
 import { readReturn, type Returned } from './facts.js';
-import { canonicalJson } from './canonical.js';
-import { approverFor, sealFirstListing, taintSet, type Decision, type PolicyCall } from './governance.js';
-import { ensureGrants, recordGrant } from './grants.js';
-import type { PipelineTool } from './internal.js';
+import type { Decision, PolicyCall } from './governance.js';
+import type { JsonText, PipelineTool, SubjectCall } from './internal.js';
 import { errorMessage, errorResult, normalizeResult } from './normalize.js';
 import { Ended, NEVER_ABORTED, perform, syncEndedAt, type AnyHook } from './perform.js';
 import { loadedShaping, loadShaper, shaperLoaded } from './shaper.js';
-import { emitHookEvent, type CallTrace, type DecisionStep, type TracedStep } from './telemetry.js';
+import type { CallTrace, DecisionStep, TracedStep } from './telemetry.js';
 import { warnBadReturn } from './warnings.js';
 import type { CallError, CallOptions, CallOutcome, CallToolResult, ToolContract } from './types.js';
-import { compileSchema, toJson, validateJsonText, validateStandard, type Diagnostic, type JsonText } from './validation.js';
-import { decode, encode } from './wire.js';
-import { deepFrozenCopy } from './frozen.js';
+import { compileSchema, toJson, validateJsonText, validateStandard, type Diagnostic } from './validation.js';
 import type { AskFactsAnswer, CallDecisionAnswer, CallErrorAnswer, EndAnswer, PlanErrorAnswer } from './answers.js';
-
-let invocationCounter = 0;
 
 /** What a quiet ending means: the call succeeded and nothing was recorded. */
 const QUIET_SUCCESS = { ok: true } as const;
 
-/** A unique id per call: `crypto.randomUUID()` when available. */
-export function genInvocationId(): string {
-  const uuid = (globalThis.crypto as Crypto | undefined)?.randomUUID;
-  if (typeof uuid === 'function') return uuid.call(globalThis.crypto);
-  invocationCounter = (invocationCounter + 1) % Number.MAX_SAFE_INTEGER;
-  return `webmcp_${Date.now().toString(36)}_${invocationCounter}_${Math.random().toString(36).slice(2, 8)}`;
-}
-
-const snapshots = new WeakMap<ToolContract, ToolContract>();
-
-/**
- * The contract hooks see (`ctx.contract`): a deeply frozen copy, made once per tool, so a hook
- * cannot change the definition the browser, `listTools` and the fingerprint read.
- */
-export function snapshotOf(contract: ToolContract): ToolContract {
-  // The last tool asked for is usually the next one too (calls of one tool in a row).
-  if (contract === last.contract) return last.snapshot;
-  let snapshot = snapshots.get(contract);
-  if (snapshot === undefined) {
-    snapshot = deepFrozenCopy(contract) as ToolContract;
-    snapshots.set(contract, snapshot);
-  }
-  last.contract = contract;
-  last.snapshot = snapshot;
-  return snapshot;
-}
-
-/**
- * The last contract {@link snapshotOf} answered for. It holds one tool's contract alive until
- * another is asked for; a `WeakRef` would cost what the cache saves.
- */
-const last: { contract: ToolContract | undefined; snapshot: ToolContract } = { contract: undefined, snapshot: {} as ToolContract };
 
 const CALL_OPTION_KEYS = new Set(['principal', 'taint', 'shape', 'signal', 'timeout', 'assigns']);
 
@@ -102,32 +62,6 @@ function isStringIterable(value: unknown): boolean {
   }
 }
 
-/**
- * What a call about a resource or a prompt does differently from a tool call: the core plans its
- * gate hooks (for `target`, the URI a read reads), hooks get `context()`, the step that runs
- * the tool runs `run`, and the answer is `normalize`d and `shape`d its own way.
- */
-export interface SubjectCall {
-  /** `Subject.Resource` or `Subject.Prompt` (codes.ts). */
-  readonly kind: number;
-  /** The URI a read reads; absent for prompts. */
-  readonly target?: string;
-  /** `resource_read.stop` or `prompt_get.stop`. */
-  readonly stopEvent: 'resource_read.stop' | 'prompt_get.stop';
-  /** The fields of a gate hook's ctx beyond the shared ones, for the current input. */
-  context(input: unknown): Record<string, unknown>;
-  /** Reads or gets, with the final input. */
-  run(input: unknown, signal: AbortSignal): unknown;
-  /** The answer from what `run` returned (never throws). */
-  normalize(output: unknown): unknown;
-  /** The answer shaped for a model, with what shaping did. */
-  shape(result: unknown, serverId: string, maxBytes: number): { result: unknown; flags: string[]; truncated: boolean };
-}
-
-/** A call that ended before it ran (or that the core could not run), as data: its error, and the text the agent reads. */
-export function failedOutcome(kind: CallError['kind'], reason: string, message: string): CallOutcome {
-  return { ok: false, error: { kind, reason, message }, result: errorResult('Error: ' + message) };
-}
 
 /** Runs one governed call of `tool` under provider `scope` (0: none). Never throws for a failed call. */
 export async function runCall(w: Warden, tool: PipelineTool, input: unknown, options?: CallOptions | null, scope = 0): Promise<CallOutcome> {
@@ -741,8 +675,3 @@ function digestOf(args: unknown): string {
 }
 
 export type { CallToolResult };
-
-/** The outcome of a call on a disposed client: data, like every other refusal of a call. */
-export function disposedOutcome(): CallOutcome {
-  return failedOutcome('tool', 'disposed', 'this webmcp-warden client was disposed');
-}

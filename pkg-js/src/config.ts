@@ -7,7 +7,7 @@ import { encodePolicy, type Approver, type Policy, type ToolFilterFn } from './g
 import { useGrantStore, type GrantStore } from './grants.js';
 import { encode } from './wire.js';
 import { compileHookSet, mergeHooks } from './hookset.js';
-import { syncRegistrations } from './registration.js';
+import { resyncRegistrations } from './pipeline-loader.js';
 import type { TelemetryHandler } from './telemetry.js';
 import type { WebMCPHooks } from './types.js';
 import { isPlainObject, typeName } from './values.js';
@@ -171,5 +171,5 @@ export function configure(w: Warden, options: WebMCPConfig): void {
   if (options.hookReturns !== undefined) w.setStrictReturns(options.hookReturns === 'strict');
   if (serverId !== undefined) w.setServerId(serverId);
   // What the browser lists follows the filter, the server id and the toolsListed hooks.
-  if (options.tools !== undefined || serverId !== undefined || hooks !== undefined || replace) void syncRegistrations(w).catch(() => undefined);
+  if (options.tools !== undefined || serverId !== undefined || hooks !== undefined || replace) resyncRegistrations(w);
 }

@@ -3,7 +3,7 @@
 import { defaultWarden } from './api.js';
 import { compileHookSet, HOOK_EVENTS } from './hookset.js';
 import type { PipelineTool } from './internal.js';
-import { runCall } from './call.js';
+import { runCall } from './pipeline-loader.js';
 import type { CallToolResult, ToolContract, WebMCPHooks, WebMCPTool } from './types.js';
 import { isPlainObject } from './values.js';
 

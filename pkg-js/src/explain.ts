@@ -10,7 +10,8 @@ import { approverFor, taintSet, type Decision } from './governance.js';
 import { ensureGrants } from './grants.js';
 import { findTool } from './registry.js';
 import type { CallOptions } from './types.js';
-import { toJson, validateJsonText, type Diagnostic } from './validation.js';
+import { pipelineOrThrow } from './pipeline-loader.js';
+import type { Diagnostic } from './types.js';
 import { decode, encode } from './wire.js';
 import type { EndExplainAnswer, ExplainUnknownAnswer } from './answers.js';
 
@@ -38,6 +39,7 @@ export async function explain(name: string, input?: unknown, given: Pick<CallOpt
   // A filter function is user code: not called here, so a tool it would hide is explained.
   const tool = findTool(w, name, false);
   if (tool === undefined) return decode(core.explainUnknown(String(name))) as ExplainUnknownAnswer;
+  const { toJson, validateJsonText } = await pipelineOrThrow();
   const select: ExplainStep = { step: 'select', tool: String(name), found: true };
   if (w.settings.filter !== undefined) select.filterFunction = 'not called in a dry run; it could still hide this tool';
   const engine = w.engine();

@@ -2,7 +2,7 @@
 // the types of their values, packed as the core expects (`src/returns.rs`). Nothing is judged
 // here: the core decides what the facts mean for the event. Reading is part of performing the
 // step: a getter, proxy trap or `then` getter that throws makes the step a raise.
-import { Facts } from './codes.js';
+import { Facts } from './from-entry.js';
 
 function textField(value: unknown): number {
   if (value === undefined) return 0;
@@ -30,11 +30,12 @@ export interface Returned {
 }
 
 // What a return with no keys to read comes to: one frozen object each, since most hooks return
-// `undefined` and a call should not allocate for that.
-const UNDEFINED_RETURN: Returned = Object.freeze({ facts: Facts.KindUndefined });
-const NULL_RETURN: Returned = Object.freeze({ facts: Facts.KindNull });
-const PRIMITIVE_RETURN: Returned = Object.freeze({ facts: Facts.KindPrimitive });
-const ARRAY_RETURN: Returned = Object.freeze({ facts: Facts.KindArray });
+// `undefined` and a call should not allocate for that. Made at first use: the codes they hold are
+// handed to this chunk after its modules ran (from-entry.ts).
+let UNDEFINED_RETURN: Returned | undefined;
+let NULL_RETURN: Returned | undefined;
+let PRIMITIVE_RETURN: Returned | undefined;
+let ARRAY_RETURN: Returned | undefined;
 
 /**
  * Reads what a hook or the approver returned (throws when reading it throws; the caller reports
@@ -43,11 +44,11 @@ const ARRAY_RETURN: Returned = Object.freeze({ facts: Facts.KindArray });
  * `'result' in value` see the prototype chain too, as simple-webmcp's checks did.
  */
 export function readReturn(value: unknown): Returned {
-  if (value === undefined) return UNDEFINED_RETURN;
-  if (value === null) return NULL_RETURN;
+  if (value === undefined) return (UNDEFINED_RETURN ??= Object.freeze({ facts: Facts.KindUndefined }));
+  if (value === null) return (NULL_RETURN ??= Object.freeze({ facts: Facts.KindNull }));
   const type = typeof value;
-  if (type !== 'object' && type !== 'function') return PRIMITIVE_RETURN;
-  if (Array.isArray(value)) return ARRAY_RETURN;
+  if (type !== 'object' && type !== 'function') return (PRIMITIVE_RETURN ??= Object.freeze({ facts: Facts.KindPrimitive }));
+  if (Array.isArray(value)) return (ARRAY_RETURN ??= Object.freeze({ facts: Facts.KindArray }));
   const v = value as Record<string, unknown>;
   const out: Returned = { facts: 0 };
   let facts: number = Facts.KindObject;

@@ -7,7 +7,7 @@
 import { clientOption, getDefaultWarden, type ClientOption } from './api.js';
 import type { WebMCPConfig } from './config.js';
 import type { Grant } from './grants.js';
-import type { ListingOptions } from './listing.js';
+import type { ListingOptions } from './types.js';
 
 export type { ListingOptions };
 import type { TelemetryHandler } from './telemetry.js';
@@ -37,8 +37,9 @@ export { type WebMCPConfig } from './config.js';
 export { mergeHooks, mergeHooksOrdered } from './hookset.js';
 export { createHookedExecute, type HookedExecuteOptions } from './engine.js';
 export { WardenError, ConfigurationError, RegistrationError, NotSupportedError, CallFailure } from './errors.js';
-export { normalizeResult, normalizeError, type NormalizeOptions } from './normalize.js';
-export { genInvocationId } from './call.js';
+export { normalizeResult, normalizeError } from './public-results.js';
+export type { NormalizeOptions } from './types.js';
+export { genInvocationId } from './outcomes.js';
 export { explain, type Explanation, type ExplainStep } from './explain.js';
 export { lintPolicy, definePolicy, type Policy, type PolicySection, type PolicyRule, type Rule, type ApprovalCall, type PolicyWhen, type Decision, type PolicyCall, type AskAnswer, type Approver, type PolicyPredicate, type PolicyDiagnostic, type ToolFilterFn, type GovernanceContext } from './governance.js';
 export { memoryGrantStore, localStorageGrantStore, type Grant, type GrantStore } from './grants.js';
@@ -53,8 +54,9 @@ export {
   type ResourceReadStopEvent,
   type PromptGetStopEvent,
 } from './telemetry.js';
-export { validateJson, type Diagnostic } from './validation.js';
-export { shapeForModel } from './shaper.js';
+export { validateJson } from './pipeline-loader.js';
+export type { Diagnostic } from './types.js';
+export { shapeForModel } from './pipeline-loader.js';
 export type { ShapedResult } from './shape.js';
 export { getModelContext, isWebMCPSupported } from './runtime.js';
 export { PROVENANCE_META_KEY } from './mcp.js';

@@ -1,6 +1,6 @@
 // Types the package's modules share about tools, kept apart so no module has to import another
 // for its types alone.
-import type { StandardSchemaLike } from './validation.js';
+import type { StandardSchemaLike } from './schema-export.js';
 import type { JsonSchema, StandardSchemaV1, ToolContract, WebMCPHooks, WebMCPOptions, WebMCPTool } from './types.js';
 
 /**
@@ -37,3 +37,42 @@ export interface RegisteredTool extends PipelineTool {
 
 /** How a tool stands with the browser. */
 export type RegistrationStatus = 'unregistered' | 'registering' | 'registered' | 'error' | 'unsupported';
+
+/**
+ * What a call about a resource or a prompt does differently from a tool call: the core plans its
+ * gate hooks (for `target`, the URI a read reads), hooks get `context()`, the step that runs
+ * the tool runs `run`, and the answer is `normalize`d and `shape`d its own way.
+ */
+export interface SubjectCall {
+  /** `Subject.Resource` or `Subject.Prompt` (codes.ts). */
+  readonly kind: number;
+  /** The URI a read reads; absent for prompts. */
+  readonly target?: string;
+  /** `resource_read.stop` or `prompt_get.stop`. */
+  readonly stopEvent: 'resource_read.stop' | 'prompt_get.stop';
+  /** The fields of a gate hook's ctx beyond the shared ones, for the current input. */
+  context(input: unknown): Record<string, unknown>;
+  /** Reads or gets, with the final input. */
+  run(input: unknown, signal: AbortSignal): unknown;
+  /** The answer from what `run` returned (never throws). */
+  normalize(output: unknown): unknown;
+  /** The answer shaped for a model, with what shaping did. */
+  shape(result: unknown, serverId: string, maxBytes: number): { result: unknown; flags: string[]; truncated: boolean };
+}
+
+/**
+ * JSON text as {@link toJson} wrote it; `source`, when present, is the value it was written
+ * from, which is JSON as it stands (the quick check vouched for it: plain nesting, no `toJSON`,
+ * no boxed primitive), so writing it again gives the same JSON without reading the text back.
+ * Only as long as the value has not changed: pass `source` on only with no `await` since
+ * `toJson` (the text is what a tool receives, and what must have been validated).
+ */
+export interface JsonText {
+  /** The JSON text, as `JSON.stringify` writes it. */
+  text: string;
+  /** The value the text was written from, when it is JSON as it stands (see above). */
+  source?: unknown;
+}
+
+/** A compiled schema's handle, valid in one generation of the module; or why the schema is invalid. */
+export type Compiled = { handle: number; generation: number } | { error: string };

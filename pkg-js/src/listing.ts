@@ -2,28 +2,16 @@
 // plans the hooks (which ones, in which order, given which tools) and judges what each returned;
 // this file calls them with their deadlines and keeps the (possibly annotated) tool objects.
 // `listTools()` and the browser registrations (`registration.ts`) both list this way.
-import { ActionBits, Op, Outcome, Verdict } from './codes.js';
-import { core, CoreTrapped } from './core.js';
+import { ActionBits, core, CoreTrapped, decode, emitHookEvent, encode, genInvocationId, Op, Outcome, Verdict, WardenError } from './from-entry.js';
 import type { Warden } from './client.js';
-import { WardenError } from './errors.js';
 import { readReturn } from './facts.js';
 import type { RegisteredTool } from './internal.js';
 import { Ended, NEVER_ABORTED, perform } from './perform.js';
 import { loadedShaping, loadShaper, shaperLoaded } from './shaper.js';
-import type { ToolContract } from './types.js';
-import { decode, encode } from './wire.js';
+import type { ListingOptions, ToolContract } from './types.js';
 import type { EndListingAnswer } from './answers.js';
-import { genInvocationId } from './call.js';
 import { warnBadReturn } from './warnings.js';
-import { emitHookEvent } from './telemetry.js';
 
-/** Who a listing is for, as `listTools(options)` takes it. */
-export interface ListingOptions {
-  principal?: string;
-  assigns?: Record<string, unknown>;
-  signal?: AbortSignal;
-  shape?: 'llm' | false;
-}
 
 /**
  * The contracts an agent sees of `tools`, after the `toolsListed` hooks; with `shape: 'llm'`

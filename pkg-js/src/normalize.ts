@@ -1,15 +1,7 @@
 // Turning what a tool returned or threw into an MCP result.
 import { jsonView, removedNotice, ValueSink, walkJson } from './json-walk.js';
-import type { CallToolResult } from './types.js';
+import type { CallToolResult, NormalizeOptions } from './types.js';
 
-/** Options of {@link normalizeResult}. */
-export interface NormalizeOptions {
-  /**
-   * `false`: a plain object becomes JSON text only, without `structuredContent` (the tool
-   * option `structured: false`). Default `true`.
-   */
-  structured?: boolean;
-}
 
 /** How deep a value that `JSON.stringify` refused is walked again; deeper parts become notices (shaping cuts at 128 anyway). */
 const SALVAGE_DEPTH = 1000;
@@ -108,15 +100,15 @@ function textResult(text: string): CallToolResult {
   return { content: [{ type: 'text', text }] };
 }
 
-/** A one-block text result marked as an error. */
-export function errorResult(text: string): CallToolResult {
-  return { content: [{ type: 'text', text }], isError: true };
-}
-
 function safeString(value: unknown): string {
   try {
     return String(value);
   } catch {
     return Object.prototype.toString.call(value);
   }
+}
+
+/** A one-block text result marked as an error. */
+export function errorResult(text: string): CallToolResult {
+  return { content: [{ type: 'text', text }], isError: true };
 }

@@ -12,13 +12,10 @@
 // runtime differs from the last one seen, and when MCP-B's tab transport announces itself on
 // `window` (docs/mcp-b.md: the options measured, and the init orders).
 import type { Warden } from './client.js';
-import { RegistrationError, WardenError } from './errors.js';
+import { dropBrowserRegistration, getModelContext, isMcpB, isVisible, RegistrationError, toWireResult, unknownToolOutcome, WardenError } from './from-entry.js';
 import type { ToolRecord } from './client.js';
 import { listContracts } from './listing.js';
-import { isVisible, unknownToolOutcome } from './registry.js';
 import { runCall } from './call.js';
-import { toWireResult } from './mcp.js';
-import { getModelContext, isMcpB } from './runtime.js';
 import type { ToolContract } from './types.js';
 
 interface SyncState {
@@ -106,7 +103,7 @@ async function sync(w: Warden): Promise<void> {
   const visible = records.filter((record) => isVisible(w, record));
   if (!runtime) {
     for (const record of records) {
-      drop(record);
+      dropBrowserRegistration(record);
       record.status = visible.includes(record) ? 'unsupported' : 'unregistered';
     }
     return;
@@ -135,7 +132,7 @@ async function sync(w: Warden): Promise<void> {
         if (record.status !== 'registering') record.status = 'registered';
         return;
       }
-      drop(record);
+      dropBrowserRegistration(record);
       if (contract === undefined || key === undefined) {
         record.status = 'unregistered';
         return;
@@ -143,13 +140,6 @@ async function sync(w: Warden): Promise<void> {
       await registerWithBrowser(w, record, contract, key);
     }),
   );
-}
-
-/** Ends a tool's browser registration, if it has one. */
-export function drop(record: ToolRecord): void {
-  const browser = record.browser;
-  record.browser = undefined;
-  browser?.controller.abort();
 }
 
 async function registerWithBrowser(w: Warden, record: ToolRecord, contract: ToolContract, key: string): Promise<void> {

@@ -1,12 +1,10 @@
-// The in-page registry: the tools `invokeTool` and `listTools` see, whether or not the browser
+// The in-page registry: the tools `invokeTool` and `listTools` (api.ts) see, whether or not the browser
 // has a WebMCP runtime, so an in-page agent works in every browser. One per client.
 import { core } from './core.js';
-import type { Warden } from './client.js';
-import { disposedOutcome, failedOutcome, runCall, snapshotOf } from './call.js';
+import type { ToolRecord, Warden } from './client.js';
+import { failedOutcome, snapshotOf } from './outcomes.js';
 import type { RegisteredTool } from './internal.js';
-import { listContracts, type ListingOptions } from './listing.js';
-import { sealFirstListing } from './governance.js';
-import type { CallOptions, CallOutcome, ToolContract } from './types.js';
+import type { CallOutcome, ToolContract } from './types.js';
 
 /** Adds a tool; `false` when another tool already holds its name. */
 export function addToRegistry(w: Warden, tool: RegisteredTool): boolean {
@@ -54,30 +52,9 @@ export function findTool(w: Warden, name: unknown, callFilter = true): Registere
   return tool !== undefined && isVisible(w, tool, callFilter) ? tool : undefined;
 }
 
-/**
- * Calls a registered tool through the governed pipeline, as an in-page agent host would.
- * Never throws for a call that went wrong: the outcome is data.
- */
-export async function invokeTool(w: Warden, name: string, input?: unknown, options?: CallOptions): Promise<CallOutcome> {
-  // Disposed first: a disposed client's registry is empty, and "unknown tool" would mislead.
-  if (w.isDisposed) return disposedOutcome();
-  const tool = findTool(w, name);
-  if (tool === undefined) return unknownToolOutcome(name);
-  return runCall(w, tool, input, options, tool.scope);
-}
-
-/**
- * The registered tools as an agent would see them, after the `toolsListed` hooks. A failing
- * `toolsListed` hook fails the listing (rejects with a `WardenError` whose code is
- * `hook_failed`) rather than answering an empty list.
- */
-export async function listTools(w: Warden, options: ListingOptions = {}): Promise<ToolContract[]> {
-  // A disposed client refuses (this throws `ConfigurationError('disposed')`).
-  w.engine();
-  const tools = [...w.registry.values()].filter((tool) => isVisible(w, tool));
-  // The first listing is a first sight: it records each tool's baseline definition, and seals
-  // the baseline when the page asked for `approvedFingerprints: 'first_listing'`.
-  for (const tool of tools) w.noteBaseline(tool.coreTool);
-  sealFirstListing(w);
-  return listContracts(w, tools, options);
+/** Ends a tool's browser registration, if it has one. */
+export function dropBrowserRegistration(record: ToolRecord): void {
+  const browser = record.browser;
+  record.browser = undefined;
+  browser?.controller.abort();
 }

@@ -1,4 +1,5 @@
-// The JSON Schema a Standard Schema shows the browser: the schema's own JSON Schema export.
+// Standard Schemas at definition time: telling one apart (`isStandardSchema`), and the JSON Schema
+// it shows the browser, which is the schema's own JSON Schema export.
 //
 // The agent reads only this JSON Schema: a tool registered with a schema that says nothing
 // (`{"type":"object","properties":{}}`) tells the agent it takes no arguments, and every call it
@@ -7,8 +8,26 @@
 // in the page, `tool.invoke`, never shows its schema and works).
 
 import type { JsonSchema } from './types.js';
-import type { StandardSchemaLike } from './validation.js';
 import { isPlainObject } from './values.js';
+
+/** A Standard Schema (zod, valibot, …): `'~standard'.validate`, maybe async. */
+export interface StandardSchemaLike {
+  '~standard': {
+    version: number;
+    vendor: string;
+    validate(value: unknown): unknown;
+    jsonSchema?: { input?(options: { target: string }): unknown };
+  };
+}
+
+/** Whether `value` is a Standard Schema. */
+export function isStandardSchema(value: unknown): value is StandardSchemaLike {
+  return (
+    value !== null &&
+    (typeof value === 'object' || typeof value === 'function') &&
+    typeof (value as StandardSchemaLike)['~standard']?.validate === 'function'
+  );
+}
 
 /** The JSON Schema to show, or why there is none (one sentence, for a `ConfigurationError`). */
 export type ExportedSchema = { schema: JsonSchema } | { problem: string };

@@ -7,11 +7,9 @@
 import type * as Shaping from './shape.js';
 import type { ShapedResult } from './shape.js';
 import type { CallToolResult } from './types.js';
-import { decodeBase64 } from './embedded-bytes.js';
-import { inflateRawAsync } from './inflate.js';
+import { decode, decodeBase64, inflateRawAsync, Tag, Writer } from './from-entry.js';
 import { isContainer, jsonView, ownMember, SKIP, Unsupported, Unsayable, walkJson } from './json-walk.js';
 import { utf8Length, wellFormed } from './unicode.js';
-import { decode, Tag, Writer } from './wire.js';
 
 let shaping: typeof Shaping | undefined;
 let loading: Promise<typeof Shaping> | undefined;
@@ -46,14 +44,7 @@ export function loadedShaping(): typeof Shaping {
   return shaping;
 }
 
-/**
- * Shapes a result for a model outside a call, as a call with `shape: 'llm'` does: loads the
- * shaping module on first use, hence a promise. Rejects only when the module cannot be loaded.
- *
- * @param result - A tool result (`{ content, structuredContent?, isError? }`).
- * @param serverId - The server id written in the result's `provenance`.
- * @param maxBytes - The most UTF-8 bytes of the result a model may read.
- */
+/** Shapes a result for a model outside a call, loading the shaping module first (the public `shapeForModel`, `pipeline-loader.ts`). */
 export async function shapeForModel(result: CallToolResult, serverId: string, maxBytes: number): Promise<ShapedResult> {
   return (await loadShaper()).shapeForModel(result, serverId, maxBytes);
 }

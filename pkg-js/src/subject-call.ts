@@ -4,13 +4,11 @@
 // shaped, and are put back).
 import { clientOption, type ClientOption } from './api.js';
 import type { Warden } from './client.js';
-import { noticeRuntime } from './registration.js';
-import { runSubjectCall, type SubjectCall } from './call.js';
+import { inPipeline, noticeRuntime, runSubjectCall } from './pipeline-loader.js';
+import type { SubjectCall } from './internal.js';
 import { deepFrozenCopy } from './frozen.js';
 import { Subject } from './codes.js';
 import type { SubjectRecord } from './client.js';
-import { normalizeResult } from './normalize.js';
-import { loadedShaping } from './shaper.js';
 import type { CallOptions, CallOutcome, ContentBlock, GetPromptResult, PromptDefinition, PromptMessage, ReadResourceResult, ResourceContents, ResourceDefinition, ResourceRead, SubjectOutcome } from './types.js';
 
 /** The longest URI read (the core's `pattern::INPUT_LIMIT`). */
@@ -32,7 +30,7 @@ const isObject = (value: unknown): value is Record<string, unknown> => value !==
 
 /** A value read as the text of a JSON-ish answer (never `[object Object]`, never a throw). */
 function textOf(value: unknown): string {
-  const text = normalizeResult(value, { structured: false }).content[0]?.text;
+  const text = inPipeline().normalizeResult(value, { structured: false }).content[0]?.text;
   return typeof text === 'string' ? text : '';
 }
 
@@ -104,7 +102,7 @@ function normalizeRead(value: unknown, uri: string, mimeType: string | undefined
 /** Contents shaped as tool results are: each item an embedded resource block; notices become text items of `uri`. */
 function shapeRead(result: unknown, uri: string, serverId: string, maxBytes: number) {
   const contents = isObject(result) && Array.isArray(result.contents) ? (result.contents as unknown[]) : [];
-  const { shapeForModel, stripText } = loadedShaping();
+  const { shapeForModel, stripText } = inPipeline().loadedShaping();
   const shaped = shapeForModel({ content: contents.map((item) => ({ type: 'resource', resource: item })) }, serverId, maxBytes);
   const noticeUri = stripText(uri)[0];
   const out: ResourceContents[] = shaped.result.content.map((block) =>
@@ -173,7 +171,7 @@ function shapeGet(result: unknown, serverId: string, maxBytes: number) {
   const description = typeof source.description === 'string' ? source.description : undefined;
   const blocks: unknown[] = messages.map((message) => (isObject(message) ? message.content : message));
   if (description !== undefined) blocks.unshift({ type: 'text', text: description });
-  const shaped = loadedShaping().shapeForModel({ content: blocks as ContentBlock[] }, serverId, maxBytes);
+  const shaped = inPipeline().loadedShaping().shapeForModel({ content: blocks as ContentBlock[] }, serverId, maxBytes);
   const content = [...shaped.result.content];
   const out: GetPromptResult = { messages: [] };
   if (description !== undefined && content.length > 0) {

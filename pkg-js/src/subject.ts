@@ -10,11 +10,10 @@ import { Subject } from './codes.js';
 import { ConfigurationError, RegistrationError, WardenError } from './errors.js';
 import { compileHookSet } from './hookset.js';
 import type { SubjectRecord } from './client.js';
-import { syncRegistrations } from './registration.js';
 import { dropSubject, syncSubjects } from './subject-registration.js';
 import { compileTemplate, getWith, readWith, templateParams } from './subject-call.js';
 import { TOOL_NAME_RULE } from './names.js';
-import { compileSchema } from './validation.js';
+import { compileSchema, syncRegistrations } from './pipeline-loader.js';
 import { encode } from './wire.js';
 import { isPlainObject, typeName } from './values.js';
 import type {

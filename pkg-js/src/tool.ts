@@ -6,14 +6,12 @@ import { ConfigurationError, RegistrationError, WardenError } from './errors.js'
 import { compileHookSet, mergeHooks } from './hookset.js';
 import type { AnyToolOptions } from './internal.js';
 import type { ToolRecord } from './client.js';
-import { runCall } from './call.js';
-import { addToRegistry, removeFromRegistry } from './registry.js';
-import { drop, syncRegistrations } from './registration.js';
-import { NEVER_ABORTED } from './perform.js';
-import { exportJsonSchema } from './schema-export.js';
-import { compileSchema, isStandardSchema, type StandardSchemaLike } from './validation.js';
+import { addToRegistry, dropBrowserRegistration, removeFromRegistry } from './registry.js';
+import { pipelineOrThrow, resyncRegistrations, runCall, syncRegistrations } from './pipeline-loader.js';
+import type { PipelineChunk } from './pipeline-contract.js';
+import { exportJsonSchema, isStandardSchema, type StandardSchemaLike } from './schema-export.js';
 import { liveGeneration, ready } from './core.js';
-import { loadShaper, shaperLoaded } from './shaper.js';
+import { loadValidator } from './validator-loader.js';
 import { encode } from './wire.js';
 import type { CallOptions, CallOutcome, JsonSchema, RegistrationStatus, ToolContract, WebMCPTool } from './types.js';
 import { TOOL_NAME_RULE } from './names.js';
@@ -21,6 +19,8 @@ import { isPlainObject, typeName } from './values.js';
 
 const KNOWN_OPTIONS = new Set(['name', 'title', 'description', 'inputSchema', 'schema', 'outputSchema', 'annotations', 'hooks', 'server', 'shape', 'structured', 'scope', 'enabled']);
 const BRAND = Symbol.for('webmcp-warden.tool');
+/** The signal a tool called directly with one argument gets (the pipeline has its own, perform.ts). */
+const NEVER_ABORTED = new AbortController().signal;
 
 /**
  * Calls `listener` after each change of the tool's `status`; answers the unsubscribe function
@@ -327,7 +327,7 @@ const noop = () => {};
  * mount → unmount → mount: a second `register()` of a registered tool answers the live
  * registration's unregister function, and an `unregister()` makes older ones inert. A second
  * `register()` of a tool whose registration failed (`status: 'error'`: a `toolsListed` hook
- * failed, the shaping chunk did not download) tries the browser registration again.
+ * failed, the pipeline or shaping chunk did not download) tries again.
  */
 async function register(record: ToolRecord, opts?: { signal?: AbortSignal }): Promise<() => void> {
   if (record.options.enabled === false) return noop;
@@ -354,15 +354,27 @@ async function register(record: ToolRecord, opts?: { signal?: AbortSignal }): Pr
   // `ready()` does (compiled off the main thread) while the validator loads, instead of
   // synchronously at its first use below. A failure here is left to that first use to report.
   const loadingCore = liveGeneration() < 0 ? ready().catch(() => undefined) : undefined;
-  // Shaping's chunk, which the browser registration below and the tool's calls need, loads
-  // meanwhile too; a failure is reported by what needs it (`register()` rejects, a call fails
-  // closed).
-  if (!shaperLoaded()) loadShaper().catch(() => undefined);
+  // The pipeline chunk (the browser registration and the tool's calls run there), the validator
+  // module and shaping's chunk (the browser registration strips descriptions with it) load side
+  // by side; the pipeline compiles shaping's module. A chunk that does not download fails the
+  // registration here, before anything is registered, so the next register() starts over.
+  const loadingPipeline = pipelineOrThrow();
+  loadingPipeline.then((chunk) => chunk.loadShaper()).catch(() => undefined);
+  // Shaping's chunk is fetched now rather than once the pipeline asks for it (the same module:
+  // its loader only compiles what this fetched).
+  import('./shape.js').catch(() => undefined);
+  if (record.validation.input !== undefined || record.validation.output !== undefined) loadValidator().catch(() => undefined);
+  let pipeline: PipelineChunk;
+  try {
+    pipeline = await loadingPipeline;
+  } catch (err) {
+    return fail(err as Error);
+  }
   // A schema that is not valid JSON Schema is reported here; the check needs the lazily loaded
   // validator module, which is why register() is async.
   for (const [which, schema] of [['inputSchema', record.validation.input], ['outputSchema', record.validation.output]] as const) {
     if (schema === undefined) continue;
-    const compiled = await compileSchema(schema);
+    const compiled = await pipeline.compileSchema(schema);
     if ('error' in compiled) fail(new ConfigurationError('invalid_schema', `tool "${record.contract.name}": ${which} is not valid JSON Schema: ${compiled.error}`));
   }
   if (loadingCore !== undefined) await loadingCore;
@@ -383,7 +395,7 @@ async function register(record: ToolRecord, opts?: { signal?: AbortSignal }): Pr
   record.attempt = attempt;
   record.error = null;
   opts?.signal?.addEventListener('abort', attempt.unregister, { once: true });
-  await syncRegistrations(w);
+  await pipeline.syncRegistrations(w);
   if (record.attempt === attempt && record.status === 'error' && record.error) throw record.error;
   return attempt.unregister;
 }
@@ -392,10 +404,10 @@ function unregister(record: ToolRecord): void {
   const wasRegistered = record.attempt !== undefined;
   record.attempt = undefined;
   removeFromRegistry(record.warden, record);
-  drop(record);
+  dropBrowserRegistration(record);
   record.status = 'unregistered';
   // Other tools' listing may change without this one (a toolsListed hook sees fewer tools).
-  if (wasRegistered) void syncRegistrations(record.warden).catch(() => undefined);
+  if (wasRegistered) resyncRegistrations(record.warden);
 }
 
 /** Unregisters every tool of the client (for `resetWebMCP()` and `dispose()`). */

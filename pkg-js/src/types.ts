@@ -621,3 +621,31 @@ export interface WebMCPTool<F extends AnyFunction = UntypedToolFunction, A = Arg
   /** Runs the governed pipeline on `input`; needs no registration. */
   invoke(...args: InvokeArgs<A>): Promise<CallOutcome>;
 }
+
+/** Who a listing is for, as `listTools(options)` takes it. */
+export interface ListingOptions {
+  principal?: string;
+  assigns?: Record<string, unknown>;
+  signal?: AbortSignal;
+  shape?: 'llm' | false;
+}
+
+/** Options of {@link normalizeResult}. */
+export interface NormalizeOptions {
+  /**
+   * `false`: a plain object becomes JSON text only, without `structuredContent` (the tool
+   * option `structured: false`). Default `true`.
+   */
+  structured?: boolean;
+}
+
+/** Limits on arguments that cross to the validator or the policy as JSON. */
+export interface Limits {
+  /** Largest JSON, in UTF-8 bytes. */
+  maxBytes: number;
+  /** Deepest nesting of arrays and objects (`{}` is 1). */
+  maxDepth: number;
+}
+
+/** What validating JSON text against a JSON Schema found. */
+export type JsonValidated = { valid: true } | { valid: false; diagnostics: Diagnostic[] } | { valid: false; invalidSchema: string };

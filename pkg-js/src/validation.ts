@@ -11,29 +11,20 @@
 // text read back, so their numbers reach the module as the same doubles, unparsed.
 
 import { Ended, NEVER_ABORTED, perform, type AnyHook } from './perform.js';
-import type { Diagnostic, JsonSchema } from './types.js';
+import type { StandardSchemaLike } from './schema-export.js';
+import type { Compiled, JsonText } from './internal.js';
+import type { Diagnostic, JsonSchema, JsonValidated, Limits } from './types.js';
 
 export type { Diagnostic };
 import { hasLoneSurrogate, utf8Length, wellFormed } from './unicode.js';
-import { loadedValidator, loadValidator, type ValidatorModule } from './validator-loader.js';
-import { isPlainObject } from './values.js';
-import { encodeJson } from './wire.js';
+import type { ValidatorModule } from './validator-loader.js';
+import { encodeJson, isPlainObject, loadedValidator, loadValidator } from './from-entry.js';
 
-export { loadValidator } from './validator-loader.js';
 
-/** Limits on arguments that cross to the validator or the policy as JSON. */
-export interface Limits {
-  /** Largest JSON, in UTF-8 bytes. */
-  maxBytes: number;
-  /** Deepest nesting of arrays and objects (`{}` is 1). */
-  maxDepth: number;
-}
 
 /** The default limits (`maxArgumentBytes`, `maxArgumentDepth`). */
 export const DEFAULT_LIMITS: Limits = { maxBytes: 1024 * 1024, maxDepth: 64 };
 
-/** A compiled schema's handle, valid in one generation of the module; or why the schema is invalid. */
-type Compiled = { handle: number; generation: number } | { error: string };
 const compiled = new WeakMap<object, Compiled>();
 
 /**
@@ -82,22 +73,7 @@ function compileWith(validator: ValidatorModule, schema: JsonSchema): Compiled {
   return result;
 }
 
-/**
- * JSON text as {@link toJson} wrote it; `source`, when present, is the value it was written
- * from, which is JSON as it stands (the quick check vouched for it: plain nesting, no `toJSON`,
- * no boxed primitive), so writing it again gives the same JSON without reading the text back.
- * Only as long as the value has not changed: pass `source` on only with no `await` since
- * `toJson` (the text is what a tool receives, and what must have been validated).
- */
-export interface JsonText {
-  /** The JSON text, as `JSON.stringify` writes it. */
-  text: string;
-  /** The value the text was written from, when it is JSON as it stands (see above). */
-  source?: unknown;
-}
 
-/** What validating JSON text against a JSON Schema found. */
-export type JsonValidated = { valid: true } | { valid: false; diagnostics: Diagnostic[] } | { valid: false; invalidSchema: string };
 
 /**
  * Validates JSON text (what `toJson` wrote) against a JSON Schema; an invalid schema is
@@ -144,25 +120,6 @@ export async function validateJson(schema: JsonSchema, value: unknown, limits: L
 /** A limit as the module's `u32` (which would wrap a larger number: 2^32 would become 0). */
 function asU32(n: number): number {
   return Math.min(Math.max(Math.floor(n), 0), 0xffff_ffff);
-}
-
-/** A Standard Schema (zod, valibot, …): `'~standard'.validate`, maybe async. */
-export interface StandardSchemaLike {
-  '~standard': {
-    version: number;
-    vendor: string;
-    validate(value: unknown): unknown;
-    jsonSchema?: { input?(options: { target: string }): unknown };
-  };
-}
-
-/** Whether `value` is a Standard Schema. */
-export function isStandardSchema(value: unknown): value is StandardSchemaLike {
-  return (
-    value !== null &&
-    (typeof value === 'object' || typeof value === 'function') &&
-    typeof (value as StandardSchemaLike)['~standard']?.validate === 'function'
-  );
 }
 
 /** What running a Standard Schema found. */

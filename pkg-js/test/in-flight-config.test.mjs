@@ -21,7 +21,8 @@ test('hooks replaced while a call waits: the call runs no hook it was not planne
   });
   const tool = webmcp(() => 'ok', { name: 'inflight', description: 'A tool called while its hooks change.' });
   const pending = tool.invoke({});
-  await tick();
+  // The process's first call loads the pipeline chunk before it starts.
+  for (let waited = 0; log.length === 0 && waited < 200; waited++) await tick();
   assert.deepEqual(log, ['old before'], 'the call waits in its before-hook');
   // Replaced: the old set is dropped and its handles freed; a new tool's hooks take them.
   configureWebMCP({ hooks: { before: [() => void log.push('new before')], after: [() => void log.push('new after')] }, replace: true });

@@ -20,11 +20,12 @@ import assert from 'node:assert/strict';
 import { configureWebMCP, normalizeResult } from 'webmcp-warden';
 import { shapeForModel, shapeInCore, shapeReference, shapeStats } from '../dist/shape.js';
 import { shaperMemoryBytes } from '../dist/shape.js';
-import { loadShaper } from '../dist/shaper.js';
+import { loadPipeline } from '../dist/pipeline-loader.js';
 import { toolMaker } from '../test-support/helpers.mjs';
 
-// The internal routes are synchronous and need the shaping module loaded, as calls have it.
-await loadShaper();
+// The internal routes are synchronous and need the shaping module loaded, as calls have it (the
+// pipeline chunk loads it, with what it is handed from the entry).
+await (await loadPipeline()).loadShaper();
 
 const tool = toolMaker((n) => ({ name: `bounded_${n}`, description: 'returns a large result' }));
 const CAP = 102_400;

@@ -14,11 +14,12 @@ import { configureWebMCP, normalizeResult, listTools, ConfigurationError } from 
 import { installFakeModelContext } from 'webmcp-warden/testing';
 // The internal routes, to check they agree (the same module instance the package uses).
 import { shapeForModel, shapeInCore, shapeReference, shapeStats } from '../dist/shape.js';
-import { loadShaper } from '../dist/shaper.js';
+import { loadPipeline } from '../dist/pipeline-loader.js';
 import { clone, loadFixture, toolMaker } from '../test-support/helpers.mjs';
 
-// The internal routes are synchronous and need the shaping module loaded, as calls have it.
-await loadShaper();
+// The internal routes are synchronous and need the shaping module loaded, as calls have it (the
+// pipeline chunk loads it, with what it is handed from the entry).
+await (await loadPipeline()).loadShaper();
 
 const CASES = loadFixture('shape.json');
 const DEFAULT_CAP = 102_400;

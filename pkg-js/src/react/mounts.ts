@@ -7,7 +7,7 @@
 // StrictMode's mount → unmount → mount then leaves exactly one registration (see `register()`
 // in tool.ts). The browser's registration, `invokeTool` and `listTools` run under the first live
 // mount's provider scope; `result.tool.invoke` of each mount runs under its own.
-import { runCall } from '../call.js';
+import { runCall } from '../pipeline-loader.js';
 import type { ToolRecord } from '../client.js';
 import { recordOf } from '../tool.js';
 import type { CallOptions, CallOutcome, WebMCPTool } from '../types.js';

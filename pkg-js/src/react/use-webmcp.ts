@@ -22,7 +22,7 @@ import type {
   WebMCPHooks,
   WebMCPTool,
 } from '../types.js';
-import { isStandardSchema } from '../validation.js';
+import { isStandardSchema } from '../schema-export.js';
 import { executionStateOf, useToolActivity, type ExecutionState } from './activity.js';
 import { ScopeContext, useIsomorphicLayoutEffect, wardenOf } from './context.js';
 import { adoptTool, joinMount, mountView } from './mounts.js';

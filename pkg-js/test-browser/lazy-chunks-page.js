@@ -1,5 +1,6 @@
-// Test page for shaping-chunk.test.mjs: the package's browser entry without a bundler; the test
-// decides whether the shaping chunk (../dist/shape.js) downloads. Nothing registers at load.
+// Test page for lazy-chunks.test.mjs: the package's browser entry without a bundler; the test
+// decides whether a lazily loaded chunk (../dist/pipeline.js, ../dist/shape.js) downloads.
+// Nothing registers at load.
 import { webmcp } from '../dist/index.js';
 
 const leaky = webmcp(() => 'se\u200bcret', { name: 'leaky', description: 'Answers with a hidden character.' });

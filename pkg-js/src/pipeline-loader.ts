@@ -1,0 +1,162 @@
+// The entry's doors into the pipeline chunk (`pipeline.ts`): each loads the chunk on first use
+// and then calls into it directly, so a call made once it is loaded costs no extra turn. They
+// keep the pipeline's contracts when the chunk cannot be downloaded (offline, a deploy that
+// removed it): a call fails closed as data (`internal_error`); a registration or a listing
+// rejects with a `WardenError` saying why; the next use tries again.
+import type { Warden } from './client.js';
+import { canonicalJson } from './canonical.js';
+import { ActionBits, CallFlags, EVENTS, Facts, Op, Outcome, Signal, Verdict } from './codes.js';
+import { core, CoreTrapped } from './core.js';
+import { decodeBase64 } from './embedded-bytes.js';
+import { CallFailure, RegistrationError, WardenError } from './errors.js';
+import { deepFrozenCopy } from './frozen.js';
+import { approverFor, sealFirstListing, taintSet } from './governance.js';
+import { ensureGrants, recordGrant } from './grants.js';
+import { inflateRawAsync } from './inflate.js';
+import type { Compiled, PipelineTool, RegisteredTool, SubjectCall } from './internal.js';
+import { toWireResult } from './mcp.js';
+import { disposedOutcome, failedOutcome, genInvocationId, snapshotOf } from './outcomes.js';
+import { dropBrowserRegistration, isVisible, unknownToolOutcome } from './registry.js';
+import { getModelContext, isMcpB } from './runtime.js';
+import { emitHookEvent } from './telemetry.js';
+import { loadedValidator, loadValidator } from './validator-loader.js';
+import { isPlainObject } from './values.js';
+import { decode, encode, encodeJson, Tag, Writer } from './wire.js';
+import type { PipelineChunk } from './pipeline-contract.js';
+import type { ShapedResult } from './shape.js';
+import type { CallOptions, CallOutcome, CallToolResult, JsonSchema, JsonValidated, Limits, ListingOptions, ToolContract } from './types.js';
+
+let pipeline: PipelineChunk | undefined;
+let loading: Promise<PipelineChunk> | undefined;
+
+/** The loaded chunk, or `undefined` before it loaded. */
+export function loadedPipeline(): PipelineChunk | undefined {
+  return pipeline;
+}
+
+/**
+ * The loaded chunk, for code the chunk itself calls back (a resource read's normalizing and
+ * shaping run inside its call); throws when it is not loaded, a bug of this package.
+ */
+export function inPipeline(): PipelineChunk {
+  if (pipeline === undefined) throw new Error('webmcp-warden: the pipeline chunk is not loaded yet');
+  return pipeline;
+}
+
+/** Loads the pipeline chunk once; a failed load rejects, and the next use tries again. */
+export function loadPipeline(): Promise<PipelineChunk> {
+  if (pipeline !== undefined) return Promise.resolve(pipeline);
+  loading ??= import('./pipeline.js').then(({ pipeline: chunk }) => {
+    // What the chunk uses of the entry (from-entry.ts), before any of its code runs.
+    chunk.bindEntry({
+      canonicalJson, ActionBits, CallFlags, EVENTS, Facts, Op, Outcome, Signal, Verdict, core, CoreTrapped, decodeBase64, CallFailure, RegistrationError, WardenError,
+      deepFrozenCopy, approverFor, sealFirstListing, taintSet, ensureGrants, recordGrant, inflateRawAsync, toWireResult, disposedOutcome, failedOutcome,
+      genInvocationId, snapshotOf, dropBrowserRegistration, isVisible, unknownToolOutcome, getModelContext, isMcpB, emitHookEvent, loadedValidator, loadValidator,
+      isPlainObject, decode, encode, encodeJson, Tag, Writer,
+    });
+    return (pipeline = chunk);
+  });
+  loading.catch(() => {
+    loading = undefined;
+  });
+  return loading;
+}
+
+/** Why the chunk did not load, for an error message. */
+function why(err: unknown): string {
+  return `internal error in webmcp-warden: the pipeline chunk did not load (${err instanceof Error ? err.message : String(err)})`;
+}
+
+/** {@link loadPipeline}, rejecting with `WardenError('internal_error')` when the chunk does not load. */
+export function pipelineOrThrow(): Promise<PipelineChunk> {
+  return pipeline !== undefined
+    ? Promise.resolve(pipeline)
+    : loadPipeline().catch((err: unknown) => {
+        throw new WardenError('internal_error', why(err), { cause: err });
+      });
+}
+
+/** Runs one governed call (`call.ts`); a chunk that does not load fails the call closed, as data. */
+export function runCall(w: Warden, tool: PipelineTool, input: unknown, options?: CallOptions | null, scope = 0): Promise<CallOutcome> {
+  if (pipeline !== undefined) return pipeline.runCall(w, tool, input, options, scope);
+  return loadPipeline().then(
+    (chunk) => chunk.runCall(w, tool, input, options, scope),
+    (err: unknown) => failedOutcome('tool', 'internal_error', why(err)),
+  );
+}
+
+/** Runs one governed read or get (`call.ts`); fails closed like {@link runCall}. */
+export function runSubjectCall(w: Warden, subject: PipelineTool, about: SubjectCall, input: unknown, options: CallOptions | null | undefined, scope: number): Promise<CallOutcome> {
+  if (pipeline !== undefined) return pipeline.runSubjectCall(w, subject, about, input, options, scope);
+  return loadPipeline().then(
+    (chunk) => chunk.runSubjectCall(w, subject, about, input, options, scope),
+    (err: unknown) => failedOutcome('tool', 'internal_error', why(err)),
+  );
+}
+
+/** The registered tools as an agent sees them (`listing.ts`). */
+export async function listContracts(w: Warden, tools: RegisteredTool[], options?: ListingOptions): Promise<ToolContract[]> {
+  return (await pipelineOrThrow()).listContracts(w, tools, options);
+}
+
+/** Brings the browser's registrations in line with the page (`registration.ts`). */
+export async function syncRegistrations(w: Warden): Promise<void> {
+  await (await pipelineOrThrow()).syncRegistrations(w);
+}
+
+/**
+ * Syncs the browser's registrations after a change of settings or tools, without waiting.
+ * Before the chunk loaded nothing was registered (registering loads it), so there is nothing to
+ * bring in line.
+ */
+export function resyncRegistrations(w: Warden): void {
+  if (pipeline !== undefined) void pipeline.syncRegistrations(w).catch(() => undefined);
+}
+
+/** Re-registers with a runtime that arrived or changed (`registration.ts`); nothing before anything was registered. */
+export function noticeRuntime(w: Warden): void {
+  pipeline?.noticeRuntime(w);
+}
+
+/** Compiles a JSON Schema in the validator module (`validation.ts`): its handle, or why it is invalid. */
+export async function compileSchema(schema: JsonSchema): Promise<Compiled> {
+  return (await pipelineOrThrow()).compileSchema(schema);
+}
+
+/**
+ * Validates a value against a JSON Schema outside any call (a page checking data itself):
+ * `{ valid: true }`, `{ valid: false, diagnostics }`, or `{ valid: false, invalidSchema }`.
+ * JSON cannot carry every JS value: a cycle, a BigInt or a value over the limits is a diagnostic.
+ * Loads the pipeline and the validator module on first use, hence a promise; the value is
+ * checked as it is when this is called, not as it is once they are loaded.
+ *
+ * @param schema - A JSON Schema (drafts 2020-12 and 7).
+ * @param value - Any value; it is checked as the JSON it would become.
+ * @param limits - The most UTF-8 bytes and the deepest nesting allowed (default 1 MiB, 64 levels).
+ */
+export async function validateJson(schema: JsonSchema, value: unknown, limits?: Limits): Promise<JsonValidated> {
+  if (pipeline !== undefined) return pipeline.validateJson(schema, value, limits);
+  // The walk that writes the JSON loads with the pipeline: until then, the JSON text the value
+  // makes now stands for it (the same text, hence the same verdict). A value JSON.stringify
+  // refuses (a cycle, a BigInt) is walked once loaded, for its diagnostic.
+  let now = value;
+  try {
+    const text = JSON.stringify(value);
+    if (typeof text === 'string') now = JSON.parse(text);
+  } catch {
+    // Kept as is: the walk says why it has no JSON form.
+  }
+  return (await pipelineOrThrow()).validateJson(schema, now, limits);
+}
+
+/**
+ * Shapes a result for a model outside a call, as a call with `shape: 'llm'` does: loads the
+ * shaping module on first use, hence a promise. Rejects only when the module cannot be loaded.
+ *
+ * @param result - A tool result (`{ content, structuredContent?, isError? }`).
+ * @param serverId - The server id written in the result's `provenance`.
+ * @param maxBytes - The most UTF-8 bytes of the result a model may read.
+ */
+export async function shapeForModel(result: CallToolResult, serverId: string, maxBytes: number): Promise<ShapedResult> {
+  return (await pipelineOrThrow()).shapeForModel(result, serverId, maxBytes);
+}

@@ -1,0 +1,32 @@
+// The pipeline chunk: what runs a call, a listing and the browser's registrations, loaded by
+// `pipeline-loader.ts` when a page first registers, calls or lists (a dynamic import every
+// bundler splits into a chunk of its own). What `webmcp()` needs to define a tool stays in the
+// page's entry; this is the rest, so a page's import carries none of it. What it uses of the
+// entry it is handed when it loads (`bindEntry`, from-entry.ts); what it offers is
+// `PipelineChunk` (pipeline-contract.ts).
+import type { PipelineChunk } from './pipeline-contract.js';
+import { bindEntry } from './from-entry.js';
+import { runCall, runSubjectCall } from './call.js';
+import { listContracts } from './listing.js';
+import { noticeRuntime, syncRegistrations } from './registration.js';
+import { normalizeResult } from './normalize.js';
+import { loadedShaping, loadShaper, shapeForModel } from './shaper.js';
+import { compileSchema, toJson, validateJson, validateJsonText } from './validation.js';
+
+/** The chunk's one export. */
+export const pipeline: PipelineChunk = {
+  bindEntry,
+  runCall,
+  runSubjectCall,
+  listContracts,
+  syncRegistrations,
+  noticeRuntime,
+  compileSchema,
+  toJson,
+  validateJsonText,
+  validateJson,
+  normalizeResult,
+  loadShaper,
+  loadedShaping,
+  shapeForModel,
+};
