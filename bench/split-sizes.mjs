@@ -1,18 +1,16 @@
-// What splitting the core (or the entry's JS) would weigh, measured rather than guessed: the
-// figures behind docs/behaviour.md ("Sizes") and bench/RESULTS.md. Not part of `npm run bench`.
+// What splitting the core would weigh, measured rather than guessed: the figures behind
+// docs/behaviour.md ("Sizes") and bench/RESULTS.md. Not part of `npm run bench`. (Its `js` mode,
+// which stubbed the call path's modules out of the one-tool page's entry, measured what the
+// pipeline chunk now is: `npm run size` measures the real thing.)
 //
 //   node bench/split-sizes.mjs core   the core built with only some of its exports (a copy of
 //                                     the crate in a temporary directory, whose other exports lose
 //                                     their #[wasm_bindgen]; the linker drops what those reached),
 //                                     then wasm-opt -O1 as the build does: raw, gzip -9, LZMA (xz,
 //                                     the validator chunk's settings)
-//   node bench/split-sizes.mjs js     the one-tool page's entry (the size test's page, built with
-//                                     esbuild --bundle --minify --splitting) with
-//                                     modules of the call path replaced by stubs: what a lazily
-//                                     loaded chunk of them would take off the import
 //
-// Needs a build first (`node pkg-js/build.mjs`: the JS variant bundles pkg-js/dist), cargo with
-// the wasm32 target, the wasm-bindgen CLI and xz (scripts/setup.sh installs them).
+// Needs cargo with the wasm32 target, the wasm-bindgen CLI and xz (scripts/setup.sh installs
+// them).
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -84,86 +82,9 @@ function measureCore() {
   }
 }
 
-// ---- the entry's JS, without the call path ------------------------------------------------------
-
-/** The one-tool page the size test measures (pkg-js/test-pack/size.test.mjs). */
-const ONE_TOOL = path.join(root, 'pkg-js', 'test-pack', 'fixtures', 'one-tool', 'main.js');
-
-/**
- * A stub standing for `modules` (dist/<name>.js): their exports, with no body but a lazy import,
- * and, when `handOver`, a reference to every entry name they import but those in `moved` (which
- * would move into the chunk too), so esbuild keeps what a chunk would be handed when it starts
- * (shape.ts's way).
- */
-function stubFor(modules, handOver, moved = []) {
-  const dist = path.join(root, 'pkg-js', 'dist');
-  const imports = new Map();
-  for (const name of modules) {
-    const source = readFileSync(path.join(dist, `${name}.js`), 'utf8');
-    for (const [, names, from] of source.matchAll(/^import \{([^}]*)\} from '\.\/([a-z-]+)\.js';$/gm)) {
-      if (modules.includes(from)) continue;
-      const list = imports.get(from) ?? new Set();
-      for (const n of names.split(',').map((x) => x.trim()).filter(Boolean)) if (!moved.includes(n)) list.add(n);
-      imports.set(from, list);
-    }
-  }
-  const lines = handOver ? [...imports].filter(([, names]) => names.size > 0).map(([from, names]) => `import { ${[...names].join(', ')} } from '${path.join(dist, from)}.js';`) : [];
-  const handed = handOver ? [...imports.values()].flatMap((names) => [...names]) : [];
-  lines.push(`export const handed = { ${handed.join(', ')} };`);
-  lines.push(`const chunk = () => import('./chunk.mjs');`);
-  // Every export any entry module reads of the stubbed ones, as a function that loads the chunk.
-  const names = ['runCall', 'runSubjectCall', 'genInvocationId', 'snapshotOf', 'failedOutcome', 'disposedOutcome', 'listContracts', 'syncRegistrations', 'drop', 'noticeRuntime', 'watchForRuntime'];
-  for (const name of names) lines.push(`export function ${name}(...args) { return chunk().then((c) => c[${JSON.stringify(name)}]?.(handed, ...args)); }`);
-  return lines.join('\n') + '\n';
-}
-
-async function entryGzip(stubbed, handOver, moved) {
-  const { build } = await import('esbuild');
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'warden-entry-'));
-  try {
-    const stub = path.join(dir, 'stub.mjs');
-    writeFileSync(stub, stubFor(stubbed, handOver, moved));
-    writeFileSync(path.join(dir, 'chunk.mjs'), 'export {};\n');
-    const pattern = new RegExp(`/dist/(${stubbed.join('|')})\\.js$`);
-    const result = await build({
-      entryPoints: [ONE_TOOL],
-      bundle: true,
-      minify: true,
-      splitting: true,
-      format: 'esm',
-      platform: 'browser',
-      outdir: path.join(dir, 'out'),
-      write: false,
-      logLevel: 'silent',
-      plugins: stubbed.length === 0 ? [] : [{ name: 'stub', setup: (b) => b.onResolve({ filter: /\.js$/ }, (a) => (a.importer.startsWith(path.join(root, 'pkg-js')) && pattern.test(path.resolve(a.resolveDir, a.path)) ? { path: stub } : undefined)) }],
-    });
-    const entry = result.outputFiles.find((file) => path.basename(file.path) === 'main.js');
-    return { raw: entry.contents.length, gzip: gzip(entry.contents) };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-async function measureJs() {
-  const pipeline = ['call', 'listing', 'registration', 'facts', 'warnings'];
-  const rows = [
-    ['the entry as built', [], false],
-    ['without call.js (nothing handed over)', ['call'], false],
-    ['call.js in a chunk, handed what it imports', ['call'], true],
-    ['call.js, listing.js, registration.js, facts.js, warnings.js in a chunk, handed what they import', pipeline, true],
-    ['… and the call-time validation (toJson, validateJsonText, validateStandard) in it too', pipeline, true, ['toJson', 'validateJsonText', 'validateStandard']],
-  ];
-  console.log('| the one-tool entry (esbuild --minify) | raw | gzip |\n|---|---:|---:|');
-  for (const [label, stubbed, handOver, moved] of rows) {
-    const s = await entryGzip(stubbed, handOver, moved);
-    console.log(`| ${label} | ${s.raw} | ${s.gzip} |`);
-  }
-}
-
 const what = process.argv[2];
 if (what === 'core') measureCore();
-else if (what === 'js') await measureJs();
 else {
-  console.error('usage: node bench/split-sizes.mjs core|js');
+  console.error('usage: node bench/split-sizes.mjs core');
   process.exit(2);
 }
