@@ -36,7 +36,7 @@
 
 import { decodeBase64, decodeHex } from './embedded-bytes.js';
 import { encodeJson } from './wire.js';
-import type { Glue, Host, ValidatorModule } from './validator-module.js';
+import type { ValidatorModule } from './validator-module.js';
 
 export type { ValidatorModule };
 
@@ -52,13 +52,10 @@ export function loadedValidator(): ValidatorModule | undefined {
 export function loadValidator(): Promise<ValidatorModule> {
   if (loading === undefined) {
     loading = (async () => {
-      // In parallel: the instance's code, the glue, its pattern engine, the module's bytes.
-      const [{ instantiate }, glue, host, chunk] = await Promise.all([
-        import('./validator-module.js'),
-        import('../wasm/warden_validate.js') as Promise<unknown> as Promise<Glue>,
-        import('../wasm/validator-host.js') as Promise<Host>,
-        import('../wasm/warden_validate_lzma.js'),
-      ]);
+      // In parallel: the validator's code (the instance's guard, the glue, its pattern engine)
+      // and the module's bytes.
+      const [code, chunk] = await Promise.all([import('./validator-chunk.js'), import('../wasm/warden_validate_lzma.js')]);
+      const { instantiate, glue, host } = code;
       // The module reads the little JSON text it needs (its meta-schemas) with the page's
       // JSON.parse, answered in the wire format.
       host.setJsonEncoder(encodeJson);
