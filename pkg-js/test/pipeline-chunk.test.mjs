@@ -57,6 +57,23 @@ test('a first call without register() loads the pipeline itself, as does a first
   assert.deepEqual(listed, { names: [], loaded: true }, 'an unregistered tool is not listed, and the listing loaded the pipeline');
 });
 
+test('calls and a listing that race the chunk\'s first load all run, on one chunk', () => {
+  const result = fresh(`
+    const d = warden.createWarden();
+    const u = d.webmcp(({ n }) => n * 3, { name: 'triple', description: 'Triples.' });
+    const racing = [u.invoke({ n: 1 }), u.invoke({ n: 2 }), d.listTools()];
+    const loadedWhileRacing = loadedPipeline() !== undefined;
+    const [a, b, listed] = await Promise.all(racing);
+    const first = loadedPipeline();
+    const c = warden.createWarden();
+    const t = c.webmcp(({ n }) => n * 2, { name: 'double', description: 'Doubles.', hooks: { before: [(ctx) => ({ input: { n: ctx.input.n + 1 } })] } });
+    await t.register();
+    const again = await t.invoke({ n: 1 });
+    console.log(JSON.stringify({ texts: [a.result.content[0].text, b.result.content[0].text, again.result.content[0].text], listed: listed.length, loadedWhileRacing, same: first === loadedPipeline() }));
+  `);
+  assert.deepEqual(result, { texts: ['3', '6', '4'], listed: 0, loadedWhileRacing: false, same: true });
+});
+
 test('validateJson before the pipeline loaded checks the value as it was when called', () => {
   const result = fresh(`
     const value = { a: 1, nested: { b: 'x' } };
