@@ -102,3 +102,19 @@ test('normalizeResult and normalizeError work without the pipeline, and load not
   assert.deepEqual(result.error, { content: [{ type: 'text', text: 'Error: nope' }], isError: true });
   assert.equal(result.loaded, false);
 });
+
+test('once the chunk is loaded, every name it takes from the entry is bound to the entry\'s own', () => {
+  const result = fresh(`
+    const { loadPipeline } = await import(${JSON.stringify(dist + 'pipeline-loader.js')});
+    await loadPipeline();
+    const fromEntry = await import(${JSON.stringify(dist + 'from-entry.js')});
+    const unbound = Object.keys(fromEntry).filter((name) => name !== 'bindEntry' && fromEntry[name] === undefined);
+    const { core } = await import(${JSON.stringify(dist + 'core.js')});
+    const { WardenError } = await import(${JSON.stringify(dist + 'errors.js')});
+    console.log(JSON.stringify({ names: Object.keys(fromEntry).length, unbound, sameCore: fromEntry.core === core, sameError: fromEntry.WardenError === WardenError }));
+  `);
+  assert.ok(result.names > 30, 'the chunk takes its names from from-entry.js');
+  assert.deepEqual(result.unbound, [], 'a name declared in from-entry.ts but not bound by bindEntry');
+  assert.equal(result.sameCore, true);
+  assert.equal(result.sameError, true);
+});
