@@ -78,7 +78,7 @@ export function createWarden(options?: WebMCPConfig): WardenClient {
     },
     onTelemetry: (handler) => {
       // A disposed client sends nothing; subscribing to it is a mistake worth saying.
-      w.engine();
+      w.assertLive();
       return w.telemetry.subscribe(handler);
     },
     listGrants: () => listGrants(w),

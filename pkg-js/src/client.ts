@@ -171,6 +171,8 @@ export class Warden {
   #engineId = -1;
   #generation = 0;
   #disposed = false;
+  /** Hook sets written in the log only, which no engine has checked yet (`defineHookSet`). */
+  readonly #logOnly = new Set<number>();
   readonly #log = {
     sets: new Map<number, { spec: Uint8Array; label: string }>(),
     globals: [] as number[],
@@ -188,9 +190,14 @@ export class Warden {
     return this.#generation === liveGeneration();
   }
 
+  /** Throws `ConfigurationError('disposed')` for a disposed client, without loading the core. */
+  assertLive(): void {
+    if (this.#disposed) throw configurationError({ code: 'disposed', message: 'this webmcp-warden client was disposed' });
+  }
+
   /** The engine id in the current core instance, replaying the configuration into a new one. */
   engine(): number {
-    if (this.#disposed) throw configurationError({ code: 'disposed', message: 'this webmcp-warden client was disposed' });
+    this.assertLive();
     const generation = coreGeneration();
     if (generation !== this.#generation) {
       this.#engineId = core.engineNew();
@@ -222,6 +229,7 @@ export class Warden {
    */
   #replay(): void {
     const e = this.#engineId;
+    this.#logOnly.clear();
     for (const [id, { spec, label }] of this.#log.sets) core.defineHookSet(e, id, spec, label);
     for (const id of this.#log.globals) core.addGlobal(e, id, false, 'hooks');
     if (this.settings.serverId !== DEFAULT_SERVER_ID) core.setServerId(e, this.settings.serverId);
@@ -250,16 +258,27 @@ export class Warden {
 
   // ---- what the client gives the core ------------------------------------------------------
 
-  /** Checks and stores a hook set the TS layer encoded; answers each hook's handle, event and deadline. */
-  defineHookSet(id: number, spec: Uint8Array, label: string): [number, number, number | null][] {
+  /**
+   * Checks and stores a hook set the TS layer encoded; answers each hook's handle, event and
+   * deadline. `filed`: how the core files it whatever it holds (a set of plain functions,
+   * `hookset.ts`); on a client with no engine yet such a set is only written in the log, as a
+   * tool without hooks is, and the core checks it when the engine is made.
+   */
+  defineHookSet(id: number, spec: Uint8Array, label: string, filed?: [number, number, number | null][]): [number, number, number | null][] {
+    if (filed !== undefined && !this.#disposed && !this.hasEngine) {
+      this.#log.sets.set(id, { spec, label });
+      this.#logOnly.add(id);
+      return filed;
+    }
     const answer = answered<DefineHookSetAnswer>(core.defineHookSet(this.engine(), id, spec, label));
     this.#log.sets.set(id, { spec, label });
     return answer.hooks;
   }
 
-  /** Forgets a hook set (its hook functions and handles too). */
+  /** Forgets a hook set (its hook functions and handles too; from the log only, when no engine has it yet). */
   dropHookSet(id: number): void {
-    core.dropHookSet(this.engine(), id);
+    if (this.#disposed || this.hasEngine) core.dropHookSet(this.engine(), id);
+    this.#logOnly.delete(id);
     const logged = this.#log.sets.get(id);
     this.#log.sets.delete(id);
     this.#log.globals = this.#log.globals.filter((set) => set !== id);
@@ -273,25 +292,40 @@ export class Warden {
     this.handles.give(id);
   }
 
-  /** Adds a set to the global hooks (or replaces them); answers the sets it replaced. */
+  /**
+   * Adds a set to the global hooks (or replaces them); answers the sets it replaced. A set only
+   * logged (plain functions: no ids, so no clash the core could refuse) joins the logged global
+   * hooks while the client has no engine; the log holds the same list the core would.
+   */
   addGlobal(id: number, replace: boolean): number[] {
+    if (!this.#disposed && !this.hasEngine && this.#logOnly.has(id)) {
+      const replaced = replace ? this.#log.globals : [];
+      this.#log.globals = replace ? [id] : [...this.#log.globals, id];
+      return replaced;
+    }
     const answer = answered<AddGlobalAnswer>(core.addGlobal(this.engine(), id, replace, 'hooks'));
     if (replace) this.#log.globals = [];
     this.#log.globals.push(id);
     return answer.replaced;
   }
 
-  /** Removes every global hook; answers the sets removed. */
+  /** Removes every global hook; answers the sets removed (from the log, when no engine has them yet). */
   clearGlobal(): number[] {
+    if (!this.#disposed && !this.hasEngine) {
+      const removed = this.#log.globals;
+      this.#log.globals = [];
+      return removed;
+    }
     const removed = [...core.clearGlobal(this.engine())];
     this.#log.globals = [];
     return removed;
   }
 
   /**
-   * Defines a tool. A tool with no hook sets, on a client with no engine yet, is only written in
-   * the log: the core could refuse nothing about it (its definition is the TS layer's own
-   * encoding), and the engine defines it with the rest of the log when it is made (the tool's
+   * Defines a tool. A tool with no hook sets (or only sets of plain functions, themselves only
+   * logged), on a client with no engine yet, is only written in the log: the core could refuse
+   * nothing about it (its definition is the TS layer's own encoding), and the engine defines it
+   * with the rest of the log when it is made (the tool's
    * first call, `register()`, or anything else that needs the core). So a page's first
    * `webmcp()` does not load the core, and `register()` loads it as `ready()` does, compiling it
    * off the main thread (docs/behaviour.md, "Loading"). The fingerprint is read with
@@ -299,7 +333,9 @@ export class Warden {
    */
   defineTool(id: number, definition: Uint8Array, name: string, server: string | undefined, sets: Uint32Array, label: string): void {
     const entry: ToolEntry = { definition, name, server, sets, label };
-    if (this.#disposed || sets.length > 0 || this.hasEngine) {
+    // Its own hook sets could make the core refuse it (an id a global hook has); sets only
+    // logged hold plain functions, which have no ids.
+    if (this.#disposed || this.hasEngine || sets.some((set) => !this.#logOnly.has(set))) {
       entry.fingerprint = answered<DefineSubjectAnswer>(core.defineTool(this.engine(), id, definition, server, sets, label)).fingerprint;
     }
     this.#log.tools.set(id, entry);
@@ -355,15 +391,15 @@ export class Warden {
     this.handles.give(id);
   }
 
-  /** Sets the default server id. */
+  /** Sets the default server id (the core refuses none: the engine made later is sent it). */
   setServerId(serverId: string): void {
-    core.setServerId(this.engine(), serverId);
+    if (this.#disposed || this.hasEngine) core.setServerId(this.engine(), serverId);
     this.settings.serverId = serverId;
   }
 
-  /** Sets the hook return contract. */
+  /** Sets the hook return contract (as the server id, sent to an engine made later). */
   setStrictReturns(strict: boolean): void {
-    core.setHookReturns(this.engine(), strict);
+    if (this.#disposed || this.hasEngine) core.setHookReturns(this.engine(), strict);
     this.settings.strictReturns = strict;
   }
 

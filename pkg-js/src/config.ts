@@ -85,7 +85,7 @@ function refuse(key: string, why: string, path: string | undefined = key): never
  */
 export function configure(w: Warden, options: WebMCPConfig): void {
   // A disposed client refuses configuration (this throws `ConfigurationError('disposed')`).
-  w.engine();
+  w.assertLive();
   if (!isPlainObject(options)) throw new ConfigurationError('invalid_config', `configureWebMCP expects an options object, not ${typeName(options)}`);
   for (const key of Object.keys(options)) {
     if (!KNOWN_OPTIONS.has(key)) throw new ConfigurationError('unknown_option', `configureWebMCP: unknown option "${key}"`);

@@ -3,6 +3,7 @@
 // which handle is which hook, and the client files the functions under those handles.
 import type { Warden } from './client.js';
 import { EVENTS } from './codes.js';
+import { isPlainObject } from './values.js';
 import { encode } from './wire.js';
 import type { WebMCPHooks } from './types.js';
 
@@ -19,7 +20,10 @@ export function compileHookSet(w: Warden, hooks: unknown, label: string): number
   if (hooks === undefined || hooks === null) return undefined;
   const taken: number[] = [];
   const functions = new Map<number, (...args: never[]) => unknown>();
-  const spec = encode(hooks, {
+  // Before the client has an engine, a set of plain functions is filed without it (see
+  // `bareFunctions`); it is encoded from the one read the check made of it.
+  const bare = w.hasEngine ? undefined : bareFunctions(hooks);
+  const spec = encode(bare ?? hooks, {
     fn: (f) => {
       const handle = w.handles.take();
       taken.push(handle);
@@ -30,7 +34,7 @@ export function compileHookSet(w: Warden, hooks: unknown, label: string): number
   const set = w.handles.take();
   let filed: [number, number, number | null][];
   try {
-    filed = w.defineHookSet(set, spec, label);
+    filed = w.defineHookSet(set, spec, label, bare === undefined ? undefined : filing(bare, taken));
   } catch (err) {
     for (const handle of taken) w.handles.give(handle);
     w.handles.give(set);
@@ -46,6 +50,59 @@ export function compileHookSet(w: Warden, hooks: unknown, label: string): number
   // A function the core did not file as a hook (none today) gives its handle back.
   for (const handle of taken) if (!used.has(handle)) w.handles.give(handle);
   return set;
+}
+
+/** A hook set of plain functions only, by event, in the core's order of events. */
+export type BareSet = Partial<Record<(typeof EVENTS)[number], ((...args: never[]) => unknown)[]>>;
+
+/**
+ * `hooks` read once, when it is a set the core accepts whatever it holds: a plain object whose
+ * keys are known events, each an array of functions (no hook objects: those carry matchers, ids,
+ * deadlines the core checks). The core files such a set the same way every time: each function
+ * a hook of its event, in the order of events (`EVENTS`, generated from the core) and then of
+ * the array, without a deadline (`src/hooks.rs`, `HookSet::compile`). So, like a tool without
+ * hooks, it needs no core at `webmcp()`: the client logs it, and the core checks and stores it
+ * when the engine is made (`client.ts`, `defineHookSet`); `hookset.test.mjs` holds this filing
+ * equal to the core's. `undefined` for any other set, which the core checks at once.
+ */
+export function bareFunctions(hooks: unknown): BareSet | undefined {
+  try {
+    return readBare(hooks);
+  } catch {
+    // A getter or a proxy that throws: the core's path says what is wrong with it.
+    return undefined;
+  }
+}
+
+function readBare(hooks: unknown): BareSet | undefined {
+  if (!isPlainObject(hooks)) return undefined;
+  const set: BareSet = {};
+  let keys = 0;
+  for (const key of Object.keys(hooks)) if (!(EVENTS as readonly string[]).includes(key)) return undefined;
+  for (const event of EVENTS) {
+    if (!Object.hasOwn(hooks, event)) continue;
+    keys++;
+    const entries = (hooks as Record<string, unknown>)[event];
+    if (!Array.isArray(entries)) return undefined;
+    const functions: ((...args: never[]) => unknown)[] = [];
+    for (let i = 0; i < entries.length; i++) {
+      const entry: unknown = entries[i];
+      if (typeof entry !== 'function') return undefined;
+      functions.push(entry as (...args: never[]) => unknown);
+    }
+    set[event] = functions;
+  }
+  return keys === Object.keys(hooks).length ? set : undefined;
+}
+
+/** How the core files `set`, whose functions were given `handles` in encoding order. */
+export function filing(set: BareSet, handles: number[]): [number, number, null][] {
+  const filed: [number, number, null][] = [];
+  let next = 0;
+  EVENTS.forEach((event, code) => {
+    for (let i = 0; i < (set[event]?.length ?? 0); i++) filed.push([handles[next++] as number, code, null]);
+  });
+  return filed;
 }
 
 /** Concatenates two hook sets per event (simple-webmcp's `mergeHooks`). */

@@ -1,5 +1,6 @@
 // A tool without hooks is defined without loading the core: the core could refuse nothing about
-// it, so `webmcp()` only writes it in its client's log (client.ts, `defineTool`). `register()`
+// it, so `webmcp()` only writes it in its client's log (client.ts, `defineTool`). So is a tool
+// whose hooks are plain functions (hookset.test.mjs holds how those are filed to the core's). `register()`
 // then loads the core off the main thread (`ready()`'s path), and anything else that needs the
 // core (a call, `tool.fingerprint`) loads it at once, as before. Each scenario runs in a fresh
 // process, where nothing has loaded the core yet.
@@ -23,8 +24,8 @@ function fresh(body) {
     WebAssembly.compile = (...args) => (counts.async++, compile(...args));
     const contract = { description: 'Searches', inputSchema: { type: 'object', properties: { q: { type: 'string' } } } };
     const search = ({ q }) => q;
-    // The same definition defined eagerly (a tool with hooks needs the core at once).
-    const eagerFingerprint = () => createWarden().webmcp(search, { name: 'search', ...contract, hooks: { before: [() => {}] } }).fingerprint;
+    // The same definition defined eagerly (a tool with a hook object needs the core at once).
+    const eagerFingerprint = () => createWarden().webmcp(search, { name: 'search', ...contract, hooks: { before: [{ run: () => {} }] } }).fingerprint;
     ${body}
   `;
   return runFresh(script);
@@ -81,18 +82,23 @@ test('a logged tool is defined when its client makes its engine, even when anoth
   assert.equal(result.fingerprint, result.eager);
 });
 
-test('re-wrapping a logged tool with hooks loads the core and keeps both tools apart', () => {
-  const result = fresh(`
-    const seen = [];
-    const plain = webmcp(search, { name: 'search', ...contract });
-    const liveBefore = core.liveGeneration();
-    const wrapped = webmcp(plain, { hooks: { before: [() => void seen.push('wrapped')] } });
-    const liveAfter = core.liveGeneration();
-    const texts = [(await wrapped.invoke({ q: 'a' })).result.content[0].text, (await plain.invoke({ q: 'b' })).result.content[0].text];
-    console.log(JSON.stringify({ liveBefore, liveAfter, texts, seen, same: plain.fingerprint === wrapped.fingerprint, eager: plain.fingerprint === eagerFingerprint() }));
-  `);
-  assert.deepEqual(result, { liveBefore: -1, liveAfter: 1, texts: ['a', 'b'], seen: ['wrapped'], same: true, eager: true });
-});
+for (const [kind, hook, loads] of [
+  ['plain functions (logged too)', "() => void seen.push('wrapped')", -1],
+  ['a hook object (checked at once)', "{ id: 'w', run: () => void seen.push('wrapped') }", 1],
+]) {
+  test(`re-wrapping a logged tool with hooks of ${kind} keeps both tools apart`, () => {
+    const result = fresh(`
+      const seen = [];
+      const plain = webmcp(search, { name: 'search', ...contract });
+      const liveBefore = core.liveGeneration();
+      const wrapped = webmcp(plain, { hooks: { before: [${hook}] } });
+      const liveAfter = core.liveGeneration();
+      const texts = [(await wrapped.invoke({ q: 'a' })).result.content[0].text, (await plain.invoke({ q: 'b' })).result.content[0].text];
+      console.log(JSON.stringify({ liveBefore, liveAfter, texts, seen, same: plain.fingerprint === wrapped.fingerprint, eager: plain.fingerprint === eagerFingerprint() }));
+    `);
+    assert.deepEqual(result, { liveBefore: -1, liveAfter: loads, texts: ['a', 'b'], seen: ['wrapped'], same: true, eager: true });
+  });
+}
 
 test('a client disposed before it had an engine still answers its tools\' fingerprints', () => {
   const result = fresh(`
