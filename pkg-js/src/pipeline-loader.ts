@@ -6,7 +6,7 @@
 import type { Warden } from './client.js';
 import { canonicalJson } from './canonical.js';
 import { ActionBits, CallFlags, EVENTS, Facts, Op, Outcome, Signal, Verdict } from './codes.js';
-import { core, CoreTrapped } from './core.js';
+import { core, CoreTrapped, liveGeneration, ready } from './core.js';
 import { decodeBase64 } from './embedded-bytes.js';
 import { CallFailure, RegistrationError, WardenError } from './errors.js';
 import { deepFrozenCopy } from './frozen.js';
@@ -62,16 +62,30 @@ export function loadPipeline(): Promise<PipelineChunk> {
   return loading;
 }
 
+/**
+ * {@link loadPipeline}, for a call or a listing: they need the core too, so when nothing has
+ * loaded it yet it loads beside the chunk, as `ready()` does (off the main thread), rather than
+ * on the main thread at the call's first step. A core that cannot load that way is left to that
+ * first step to report.
+ */
+function loadForCall(): Promise<PipelineChunk> {
+  if (liveGeneration() >= 0) return loadPipeline();
+  return Promise.all([loadPipeline(), ready().catch(() => undefined)]).then(([chunk]) => chunk);
+}
+
 /** Why the chunk did not load, for an error message. */
 function why(err: unknown): string {
   return `internal error in webmcp-warden: the pipeline chunk did not load (${err instanceof Error ? err.message : String(err)})`;
 }
 
-/** {@link loadPipeline}, rejecting with `WardenError('internal_error')` when the chunk does not load. */
-export function pipelineOrThrow(): Promise<PipelineChunk> {
+/**
+ * {@link loadPipeline}, rejecting with `WardenError('internal_error')` when the chunk does not
+ * load; `forCall`: with the core beside it (see `loadForCall`).
+ */
+export function pipelineOrThrow(forCall = false): Promise<PipelineChunk> {
   return pipeline !== undefined
     ? Promise.resolve(pipeline)
-    : loadPipeline().catch((err: unknown) => {
+    : (forCall ? loadForCall() : loadPipeline()).catch((err: unknown) => {
         throw new WardenError('internal_error', why(err), { cause: err });
       });
 }
@@ -79,7 +93,7 @@ export function pipelineOrThrow(): Promise<PipelineChunk> {
 /** Runs one governed call (`call.ts`); a chunk that does not load fails the call closed, as data. */
 export function runCall(w: Warden, tool: PipelineTool, input: unknown, options?: CallOptions | null, scope = 0): Promise<CallOutcome> {
   if (pipeline !== undefined) return pipeline.runCall(w, tool, input, options, scope);
-  return loadPipeline().then(
+  return loadForCall().then(
     (chunk) => chunk.runCall(w, tool, input, options, scope),
     (err: unknown) => failedOutcome('tool', 'internal_error', why(err)),
   );
@@ -88,7 +102,7 @@ export function runCall(w: Warden, tool: PipelineTool, input: unknown, options?:
 /** Runs one governed read or get (`call.ts`); fails closed like {@link runCall}. */
 export function runSubjectCall(w: Warden, subject: PipelineTool, about: SubjectCall, input: unknown, options: CallOptions | null | undefined, scope: number): Promise<CallOutcome> {
   if (pipeline !== undefined) return pipeline.runSubjectCall(w, subject, about, input, options, scope);
-  return loadPipeline().then(
+  return loadForCall().then(
     (chunk) => chunk.runSubjectCall(w, subject, about, input, options, scope),
     (err: unknown) => failedOutcome('tool', 'internal_error', why(err)),
   );
@@ -96,7 +110,7 @@ export function runSubjectCall(w: Warden, subject: PipelineTool, about: SubjectC
 
 /** The registered tools as an agent sees them (`listing.ts`). */
 export async function listContracts(w: Warden, tools: RegisteredTool[], options?: ListingOptions): Promise<ToolContract[]> {
-  return (await pipelineOrThrow()).listContracts(w, tools, options);
+  return (await pipelineOrThrow(true)).listContracts(w, tools, options);
 }
 
 /** Brings the browser's registrations in line with the page (`registration.ts`). */
