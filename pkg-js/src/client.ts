@@ -325,11 +325,10 @@ export class Warden {
    * Defines a tool. A tool with no hook sets (or only sets of plain functions, themselves only
    * logged), on a client with no engine yet, is only written in the log: the core could refuse
    * nothing about it (its definition is the TS layer's own encoding), and the engine defines it
-   * with the rest of the log when it is made (the tool's
-   * first call, `register()`, or anything else that needs the core). So a page's first
-   * `webmcp()` does not load the core, and `register()` loads it as `ready()` does, compiling it
-   * off the main thread (docs/behaviour.md, "Loading"). The fingerprint is read with
-   * `fingerprintOf`.
+   * with the rest of the log when it is made (the tool's first call, `register()`, or anything
+   * else that needs the core). So a page's first `webmcp()` does not load the core, and
+   * `register()` loads it as `ready()` does, compiling it off the main thread
+   * (docs/behaviour.md, "Loading"). The fingerprint is read with `fingerprintOf`.
    */
   defineTool(id: number, definition: Uint8Array, name: string, server: string | undefined, sets: Uint32Array, label: string): void {
     const entry: ToolEntry = { definition, name, server, sets, label };
