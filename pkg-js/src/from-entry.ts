@@ -78,8 +78,6 @@ export let emitHookEvent: Entry['emitHookEvent'];
 export let loadedValidator: Entry['loadedValidator'];
 /** validator-loader.ts's `loadValidator`. */
 export let loadValidator: Entry['loadValidator'];
-/** values.ts's `isPlainObject`. */
-export let isPlainObject: Entry['isPlainObject'];
 /** wire.ts's `decode`. */
 export let decode: Entry['decode'];
 /** wire.ts's `encode`. */
@@ -97,6 +95,6 @@ export function bindEntry(entry: Entry): void {
     canonicalJson, ActionBits, CallFlags, EVENTS, Facts, Op, Outcome, Signal, Verdict, core, CoreTrapped, decodeBase64, CallFailure, RegistrationError, WardenError,
     deepFrozenCopy, approverFor, sealFirstListing, taintSet, ensureGrants, recordGrant, inflateRawAsync, toWireResult, disposedOutcome, failedOutcome,
     genInvocationId, snapshotOf, dropBrowserRegistration, isVisible, unknownToolOutcome, getModelContext, isMcpB, emitHookEvent, loadedValidator, loadValidator,
-    isPlainObject, decode, encode, encodeJson, Tag, Writer,
+    decode, encode, encodeJson, Tag, Writer,
   } = entry);
 }

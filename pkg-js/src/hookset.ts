@@ -76,15 +76,15 @@ export function bareFunctions(hooks: unknown): BareSet | undefined {
 
 function readBare(hooks: unknown): BareSet | undefined {
   if (!isPlainObject(hooks)) return undefined;
+  const keys = Object.keys(hooks);
+  if (!keys.every((key) => (EVENTS as readonly string[]).includes(key))) return undefined;
   const set: BareSet = {};
-  let keys = 0;
-  for (const key of Object.keys(hooks)) if (!(EVENTS as readonly string[]).includes(key)) return undefined;
   for (const event of EVENTS) {
-    if (!Object.hasOwn(hooks, event)) continue;
-    keys++;
+    if (!keys.includes(event)) continue;
     const entries = (hooks as Record<string, unknown>)[event];
     if (!Array.isArray(entries)) return undefined;
     const functions: ((...args: never[]) => unknown)[] = [];
+    // By index, not `every`: a hole is not a function, and the core refuses it.
     for (let i = 0; i < entries.length; i++) {
       const entry: unknown = entries[i];
       if (typeof entry !== 'function') return undefined;
@@ -92,7 +92,7 @@ function readBare(hooks: unknown): BareSet | undefined {
     }
     set[event] = functions;
   }
-  return keys === Object.keys(hooks).length ? set : undefined;
+  return set;
 }
 
 /** How the core files `set`, whose functions were given `handles` in encoding order. */

@@ -2,7 +2,7 @@
 // page's entry needs synchronously (an unknown tool, a disposed client, `genInvocationId`), kept
 // out of the lazily loaded pipeline chunk (`pipeline.ts`) that imports them too.
 import { deepFrozenCopy } from './frozen.js';
-import type { CallError, CallOutcome, CallToolResult, ToolContract } from './types.js';
+import type { CallError, CallOutcome, ToolContract } from './types.js';
 
 let invocationCounter = 0;
 

@@ -6,7 +6,6 @@
 import type { Warden } from './client.js';
 import type { Compiled, JsonText, PipelineTool, RegisteredTool, SubjectCall } from './internal.js';
 import type * as Shaping from './shape.js';
-import type { ShapedResult } from './shape.js';
 import type { CallOptions, CallOutcome, CallToolResult, Diagnostic, JsonSchema, JsonValidated, Limits, ListingOptions, NormalizeOptions, ToolContract } from './types.js';
 import type * as Canonical from './canonical.js';
 import type * as Codes from './codes.js';
@@ -23,7 +22,6 @@ import type * as Registry from './registry.js';
 import type * as Runtime from './runtime.js';
 import type * as Telemetry from './telemetry.js';
 import type * as ValidatorLoader from './validator-loader.js';
-import type * as Values from './values.js';
 import type * as Wire from './wire.js';
 
 /** Everything the entry hands the chunk, by the name its module exports it under (from-entry.ts). */
@@ -42,7 +40,6 @@ export type Entry = Pick<typeof Canonical, 'canonicalJson'> &
   Pick<typeof Runtime, 'getModelContext' | 'isMcpB'> &
   Pick<typeof Telemetry, 'emitHookEvent'> &
   Pick<typeof ValidatorLoader, 'loadedValidator' | 'loadValidator'> &
-  Pick<typeof Values, 'isPlainObject'> &
   Pick<typeof Wire, 'decode' | 'encode' | 'encodeJson' | 'Tag' | 'Writer'>;
 
 
@@ -74,6 +71,4 @@ export interface PipelineChunk {
   loadShaper(): Promise<typeof Shaping>;
   /** The loaded shaping chunk (shaper.ts); throws when it is not loaded. */
   loadedShaping(): typeof Shaping;
-  /** Shapes a result for a model, loading shaping first (shaper.ts). */
-  shapeForModel(result: CallToolResult, serverId: string, maxBytes: number): Promise<ShapedResult>;
 }

@@ -20,7 +20,6 @@ import { dropBrowserRegistration, isVisible, unknownToolOutcome } from './regist
 import { getModelContext, isMcpB } from './runtime.js';
 import { emitHookEvent } from './telemetry.js';
 import { loadedValidator, loadValidator } from './validator-loader.js';
-import { isPlainObject } from './values.js';
 import { decode, encode, encodeJson, Tag, Writer } from './wire.js';
 import type { PipelineChunk } from './pipeline-contract.js';
 import type { ShapedResult } from './shape.js';
@@ -52,7 +51,7 @@ export function loadPipeline(): Promise<PipelineChunk> {
       canonicalJson, ActionBits, CallFlags, EVENTS, Facts, Op, Outcome, Signal, Verdict, core, CoreTrapped, decodeBase64, CallFailure, RegistrationError, WardenError,
       deepFrozenCopy, approverFor, sealFirstListing, taintSet, ensureGrants, recordGrant, inflateRawAsync, toWireResult, disposedOutcome, failedOutcome,
       genInvocationId, snapshotOf, dropBrowserRegistration, isVisible, unknownToolOutcome, getModelContext, isMcpB, emitHookEvent, loadedValidator, loadValidator,
-      isPlainObject, decode, encode, encodeJson, Tag, Writer,
+      decode, encode, encodeJson, Tag, Writer,
     });
     return (pipeline = chunk);
   });
@@ -172,5 +171,5 @@ export async function validateJson(schema: JsonSchema, value: unknown, limits?: 
  * @param maxBytes - The most UTF-8 bytes of the result a model may read.
  */
 export async function shapeForModel(result: CallToolResult, serverId: string, maxBytes: number): Promise<ShapedResult> {
-  return (await pipelineOrThrow()).shapeForModel(result, serverId, maxBytes);
+  return (await (await pipelineOrThrow()).loadShaper()).shapeForModel(result, serverId, maxBytes);
 }

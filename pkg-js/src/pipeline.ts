@@ -10,7 +10,7 @@ import { runCall, runSubjectCall } from './call.js';
 import { listContracts } from './listing.js';
 import { noticeRuntime, syncRegistrations } from './registration.js';
 import { normalizeResult } from './normalize.js';
-import { loadedShaping, loadShaper, shapeForModel } from './shaper.js';
+import { loadedShaping, loadShaper } from './shaper.js';
 import { compileSchema, toJson, validateJson, validateJsonText } from './validation.js';
 
 /** The chunk's one export. */
@@ -28,5 +28,4 @@ export const pipeline: PipelineChunk = {
   normalizeResult,
   loadShaper,
   loadedShaping,
-  shapeForModel,
 };

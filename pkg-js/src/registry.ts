@@ -4,7 +4,7 @@ import { core } from './core.js';
 import type { ToolRecord, Warden } from './client.js';
 import { failedOutcome, snapshotOf } from './outcomes.js';
 import type { RegisteredTool } from './internal.js';
-import type { CallOutcome, ToolContract } from './types.js';
+import type { CallOutcome } from './types.js';
 
 /** Adds a tool; `false` when another tool already holds its name. */
 export function addToRegistry(w: Warden, tool: RegisteredTool): boolean {

@@ -2,11 +2,9 @@
 // `--features shape-module`) and the code that runs it (`shape.ts`) are one chunk the page
 // imports lazily. It needs no configuration, so it left the core a page compiles at its first
 // `webmcp()`: 11.5 KB (gzip) less at import, the code and the module together. `register()`
-// starts loading it, a call or a listing that shapes awaits it, and `shapeForModel` loads it
-// itself. What it needs of the entry's modules it is handed when it starts (see `shape.ts`).
+// starts loading it, a call or a listing that shapes awaits it, and the public `shapeForModel`
+// (pipeline-loader.ts) loads it. What it needs of the entry's modules it is handed when it starts (see `shape.ts`).
 import type * as Shaping from './shape.js';
-import type { ShapedResult } from './shape.js';
-import type { CallToolResult } from './types.js';
 import { decode, decodeBase64, inflateRawAsync, Tag, Writer } from './from-entry.js';
 import { isContainer, jsonView, ownMember, SKIP, Unsupported, Unsayable, walkJson } from './json-walk.js';
 import { utf8Length, wellFormed } from './unicode.js';
@@ -42,9 +40,4 @@ export function loadShaper(): Promise<typeof Shaping> {
 export function loadedShaping(): typeof Shaping {
   if (shaping === undefined) throw new Error('webmcp-warden: the shaping module is not loaded yet');
   return shaping;
-}
-
-/** Shapes a result for a model outside a call, loading the shaping module first (the public `shapeForModel`, `pipeline-loader.ts`). */
-export async function shapeForModel(result: CallToolResult, serverId: string, maxBytes: number): Promise<ShapedResult> {
-  return (await loadShaper()).shapeForModel(result, serverId, maxBytes);
 }

@@ -18,7 +18,7 @@ import type { Diagnostic, JsonSchema, JsonValidated, Limits } from './types.js';
 export type { Diagnostic };
 import { hasLoneSurrogate, utf8Length, wellFormed } from './unicode.js';
 import type { ValidatorModule } from './validator-loader.js';
-import { encodeJson, isPlainObject, loadedValidator, loadValidator } from './from-entry.js';
+import { encodeJson, loadedValidator, loadValidator } from './from-entry.js';
 
 
 
