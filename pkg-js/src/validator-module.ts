@@ -1,8 +1,9 @@
 // The validator module's instance and its guard: what `validator-loader.ts` loads, in a chunk of
 // its own with the module's glue and host functions (`validator-chunk.ts`; the module's bytes
-// are fetched in parallel), so a page without a JSON Schema never downloads it. It imports nothing at run time: a chunk that imported the package's
-// other modules would make esbuild move them into a chunk shared with the page's entry. How the
-// module ships, and why: `validator-loader.ts`.
+// are fetched in parallel), so a page without a JSON Schema never downloads it. It imports
+// nothing at run time: a chunk that imported the package's other modules would make esbuild
+// move them into a chunk shared with the page's entry. How the module ships, and why:
+// `validator-loader.ts`.
 
 /** The validator module's exports, as loaded (the generated glue, plus its reset). */
 export interface Glue {
