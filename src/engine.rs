@@ -646,6 +646,7 @@ impl Engine {
             arguments: &facts.arguments,
             fingerprint,
             live_grant: live,
+            pattern_budget: crate::pattern::Budget::default(),
         };
         let evaluation = Evaluation::with_matched(section, call_facts, &matched);
         // What predicates and the approver are shown is fixed here: the tool may be dropped

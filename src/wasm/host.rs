@@ -1,9 +1,10 @@
-//! The page's pattern engine for [`crate::pattern`]: JS's own `RegExp`, imported as a global
-//! (no JS file of ours: a snippet would have to ship beside the glue), and installed when the
-//! module starts.
+//! The page's pattern engines for [`crate::pattern`], installed when the module starts: JS's
+//! own `RegExp`, imported as a global, and the linear-time engine, a wasm module of its own that
+//! `pkg-js/src/pattern-host.js` loads when a pattern first needs it.
 //!
 //! Compiled patterns are kept here as JS objects in a slot table; the core refers to them by
-//! slot. Only `new RegExp(source, flags)` and `RegExp.prototype.test` are called: never a
+//! slot, and the linear engine knows a pattern by the same slot. Only `new RegExp(source,
+//! flags)`, `RegExp.prototype.test` and the linear engine's functions are called: never a
 //! user's function, and nothing here calls back into the core.
 
 use alloc::borrow::ToOwned;
@@ -32,10 +33,26 @@ extern "C" {
     fn js_string(value: &JsValue) -> String;
 }
 
+#[wasm_bindgen(module = "/pkg-js/src/pattern-host.js")]
+extern "C" {
+    /// Prepares the linear engine for pattern `slot` (loading the engine's module the first
+    /// time one is needed).
+    #[wasm_bindgen(js_name = linearPrepare)]
+    fn linear_prepare(slot: u32, source: &str, flags: &str);
+
+    /// Tests `text` on the linear engine; throws when the engine is not loaded or failed.
+    #[wasm_bindgen(catch, js_name = linearTest)]
+    fn linear_test(slot: u32, text: &str) -> Result<bool, JsValue>;
+
+    /// Forgets pattern `slot` in the linear engine.
+    #[wasm_bindgen(js_name = linearRelease)]
+    fn linear_release(slot: u32);
+}
+
 /// The compiled patterns, by slot (a `LazyCell`: `crate::pattern` says why).
 static TABLE: LazyCell<RefCell<Vec<Option<RegExp>>>> = LazyCell::new(|| RefCell::new(Vec::new()));
 
-fn compile(source: &str, flags: &str) -> Result<u32, String> {
+fn compile(source: &str, flags: &str, linear: bool) -> Result<u32, String> {
     let regex = RegExp::new(source, flags).map_err(|thrown| {
         let text = js_string(&thrown);
         text.strip_prefix("SyntaxError: ").map(str::to_owned).unwrap_or(text)
@@ -46,11 +63,19 @@ fn compile(source: &str, flags: &str) -> Result<u32, String> {
         Some(entry) => *entry = Some(regex),
         None => table.push(Some(regex)),
     }
-    u32::try_from(slot).map_err(|_| "too many patterns".to_owned())
+    let slot = u32::try_from(slot).map_err(|_| "too many patterns".to_owned())?;
+    if linear {
+        linear_prepare(slot, source, flags);
+    }
+    Ok(slot)
 }
 
-fn test(handle: u32, text: &str) -> Option<bool> {
-    // A throw (a stack overflow deep in the engine) is "could not test": callers fail closed.
+fn test(handle: u32, text: &str, linear: bool) -> Option<bool> {
+    // A throw (a stack overflow deep in the engine, the linear engine not loaded) is "could not
+    // test": callers fail closed.
+    if linear {
+        return linear_test(handle, text).ok();
+    }
     super::borrow(&TABLE).get(usize::try_from(handle).ok()?)?.as_ref()?.test(text).ok()
 }
 
@@ -58,6 +83,7 @@ fn release(handle: u32) {
     let taken = usize::try_from(handle).ok().and_then(|slot| super::borrow(&TABLE).get_mut(slot).and_then(Option::take));
     // Dropped outside the borrow: dropping a JS object crosses the boundary.
     drop(taken);
+    linear_release(handle);
 }
 
 static HOST: Host = Host { compile, test, release };
