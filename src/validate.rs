@@ -236,33 +236,74 @@ thread_local! {
     /// Set when a string could not be tested against a pattern during the current validation
     /// (validation runs on one thread, start to end, so a thread-local is per validation).
     static PATTERN_UNCHECKED: Cell<Option<PatternFailure>> = const { Cell::new(None) };
+    /// The pattern work the current validation may still do (`crate::pattern::Budget`).
+    static PATTERN_BUDGET: crate::pattern::Budget = crate::pattern::Budget::default();
 }
 
-/// Installs the engine that compiles and runs patterns, wrapped so that strings over
-/// [`MAX_PATTERN_INPUT_CHARS`] are never handed to it and every failure is recorded for
-/// [`SchemaCache::validate_with_limits`]. Once per process; later calls are ignored. Natively
-/// [`SchemaCache::new`] installs `regress`; the wasm module installs the page's `RegExp` first.
-pub(crate) fn install_pattern_engine(engine: Box<dyn PatternEngine>) {
-    boon::set_pattern_engine(Box::new(Guarded(engine)));
+/// The prefix of a compile error for a pattern refused for its running time, which
+/// [`compile_problem`] reports as `unsafe_pattern`.
+const UNSAFE_MARK: &str = "unsafe: ";
+
+/// Installs the pattern engine: the crate's judged patterns ([`crate::pattern`]), so schema
+/// patterns run where the judgement says (the page's `RegExp`, the linear engine, or refused)
+/// and every test is paid from the validation's budget. Strings over
+/// [`MAX_PATTERN_INPUT_CHARS`] are never tested, and every string not tested is recorded for
+/// [`SchemaCache::validate_with_limits`]. Once per process; later calls are ignored.
+pub(crate) fn install_pattern_engine() {
+    boon::set_pattern_engine(Box::new(Judged));
 }
 
-struct Guarded(Box<dyn PatternEngine>);
+struct Judged;
 
-impl PatternEngine for Guarded {
+impl PatternEngine for Judged {
     fn compile(&self, source: &str) -> Result<Box<dyn CompiledPattern>, String> {
-        Ok(Box::new(GuardedPattern(self.0.compile(source)?)))
+        let allow_unsafe = crate::pattern::unsafe_allowed();
+        match crate::pattern::compile_judged(source, "u", allow_unsafe) {
+            Ok((handle, judgement)) => {
+                let judged = std::sync::OnceLock::new();
+                if let Some(judgement) = judgement {
+                    let _ = judged.set(judgement);
+                }
+                Ok(Box::new(JudgedPattern { handle, source: source.to_owned(), allow_unsafe, judgement: judged }))
+            }
+            Err(crate::pattern::PatternError::Invalid(reason)) => Err(reason),
+            Err(crate::pattern::PatternError::Unsafe(why)) => Err(format!("{UNSAFE_MARK}{why}")),
+        }
     }
 }
 
-struct GuardedPattern(Box<dyn CompiledPattern>);
+/// A schema's pattern: the host's handle and the pattern's judgement (a lock rather than the
+/// core's `Pattern`, because the engine wants its patterns `Send + Sync`).
+struct JudgedPattern {
+    handle: u32,
+    source: String,
+    allow_unsafe: bool,
+    /// Set at compile time, or at the first test when the judgement had not loaded yet.
+    judgement: std::sync::OnceLock<crate::pattern::Judgement>,
+}
 
-impl CompiledPattern for GuardedPattern {
+impl Drop for JudgedPattern {
+    fn drop(&mut self) {
+        crate::pattern::release(self.handle);
+    }
+}
+
+impl CompiledPattern for JudgedPattern {
     fn is_match(&self, text: &str) -> Result<bool, PatternFailure> {
         // Bytes bound characters from above, so most strings skip the count.
         let answer = if text.len() > MAX_PATTERN_INPUT_CHARS && text.chars().count() > MAX_PATTERN_INPUT_CHARS {
             Err(PatternFailure::TooLong { max_chars: MAX_PATTERN_INPUT_CHARS })
         } else {
-            self.0.is_match(text)
+            let judgement = match self.judgement.get() {
+                Some(judgement) => Some(*judgement),
+                None => crate::pattern::judge_later(self.handle, &self.source, "u", self.allow_unsafe).inspect(|judgement| {
+                    let _ = self.judgement.set(*judgement);
+                }),
+            };
+            PATTERN_BUDGET.with(|budget| crate::pattern::test_judged(self.handle, judgement, text, budget)).map_err(|why| match why {
+                crate::pattern::Untested::Engine => PatternFailure::Engine,
+                other => PatternFailure::Declined(other.phrase()),
+            })
         };
         if let Err(failure) = &answer {
             PATTERN_UNCHECKED.with(|cell| cell.set(Some(failure.clone())));
@@ -270,23 +311,6 @@ impl CompiledPattern for GuardedPattern {
         answer
     }
 }
-
-/// Natively, patterns run on `regress` (ECMAScript syntax and semantics, `u` flag).
-#[cfg(not(target_arch = "wasm32"))]
-struct Regress;
-
-#[cfg(not(target_arch = "wasm32"))]
-impl PatternEngine for Regress {
-    fn compile(&self, source: &str) -> Result<Box<dyn CompiledPattern>, String> {
-        match regress::Regex::with_flags(source, "u") {
-            Ok(regex) => Ok(Box::new(RegressPattern(regex))),
-            Err(e) => Err(e.to_string()),
-        }
-    }
-}
-
-#[cfg(not(target_arch = "wasm32"))]
-struct RegressPattern(regress::Regex);
 
 /// Natively, the engine reads its bundled meta-schemas (and `application/json` contents) with
 /// serde_json; the wasm module installs the page's `JSON.parse` instead, and links no parser.
@@ -300,13 +324,6 @@ use boon::JsonParser;
 impl JsonParser for SerdeJson {
     fn parse(&self, text: &str) -> Result<Value, Box<dyn std::error::Error>> {
         Ok(serde_json::from_str(text)?)
-    }
-}
-
-#[cfg(not(target_arch = "wasm32"))]
-impl CompiledPattern for RegressPattern {
-    fn is_match(&self, text: &str) -> Result<bool, PatternFailure> {
-        Ok(self.0.find(text).is_some())
     }
 }
 
@@ -363,7 +380,7 @@ impl SchemaCache {
     /// An empty cache.
     pub fn new() -> Self {
         #[cfg(not(target_arch = "wasm32"))]
-        install_pattern_engine(Box::new(Regress));
+        install_pattern_engine();
         #[cfg(not(target_arch = "wasm32"))]
         boon::set_json_parser(Box::new(SerdeJson));
         SchemaCache {
@@ -587,6 +604,7 @@ fn schema_too_deep() -> SchemaProblem {
 /// Validates `instance` against a compiled entry (see [`SchemaCache::validate`]).
 fn validate_entry(entry: &Entry, instance: &Value) -> Vec<Diagnostic> {
     PATTERN_UNCHECKED.with(|cell| cell.set(None));
+    PATTERN_BUDGET.with(crate::pattern::Budget::reset);
     let result = entry.schemas.validate(instance, entry.index);
     let unchecked = PATTERN_UNCHECKED.with(Cell::take);
     let mut out = Vec::new();
@@ -616,6 +634,7 @@ fn failure_text(failure: &PatternFailure) -> String {
             format!("it is longer than {max_chars} characters, the most a pattern is tested against")
         }
         PatternFailure::Engine => "the regular expression engine failed".to_owned(),
+        PatternFailure::Declined(reason) => (*reason).to_owned(),
     }
 }
 
@@ -659,6 +678,16 @@ fn compile_problem(error: &CompileError, schema: &Value, dialect: &str) -> Schem
             String::new(),
             format!("$ref {} names an anchor the schema does not define", quote(display_url(reference))),
         ),
+        CompileError::InvalidRegex { url, regex, src } if src.to_string().starts_with(UNSAFE_MARK) => {
+            let path = fragment_of(url);
+            let why = src.to_string();
+            let message = format!(
+                "{} has a pattern that {}",
+                at_schema(&path),
+                clip(why.strip_prefix(UNSAFE_MARK).unwrap_or(&why), 400)
+            );
+            return SchemaProblem { code: "unsafe_pattern", message: clip(&message, 600), path };
+        }
         CompileError::InvalidRegex { url, regex, src } => {
             let path = fragment_of(url);
             let message = format!(

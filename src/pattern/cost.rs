@@ -22,125 +22,8 @@
 //! careful (a safe pattern sent to the linear engine) but not too trusting. The bound is checked
 //! against a step-counting backtracking matcher in the tests (`tests/pattern_cost.rs`).
 
-use super::syntax::{Flags, Item, Node, UNBOUNDED};
-
-/// A set of characters: ASCII exactly, every other character as one member.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(crate) struct Chars {
-    ascii: u128,
-    other: bool,
-    /// What follows may run a look-around or a back-reference before it reads a character, so a
-    /// character it cannot start with does not stop it early.
-    probe: bool,
-}
-
-impl Chars {
-    const ALL: Chars = Chars { ascii: u128::MAX, other: true, probe: false };
-
-    fn range(from: u32, to: u32) -> Chars {
-        let mut ascii = 0u128;
-        if from < 128 {
-            let top = to.min(127);
-            let mut code = from;
-            while code <= top {
-                ascii |= 1u128 << code;
-                code = code.saturating_add(1);
-            }
-        }
-        Chars { ascii, other: to >= 128, probe: false }
-    }
-
-    fn union(self, other: Chars) -> Chars {
-        Chars { ascii: self.ascii | other.ascii, other: self.other || other.other, probe: self.probe || other.probe }
-    }
-
-    fn meets(self, other: Chars) -> bool {
-        self.ascii & other.ascii != 0 || (self.other && other.other)
-    }
-
-    fn complement(self) -> Chars {
-        Chars { ascii: !self.ascii, other: true, probe: false }
-    }
-
-    fn is_empty(self) -> bool {
-        self.ascii == 0 && !self.other
-    }
-
-    /// With the `i` flag: both cases of every ASCII letter, and the non-ASCII characters that
-    /// fold onto ASCII ones (U+017F, U+212A) both ways.
-    fn fold_case(mut self) -> Chars {
-        const UPPER: u128 = ((1u128 << 26) - 1) << 65;
-        const LOWER: u128 = ((1u128 << 26) - 1) << 97;
-        let letters = (self.ascii & UPPER) << 32 | (self.ascii & LOWER) >> 32;
-        self.ascii |= letters;
-        if self.ascii & (UPPER | LOWER) != 0 {
-            self.other = true;
-        }
-        if self.other {
-            self = self.union(Chars::range(u32::from('K'), u32::from('K')));
-            self = self.union(Chars::range(u32::from('S'), u32::from('S')));
-            self = self.union(Chars::range(u32::from('k'), u32::from('k')));
-            self = self.union(Chars::range(u32::from('s'), u32::from('s')));
-        }
-        self
-    }
-}
-
-/// `\d`.
-const DIGITS: Chars = Chars { ascii: ((1u128 << 10) - 1) << 48, other: false, probe: false };
-/// `\w` in ASCII.
-const WORD: Chars = Chars {
-    ascii: DIGITS.ascii | ((1u128 << 26) - 1) << 65 | ((1u128 << 26) - 1) << 97 | 1u128 << 95,
-    other: false,
-    probe: false,
-};
-/// `\s`: TAB to CR, space, and (as the one non-ASCII member) the rest.
-const SPACE: Chars = Chars { ascii: ((1u128 << 5) - 1) << 9 | 1u128 << 32, other: true, probe: false };
-/// Line terminators `.` does not match without `s` (the non-ASCII ones are in `other`).
-const LINE_BREAKS: u128 = 1u128 << 10 | 1u128 << 13;
-
-/// The characters one class item matches.
-fn item_chars(item: Item, flags: Flags) -> Chars {
-    match item {
-        Item::Range(from, to) => Chars::range(from, to),
-        Item::Digit(negated) => negate(DIGITS, negated),
-        Item::Word(negated) => {
-            // With `i` and `u`, `\w` also holds U+017F and U+212A.
-            let word = Chars { other: flags.ignore_case && flags.unicode, ..WORD };
-            negate(word, negated)
-        }
-        Item::Space(negated) => negate(SPACE, negated),
-        Item::Dot if !flags.dot_all => Chars { ascii: !LINE_BREAKS, other: true, probe: false },
-        Item::Property(_) | Item::Dot | Item::Any => Chars::ALL,
-    }
-}
-
-fn negate(chars: Chars, negated: bool) -> Chars {
-    if negated {
-        // Not every non-ASCII character is in `\s`, so `\S` still holds some.
-        chars.complement()
-    } else {
-        chars
-    }
-}
-
-/// The characters a class matches.
-fn class_chars(negated: bool, items: &[Item], flags: Flags) -> Chars {
-    let mut chars = Chars::default();
-    for &item in items {
-        chars = chars.union(item_chars(item, flags));
-    }
-    if flags.ignore_case {
-        chars = chars.fold_case();
-    }
-    if negated {
-        chars = chars.complement();
-        if flags.ignore_case {
-            chars = chars.fold_case();
-        }
-    }
-    chars
-}
+use super::read::{Chars, Tree, UNBOUNDED};
+use super::Cost;
 
 /// What a node can match, as far as the work bound needs.
 #[derive(Debug, Clone, Copy)]
@@ -157,7 +40,7 @@ struct Shape {
     max: u32,
 }
 
-const ZERO_WIDTH: Shape = Shape { first: Chars { ascii: 0, other: false, probe: false }, tail: Chars { ascii: 0, other: false, probe: false }, nullable: true, min: 0, max: 0 };
+const ZERO_WIDTH: Shape = Shape { first: Chars::NONE, tail: Chars::NONE, nullable: true, min: 0, max: 0 };
 
 fn add_len(a: u32, b: u32) -> u32 {
     if a == UNBOUNDED || b == UNBOUNDED {
@@ -190,25 +73,22 @@ fn then(a: Shape, b: Shape) -> Shape {
     Shape { first, tail, nullable: a.nullable && b.nullable, min: add_len(a.min, b.min), max: add_len(a.max, b.max) }
 }
 
-fn shape(node: &Node, flags: Flags) -> Shape {
-    match node {
-        Node::Empty | Node::Start | Node::End | Node::WordBoundary(_) | Node::Look { .. } => ZERO_WIDTH,
-        Node::Class { negated, items } => {
-            let chars = class_chars(*negated, items, flags);
-            Shape { first: chars, tail: Chars::default(), nullable: false, min: 1, max: 1 }
-        }
-        Node::Backref => Shape { first: Chars::ALL, tail: Chars::ALL, nullable: true, min: 0, max: UNBOUNDED },
-        Node::Seq(nodes) => {
+fn shape(tree: &Tree) -> Shape {
+    match tree {
+        Tree::Anchor | Tree::Assert | Tree::Look { .. } => ZERO_WIDTH,
+        Tree::Set(chars) => Shape { first: *chars, tail: Chars::NONE, nullable: false, min: 1, max: 1 },
+        Tree::Backref => Shape { first: Chars::ALL, tail: Chars::ALL, nullable: true, min: 0, max: UNBOUNDED },
+        Tree::Seq(trees) => {
             let mut whole = ZERO_WIDTH;
-            for node in nodes {
-                whole = then(whole, shape(node, flags));
+            for tree in trees {
+                whole = then(whole, shape(tree));
             }
             whole
         }
-        Node::Alt(nodes) => {
+        Tree::Alt(trees) => {
             let mut whole: Option<Shape> = None;
-            for node in nodes {
-                let one = shape(node, flags);
+            for tree in trees {
+                let one = shape(tree);
                 whole = Some(match whole {
                     None => one,
                     Some(so_far) => Shape {
@@ -222,111 +102,90 @@ fn shape(node: &Node, flags: Flags) -> Shape {
             }
             whole.unwrap_or(ZERO_WIDTH)
         }
-        Node::Repeat { node, min, max, .. } => {
-            let body = shape(node, flags);
+        Tree::Rep { body, min, max } => {
+            let body = shape(body);
             let mut tail = body.tail;
             if *max > 1 && body.max > 0 {
                 tail = tail.union(body.first);
             }
-            let first = if *max == 0 { Chars::default() } else { body.first };
+            let first = if *max == 0 { Chars::NONE } else { body.first };
             Shape { first, tail, nullable: *min == 0 || body.nullable, min: mul_len(body.min, *min), max: mul_len(body.max, *max) }
         }
-        Node::Capture { node, .. } => shape(node, flags),
-        Node::Modified { ignore_case, dot_all, multiline, node } => shape(node, modified(flags, *ignore_case, *dot_all, *multiline)),
     }
 }
 
-fn modified(flags: Flags, ignore_case: Option<bool>, dot_all: Option<bool>, multiline: Option<bool>) -> Flags {
-    Flags {
-        ignore_case: ignore_case.unwrap_or(flags.ignore_case),
-        dot_all: dot_all.unwrap_or(flags.dot_all),
-        multiline: multiline.unwrap_or(flags.multiline),
-        ..flags
-    }
-}
-
-/// A bound on work: `coef × nᵈᵉᵍ` steps for a text of `n` characters, or exponential.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Cost {
-    /// The degree of the polynomial; [`Cost::EXPONENTIAL`]'s is `u8::MAX`.
-    pub deg: u8,
-    /// Its leading coefficient (saturating).
-    pub coef: u32,
-}
-
+/// The arithmetic of bounds (the type itself is [`Cost`], in the parent module, because the
+/// core applies a judgement it does not compute).
 impl Cost {
-    /// Exponential in the text's length.
-    pub const EXPONENTIAL: Cost = Cost { deg: u8::MAX, coef: u32::MAX };
-    const ONE: Cost = Cost { deg: 0, coef: 1 };
-    const ZERO: Cost = Cost { deg: 0, coef: 0 };
+    pub(crate) const ONE: Cost = Cost { deg: 0, coef: 0, base: 1 };
+    pub(crate) const ZERO: Cost = Cost { deg: 0, coef: 0, base: 0 };
     /// Once per character of the text.
-    const LINEAR: Cost = Cost { deg: 1, coef: 1 };
+    pub(crate) const LINEAR: Cost = Cost { deg: 1, coef: 1, base: 0 };
 
-    fn constant(coef: u32) -> Cost {
-        Cost { deg: 0, coef }
+    fn constant(base: u32) -> Cost {
+        Cost { deg: 0, coef: 0, base }
     }
 
-    /// Whether it is exponential.
-    #[must_use]
-    pub fn is_exponential(self) -> bool {
-        self.deg == u8::MAX
+    /// The growing term alone, as `(deg, coef)` (`(0, 0)` when there is none).
+    fn term(self) -> (u8, u32) {
+        if self.coef == 0 {
+            (0, 0)
+        } else {
+            (self.deg, self.coef)
+        }
+    }
+
+    /// Two growing terms as one, bounded by the higher degree (`c·nᵈ ≤ c·nᵉ` for `d ≤ e`, `n ≥ 1`).
+    fn merge(a: (u8, u32), b: (u8, u32)) -> (u8, u32) {
+        match (a.1, b.1) {
+            (0, _) => b,
+            (_, 0) => a,
+            _ => (a.0.max(b.0), a.1.saturating_add(b.1)),
+        }
     }
 
     fn plus(self, other: Cost) -> Cost {
-        if self.deg == other.deg {
-            Cost { deg: self.deg, coef: self.coef.saturating_add(other.coef) }
-        } else if self.deg > other.deg {
-            self
-        } else {
-            other
-        }
-    }
-
-    fn times(self, other: Cost) -> Cost {
-        if self.coef == 0 || other.coef == 0 {
-            return Cost::ZERO;
-        }
         if self.is_exponential() || other.is_exponential() {
             return Cost::EXPONENTIAL;
         }
-        match self.deg.checked_add(other.deg) {
-            Some(deg) if deg < u8::MAX => Cost { deg, coef: self.coef.saturating_mul(other.coef) },
-            _ => Cost::EXPONENTIAL,
+        let (deg, coef) = Cost::merge(self.term(), other.term());
+        Cost { deg, coef, base: self.base.saturating_add(other.base) }
+    }
+
+    /// The product: `(a + b·nᵈ)(c + e·nᶠ) = ac + ae·nᶠ + bc·nᵈ + be·nᵈ⁺ᶠ`.
+    fn times(self, other: Cost) -> Cost {
+        if self.is_exponential() || other.is_exponential() {
+            let zero = |cost: Cost| cost.coef == 0 && cost.base == 0;
+            return if zero(self) || zero(other) { Cost::ZERO } else { Cost::EXPONENTIAL };
         }
+        let (a_deg, a_coef) = self.term();
+        let (b_deg, b_coef) = other.term();
+        let mut term = Cost::merge((b_deg, self.base.saturating_mul(b_coef)), (a_deg, a_coef.saturating_mul(other.base)));
+        if a_coef != 0 && b_coef != 0 {
+            match a_deg.checked_add(b_deg) {
+                Some(deg) if deg < u8::MAX => term = Cost::merge(term, (deg, a_coef.saturating_mul(b_coef))),
+                _ => return Cost::EXPONENTIAL,
+            }
+        }
+        Cost { deg: term.0, coef: term.1, base: self.base.saturating_mul(other.base) }
     }
 
     fn more_than_one(self) -> bool {
-        self.deg > 0 || self.coef > 1
+        self.coef > 0 || self.base > 1
     }
 
-    /// `self` multiplied by itself `times` times (saturating; a polynomial of degree > 0 raised
-    /// to a large power is as good as exponential).
+    /// `self` multiplied by itself `times` times (saturating).
     fn power(self, times: u32) -> Cost {
         let mut result = Cost::ONE;
         let mut left = times;
         while left > 0 {
             result = result.times(self);
-            if result.is_exponential() || (result.deg == 0 && result.coef == u32::MAX) {
+            if result.is_exponential() || (result.coef == 0 && result.base == u32::MAX) {
                 break;
             }
             left = left.saturating_sub(1);
         }
         result
-    }
-
-    /// The steps for a text of `length` characters (saturating at `u64::MAX`).
-    #[must_use]
-    pub fn steps(self, length: u64) -> u64 {
-        if self.is_exponential() {
-            return if length <= 1 { u64::from(self.coef) } else { u64::MAX };
-        }
-        let mut steps = u64::from(self.coef);
-        let mut left = self.deg;
-        while left > 0 {
-            steps = steps.saturating_mul(length.max(1));
-            left = left.saturating_sub(1);
-        }
-        steps
     }
 }
 
@@ -370,68 +229,61 @@ fn splits(a: Shape, b: Shape) -> Cost {
     }
 }
 
-fn walk(node: &Node, follow: Chars, flags: Flags) -> Walk {
-    let simple = Walk { work: Cost::ONE, ambiguity: Cost::ONE, local: true };
-    match node {
-        Node::Empty | Node::Start | Node::End | Node::WordBoundary(_) | Node::Class { .. } => simple,
+fn walk(tree: &Tree, follow: Chars) -> Walk {
+    match tree {
+        Tree::Anchor | Tree::Assert | Tree::Set(_) => Walk { work: Cost::ONE, ambiguity: Cost::ONE, local: true },
         // Compares up to the whole text with what the group captured.
-        Node::Backref => Walk { work: Cost::LINEAR, ambiguity: Cost::ONE, local: false },
-        Node::Look { behind, node, .. } => {
+        Tree::Backref => Walk { work: Cost::LINEAR, ambiguity: Cost::ONE, local: false },
+        Tree::Look { behind, body } => {
             // A look-ahead's body ends where it first succeeds; a look-behind is matched
             // backwards, which this forward walk does not model, so everything may follow it.
-            let after = if *behind { Chars::ALL } else { Chars::default() };
-            let inner = walk(node, after, flags);
+            let after = if *behind { Chars::ALL } else { Chars::NONE };
+            let inner = walk(body, after);
             Walk { work: inner.work.plus(Cost::ONE), ambiguity: Cost::ONE, local: false }
         }
-        Node::Capture { node, .. } => walk(node, follow, flags),
-        Node::Modified { ignore_case, dot_all, multiline, node } => {
-            walk(node, follow, modified(flags, *ignore_case, *dot_all, *multiline))
-        }
-        Node::Seq(nodes) => walk_seq(nodes, follow, flags),
-        Node::Alt(nodes) => {
+        Tree::Seq(trees) => walk_seq(trees, follow),
+        Tree::Alt(trees) => {
             let mut work = Cost::ZERO;
             let mut sum = Cost::ZERO;
             let mut widest = Cost::ONE;
-            let mut seen = Chars::default();
+            let mut seen = Chars::NONE;
             let mut disjoint = true;
             let mut nullable = 0u32;
             let mut local = true;
-            for node in nodes {
-                let inner = walk(node, follow, flags);
+            for tree in trees {
+                let inner = walk(tree, follow);
+                let tree_shape = shape(tree);
                 local &= inner.local;
-                let node_shape = shape(node, flags);
                 work = work.plus(inner.work);
                 sum = sum.plus(inner.ambiguity);
-                if inner.ambiguity.deg > widest.deg || (inner.ambiguity.deg == widest.deg && inner.ambiguity.coef > widest.coef) {
+                if (inner.ambiguity.deg, inner.ambiguity.coef, inner.ambiguity.base) > (widest.deg, widest.coef, widest.base) {
                     widest = inner.ambiguity;
                 }
-                disjoint &= !seen.meets(node_shape.first);
-                seen = seen.union(node_shape.first);
-                if node_shape.nullable {
-                    nullable = nullable.saturating_add(1);
-                }
+                disjoint &= !seen.meets(tree_shape.first);
+                seen = seen.union(tree_shape.first);
+                nullable = nullable.saturating_add(u32::from(tree_shape.nullable));
             }
             let ambiguity = if disjoint && nullable <= 1 { widest } else { sum };
             Walk { work, ambiguity, local }
         }
-        Node::Repeat { node, min, max, .. } => walk_repeat(node, *min, *max, follow, flags),
+        Tree::Rep { body, min, max } => walk_repeat(body, *min, *max, follow),
     }
 }
 
-fn walk_seq(nodes: &[Node], follow: Chars, flags: Flags) -> Walk {
+fn walk_seq(nodes: &[Tree], follow: Chars) -> Walk {
     // Right to left: what may follow each node is known once the nodes after it are.
     let mut rest = follow;
     let mut work = Cost::ZERO;
     let mut walks = alloc::vec::Vec::with_capacity(nodes.len());
     let mut local = true;
     for node in nodes.iter().rev() {
-        let node_shape = shape(node, flags);
-        let inner = walk(node, rest, flags);
+        let node_shape = shape(node);
+        let inner = walk(node, rest);
         let survivors = inner.ambiguity.times(ends(node_shape, rest));
         local &= inner.local && !survivors.more_than_one();
         work = inner.work.plus(survivors.times(work));
         walks.push((node_shape, inner.ambiguity));
-        let probes = matches!(node, Node::Look { .. } | Node::Backref);
+        let probes = matches!(node, Tree::Look { .. } | Tree::Backref);
         let mut before = node_shape.first;
         before.probe = probes;
         rest = if node_shape.nullable { before.union(rest) } else { before };
@@ -455,24 +307,24 @@ fn walk_seq(nodes: &[Node], follow: Chars, flags: Flags) -> Walk {
     Walk { work, ambiguity, local }
 }
 
-fn walk_repeat(node: &Node, min: u32, max: u32, follow: Chars, flags: Flags) -> Walk {
-    let body = shape(node, flags);
+fn walk_repeat(node: &Tree, min: u32, max: u32, follow: Chars) -> Walk {
+    let body = shape(node);
     if max == 0 {
         return Walk { work: Cost::ONE, ambiguity: Cost::ONE, local: true };
     }
     if max == 1 {
-        let inner = walk(node, follow, flags);
+        let inner = walk(node, follow);
         let extra = if min == 0 && body.nullable { Cost::ONE } else { Cost::ZERO };
         return Walk { work: inner.work.plus(Cost::ONE), ambiguity: inner.ambiguity.plus(extra), local: inner.local };
     }
     if body.max == 0 {
         // Only zero-width: an iteration that reads nothing ends the repetition.
-        let inner = walk(node, follow, flags);
+        let inner = walk(node, follow);
         return Walk { work: inner.work.times(Cost::constant(2)), ambiguity: Cost::ONE, local: inner.local };
     }
     let mut next = body.first;
     next.probe = follow.probe;
-    let inner = walk(node, next.union(follow), flags);
+    let inner = walk(node, next.union(follow));
     let iterations = if max == UNBOUNDED { Cost::LINEAR } else { Cost::constant(max) };
     // Where one iteration ends and the next begins is not fixed by the text.
     let blurred = body.nullable || (body.min != body.max && body.tail.meets(body.first));
@@ -491,7 +343,12 @@ fn walk_repeat(node: &Node, min: u32, max: u32, follow: Chars, flags: Flags) -> 
     }
     let _ = min;
     // Iterations split the text: local work adds up to the work of one pass over it.
-    let work = if inner.local && inner.work.deg > 0 { inner.work.plus(iterations) } else { iterations.times(inner.work).plus(Cost::ONE) };
+    let work = if inner.local && inner.work.coef > 0 {
+        // Each iteration's constant, once per iteration; its growing term, once over the text.
+        iterations.times(Cost::constant(inner.work.base.saturating_add(1))).plus(Cost { base: 0, ..inner.work })
+    } else {
+        iterations.times(inner.work).plus(Cost::ONE)
+    };
     Walk { work, ambiguity: Cost::ONE, local: inner.local }
 }
 
@@ -499,10 +356,9 @@ fn walk_repeat(node: &Node, min: u32, max: u32, follow: Chars, flags: Flags) -> 
 /// the start, times `n` start positions unless every alternative is anchored at the text's
 /// start (`^` without the `m` flag).
 #[must_use]
-pub fn pattern_cost(root: &Node, flags: Flags) -> Cost {
-    let end = Chars::default();
-    let work = walk(root, end, flags).work;
-    if anchored(root, flags) {
+pub fn pattern_cost(root: &Tree) -> Cost {
+    let work = walk(root, Chars::NONE).work;
+    if anchored(root) {
         work
     } else {
         Cost::LINEAR.times(work)
@@ -510,22 +366,11 @@ pub fn pattern_cost(root: &Node, flags: Flags) -> Cost {
 }
 
 /// Whether every match must start at the text's start.
-fn anchored(node: &Node, flags: Flags) -> bool {
-    if flags.multiline {
-        return false;
-    }
-    match node {
-        Node::Start => true,
-        Node::Seq(nodes) => nodes.first().is_some_and(|first| anchored(first, flags)),
-        Node::Alt(nodes) => !nodes.is_empty() && nodes.iter().all(|node| anchored(node, flags)),
-        Node::Capture { node, .. } => anchored(node, flags),
-        Node::Modified { multiline, node, .. } => anchored(node, modified(flags, None, None, *multiline)),
+pub(crate) fn anchored(tree: &Tree) -> bool {
+    match tree {
+        Tree::Anchor => true,
+        Tree::Seq(trees) => trees.first().is_some_and(anchored),
+        Tree::Alt(trees) => !trees.is_empty() && trees.iter().all(anchored),
         _ => false,
     }
-}
-
-/// Whether `chars` is empty (for tests of the character model).
-#[cfg(test)]
-pub(crate) fn class_is_empty(negated: bool, items: &[Item], flags: Flags) -> bool {
-    class_chars(negated, items, flags).is_empty()
 }

@@ -95,7 +95,7 @@ impl Linear {
 pub fn translate(source: &str, flags: &str) -> Result<(Vec<(bool, String)>, String), String> {
     let flags = Flags::parse(flags);
     let tree = syntax::parse(source, flags).map_err(|_| String::from("the pattern could not be read"))?;
-    super::linear_capable(&tree, flags).map_err(String::from)?;
+    capable(&tree, flags)?;
     let mut starts = Vec::new();
     let mut main = String::new();
     match &tree {
@@ -117,6 +117,36 @@ pub fn translate(source: &str, flags: &str) -> Result<(Vec<(bool, String)>, Stri
         other => emit(other, flags, &mut main)?,
     }
     Ok((starts, main))
+}
+
+/// What the judgement checks on its own reading ([`super::linear_capable`]), on the exact one:
+/// look-arounds only at the start of an anchored pattern, no back-references.
+fn capable(tree: &Node, flags: Flags) -> Result<(), String> {
+    fn inner(node: &Node) -> Result<(), String> {
+        match node {
+            Node::Look { .. } => Err(String::from("a look-around")),
+            Node::Backref => Err(String::from("a back-reference")),
+            Node::Seq(nodes) | Node::Alt(nodes) => nodes.iter().try_for_each(inner),
+            Node::Repeat { node, .. } | Node::Capture { node, .. } | Node::Modified { node, .. } => inner(node),
+            _ => Ok(()),
+        }
+    }
+    match tree {
+        Node::Seq(nodes) if !flags.multiline && matches!(nodes.first(), Some(Node::Start)) => {
+            let mut leading = true;
+            for node in nodes.get(1..).unwrap_or(&[]) {
+                match node {
+                    Node::Look { behind: false, node, .. } if leading => inner(node)?,
+                    other => {
+                        leading = false;
+                        inner(other)?;
+                    }
+                }
+            }
+            Ok(())
+        }
+        other => inner(other),
+    }
 }
 
 fn emit(node: &Node, flags: Flags, out: &mut String) -> Result<(), String> {

@@ -454,13 +454,13 @@ impl Parser {
     /// `\0`–`\7…` (octal, up to 0o377) or `\8`/`\9`, at the cursor (after the `\`).
     fn legacy_octal_or_identity(&mut self) -> u32 {
         let mut value = 0u32;
-        let mut read = 0;
+        let mut read = 0u32;
         while read < 3 {
             match self.peek().and_then(|c| c.to_digit(8)) {
                 Some(digit) if value.saturating_mul(8).saturating_add(digit) <= 0o377 => {
                     value = value.saturating_mul(8).saturating_add(digit);
                     self.at = self.at.saturating_add(1);
-                    read += 1;
+                    read = read.saturating_add(1);
                 }
                 _ => break,
             }
@@ -570,7 +570,7 @@ impl Parser {
             self.at = self.at.saturating_add(2);
             match self.hex(4) {
                 Some(low) if (0xDC00..0xE000).contains(&low) => {
-                    return Some(0x1_0000u32.saturating_add((high - 0xD800) << 10).saturating_add(low - 0xDC00));
+                    return Some(0x1_0000u32.saturating_add(high.saturating_sub(0xD800) << 10).saturating_add(low.saturating_sub(0xDC00)));
                 }
                 _ => self.at = saved,
             }

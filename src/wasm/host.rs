@@ -1,6 +1,7 @@
 //! The page's pattern engines for [`crate::pattern`], installed when the module starts: JS's
-//! own `RegExp`, imported as a global, and the linear-time engine, a wasm module of its own that
-//! `pkg-js/src/pattern-host.js` loads when a pattern first needs it.
+//! own `RegExp`, imported as a global, and, through `pkg-js/src/pattern-host.js`, the pattern
+//! judgement and the linear-time engine, wasm modules of their own the page loads when it first
+//! has a pattern (the judgement) and when a pattern first needs the linear engine.
 //!
 //! Compiled patterns are kept here as JS objects in a slot table; the core refers to them by
 //! slot, and the linear engine knows a pattern by the same slot. Only `new RegExp(source,
@@ -35,10 +36,15 @@ extern "C" {
 
 #[wasm_bindgen(module = "/pkg-js/src/pattern-host.js")]
 extern "C" {
-    /// Prepares the linear engine for pattern `slot` (loading the engine's module the first
-    /// time one is needed).
-    #[wasm_bindgen(js_name = linearPrepare)]
-    fn linear_prepare(slot: u32, source: &str, flags: &str);
+    /// The judgement of pattern `slot` (its first word: `crate::pattern::Judgement::to_words`),
+    /// or `u32::MAX` while the judgement's module is not loaded (asking starts loading it). The
+    /// host prepares the linear engine for the slot when its route needs it.
+    #[wasm_bindgen(js_name = judgePattern)]
+    fn judge_pattern(slot: u32, source: &str, flags: &str, allow_unsafe: bool) -> u32;
+
+    /// The other words of the judgement `judgePattern` answered last.
+    #[wasm_bindgen(js_name = judgementWord)]
+    fn judgement_word(index: u32) -> u32;
 
     /// Tests `text` on the linear engine; throws when the engine is not loaded or failed.
     #[wasm_bindgen(catch, js_name = linearTest)]
@@ -52,7 +58,7 @@ extern "C" {
 /// The compiled patterns, by slot (a `LazyCell`: `crate::pattern` says why).
 static TABLE: LazyCell<RefCell<Vec<Option<RegExp>>>> = LazyCell::new(|| RefCell::new(Vec::new()));
 
-fn compile(source: &str, flags: &str, linear: bool) -> Result<u32, String> {
+fn compile(source: &str, flags: &str) -> Result<u32, String> {
     let regex = RegExp::new(source, flags).map_err(|thrown| {
         let text = js_string(&thrown);
         text.strip_prefix("SyntaxError: ").map(str::to_owned).unwrap_or(text)
@@ -63,11 +69,12 @@ fn compile(source: &str, flags: &str, linear: bool) -> Result<u32, String> {
         Some(entry) => *entry = Some(regex),
         None => table.push(Some(regex)),
     }
-    let slot = u32::try_from(slot).map_err(|_| "too many patterns".to_owned())?;
-    if linear {
-        linear_prepare(slot, source, flags);
-    }
-    Ok(slot)
+    u32::try_from(slot).map_err(|_| "too many patterns".to_owned())
+}
+
+fn judge(slot: u32, source: &str, flags: &str, allow_unsafe: bool) -> Option<[u32; 4]> {
+    let first = judge_pattern(slot, source, flags, allow_unsafe);
+    (first != u32::MAX).then(|| [first, judgement_word(1), judgement_word(2), judgement_word(3)])
 }
 
 fn test(handle: u32, text: &str, linear: bool) -> Option<bool> {
@@ -86,7 +93,7 @@ fn release(handle: u32) {
     linear_release(handle);
 }
 
-static HOST: Host = Host { compile, test, release };
+static HOST: Host = Host { compile, judge, test, release };
 
 /// Runs when the module is instantiated: patterns from now on use the page's engine.
 #[wasm_bindgen(start)]

@@ -31,6 +31,9 @@ pub enum PatternFailure {
     },
     /// The engine failed while testing (for example, it ran out of stack).
     Engine,
+    /// The embedder declined to test the string, for the reason given (webmcp-warden: the call's
+    /// pattern work limit, or a pattern whose judgement did not load).
+    Declined(&'static str),
 }
 
 impl Display for PatternFailure {
@@ -40,6 +43,7 @@ impl Display for PatternFailure {
                 write!(f, "longer than {max_chars} characters, the most a pattern is tested against")
             }
             Self::Engine => write!(f, "the regular expression engine failed"),
+            Self::Declined(reason) => f.write_str(reason),
         }
     }
 }
