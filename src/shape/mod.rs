@@ -91,6 +91,7 @@ use alloc::vec::Vec;
 pub mod json;
 pub mod request;
 pub mod text;
+mod unicode;
 
 use alloc::borrow::Cow;
 
@@ -100,8 +101,8 @@ use crate::value::{Map, Value};
 pub use json::{json_len, NumberLengths};
 pub use request::Request;
 pub use text::{
-    apply_removals, classify, has_removable, push_flat, scan_str, scan_utf16, strip_str, Class, Flags, Scan,
-    CANDIDATE_PATTERN_JS,
+    apply_edits, candidate_ranges, classify, has_removable, scan_str, strip_str, Class, Edit, Flags, Scan, NEWLINE_MARK,
+    UNICODE_VERSION,
 };
 
 /// The default cap, `maxResultBytesForLlm`.
