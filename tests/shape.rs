@@ -606,7 +606,8 @@ fn a_mime_type_over_the_limit_makes_its_block_malformed() {
 }
 
 /// A result cut as the TS layer cuts it: each text field the block's type reads, when longer
-/// than `need` bytes once stripped, is sent stripped and cut to its first `need` characters,
+/// than `need` bytes once stripped, is sent stripped and cut to its first `need` characters
+/// (and on past any character shaping may remove),
 /// the rest reported as omitted and the flags of what stripping removed carried in
 /// `provenance.flags`; `data` or `blob` longer than `need` is sent as `""` (or `"!"` when it is
 /// not base64, which makes it a notice whatever it holds). A final short text block of a
@@ -635,7 +636,12 @@ fn precut(input: &Value, need: usize) -> (Value, Vec<Omitted>) {
                 return;
             }
             found |= flags;
-            let end = stripped.char_indices().nth(need).map_or(stripped.len(), |(at, _)| at);
+            // As the TS layer cuts: past any character shaping may remove, so the core strips the
+            // prefix to itself.
+            let mut end = stripped.char_indices().nth(need).map_or(stripped.len(), |(at, _)| at);
+            while end < stripped.len() && stripped[..end].chars().next_back().is_some_and(|c| classify(c).is_some()) {
+                end += stripped[end..].chars().next().map_or(0, char::len_utf8);
+            }
             omitted.push(Omitted { block: i, field, bytes: stripped.len() - end });
             map.insert(key, stripped[..end].into());
         };

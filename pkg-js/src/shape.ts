@@ -493,6 +493,17 @@ class Stripper {
   }
 }
 
+/**
+ * Position `k` of stripped `text`, moved on past the second half of a pair and past characters
+ * the core may remove: a prefix ending there is one the core strips to itself (no character
+ * kept for its neighbour ends it), so it measures as the whole text's first part.
+ */
+function stableCut(text: string, k: number): number {
+  if (isLow(text, k)) k++;
+  while (k < text.length && (candidate as RegExp).test(text.slice(back(text, k), k))) k = forward(text, k);
+  return k;
+}
+
 /** A text field as sent: all of it when it may fit, else a prefix longer than the room left, and how many bytes were left out. */
 interface Sent {
   send: string;
@@ -541,9 +552,8 @@ class Preparation {
     const bytes = entry.utf8Length(stripped);
     if (bytes < need) return { send: stripped, bytes, omitted: 0 };
     if (need <= 0) return { send: '', bytes, omitted: bytes };
-    // `need` units are at least `need` bytes; never end between the halves of a pair.
-    let k = Math.min(stripped.length, need);
-    if (k < stripped.length && (stripped.charCodeAt(k - 1) & 0xfc00) === 0xd800) k++;
+    // `need` units are at least `need` bytes.
+    const k = stableCut(stripped, Math.min(stripped.length, need));
     const send = stripped.slice(0, k);
     return { send, bytes, omitted: k === stripped.length ? 0 : bytes - entry.utf8Length(send) };
   }
@@ -553,7 +563,7 @@ class Preparation {
     const stripped = this.stripper.strip(raw);
     const bytes = entry.utf8Length(stripped);
     if (bytes <= limits.maxMimeBytes) return { send: stripped, bytes, ok: true };
-    return { send: stripped.slice(0, limits.maxMimeBytes + 1), bytes, ok: false };
+    return { send: stripped.slice(0, stableCut(stripped, limits.maxMimeBytes + 1)), bytes, ok: false };
   }
 
   /**
