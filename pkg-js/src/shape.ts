@@ -11,11 +11,11 @@
 // with the page's entry, one more request at import (`pkg-js/test/bundle-contents.test.mjs`).
 //
 // - Plain text that fits the cap (the common case) never crosses unless it may hold a removable
-//   character: a regex the core supplies finds such text, which crosses once and comes back as
-//   removal positions (`scanText`), not as a new string.
+//   character: a regex the core supplies finds such characters, and only they cross, with the
+//   neighbours the core's rules read, coming back as edit positions (`scanText`), not as a new
+//   string.
 // - Everything else crosses as one wire buffer (`shapeResult`), prepared here so that it is
-//   bounded by the cap: strings are stripped with the core's exact pattern (the core classifies
-//   the distinct characters found, in one crossing), a text longer than the cap could keep sends
+//   bounded by the cap: block strings are stripped as above, a text longer than the cap could keep sends
 //   only its first bytes, media that cannot fit sends no data, blocks past the core's limit are
 //   not sent, and a `structuredContent` whose JSON passes the cap plus a slack is not sent. The
 //   core is told what was left out (`src/shape/request.rs`) and answers exactly as it would for
@@ -80,7 +80,6 @@ function guard<T>(crossing: () => T): T {
 /** The shaping module's exports (`src/wasm/shape.rs`), each crossing guarded. */
 export const shaper = {
   scanText: (text: string) => guard(() => glue.scanText(text)),
-  shapeCandidatePattern: () => guard(() => glue.shapeCandidatePattern()),
   shapeFlagNames: () => guard(() => glue.shapeFlagNames()),
   shapeLimits: () => guard(() => glue.shapeLimits()),
   shapeMediaKinds: (mime: string) => guard(() => glue.shapeMediaKinds(mime)),
@@ -101,7 +100,7 @@ export function shaperMemoryBytes(): number {
 export interface ShapedResult {
   /** The result, with `provenance`. */
   result: CallToolResult;
-  /** The flags set (`bidi`, `zero_width`, `tag_chars`, `variation_selectors`, `media_dropped`, `unsupported_content`, `oversized`). */
+  /** The flags set (`bidi`, `zero_width`, `tag_chars`, `variation_selectors`, `controls`, `other_invisible`, `media_dropped`, `unsupported_content`, `oversized`). */
   flags: string[];
   /** Whether the result was cut (at the byte cap, or at a limit). */
   truncated: boolean;
@@ -111,8 +110,7 @@ export interface ShapedResult {
 export const shapeStats = { crossings: 0, bytesSent: 0 };
 
 let candidate: RegExp | undefined;
-let candidateFinder: RegExp = /$^/g;
-let candidateAll: RegExp = /$^/g;
+let candidateFinder: RegExp = /$^/gu;
 let flagNames: string[] = [];
 let knownFlags = new Set<string>();
 let limits = { maxBlocks: 1000, structuredSlack: 4096, maxMimeBytes: 256, maxDepth: 128 };
@@ -121,12 +119,16 @@ let maxBlocksLimit = 1000;
 
 function candidates(): RegExp {
   if (candidate === undefined) {
-    candidate = new RegExp(shaper.shapeCandidatePattern());
-    candidateFinder = new RegExp(candidate.source, 'g');
-    candidateAll = new RegExp(candidate.source, 'g');
     flagNames = shaper.shapeFlagNames().split(',');
     knownFlags = new Set(flagNames);
-    const [maxBlocks, structuredSlack, maxMimeBytes, maxDepth] = shaper.shapeLimits();
+    // The limits, then the ranges of characters the core may remove or replace: the regex that
+    // finds candidates is written from the core's own table, so the two agree whatever Unicode
+    // version this engine knows.
+    const [maxBlocks, structuredSlack, maxMimeBytes, maxDepth, ...ranges] = shaper.shapeLimits();
+    let source = '';
+    for (let i = 0; i + 1 < ranges.length; i += 2) source += `\\u{${(ranges[i] as number).toString(16)}}-\\u{${(ranges[i + 1] as number).toString(16)}}`;
+    candidate = new RegExp(`[${source}]`, 'u');
+    candidateFinder = new RegExp(candidate.source, 'gu');
     limits = { maxBlocks: maxBlocks as number, structuredSlack: structuredSlack as number, maxMimeBytes: maxMimeBytes as number, maxDepth: maxDepth as number };
     maxBlocksLimit = limits.maxBlocks;
   }
@@ -138,79 +140,106 @@ function namesOf(bits: number): string[] {
   return bits === 0 ? [] : flagNames.filter((_, i) => bits & (1 << i));
 }
 
-/** The most candidate windows that cross for one text; past it (or past 1 unit in 16), the text crosses whole or is stripped here. */
-const MAX_WINDOWS = 4096;
-/** The longest text that crosses whole to be scanned; a longer, densely dirty text is stripped here with the core's pattern. */
-const MAX_SCANNED_UNITS = 65_536;
+/** The most UTF-16 units one crossing of `scanText` carries: wasm memory only grows, so a long dirty text crosses in parts. */
+const BATCH_UNITS = 32_768;
+/** A start in `scanText`'s answer with this bit set: the unit becomes LF (`shape::NEWLINE_MARK`). */
+const NEWLINE_MARK = 0x8000_0000;
 
-/** Removes the hidden and direction-changing characters from one string; returns it and the flag bits. */
+// Positions in well-formed text, where a low surrogate always closes a pair.
+const isLow = (text: string, i: number) => (text.charCodeAt(i) & 0xfc00) === 0xdc00;
+/** The start of the character before position `i`, or 0. */
+const back = (text: string, i: number) => Math.max(0, i - (isLow(text, i - 1) ? 2 : 1));
+/** The end of the character at position `i`, or the text's length. */
+const forward = (text: string, i: number) => Math.min(text.length, i + (isLow(text, i + 1) ? 2 : 1));
+
+/** Removes what shaping removes from one string (and makes line separators LF); returns it and the flag bits. */
 export function stripText(text: string): [string, number] {
   if (typeof text !== 'string') return [text, 0];
   // Lone surrogates first: with them gone the text crosses as UTF-8 (fast), positions stay
   // aligned, and no removal can join two halves into a new character.
   const whole = entry.wellFormed(text);
   if (!candidates().test(whole)) return [whole, 0];
-  const scan = scanCandidates(whole) ?? (whole.length <= MAX_SCANNED_UNITS ? shaper.scanText(whole) : undefined);
-  if (scan === undefined) {
-    // Megabytes of densely hidden characters: crossing them would cost wasm memory for good.
-    const stripper = new Stripper(0);
-    const out = stripper.strip(whole);
-    return [out, stripper.flagBits()];
-  }
-  if (scan.length <= 1) return [whole, 0];
+  const edits = scanEdits(whole);
   let out = '';
   let from = 0;
-  for (let i = 1; i + 1 < scan.length; i += 2) {
-    out += whole.slice(from, scan[i]);
-    from = scan[i + 1] as number;
+  for (let i = 1; i + 1 < edits.length; i += 2) {
+    const start = edits[i] as number;
+    out += whole.slice(from, start & ~NEWLINE_MARK) + (start & NEWLINE_MARK ? '\n' : '');
+    from = edits[i + 1] as number;
   }
-  out += whole.slice(from);
-  return [out, scan[0] as number];
+  return [out + whole.slice(from), edits[0] as number];
 }
 
 /**
- * The core's scan of well-formed `text` (`[flagBits, start0, end0, …]`) when it holds few
- * candidate units: only the characters at candidate positions cross, each followed by a space
- * (never removed; the core classifies each character on its own), and the removal ranges come
- * back mapped to positions in `text`. A 1 MiB text with a few hidden characters then costs a
- * regex pass instead of a 1 MiB UTF-8 copy into the core. `undefined` when candidates are more
- * than one unit in 16 (then the whole text crossing is cheaper) or more than `MAX_WINDOWS`.
+ * The core's edits of well-formed `text` (`[flagBits, start0, end0, start1, end1, …]`),
+ * with only what may change crossing: each candidate with the characters its rules read (two
+ * before it, one after it; `src/shape/text.rs`), as a window that keeps the edits of that one
+ * candidate. Windows are joined by spaces (which no rule reads as anything but "no neighbour")
+ * into crossings of at most `BATCH_UNITS`. A 1 MiB text with a few hidden characters then costs
+ * a regex pass, not a 1 MiB copy into the core; densely dirty text (a candidate in every 16
+ * units) crosses whole instead, in windows of `BATCH_UNITS` with their context.
  */
-function scanCandidates(text: string): Uint32Array | undefined {
+function scanEdits(text: string): number[] {
+  const edits: number[] = [0];
+  // The pending crossing, and per window where it starts in it, where in `text`, and the span it keeps.
+  let batch = '';
+  let windows: number[] = [];
+  const flush = () => {
+    const scan = shaper.scanText(batch);
+    let k = 0;
+    // Each edit: start (with the LF mark), end, the flag bit of its class. Only the edits of a
+    // window's own span are kept, and only their flags: a context character at a window's edge
+    // may be judged without its own context.
+    for (let i = 1; i + 2 < scan.length; i += 3) {
+      const mark = (scan[i] as number) & NEWLINE_MARK;
+      const start = (scan[i] as number) & ~NEWLINE_MARK;
+      while (k + 4 < windows.length && (windows[k + 4] as number) <= start) k += 4;
+      const shift = (windows[k + 1] as number) - (windows[k] as number);
+      const from = Math.max(start + shift, windows[k + 2] as number);
+      const to = Math.min((scan[i + 1] as number) + shift, windows[k + 3] as number);
+      if (from >= to) continue;
+      edits[0] = (edits[0] as number) | (scan[i + 2] as number);
+      // Removals that touch merge; a replacement stays on its own.
+      const last = edits.length - 1;
+      if (!mark && last > 0 && edits[last] === from && !((edits[last - 1] as number) & NEWLINE_MARK)) edits[last] = to;
+      else edits.push(from | mark, to);
+    }
+    batch = '';
+    windows = [];
+  };
+  const add = (keep: number, keepTo: number) => {
+    const from = back(text, back(text, keep));
+    const to = forward(text, keepTo);
+    if (batch.length + to - from >= BATCH_UNITS) flush();
+    windows.push(batch.length, from, keep, keepTo);
+    batch += text.slice(from, to) + ' ';
+  };
   const finder = candidateFinder;
-  const limit = Math.min(text.length >> 4, MAX_WINDOWS);
-  const starts: number[] = [];
-  let windows = '';
+  let found = 0;
   finder.lastIndex = 0;
-  // `test` with the `g` flag moves `lastIndex` past the one-unit match without building a match array.
+  // `test` with the `g` flag moves `lastIndex` past the match without building a match array.
   while (finder.test(text)) {
-    if (starts.length >= limit) {
-      finder.lastIndex = 0;
-      return undefined;
+    if (++found > (text.length >> 4) + 64) {
+      // Densely dirty: all of it crosses (what crossed so far is answered again).
+      edits.length = 1;
+      edits[0] = 0;
+      batch = '';
+      windows = [];
+      for (let keep = 0; keep < text.length; ) {
+        const keepTo = Math.min(text.length, keep + BATCH_UNITS - 8);
+        const end = isLow(text, keepTo) ? keepTo + 1 : keepTo;
+        add(keep, end);
+        keep = end;
+      }
+      break;
     }
-    // A match is one BMP unit or a whole surrogate pair (the pattern is exact): find its start.
-    let at = finder.lastIndex - 1;
-    if ((text.charCodeAt(at) & 0xfc00) === 0xdc00) at -= 1;
-    // U+DB40 opens the pair of a tag character or variation selector: the pair crosses whole.
-    windows += (text.charCodeAt(at) === 0xdb40 ? text.slice(at, at + 2) : text[at]) + ' ';
-    starts.push(at);
+    const end = finder.lastIndex;
+    // A match is one character: two units when astral.
+    add(isLow(text, end - 1) ? end - 2 : end - 1, end);
   }
-  if (starts.length === 0) return new Uint32Array([0]);
-  const scan = shaper.scanText(windows);
-  // Map each range back: window k starts at `offsets[k]` in `windows` and at `starts[k]` in `text`.
-  let k = 0;
-  let offset = 0;
-  for (let i = 1; i + 1 < scan.length; i += 2) {
-    const start = scan[i] as number;
-    while (k + 1 < starts.length && offset + (windows.charCodeAt(offset) === 0xdb40 ? 3 : 2) <= start) {
-      offset += windows.charCodeAt(offset) === 0xdb40 ? 3 : 2;
-      k++;
-    }
-    const shift = (starts[k] as number) - offset;
-    scan[i] = start + shift;
-    scan[i + 1] = (scan[i + 1] as number) + shift;
-  }
-  return scan;
+  finder.lastIndex = 0;
+  flush();
+  return edits;
 }
 
 /**
@@ -270,11 +299,11 @@ const BEYOND_LATIN1 = /[^\0-\xFF]/;
 /**
  * Whether the stripped text blocks `content` (`units` UTF-16 units in all) fit in `maxBytes`
  * UTF-8 bytes, so the cap cannot bite and the core need not see them. A unit is at most 3
- * bytes. Stripping only removes characters (each above U+00FF), so a test on the `originals`
- * (flat strings, unlike the stripped ropes) is enough when it passes: with nothing above U+00FF
- * they are unchanged and at most 2 bytes a unit (V8 answers that regex on a one-byte string
- * without scanning it); otherwise their bytes are counted, and only when they are over, the
- * stripped text's.
+ * bytes. Stripping only removes characters or makes a line separator LF, so it never adds a
+ * byte and a test on the `originals` (flat strings, unlike the stripped ropes) is enough when it
+ * passes: with nothing above U+00FF neither they nor what stripping leaves of them takes more
+ * than 2 bytes a unit (V8 answers that regex on a one-byte string without scanning it);
+ * otherwise their bytes are counted, and only when they are over, the stripped text's.
  */
 function fitsCap(originals: { text: string }[], content: { text: string }[], units: number, maxBytes: number): boolean {
   if (units * 3 <= maxBytes) return true;
@@ -448,25 +477,31 @@ const Field = { Text: 0, Data: 1, Uri: 2, Name: 3 } as const;
 
 const BASE64ISH = /^[A-Za-z0-9+/\-_= \t\r\n]*$/;
 
-/** Strips strings with the core's exact pattern, remembering the distinct characters removed. */
+/** Strips strings as the core does, remembering the flags of what it removed. */
 class Stripper {
-  readonly #seen = new Set<string>();
   constructor(private bits: number) {}
 
   strip(text: string): string {
-    const whole = entry.wellFormed(text);
-    if (!(candidate as RegExp).test(whole)) return whole;
-    return whole.replace(candidateAll, (found) => {
-      this.#seen.add(found);
-      return '';
-    });
+    const [out, bits] = stripText(text);
+    this.bits |= bits;
+    return out;
   }
 
-  /** The flag bits of everything removed: the core classifies the distinct characters, in one crossing. */
+  /** The flag bits of everything removed, and those carried in. */
   flagBits(): number {
-    if (this.#seen.size === 0) return this.bits;
-    return this.bits | ((shaper.scanText([...this.#seen].join('')) as Uint32Array)[0] as number);
+    return this.bits;
   }
+}
+
+/**
+ * Position `k` of stripped `text`, moved on past the second half of a pair and past characters
+ * the core may remove: a prefix ending there is one the core strips to itself (no character
+ * kept for its neighbour ends it), so it measures as the whole text's first part.
+ */
+function stableCut(text: string, k: number): number {
+  if (isLow(text, k)) k++;
+  while (k < text.length && (candidate as RegExp).test(text.slice(back(text, k), k))) k = forward(text, k);
+  return k;
 }
 
 /** A text field as sent: all of it when it may fit, else a prefix longer than the room left, and how many bytes were left out. */
@@ -517,9 +552,8 @@ class Preparation {
     const bytes = entry.utf8Length(stripped);
     if (bytes < need) return { send: stripped, bytes, omitted: 0 };
     if (need <= 0) return { send: '', bytes, omitted: bytes };
-    // `need` units are at least `need` bytes; never end between the halves of a pair.
-    let k = Math.min(stripped.length, need);
-    if (k < stripped.length && (stripped.charCodeAt(k - 1) & 0xfc00) === 0xd800) k++;
+    // `need` units are at least `need` bytes.
+    const k = stableCut(stripped, Math.min(stripped.length, need));
     const send = stripped.slice(0, k);
     return { send, bytes, omitted: k === stripped.length ? 0 : bytes - entry.utf8Length(send) };
   }
@@ -529,7 +563,7 @@ class Preparation {
     const stripped = this.stripper.strip(raw);
     const bytes = entry.utf8Length(stripped);
     if (bytes <= limits.maxMimeBytes) return { send: stripped, bytes, ok: true };
-    return { send: stripped.slice(0, limits.maxMimeBytes + 1), bytes, ok: false };
+    return { send: stripped.slice(0, stableCut(stripped, limits.maxMimeBytes + 1)), bytes, ok: false };
   }
 
   /**

@@ -151,7 +151,7 @@ const HOOK_IDS = { currentHookId: Read.CurrentHookId, lastHookId: Read.LastHookI
 const SCALARS = [
   'engineNew', 'engineDrop', 'engineReset', 'engineCounts', 'dropHookSet', 'clearGlobal', 'setServerId', 'setHookReturns', 'dropTool', 'dropScope',
   'begin', 'beginAt', 'step', 'stepWith', 'policyFacts', 'beginListing', 'listingStep', 'listingGiven', 'sealBaseline', 'isVisible', 'recordBaseline',
-  'forgetGrant', 'clearGrants', 'scanText', 'shapeCandidatePattern', 'shapeFlagNames', 'shapeLimits', 'shapeMediaKinds', 'sha256Hex', 'testTrap',
+  'forgetGrant', 'clearGrants', 'scanText', 'shapeFlagNames', 'shapeLimits', 'shapeMediaKinds', 'sha256Hex', 'testTrap',
 ];
 
 test('every export of core and of the shaping module is known: a wire answer (described), a hook id, or a scalar', () => {

@@ -220,7 +220,11 @@ describe('the bounded route answers what the core answers for the whole result',
   let seed = 11;
   const rand = (n) => ((seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) >>> 8) % n;
   const pick = (list) => list[rand(list.length)];
-  const pieces = ['a', 'bc ', 'é', '中', '\ud83d\ude00', '\u200b', '\u202e', '\ufeff', '\udb40\udc41', '\udb40\udd10', '\ud800', '\udc00', '"', '\\', '\n', '\u0001'];
+  const pieces = [
+    'a', 'bc ', 'é', '中', '\ud83d\ude00', '\u200b', '\u202e', '\ufeff', '\udb40\udc41', '\udb40\udd10', '\ud800', '\udc00', '"', '\\', '\n', '\u0001',
+    // The classes whose fate depends on neighbours, and the neighbours that keep them.
+    '\u200d', '\u200c', '\ufe0f', '\ufe00', '\u2764', '\ud83c\udffd', '\u0645', '\u0915\u094d', '\u3164', '\ud55c', '\u2800', '\u2801', '\r', '\u2028', '\u00ad',
+  ];
   const textOf = (max) => {
     let s = '';
     const n = rand(max + 1);
@@ -275,6 +279,51 @@ describe('the bounded route answers what the core answers for the whole result',
       assert.deepStrictEqual(shapeForModel(input, 'page', cap), whole, `case ${i}, cap ${cap}: the route a call takes`);
       assert.deepStrictEqual(shapeForModel(structuredClone(whole.result), 'page', cap), whole, `case ${i}, cap ${cap}: shaping again`);
     }
+  });
+});
+
+describe('the TS route and the core agree on hidden text', () => {
+  // Characters around every keep rule, strung together at random: the fast path (candidates sent
+  // with their context, edits mapped back) must answer what the core answers for the whole string.
+  const alphabet = [
+    'a', ' ', '\ud83d\udc68', '\u2764', '\ud83c\udffd', '#', '0', '\u20e3', '\ufe0f', '\ufe0e', '\ufe00', '\ufe01', '\u200d', '\u200c', '\u0645', '\u06cc',
+    '\u0915', '\u094d', '\u1820', '\u180b', '\ud55c', '\u1100', '\u1161', '\u115f', '\u1160', '\u3164', '\uffa0', '\u2800', '\u2801', '\r', '\n', '\u2028',
+    '\u0085', '\u001b', '\u845b', '\udb40\udd00', '\udb40\udc41', '\u00ad', '\u202e',
+  ];
+  let seed = 23;
+  const rand = (n) => ((seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) >>> 8) % n;
+  const text = (n) => Array.from({ length: n }, () => alphabet[rand(alphabet.length)]).join('');
+
+  test('on 2,000 generated strings, short and long, through both routes', () => {
+    for (let i = 0; i < 2000; i++) {
+      const input = { content: [{ type: 'text', text: text(rand(3) === 0 ? 400 : 12) }] };
+      const whole = shapeReference(input, 'page', CAP);
+      assert.deepStrictEqual(shapeForModel(input, 'page', CAP), whole, JSON.stringify(input.content[0].text));
+      assert.deepStrictEqual(shapeForModel(structuredClone(whole.result), 'page', CAP), whole, 'shaping again changes nothing');
+    }
+  });
+
+  test('a dense dirty text crosses whole in parts, and still agrees at every part boundary', () => {
+    // Past one candidate in 16 units the text crosses whole, in parts with their context.
+    const input = { content: [{ type: 'text', text: text(150_000) }] };
+    const big = 8 * MiB;
+    assert.deepStrictEqual(shapeForModel(input, 'page', big), shapeReference(input, 'page', big));
+  });
+
+  test('every code point the engine calls Default_Ignorable, Cf or Cc (but TAB and LF) is removed, with the core\'s table', () => {
+    // The candidate regex is written from the core's table, not from this engine's Unicode data:
+    // whatever version the engine knows, each of its invisible and format characters goes.
+    const invisible = /[\p{Default_Ignorable_Code_Point}\p{Cf}\p{Cc}]/u;
+    let seen = 0;
+    for (let cp = 0; cp <= 0x10ffff; cp++) {
+      if (cp >= 0xd800 && cp <= 0xdfff) continue;
+      const c = String.fromCodePoint(cp);
+      if (!invisible.test(c) || c === '\t' || c === '\n') continue;
+      seen++;
+      const { result } = shapeForModel({ content: [{ type: 'text', text: `x${c}y` }] }, 'page', CAP);
+      assert.ok(/^x\n?y$/.test(result.content[0].text), `U+${cp.toString(16)}`);
+    }
+    assert.ok(seen > 4000, `${seen} code points`);
   });
 });
 

@@ -91,6 +91,7 @@ use alloc::vec::Vec;
 pub mod json;
 pub mod request;
 pub mod text;
+mod unicode;
 
 use alloc::borrow::Cow;
 
@@ -100,8 +101,8 @@ use crate::value::{Map, Value};
 pub use json::{json_len, NumberLengths};
 pub use request::Request;
 pub use text::{
-    apply_removals, classify, has_removable, push_flat, scan_str, scan_utf16, strip_str, Class, Flags, Scan,
-    CANDIDATE_PATTERN_JS,
+    apply_edits, candidate_ranges, classify, has_removable, scan_str, strip_str, Class, Edit, Flags, Scan, NEWLINE_MARK,
+    UNICODE_VERSION,
 };
 
 /// The default cap, `maxResultBytesForLlm`.
@@ -315,12 +316,25 @@ impl Piece {
 }
 
 /// `text` shortened to at most `budget` bytes, ending on a character boundary.
+/// A cut never ends with a character shaping may remove: one kept for its neighbours (a joiner,
+/// a Hangul filler, CR before LF) would lose the one after it, so it goes too, and the cut text
+/// shapes to itself.
 fn cut_text(mut text: String, budget: usize) -> String {
     if text.len() > budget {
         // A UTF-8 sequence is at most 4 bytes, so this steps back at most 3 times.
         let mut end = budget;
         while !text.is_char_boundary(end) {
             end = end.saturating_sub(1);
+        }
+        while end > 0 {
+            let mut start = end.saturating_sub(1);
+            while !text.is_char_boundary(start) {
+                start = start.saturating_sub(1);
+            }
+            match text.get(start..end).and_then(|last| last.chars().next()) {
+                Some(c) if classify(c).is_some() => end = start,
+                _ => break,
+            }
         }
         text.truncate(end);
     }
@@ -840,6 +854,11 @@ mod tests {
         assert_eq!(cut_text("a\u{e9}".to_owned(), 2), "a");
         assert_eq!(cut_text("\u{1F600}".to_owned(), 3), "");
         assert_eq!(cut_text("abc".to_owned(), 5), "abc");
+        // Never after a character kept for the one that is cut away.
+        assert_eq!(cut_text("a\r\nb".to_owned(), 2), "a");
+        assert_eq!(cut_text("\u{D55C}\u{3164}\u{D55C}".to_owned(), 6), "\u{D55C}");
+        assert_eq!(cut_text("\u{2764}\u{FE0F}\u{200D}\u{1F525}".to_owned(), 9), "\u{2764}");
+        assert_eq!(cut_text("x\u{2764}\u{FE0F}\u{200D}\u{1F525}".to_owned(), 7), "x\u{2764}");
     }
 
     #[test]

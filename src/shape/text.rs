@@ -1,77 +1,245 @@
-//! Invisible and direction-changing characters: finding them in UTF-16 code units
-//! and removing them from Rust strings.
+//! Invisible, format and control characters: what shaping removes from text, decided by Unicode
+//! data ([`super::unicode`], generated from the Unicode Character Database; `docs/behaviour.md`,
+//! "Shaping", says the rule in words).
 //!
-//! Two entry points share one classification:
+//! Removed: `Default_Ignorable_Code_Point` and `Cf` characters, C0 and C1 controls but TAB and LF,
+//! and U+2800 BRAILLE PATTERN BLANK. What visible text needs is kept, decided by the neighbours a
+//! character has in the input (the one before it, the one before that, the one after it):
 //!
-//! - [`scan_utf16`] reads a JS string's code units and returns *where* to cut, never a new
-//!   string. Moving a large string into wasm and back costs several times a whole JS regex
-//!   pass (`ARCHITECTURE.md`, "Crossing the boundary"), so the JS layer can skip the return copy entirely
-//!   when [`Scan::removals`] is empty and otherwise rebuild the string with `slice`.
-//! - [`strip_str`] works on Rust strings (text parsed from JSON) and borrows when nothing
-//!   changes.
+//! - a variation selector directly after a base that has a variation sequence with it
+//!   (standardized or emoji; at most one: a selector is no base);
+//! - ZWJ inside an emoji ZWJ sequence (an `Extended_Pictographic` character after it, and before
+//!   it one, an emoji modifier, or VS16 after one), ZWJ and ZWNJ between two characters of the
+//!   blocks of joining scripts (Arabic, Syriac, N'Ko, Mongolian, …) and of scripts whose viramas
+//!   form conjuncts (Devanagari, Bengali, …);
+//! - a Hangul filler next to a Hangul character, U+2800 next to a braille pattern;
+//! - CR before LF. Other line breaks (VT, FF, CR, NEL, U+2028, U+2029) become LF.
 //!
-//! The four classes are those of `docs/behaviour.md` ("Shaping"); nothing else is removed (U+00AD SOFT HYPHEN
-//! and the BMP variation selectors U+FE00–U+FE0F, which emoji need, are kept).
+//! Context characters are never removable themselves, so what kept a character is still beside
+//! it in the output: stripping again changes nothing.
+//!
+//! Two entry points share one walk: [`scan_str`] answers *where* to cut in UTF-16 code units (the
+//! JS layer rebuilds its own string with `slice`, and skips everything when there is nothing to
+//! cut), [`strip_str`] rewrites a Rust string and borrows it when nothing changes.
 
 use alloc::borrow::Cow;
 use alloc::string::String;
 use alloc::vec::Vec;
+use core::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 
-/// One of the four classes of characters that shaping removes.
+use super::unicode::{CLASS_RUNS, CONTEXT_RUNS, EMOJI_SELECTORS, SELECTOR_SETS, TABLES};
+
+pub use super::unicode::UNICODE_VERSION;
+
+/// The flag classes of removed characters (`provenance.flags`); each one's value is the bit of
+/// its flag in [`Flags::bits`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Class {
-    /// U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069.
+    /// `Bidi_Control`: U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069.
     Bidi,
     /// U+180E, U+200B–U+200D, U+2060–U+2064, U+FEFF.
     ZeroWidth,
     /// U+E0000–U+E007F (Unicode tag characters, used to smuggle ASCII).
     TagChar,
-    /// U+E0100–U+E01EF (the variation selector supplement, used to smuggle bytes).
+    /// `Variation_Selector` (selectors smuggle bytes, one per selector).
     VariationSelector,
+    /// C0 and C1 controls but TAB and LF, and the line separators that become LF.
+    Control,
+    /// Every other invisible or format character (soft hyphen, Hangul fillers, U+2800, …).
+    OtherInvisible,
 }
 
-/// The high surrogate shared by every astral class member (U+E0000–U+E03FF).
-const ASTRAL_CLASS_HIGH: u16 = 0xDB40;
-
-/// The class of a BMP code unit that is not a surrogate, if it is removed.
-fn classify_bmp(unit: u16) -> Option<Class> {
-    match unit {
-        0x061C | 0x200E | 0x200F | 0x202A..=0x202E | 0x2066..=0x2069 => Some(Class::Bidi),
-        0x180E | 0x200B..=0x200D | 0x2060..=0x2064 | 0xFEFF => Some(Class::ZeroWidth),
-        _ => None,
+impl Class {
+    /// The bit of the class's flag in [`Flags::bits`].
+    #[must_use]
+    pub fn bit(self) -> u32 {
+        match self {
+            Class::Bidi => 1,
+            Class::ZeroWidth => 2,
+            Class::TagChar => 4,
+            Class::VariationSelector => 8,
+            Class::Control => 16,
+            Class::OtherInvisible => 32,
+        }
     }
 }
 
-/// The class of the low surrogate that follows [`ASTRAL_CLASS_HIGH`], if the pair is removed.
-fn classify_astral_low(low: u16) -> Option<Class> {
-    match low {
-        // U+E0000–U+E007F
-        0xDC00..=0xDC7F => Some(Class::TagChar),
-        // U+E0100–U+E01EF
-        0xDD00..=0xDDEF => Some(Class::VariationSelector),
-        _ => None,
+/// The class bits of a class table value (the low 3 bits).
+fn class_of_value(value: u8) -> Option<Class> {
+    Some(match value & 7 {
+        1 => Class::Bidi,
+        2 => Class::ZeroWidth,
+        3 => Class::TagChar,
+        4 => Class::VariationSelector,
+        5 => Class::Control,
+        6 => Class::OtherInvisible,
+        _ => return None,
+    })
+}
+
+// The keep rules of a class table value (its bits above the class).
+const RULE_SELECTOR: u8 = 1;
+const RULE_ZWJ: u8 = 2;
+const RULE_ZWNJ: u8 = 3;
+const RULE_FILLER: u8 = 4;
+const RULE_BLANK: u8 = 5;
+const RULE_CR: u8 = 6;
+const RULE_LINE: u8 = 7;
+
+// The bits of a context table value.
+const EXT_PICT: u8 = 1;
+const JOINING: u8 = 2;
+const HANGUL: u8 = 4;
+const BRAILLE: u8 = 8;
+
+/// Reads a LEB128 number at `*at`, moving past it.
+fn leb128(bytes: &[u8], at: &mut usize) -> u32 {
+    let mut n = 0u32;
+    let mut shift = 0u32;
+    while let Some(&byte) = bytes.get(*at) {
+        *at = at.saturating_add(1);
+        n |= u32::from(byte & 0x7F).checked_shl(shift).unwrap_or(0);
+        shift = shift.saturating_add(7);
+        if byte < 0x80 {
+            break;
+        }
+    }
+    n
+}
+
+/// Both tables decoded, `first << 29 | last << 8 | value` a run, the class table's then the context table's:
+/// a lookup is then a binary search. Filled once, on first use (atomics rather than a lock: the
+/// crate has no std; on wasm they are plain loads and stores).
+static DECODED: [AtomicU64; CLASS_RUNS + CONTEXT_RUNS] = [const { AtomicU64::new(0) }; CLASS_RUNS + CONTEXT_RUNS];
+/// 0: not decoded, 1: being decoded (by another thread), 2: ready.
+static STATE: AtomicU8 = AtomicU8::new(0);
+
+/// The decoded runs, decoding them on first use. Each run of an encoded table is LEB128
+/// `first - (previous last + 1)`, LEB128 `last - first`, then its value; [`TABLES`] holds
+/// [`CLASS_RUNS`] runs of the class table, then the context table's.
+fn decoded() -> &'static [AtomicU64] {
+    if STATE.load(Ordering::Acquire) != 2 {
+        if STATE.compare_exchange(0, 1, Ordering::Acquire, Ordering::Acquire).is_ok() {
+            let (mut at, mut next) = (0, 0u32);
+            for (i, slot) in DECODED.iter().enumerate() {
+                if i == CLASS_RUNS {
+                    next = 0;
+                }
+                let first = next.saturating_add(leb128(TABLES, &mut at));
+                let last = first.saturating_add(leb128(TABLES, &mut at));
+                let value = TABLES.get(at).copied().unwrap_or(0);
+                at = at.saturating_add(1);
+                next = last.saturating_add(1);
+                slot.store(u64::from(first) << 29 | u64::from(last) << 8 | u64::from(value), Ordering::Relaxed);
+            }
+            STATE.store(2, Ordering::Release);
+        }
+        // Another thread decodes (natively; a page has one): it takes microseconds.
+        while STATE.load(Ordering::Acquire) != 2 {
+            core::hint::spin_loop();
+        }
+    }
+    &DECODED
+}
+
+/// The value of `cp` in the decoded runs `slots` (0 when no run holds it).
+fn lookup(slots: &[AtomicU64], cp: u32) -> u8 {
+    // The last run starting at or before `cp`.
+    let (mut low, mut high) = (0usize, slots.len());
+    while low < high {
+        let mid = low.saturating_add(high.saturating_sub(low) / 2);
+        let first = slots.get(mid).map_or(u64::MAX, |s| s.load(Ordering::Relaxed) >> 29);
+        if first <= u64::from(cp) {
+            low = mid.saturating_add(1);
+        } else {
+            high = mid;
+        }
+    }
+    let word = low.checked_sub(1).and_then(|i| slots.get(i)).map_or(0, |s| s.load(Ordering::Relaxed));
+    if (word >> 8) & 0x1F_FFFF >= u64::from(cp) {
+        (word & 0xFF) as u8
+    } else {
+        0
     }
 }
 
-/// The class of `c`, or `None` when shaping keeps it.
+/// The class table's value of `c`: its flag class (low 3 bits) and keep rule (above), or 0 when
+/// shaping never removes it. Public for the test that reads the tables back.
+#[must_use]
+pub fn class_value(c: char) -> u8 {
+    let cp = u32::from(c);
+    if (0x20..0x7F).contains(&cp) {
+        return 0;
+    }
+    lookup(decoded().get(..CLASS_RUNS).unwrap_or_default(), cp)
+}
+
+/// The context table's value of `c` (what the keep rules read of a neighbour). Public for the
+/// test that reads the tables back.
+#[must_use]
+pub fn context_value(c: char) -> u8 {
+    lookup(decoded().get(CLASS_RUNS..).unwrap_or_default(), u32::from(c))
+}
+
+/// The class of `c` if shaping removes it in some context (a rule may keep or replace it).
 #[must_use]
 pub fn classify(c: char) -> Option<Class> {
-    match u32::from(c) {
-        0x061C..=0xFFFF => u16::try_from(u32::from(c)).ok().and_then(classify_bmp),
-        0xE0000..=0xE007F => Some(Class::TagChar),
-        0xE0100..=0xE01EF => Some(Class::VariationSelector),
-        _ => None,
+    class_of_value(class_value(c))
+}
+
+/// `c` has every bit of `bits` in the context table.
+fn has(c: Option<char>, bits: u8) -> bool {
+    c.is_some_and(|c| context_value(c) & bits != 0)
+}
+
+/// The bit of selector `c` in a selector set (U+FE00–U+FE0F: 0–15; U+180B–U+180D, U+180F: 16–19).
+fn selector_bit(c: char) -> u32 {
+    let cp = u32::from(c);
+    let bit = match cp {
+        0xFE00..=0xFE0F => cp.saturating_sub(0xFE00),
+        0x180B..=0x180D => cp.saturating_sub(0x180B).saturating_add(16),
+        0x180F => 19,
+        _ => return 0,
+    };
+    1u32.checked_shl(bit).unwrap_or(0)
+}
+
+/// What becomes of one character.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Fate {
+    Keep,
+    Remove(Class),
+    /// Replaced by LF.
+    Newline(Class),
+}
+
+/// The fate of `c` between `pp`, `p` (before it) and `n` (after it), as the module docs say.
+fn fate(pp: Option<char>, p: Option<char>, c: char, n: Option<char>) -> Fate {
+    let value = class_value(c);
+    let Some(class) = class_of_value(value) else { return Fate::Keep };
+    let kept = match value >> 3 {
+        RULE_SELECTOR => p.is_some_and(|p| {
+            let context = context_value(p);
+            let sets = SELECTOR_SETS.get(usize::from(context >> 4)).copied().unwrap_or(0);
+            let emoji = if context & EXT_PICT != 0 { EMOJI_SELECTORS } else { 0 };
+            (sets | emoji) & selector_bit(c) != 0
+        }),
+        RULE_ZWJ => {
+            let emoji = has(n, EXT_PICT) && (has(p, EXT_PICT) || (p == Some('\u{FE0F}') && has(pp, EXT_PICT)));
+            emoji || (has(p, JOINING) && has(n, JOINING))
+        }
+        RULE_ZWNJ => has(p, JOINING) && has(n, JOINING),
+        RULE_FILLER => has(p, HANGUL) || has(n, HANGUL),
+        RULE_BLANK => has(p, BRAILLE) || has(n, BRAILLE),
+        RULE_CR if n == Some('\n') => true,
+        RULE_CR | RULE_LINE => return Fate::Newline(class),
+        _ => false,
+    };
+    if kept {
+        Fate::Keep
+    } else {
+        Fate::Remove(class)
     }
-}
-
-/// U+D800–U+DBFF.
-fn is_high_surrogate(unit: u16) -> bool {
-    (0xD800..=0xDBFF).contains(&unit)
-}
-
-/// U+DC00–U+DFFF.
-fn is_low_surrogate(unit: u16) -> bool {
-    (0xDC00..=0xDFFF).contains(&unit)
 }
 
 /// What shaping removed or changed, one `bool` per kind.
@@ -88,8 +256,12 @@ pub struct Flags {
     pub zero_width: bool,
     /// At least one tag character was removed.
     pub tag_chars: bool,
-    /// At least one supplementary variation selector was removed.
+    /// At least one variation selector was removed.
     pub variation_selectors: bool,
+    /// At least one control character was removed, or a line separator became LF.
+    pub controls: bool,
+    /// At least one other invisible or format character was removed.
+    pub other_invisible: bool,
     /// At least one image, audio clip or blob was replaced by a text notice.
     pub media_dropped: bool,
     /// At least one unknown or malformed block (or the whole result), or a part of
@@ -105,24 +277,43 @@ pub struct Flags {
 
 impl Flags {
     /// The flag names, in the order [`Flags::names`] reports them (and in bit order).
-    pub const NAMES: [&'static str; 7] = [
+    pub const NAMES: [&'static str; 9] = [
         "bidi",
         "zero_width",
         "tag_chars",
         "variation_selectors",
+        "controls",
+        "other_invisible",
         "media_dropped",
         "unsupported_content",
         "oversized",
     ];
 
+    /// The bit of `truncated` in [`Flags::bits`], past the named ones.
+    pub const TRUNCATED_BIT: u32 = 9;
+
+    fn fields(&self) -> [bool; 10] {
+        [
+            self.bidi,
+            self.zero_width,
+            self.tag_chars,
+            self.variation_selectors,
+            self.controls,
+            self.other_invisible,
+            self.media_dropped,
+            self.unsupported_content,
+            self.oversized,
+            self.truncated,
+        ]
+    }
+
     /// The set flags' names, in the order of [`Flags::NAMES`]; `truncated` is never named.
     #[must_use]
     pub fn names(&self) -> Vec<&'static str> {
-        let bits = self.bits();
         let mut names = Vec::new();
-        for (bit, name) in Self::NAMES.iter().enumerate() {
-            if bits >> bit & 1 == 1 {
-                names.push(*name);
+        for (on, name) in self.fields().iter().zip(Self::NAMES) {
+            if *on {
+                names.push(name);
             }
         }
         names
@@ -131,28 +322,18 @@ impl Flags {
     /// Sets the flag called `name` (one of [`Flags::NAMES`]); returns `false`, changing
     /// nothing, for any other name.
     pub fn set_name(&mut self, name: &str) -> bool {
-        let field = match name {
-            "bidi" => &mut self.bidi,
-            "zero_width" => &mut self.zero_width,
-            "tag_chars" => &mut self.tag_chars,
-            "variation_selectors" => &mut self.variation_selectors,
-            "media_dropped" => &mut self.media_dropped,
-            "unsupported_content" => &mut self.unsupported_content,
-            "oversized" => &mut self.oversized,
-            _ => return false,
-        };
-        *field = true;
-        true
+        match Self::NAMES.iter().position(|known| *known == name) {
+            Some(bit) => {
+                *self |= Flags::from_bits(1u32.checked_shl(u32::try_from(bit).unwrap_or(u32::MAX)).unwrap_or(0));
+                true
+            }
+            None => false,
+        }
     }
 
     /// Sets the flag of a removed character's class.
     pub fn mark(&mut self, class: Class) {
-        match class {
-            Class::Bidi => self.bidi = true,
-            Class::ZeroWidth => self.zero_width = true,
-            Class::TagChar => self.tag_chars = true,
-            Class::VariationSelector => self.variation_selectors = true,
-        }
+        *self = Flags::from_bits(self.bits() | class.bit());
     }
 
     /// `true` when no flag is set.
@@ -161,24 +342,14 @@ impl Flags {
         self.bits() == 0
     }
 
-    /// The flags as a bitset for the wasm boundary: bit 0 `bidi`, 1 `zero_width`,
-    /// 2 `tag_chars`, 3 `variation_selectors`, 4 `media_dropped`, 5 `unsupported_content`,
-    /// 6 `oversized`, 7 `truncated` (bit *i* below 7 is `NAMES[i]`).
+    /// The flags as a bitset for the wasm boundary: bit *i* is `NAMES[i]`, then bit
+    /// [`Flags::TRUNCATED_BIT`] `truncated`.
     #[must_use]
     pub fn bits(&self) -> u32 {
-        [
-            self.bidi,
-            self.zero_width,
-            self.tag_chars,
-            self.variation_selectors,
-            self.media_dropped,
-            self.unsupported_content,
-            self.oversized,
-            self.truncated,
-        ]
-        .iter()
-        .enumerate()
-        .fold(0, |acc, (bit, &on)| if on { acc | (1 << bit) } else { acc })
+        self.fields()
+            .iter()
+            .enumerate()
+            .fold(0, |acc, (bit, &on)| if on { acc | (1 << bit) } else { acc })
     }
 
     /// The inverse of [`Flags::bits`]; unknown bits are ignored.
@@ -190,10 +361,12 @@ impl Flags {
             zero_width: on(1),
             tag_chars: on(2),
             variation_selectors: on(3),
-            media_dropped: on(4),
-            unsupported_content: on(5),
-            oversized: on(6),
-            truncated: on(7),
+            controls: on(4),
+            other_invisible: on(5),
+            media_dropped: on(6),
+            unsupported_content: on(7),
+            oversized: on(8),
+            truncated: on(Self::TRUNCATED_BIT),
         }
     }
 }
@@ -212,297 +385,163 @@ impl core::ops::BitOrAssign for Flags {
     }
 }
 
-/// What [`scan_utf16`] found: where to cut, and which classes were there.
+/// One edit of a [`Scan`]: the UTF-16 code units `[start, end)` removed, or replaced by LF.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Edit {
+    /// The first unit.
+    pub start: u32,
+    /// One past the last unit.
+    pub end: u32,
+    /// The units become LF (one unit, a line separator) instead of nothing.
+    pub newline: bool,
+}
+
+/// The bit that marks a replacement by LF on an edit's start in [`Scan::flat`] (JS strings are
+/// far shorter than 2³¹ units).
+pub const NEWLINE_MARK: u32 = 1 << 31;
+
+/// What [`scan_str`] found: where to cut, and which classes were there.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Scan {
-    /// Half-open `[start, end)` ranges of UTF-16 code units to remove, sorted, merged (no two
-    /// ranges touch) and never splitting a surrogate pair. Empty when the text is clean,
-    /// which is the common case: the JS layer then keeps its own string untouched.
-    pub removals: Vec<(u32, u32)>,
-    /// The classes found. Only the four character flags are ever set here.
-    pub flags: Flags,
+    /// `[flagBits, start0, end0, class0, start1, end1, class1, …]`, the form a `Uint32Array`
+    /// takes: the edits sorted, each with the flag bit of its class (a removal that touches the
+    /// previous one of the same class extends it), a replacement's start carrying
+    /// [`NEWLINE_MARK`] (it stays an edit of its own). No edit when the text is clean, the common
+    /// case: the JS layer then keeps its string. The class of each edit lets the JS layer keep
+    /// the flags of only the edits it keeps.
+    pub flat: Vec<u32>,
 }
 
 impl Scan {
-    /// The removals flattened to `[start0, end0, start1, end1, …]`, for a `Uint32Array`.
+    /// The classes found (only the character flags are ever set here).
     #[must_use]
-    pub fn removals_flat(&self) -> Vec<u32> {
-        let mut flat = Vec::with_capacity(self.removals.len().saturating_mul(2));
-        push_flat(&mut flat, &self.removals);
-        flat
+    pub fn flags(&self) -> Flags {
+        Flags::from_bits(self.flat.first().copied().unwrap_or(0))
     }
 
-    /// The number of code units the removals take away.
+    /// The edits, unpacked.
     #[must_use]
-    pub fn removed_units(&self) -> u64 {
-        self.removals
-            .iter()
-            .map(|&(s, e)| u64::from(e.saturating_sub(s)))
-            .sum()
+    pub fn edits(&self) -> Vec<Edit> {
+        let triples = self.flat.get(1..).unwrap_or_default().chunks_exact(3);
+        triples
+            .map(|edit| {
+                let (start, end) = (edit.first().copied().unwrap_or(0), edit.get(1).copied().unwrap_or(0));
+                Edit { start: start & !NEWLINE_MARK, end, newline: start & NEWLINE_MARK != 0 }
+            })
+            .collect()
     }
 }
 
-/// Appends `removals` to `flat` as `start0, end0, start1, end1, …`.
-pub fn push_flat(flat: &mut Vec<u32>, removals: &[(u32, u32)]) {
-    for &(start, end) in removals {
-        flat.push(start);
-        flat.push(end);
-    }
-}
-
-/// The smallest code point in any class.
-const FIRST_MEMBER: u16 = 0x061C;
-
-/// `true` for a unit that may start a class member: U+061C, U+180E, U+2000–U+207F (which
-/// holds every other BMP member but U+FEFF), U+FEFF and the high surrogate of the astral
-/// members. Written with non-short-circuit operators so that a chunk of them vectorises.
-fn is_candidate(unit: u16) -> bool {
-    (unit == 0x061C)
-        | (unit == 0x180E)
-        | ((unit & 0xFF80) == 0x2000)
-        | (unit == 0xFEFF)
-        | (unit == ASTRAL_CLASS_HIGH)
-}
-
-/// The length of the run at the start of `units` with no [`is_candidate`] unit: the whole
-/// cost of scanning clean text. Low surrogates are never candidates, so the run never ends
-/// between the halves of a pair.
-fn clean_prefix(units: &[u16]) -> usize {
-    first_candidate(units, FIRST_MEMBER, is_candidate).unwrap_or(units.len())
-}
-
-/// The position of the first item that `is_candidate` selects; no item below `floor` is one.
-///
-/// Branch-free over fixed-size chunks, so both tests compile to SIMD compares where the target
-/// has them, and the exit test runs once per chunk instead of once per item. The maximum
-/// settles ASCII/Latin chunks more cheaply than the exact test, which then only runs on other
-/// scripts.
-fn first_candidate<T: Copy + Ord + Default>(items: &[T], floor: T, is_candidate: fn(T) -> bool) -> Option<usize> {
-    const LANES: usize = 16;
-    let mut skipped = 0usize;
-    for chunk in items.chunks_exact(LANES) {
-        if chunk.iter().fold(T::default(), |m, &u| m.max(u)) >= floor
-            && chunk.iter().fold(0u8, |any, &u| any | u8::from(is_candidate(u))) != 0
-        {
-            break;
-        }
-        skipped = skipped.saturating_add(LANES);
-    }
-    let at = items.get(skipped..)?.iter().position(|&u| is_candidate(u))?;
-    Some(skipped.saturating_add(at))
-}
-
-/// Appends `[start, end)` to sorted `removals`, merging with the last range when they touch.
-fn push_range(removals: &mut Vec<(u32, u32)>, start: u32, end: u32) {
-    if let Some(last) = removals.last_mut() {
-        if last.1 == start {
-            last.1 = end;
-            return;
-        }
-    }
-    removals.push((start, end));
-}
-
-/// `i` as a code-unit position. Callers only pass indexes into a slice already limited to
-/// `u32::MAX` units, so the fallback is unreachable; it saturates rather than panics.
-fn pos(i: usize) -> u32 {
-    u32::try_from(i).unwrap_or(u32::MAX)
-}
-
-/// Finds the characters of the four classes in a string's UTF-16 code units.
-///
-/// Astral members (tag characters, supplementary variation selectors) are removed as whole
-/// surrogate pairs. Lone surrogates are not in any class and are kept, with one exception:
-/// when a removal would make a lone high surrogate touch a lone low surrogate, the low one
-/// is removed too. Without that, `"\uDB40\u200B\uDC41"` would lose its zero-width space and
-/// *become* the tag character U+E0041, and in general removal would create characters that
-/// were not in the input.
-///
-/// Never panics, for any input. Positions are `u32` (a `Uint32Array` for JS) because JS
-/// engines cap strings far below 2³² units; a native caller passing more than `u32::MAX`
-/// units gets only the first `u32::MAX` scanned.
+/// Finds what shaping removes or replaces in `text`, as edits in UTF-16 code units of the
+/// string (a JS string crosses as UTF-8 into `&str`; the JS layer makes it well-formed first, so
+/// each of its characters is one char here and positions stay aligned).
 #[must_use]
-pub fn scan_utf16(units: &[u16]) -> Scan {
-    let limit = usize::try_from(u32::MAX).unwrap_or(usize::MAX);
-    let units = units.get(..limit).unwrap_or(units);
+pub fn scan_str(text: &str) -> Scan {
     let mut flags = Flags::default();
-    let mut removals = Vec::new();
-    let mut i = 0usize;
-    loop {
-        i = i.saturating_add(units.get(i..).map_or(0, clean_prefix));
-        let Some(&unit) = units.get(i) else { break };
-        // `unit` is a candidate: a BMP member, or U+DB40 opening a pair.
-        let step = if unit == ASTRAL_CLASS_HIGH {
-            let next = units.get(i.saturating_add(1)).copied();
-            match next.and_then(classify_astral_low) {
-                Some(class) => {
-                    flags.mark(class);
-                    push_range(&mut removals, pos(i), pos(i).saturating_add(2));
-                    2
-                }
-                // A pair outside the classes or a lone U+DB40: kept. (A following low half
-                // is not a candidate, so stepping one unit is enough.)
-                None => 1,
-            }
-        } else {
-            if let Some(class) = classify_bmp(unit) {
-                flags.mark(class);
-                push_range(&mut removals, pos(i), pos(i).saturating_add(1));
-            }
-            1
+    let mut flat = alloc::vec![0u32];
+    let mut position = 0u32;
+    let (mut pp, mut p) = (None, None);
+    let mut chars = text.chars();
+    let mut next = chars.next();
+    while let Some(c) = next {
+        next = chars.next();
+        let end = position.saturating_add(if u32::from(c) > 0xFFFF { 2 } else { 1 });
+        let (class, mark) = match fate(pp, p, c, next) {
+            Fate::Keep => (None, 0),
+            Fate::Remove(class) => (Some(class), 0),
+            Fate::Newline(class) => (Some(class), NEWLINE_MARK),
         };
-        i = i.saturating_add(step);
-    }
-    if !removals.is_empty() {
-        removals = seal_surrogate_joins(units, removals);
-    }
-    Scan { removals, flags }
-}
-
-/// Extends removals so that no lone high surrogate comes to precede a lone low surrogate.
-///
-/// A unit just before a removal that is a high surrogate is necessarily lone: the removal
-/// starts with a BMP class member or an astral pair, never with a low half. Likewise a low
-/// surrogate just after a removal is lone, as removals end with a BMP unit or a pair's low
-/// half. So the lone lows that follow are removed until something else comes.
-fn seal_surrogate_joins(units: &[u16], raw: Vec<(u32, u32)>) -> Vec<(u32, u32)> {
-    let unit_at = |p: u32| usize::try_from(p).ok().and_then(|i| units.get(i)).copied();
-    let mut out: Vec<(u32, u32)> = Vec::with_capacity(raw.len());
-    for (start, end) in raw {
-        push_range(&mut out, start, end);
-        let Some(last) = out.last_mut() else { continue };
-        let after_high = last
-            .0
-            .checked_sub(1)
-            .and_then(unit_at)
-            .is_some_and(is_high_surrogate);
-        if after_high {
-            while unit_at(last.1).is_some_and(is_low_surrogate) {
-                last.1 = last.1.saturating_add(1);
+        if let Some(class) = class {
+            flags.mark(class);
+            let bit = class.bit();
+            let len = flat.len();
+            // [.., start, end, bit] of the previous edit: extended by a removal of its class that touches it.
+            let extends = mark == 0
+                && flat.get(len.saturating_sub(3)).is_some_and(|s| s & NEWLINE_MARK == 0)
+                && flat.get(len.saturating_sub(2)) == Some(&position)
+                && flat.last() == Some(&bit)
+                && len > 3;
+            match flat.get_mut(len.saturating_sub(2)) {
+                Some(last) if extends => *last = end,
+                _ => flat.extend_from_slice(&[position | mark, end, bit]),
             }
         }
+        (pp, p) = (p, Some(c));
+        position = end;
     }
-    out
+    if let Some(bits) = flat.first_mut() {
+        *bits = flags.bits();
+    }
+    Scan { flat }
 }
 
-/// The code units left after taking `removals` (as from [`scan_utf16`]) out of `units`.
-///
-/// This is what the JS layer does with `slice`; it lives here for tests and non-JS hosts.
-/// Ranges out of order or out of bounds are clamped, never a panic.
+/// Removes (or replaces) what shaping removes from `s`, borrowing it when nothing changes:
+/// [`scan_str`]'s edits applied to the string.
 #[must_use]
-pub fn apply_removals(units: &[u16], removals: &[(u32, u32)]) -> Vec<u16> {
+pub fn strip_str(s: &str) -> (Cow<'_, str>, Flags) {
+    let scan = scan_str(s);
+    let flags = scan.flags();
+    let edits = scan.flat.get(1..).unwrap_or_default();
+    if edits.is_empty() {
+        return (Cow::Borrowed(s), flags);
+    }
+    let mut out = String::with_capacity(s.len());
+    let (mut at, mut position) = (0usize, 0u32);
+    for c in s.chars() {
+        // The edit at `at` (its start, end, class) is the first that ends after `position`.
+        while edits.get(at.saturating_add(1)).is_some_and(|&end| end <= position) {
+            at = at.saturating_add(3);
+        }
+        match edits.get(at) {
+            Some(&start) if start & !NEWLINE_MARK <= position => {
+                if start & NEWLINE_MARK != 0 {
+                    out.push('\n');
+                }
+            }
+            _ => out.push(c),
+        }
+        position = position.saturating_add(if u32::from(c) > 0xFFFF { 2 } else { 1 });
+    }
+    (Cow::Owned(out), flags)
+}
+
+/// `true` when shaping would change `s`.
+#[must_use]
+pub fn has_removable(s: &str) -> bool {
+    matches!(strip_str(s).0, Cow::Owned(_))
+}
+
+/// The code units left after applying `edits` (as from [`scan_str`]) to `units`, as the JS
+/// layer does with `slice`; for tests and non-JS hosts. Edits out of order or out of bounds are
+/// clamped, never a panic.
+#[must_use]
+pub fn apply_edits(units: &[u16], edits: &[Edit]) -> Vec<u16> {
     let mut out = Vec::with_capacity(units.len());
     let mut at = 0usize;
-    for &(start, end) in removals {
-        let start = usize::try_from(start).unwrap_or(usize::MAX).max(at);
-        let end = usize::try_from(end).unwrap_or(usize::MAX).max(start);
-        out.extend_from_slice(
-            units
-                .get(at..start)
-                .unwrap_or_else(|| units.get(at..).unwrap_or_default()),
-        );
+    for edit in edits {
+        let start = usize::try_from(edit.start).unwrap_or(usize::MAX).max(at);
+        let end = usize::try_from(edit.end).unwrap_or(usize::MAX).max(start);
+        out.extend_from_slice(units.get(at..start).unwrap_or_else(|| units.get(at..).unwrap_or_default()));
+        if edit.newline {
+            out.push(0x0A);
+        }
         at = end;
     }
     out.extend_from_slice(units.get(at..).unwrap_or_default());
     out
 }
 
-/// `true` for a UTF-8 lead byte that may start a class member: U+061C → D8,
-/// U+180E → E1, U+200B–U+2069 → E2, U+FEFF → EF, U+E0000–U+E01EF → F3.
-fn is_lead_candidate(byte: u8) -> bool {
-    (byte == 0xD8) | (byte == 0xE1) | (byte == 0xE2) | (byte == 0xEF) | (byte == 0xF3)
-}
-
-/// The position of the first [`is_lead_candidate`] byte; a lead byte is a char boundary, so
-/// the slow scan can start there.
-fn first_lead_byte(bytes: &[u8]) -> Option<usize> {
-    first_candidate(bytes, 0xD8, is_lead_candidate)
-}
-
-/// Removes the four classes from `s`, borrowing it when it holds none of them.
-///
-/// A Rust string has no lone surrogates, so this agrees exactly with [`scan_utf16`] followed
-/// by [`apply_removals`] on the string's UTF-16 form.
+/// The characters shaping may remove or replace (whatever their context), as inclusive ranges
+/// `[first0, last0, first1, last1, …]`. The TS layer finds candidates with a regex it writes from
+/// them, so clean text never crosses into the core; they come from the same table as
+/// [`classify`], so the two agree exactly whatever Unicode version the page's engine knows.
 #[must_use]
-pub fn strip_str(s: &str) -> (Cow<'_, str>, Flags) {
-    let mut flags = Flags::default();
-    let Some(first) = first_lead_byte(s.as_bytes()) else {
-        return (Cow::Borrowed(s), flags);
-    };
-    let (head, tail) = s.split_at_checked(first).unwrap_or((s, ""));
-    let mut out: Option<String> = None;
-    for (i, c) in tail.char_indices() {
-        match classify(c) {
-            Some(class) => {
-                flags.mark(class);
-                if out.is_none() {
-                    let mut buf = String::with_capacity(s.len());
-                    buf.push_str(head);
-                    buf.push_str(tail.get(..i).unwrap_or_default());
-                    out = Some(buf);
-                }
-            }
-            None => {
-                if let Some(buf) = out.as_mut() {
-                    buf.push(c);
-                }
-            }
-        }
+pub fn candidate_ranges() -> Vec<u32> {
+    let mut ranges: Vec<u32> = Vec::new();
+    for run in decoded().get(..CLASS_RUNS).unwrap_or_default() {
+        let word = run.load(Ordering::Relaxed);
+        ranges.push((word >> 29) as u32);
+        ranges.push(((word >> 8) & 0x1F_FFFF) as u32);
     }
-    match out {
-        Some(buf) => (Cow::Owned(buf), flags),
-        None => (Cow::Borrowed(s), flags),
-    }
-}
-
-/// `true` when `s` holds a character of one of the four classes.
-#[must_use]
-pub fn has_removable(s: &str) -> bool {
-    s.chars().any(|c| classify(c).is_some())
-}
-
-/// A JS regex source (no flags, so it matches code units) that matches exactly the removable
-/// characters of the four classes (astral ones as their surrogate pairs). The TS layer tests
-/// text with it before asking the core anything, so clean text never crosses the boundary —
-/// including prose full of typographic punctuation (U+2013, U+201C, U+2026), which a broader
-/// range would send across; the classes themselves stay defined here (a test checks the
-/// pattern against [`classify`] for every BMP character and every astral class member).
-pub const CANDIDATE_PATTERN_JS: &str =
-    r"[\u061C\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]|\uDB40[\uDC00-\uDC7F\uDD00-\uDDEF]";
-
-/// [`scan_utf16`] for text that arrives as UTF-8 (a JS string passed as `&str`), with the
-/// removal ranges still in UTF-16 code units of the original string.
-///
-/// Crossing as `&str` uses the engine's fast UTF-8 encoder instead of a per-unit copy. Lone
-/// surrogates arrive as U+FFFD, which is also one unit, so positions stay aligned; but the
-/// "never join two lone surrogates" rule of [`scan_utf16`] cannot be applied here, so the JS
-/// layer only uses this for well-formed strings (`String.prototype.isWellFormed`).
-#[must_use]
-pub fn scan_str(text: &str) -> Scan {
-    let mut flags = Flags::default();
-    let mut removals = Vec::new();
-    let mut position = 0u32;
-    let bytes = text.as_bytes();
-    for (index, &byte) in bytes.iter().enumerate() {
-        // UTF-16 width from the UTF-8 lead byte: continuation bytes add nothing, 4-byte
-        // sequences are surrogate pairs. A byte loop, because clean text is the common case.
-        if byte < 0x80 {
-            position = position.saturating_add(1);
-            continue;
-        }
-        if byte < 0xC0 {
-            continue;
-        }
-        let width = if byte >= 0xF0 { 2 } else { 1 };
-        // Only these lead bytes start a member: U+061C (D8), U+180E (E1), U+2000–U+207F
-        // (E2), U+FEFF (EF) and the astral classes (F3).
-        if matches!(byte, 0xD8 | 0xE1 | 0xE2 | 0xEF | 0xF3) {
-            if let Some(class) = text.get(index..).and_then(|rest| rest.chars().next()).and_then(classify) {
-                flags.mark(class);
-                push_range(&mut removals, position, position.saturating_add(width));
-            }
-        }
-        position = position.saturating_add(width);
-    }
-    Scan { removals, flags }
+    ranges
 }

@@ -2,33 +2,21 @@
 //! Boundary of shaping: text crosses only when it may change, edits come back as positions, and
 //! a whole result crosses as one wire buffer each way (never JSON text).
 
-use alloc::borrow::ToOwned;
 use alloc::string::String;
 use alloc::vec::Vec;
 
 use wasm_bindgen::prelude::*;
 
-use crate::shape::{self, Flags, Request, Scan};
+use crate::shape::{self, Flags, Request};
 use crate::value::Value;
 use crate::wire;
 
-fn flat(scan: &Scan) -> Vec<u32> {
-    let mut flat = Vec::with_capacity(scan.removals.len().saturating_mul(2).saturating_add(1));
-    flat.push(scan.flags.bits());
-    shape::push_flat(&mut flat, &scan.removals);
-    flat
-}
-
-/// Removal ranges of one well-formed string: `[flagBits, start0, end0, …]` in UTF-16 units.
+/// The edits of one well-formed string: `[flagBits, start0, end0, class0, …]` in UTF-16 units,
+/// a start with `shape::NEWLINE_MARK` set when its unit becomes LF, each edit with the flag bit of
+/// its class (`shape::Scan`).
 #[wasm_bindgen(js_name = scanText)]
 pub fn scan_text(text: &str) -> Vec<u32> {
-    flat(&shape::scan_str(text))
-}
-
-/// A JS regex source matching exactly the removable characters.
-#[wasm_bindgen(js_name = shapeCandidatePattern)]
-pub fn shape_candidate_pattern() -> String {
-    shape::CANDIDATE_PATTERN_JS.to_owned()
+    shape::scan_str(text).flat
 }
 
 /// The names of the flag bits, in bit order, joined by commas (bit 7, `truncated`, is reported
@@ -39,14 +27,17 @@ pub fn shape_flag_names() -> String {
     crate::strs::join(&Flags::NAMES, ",")
 }
 
-/// The limits the TS layer applies before sending a result: `[maxBlocks, structuredSlack,
-/// maxMimeBytes, maxDepth]`.
+/// What the TS layer needs before it sends anything, in one crossing: the limits it applies
+/// (`maxBlocks, structuredSlack, maxMimeBytes, maxDepth`), then the ranges of characters shaping
+/// may remove or replace (`shape::candidate_ranges`), from which it writes its candidate regex.
+/// One export rather than two: each costs argument glue on both sides of the boundary.
 #[wasm_bindgen(js_name = shapeLimits)]
 pub fn shape_limits() -> Vec<u32> {
-    let mut limits = Vec::with_capacity(4);
+    let mut limits = Vec::new();
     for &n in &[shape::MAX_BLOCKS, shape::STRUCTURED_SLACK, shape::MAX_MIME_BYTES, shape::MAX_DEPTH] {
         limits.push(u32::try_from(n).unwrap_or(u32::MAX));
     }
+    limits.extend(shape::candidate_ranges());
     limits
 }
 
