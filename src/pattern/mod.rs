@@ -285,7 +285,10 @@ impl Judgement {
         };
         match self.route? {
             Route::Page => page(u32::MAX),
-            Route::Unsafe { short } => page(short),
+            // Opted in: its limit is where the bound passes SHORT_STEPS, or UNSAFE_FLOOR when that is
+            // further (an exponential bound passes everything past one character), so the bound says
+            // nothing useful inside it; each test is charged what a short test may cost.
+            Route::Unsafe { short } => page(short).map(|(steps, linear)| (steps.min(SHORT_STEPS.max(length)), linear)),
             Route::Split { short } => page(short).or_else(|| Some((length.saturating_mul(u64::from(self.linear_size.max(1))), true))),
         }
     }
@@ -514,6 +517,18 @@ pub fn compile_judged(source: &str, flags: &str, allow_unsafe: bool) -> Result<(
         return Err(PatternError::Unsafe(refusal));
     }
     Ok((handle, judgement))
+}
+
+/// Whether the host's page engine reads `source` with `flags`, without judging it: compiled and
+/// released at once (`format: "regex"` in a schema, whose strings are read, never run).
+///
+/// # Errors
+/// Why the page's engine refused it.
+pub fn check_syntax(source: &str, flags: &str) -> Result<(), String> {
+    let host = host().ok_or_else(|| "no pattern engine is installed".to_owned())?;
+    let handle = (host.compile)(source, flags)?;
+    (host.release)(handle);
+    Ok(())
 }
 
 /// Asks the host again for the judgement of pattern `handle` (one compiled before the judgement
