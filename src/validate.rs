@@ -238,6 +238,8 @@ thread_local! {
     static PATTERN_UNCHECKED: Cell<Option<PatternFailure>> = const { Cell::new(None) };
     /// The pattern work the current validation may still do (`crate::pattern::Budget`).
     static PATTERN_BUDGET: crate::pattern::Budget = crate::pattern::Budget::default();
+    /// The notes of the schema being compiled ([`SchemaCache::notes`]), made as its patterns are.
+    static NOTES: Cell<Vec<PatternNote>> = const { Cell::new(Vec::new()) };
 }
 
 /// The prefix of a compile error for a pattern refused for its running time, which
@@ -256,30 +258,77 @@ pub(crate) fn install_pattern_engine() {
 struct Judged;
 
 impl PatternEngine for Judged {
-    fn compile(&self, source: &str) -> Result<Box<dyn CompiledPattern>, String> {
+    fn compile(&self, source: &str, location: &str) -> Result<Box<dyn CompiledPattern>, String> {
         let allow_unsafe = crate::pattern::unsafe_allowed();
         match crate::pattern::compile_judged(source, "u", allow_unsafe) {
             Ok((handle, judgement)) => {
-                let judged = std::sync::OnceLock::new();
+                let pattern = JudgedPattern { handle, source: source.to_owned(), allow_unsafe, words: Default::default() };
                 if let Some(judgement) = judgement {
-                    let _ = judged.set(judgement);
+                    note(source, location, judgement);
+                    pattern.keep(judgement);
                 }
-                Ok(Box::new(JudgedPattern { handle, source: source.to_owned(), allow_unsafe, judgement: judged }))
+                Ok(Box::new(pattern))
             }
             Err(crate::pattern::PatternError::Invalid(reason)) => Err(reason),
             Err(crate::pattern::PatternError::Unsafe(why)) => Err(format!("{UNSAFE_MARK}{why}")),
         }
     }
+
+    /// `format: "regex"` reads a pattern without judging it: its meta-schema check comes before
+    /// the schema's own compilation (which judges its patterns, where they are), and an instance's
+    /// string is never run.
+    fn check(&self, source: &str) -> Result<(), String> {
+        crate::pattern::check_syntax(source, "u")
+    }
 }
 
-/// A schema's pattern: the host's handle and the pattern's judgement (a lock rather than the
-/// core's `Pattern`, because the engine wants its patterns `Send + Sync`).
+/// Records the note of a slow pattern of the schema being compiled ([`SchemaCache::notes`]): where
+/// it is (`location`'s fragment), what makes it slow and where it runs instead.
+fn note(source: &str, location: &str, judgement: crate::pattern::Judgement) {
+    let (code, short, how) = match judgement.route {
+        Some(crate::pattern::Route::Split { short }) => ("pattern_linear", short, "longer strings are tested on the linear-time engine"),
+        Some(crate::pattern::Route::Unsafe { short }) => ("pattern_unsafe", short, "it runs only because the page opted in (unsafePatterns), and a longer string is not tested (the instance is invalid)"),
+        _ => return,
+    };
+    let path = fragment_of(location);
+    let message = format!(
+        "{} has the pattern {} that {} on the page's backtracking engine, which tests strings of at most {short} characters; {how}",
+        at_schema(&path),
+        quote(&clip(source, 120)),
+        judgement.slowness().unwrap_or_default()
+    );
+    NOTES.with(|notes| {
+        let mut all = notes.take();
+        all.push(PatternNote { path, code, message });
+        notes.set(all);
+    });
+}
+
+/// A schema's pattern: the host's handle and the pattern's judgement (atomics rather than the
+/// core's `Pattern`, because the engine wants its patterns `Send + Sync`; rather than a
+/// `OnceLock`, whose `Once` machinery the module would link for this alone).
 struct JudgedPattern {
     handle: u32,
     source: String,
     allow_unsafe: bool,
-    /// Set at compile time, or at the first test when the judgement had not loaded yet.
-    judgement: std::sync::OnceLock<crate::pattern::Judgement>,
+    /// The judgement's words (`Judgement::to_words`) and, last, whether they are set: at compile
+    /// time, or at the first test when the judgement had not loaded yet.
+    words: [std::sync::atomic::AtomicU32; 5],
+}
+
+impl JudgedPattern {
+    fn kept(&self) -> Option<crate::pattern::Judgement> {
+        use std::sync::atomic::Ordering::Relaxed;
+        let [a, b, c, d, set] = &self.words;
+        (set.load(Relaxed) == 1).then(|| crate::pattern::Judgement::from_words([a.load(Relaxed), b.load(Relaxed), c.load(Relaxed), d.load(Relaxed)]))
+    }
+
+    fn keep(&self, judgement: crate::pattern::Judgement) {
+        use std::sync::atomic::Ordering::Relaxed;
+        for (slot, word) in self.words.iter().zip(judgement.to_words().into_iter().chain([1])) {
+            slot.store(word, Relaxed);
+        }
+    }
 }
 
 impl Drop for JudgedPattern {
@@ -294,12 +343,11 @@ impl CompiledPattern for JudgedPattern {
         let answer = if text.len() > MAX_PATTERN_INPUT_CHARS && text.chars().count() > MAX_PATTERN_INPUT_CHARS {
             Err(PatternFailure::TooLong { max_chars: MAX_PATTERN_INPUT_CHARS })
         } else {
-            let judgement = match self.judgement.get() {
-                Some(judgement) => Some(*judgement),
-                None => crate::pattern::judge_later(self.handle, &self.source, "u", self.allow_unsafe).inspect(|judgement| {
-                    let _ = self.judgement.set(*judgement);
-                }),
-            };
+            let judgement = self.kept().or_else(|| {
+                let judgement = crate::pattern::judge_later(self.handle, &self.source, "u", self.allow_unsafe)?;
+                self.keep(judgement);
+                Some(judgement)
+            });
             PATTERN_BUDGET.with(|budget| crate::pattern::test_judged(self.handle, judgement, text, budget)).map_err(|why| match why {
                 crate::pattern::Untested::Engine => PatternFailure::Engine,
                 other => PatternFailure::Declined(other.phrase()),
@@ -347,10 +395,28 @@ struct Entry {
     index: SchemaIndex,
     /// How many `compile` calls returned this handle and were not yet dropped.
     refs: u32,
-    /// What the schema was compiled from (JSON text, or the wire format when `wire`): compiling
-    /// the same again shares the entry.
+    /// What the schema was compiled from (JSON text, or the wire format when `wire`), with or
+    /// without the page's opt-in to unsafe patterns: compiling the same again shares the entry.
     source: Vec<u8>,
     wire: bool,
+    allow_unsafe: bool,
+    /// What the schema's slow patterns are routed to ([`SchemaCache::notes`]).
+    notes: Vec<PatternNote>,
+}
+
+/// A pattern of a schema that the page's backtracking engine cannot run on every string, and
+/// where it runs instead (`docs/behaviour.md`, "Patterns"): the package warns once per pattern
+/// when a tool with the schema is registered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PatternNote {
+    /// Where the pattern is in the schema, as a JSON Pointer (`/properties/host/pattern`, or
+    /// `/patternProperties/<key>` for a key that is a pattern).
+    pub path: String,
+    /// `pattern_linear` (long strings run on the linear-time engine) or `pattern_unsafe` (the
+    /// page opted in; long strings are not tested and the instance is invalid).
+    pub code: &'static str,
+    /// One sentence for a person, starting with the location.
+    pub message: String,
 }
 
 /// Compiled validators by handle.
@@ -450,19 +516,32 @@ impl SchemaCache {
         wire: bool,
         read: impl FnOnce() -> Result<Value, SchemaProblem>,
     ) -> Result<u32, SchemaProblem> {
-        if let Some(entry) = self.entries.iter_mut().find(|e| e.wire == wire && e.source == source) {
+        let allow_unsafe = crate::pattern::unsafe_allowed();
+        if let Some(entry) = self.entries.iter_mut().find(|e| e.wire == wire && e.allow_unsafe == allow_unsafe && e.source == source) {
             entry.refs = entry.refs.saturating_add(1);
             return Ok(entry.handle);
         }
-        let (schemas, index) = self.build(read()?)?;
+        let schema = read()?;
+        NOTES.with(Cell::take);
+        let built = self.build(&schema);
+        let notes = NOTES.with(Cell::take);
+        let (schemas, index) = built?;
         let handle = self.next_handle;
         self.next_handle = handle.checked_add(1).ok_or_else(|| SchemaProblem {
             code: "too_many_schemas",
             message: "no schema handles are left in this cache".to_owned(),
             path: String::new(),
         })?;
-        self.entries.push(Entry { handle, schemas, index, refs: 1, source: source.to_vec(), wire });
+        self.entries.push(Entry { handle, schemas, index, refs: 1, source: source.to_vec(), wire, allow_unsafe, notes });
         Ok(handle)
+    }
+
+    /// The notes of compiled schema `handle`: each of its patterns that the page's backtracking
+    /// engine cannot run on every string (`pattern`, a `patternProperties` key, in any
+    /// subschema), where it is and where it runs instead. Empty for an unknown handle, and for
+    /// patterns compiled while the judgement was not loaded (they are judged at their first test).
+    pub fn notes(&self, handle: u32) -> &[PatternNote] {
+        self.entries.iter().find(|e| e.handle == handle).map_or(&[], |e| e.notes.as_slice())
     }
 
     /// Releases one reference to `handle`; the compiled schema goes with the last one. An unknown
@@ -532,8 +611,8 @@ impl SchemaCache {
         })
     }
 
-    fn build(&self, schema: Value) -> Result<(Schemas, SchemaIndex), SchemaProblem> {
-        let dialect = match &schema {
+    fn build(&self, schema: &Value) -> Result<(Schemas, SchemaIndex), SchemaProblem> {
+        let dialect = match schema {
             Value::Bool(_) => Some(self.default_dialect),
             Value::Object(map) => match map.get("$schema") {
                 None => Some(self.default_dialect),
@@ -574,7 +653,7 @@ impl SchemaCache {
                 .add_resource(uri, document.clone())
                 .map_err(|_| SchemaProblem::invalid(format!("document {uri} cannot be used: its URI is not absolute")))?;
         }
-        let problem = |e: CompileError| compile_problem(&e, &schema, dialect_name);
+        let problem = |e: CompileError| compile_problem(&e, schema, dialect_name);
         compiler.add_resource(SCHEMA_URL, schema.clone()).map_err(problem)?;
         let mut schemas = Schemas::new();
         let index = compiler.compile(SCHEMA_URL, &mut schemas).map_err(problem)?;

@@ -11,7 +11,9 @@
 //! `float_roundtrip`, was ~10 KB of the chunk a page downloads). Answers go out as JSON text,
 //! and every answer is data:
 //!
-//! - `compile(schema)` → `{ "ok": true, "handle": 1 }` or `{ "ok": false, "error": { code, message, path? } }`;
+//! - `compile(schema, allowUnsafe)` → `{ "ok": true, "handle": 1, "notes": [{ code, message, path }] }`
+//!   (the schema's slow patterns, `SchemaCache::notes`) or `{ "ok": false, "error": { code, message, path? } }`
+//!   (`unsafe_pattern` for a pattern refused for its running time);
 //! - `validate(handle, instance, maxDepth)` → `{ "ok": true, "valid", "diagnostics", "summary" }`
 //!   or `{ "ok": false, "error" }` (`unknown_handle`); the instance's size is the caller's to
 //!   limit (`pkg-js/src/validation.ts` checks it on the JSON text);
@@ -171,7 +173,23 @@ fn diagnostics_answer(diagnostics: &[Diagnostic]) -> String {
 #[wasm_bindgen]
 pub fn compile(schema: &[u8], allow_unsafe: bool) -> String {
     with_cache(|cache| match crate::pattern::with_unsafe_allowed(allow_unsafe, || cache.compile_wire(schema)) {
-        Ok(handle) => format!(r#"{{"handle":{handle},"ok":true}}"#),
+        Ok(handle) => {
+            let mut out = format!(r#"{{"handle":{handle},"notes":["#);
+            for (i, note) in cache.notes(handle).iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(r#"{"code":"#);
+                push_string(&mut out, note.code);
+                out.push_str(r#","message":"#);
+                push_string(&mut out, &note.message);
+                out.push_str(r#","path":"#);
+                push_string(&mut out, &note.path);
+                out.push('}');
+            }
+            out.push_str(r#"],"ok":true}"#);
+            out
+        }
         Err(problem) => problem_answer(&problem),
     })
 }
