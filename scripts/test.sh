@@ -34,6 +34,8 @@ cargo clippy --target wasm32-unknown-unknown --lib --no-default-features -- -D w
 cargo clippy --target wasm32-unknown-unknown --lib --no-default-features --features shape-module -- -D warnings
 cargo clippy --target wasm32-unknown-unknown --lib --no-default-features --features validator-module -- -D warnings
 cargo clippy --target wasm32-unknown-unknown --lib --no-default-features --features suite-export -- -D warnings
+cargo clippy --target wasm32-unknown-unknown --lib --no-default-features --features patterns-module -- -D warnings
+cargo clippy --target wasm32-unknown-unknown --lib --no-default-features --features linear-module -- -D warnings
 cargo clippy --manifest-path inflate/Cargo.toml --target-dir "$INFLATE_TARGET" --target wasm32-unknown-unknown --lib -- -D warnings
 cargo clippy --manifest-path unlzma/Cargo.toml --target-dir "$UNLZMA_TARGET" --target wasm32-unknown-unknown --lib -- -D warnings
 

@@ -14,7 +14,7 @@
 // A resource read or a prompt get runs the same machine (`SubjectCall`, made by subject.ts): its
 // gate hooks in place of the before-hooks, the read or the get in place of the tool, its own
 // answer, shaping and telemetry event.
-import { ActionBits, approverFor, CallFailure, CallFlags, canonicalJson, core, CoreTrapped, decode, deepFrozenCopy, disposedOutcome, emitHookEvent, encode, ensureGrants, EVENTS, failedOutcome, genInvocationId, Op, Outcome, recordGrant, sealFirstListing, Signal, snapshotOf, taintSet, Verdict } from './from-entry.js';
+import { ActionBits, approverFor, CallFailure, CallFlags, canonicalJson, core, CoreTrapped, decode, deepFrozenCopy, disposedOutcome, emitHookEvent, encode, ensureGrants, EVENTS, failedOutcome, genInvocationId, loadValidator, Op, Outcome, recordGrant, sealFirstListing, Signal, snapshotOf, taintSet, Verdict } from './from-entry.js';
 import type { Warden } from './client.js';
 import { readReturn, type Returned } from './facts.js';
 import type { Decision, PolicyCall } from './governance.js';
@@ -192,6 +192,10 @@ class CallRun {
     // Shaping runs synchronously at the end (`#answer`). Its module loads while the call runs
     // (its hooks still start at once) and is awaited before the answer; one that cannot load
     // fails the call closed there. Once loaded (`register()` starts it), this costs one check.
+    // A tool with a JSON Schema validates in the validator module, which shapes too: asked for
+    // first, so that shaping takes its module from it rather than loading one of its own.
+    const { input, output } = this.#tool.validation;
+    if (!shaperLoaded() && (input !== undefined || output !== undefined)) void loadValidator([input, output]).catch(() => undefined);
     const shaping = !shaperLoaded() && (this.#options.shape ?? this.#tool.shape) === 'llm' ? loadShaper().catch(() => undefined) : undefined;
     let ended = false;
     try {
@@ -411,6 +415,11 @@ class CallRun {
     return this.#step(Outcome.ToolThrew, 0, duration, { message: errorMessage(value) });
   }
 
+  /** Whether the tool's schemas may hold patterns neither engine can be trusted with (its own `unsafePatterns`, or the page's). */
+  #unsafePatterns(): boolean {
+    return this.#tool.validation.unsafePatterns === true || this.#w.settings.unsafePatterns;
+  }
+
   /** The arguments as JSON, made once; `undefined` with a diagnostic when JSON cannot carry them. */
   #argumentsJson(): ({ ok: true } & JsonText) | { ok: false; diagnostic: Diagnostic } {
     if (this.#argsJson !== undefined) return { ok: true, text: this.#argsJson };
@@ -422,7 +431,7 @@ class CallRun {
   async #validateInput(what: number): Promise<number> {
     const output = this.#tool.validation.output;
     if (what & 2 && output !== undefined) {
-      const compiled = await compileSchema(output);
+      const compiled = await compileSchema(output, this.#unsafePatterns());
       if ('error' in compiled) return this.#step(Outcome.InvalidSchema, 0, 0, { which: 'outputSchema', message: compiled.error });
     }
     if (!(what & 1)) return this.#step(Outcome.Valid, 0);
@@ -443,7 +452,7 @@ class CallRun {
     if (schema === undefined) return this.#step(Outcome.Valid, 0);
     const json = this.#argumentsJson();
     if (!json.ok) return this.#step(Outcome.Invalid, 0, 0, { diagnostics: [json.diagnostic] });
-    const result = await validateJsonText(schema, json, 'inputSchema', this.#w.settings);
+    const result = await validateJsonText(schema, json, 'inputSchema', this.#w.settings, this.#unsafePatterns());
     if (this.#signal.aborted) return this.#step(Outcome.Aborted, 0);
     if ('invalidSchema' in result) return this.#step(Outcome.InvalidSchema, 0, 0, { which: 'inputSchema', message: result.invalidSchema });
     return result.valid ? this.#step(Outcome.Valid, 0) : this.#step(Outcome.Invalid, 0, 0, { diagnostics: result.diagnostics });
@@ -507,7 +516,7 @@ class CallRun {
     if (schema === undefined || structured === undefined) return this.#step(Outcome.Valid, 0);
     const json = toJson(structured, { maxBytes: Number.MAX_SAFE_INTEGER, maxDepth: 100 });
     if (!json.ok) return this.#step(Outcome.Invalid, 0, 0, { diagnostics: [json.diagnostic] });
-    const result = await validateJsonText(schema, json, 'outputSchema', this.#w.settings);
+    const result = await validateJsonText(schema, json, 'outputSchema', this.#w.settings, this.#unsafePatterns());
     if (this.#signal.aborted) return this.#step(Outcome.Aborted, 0);
     if ('invalidSchema' in result) return this.#step(Outcome.InvalidSchema, 0, 0, { which: 'outputSchema', message: result.invalidSchema });
     return result.valid ? this.#step(Outcome.Valid, 0) : this.#step(Outcome.Invalid, 0, 0, { diagnostics: result.diagnostics });

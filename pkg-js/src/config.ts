@@ -58,11 +58,21 @@ export interface WebMCPConfig {
   maxArgumentBytes?: number;
   /** Deepest nesting of arrays and objects in arguments they accept (`{}` is 1; default 64, at most 100). */
   maxArgumentDepth?: number;
+  /**
+   * Let patterns that neither the page's `RegExp` nor the linear-time engine can be trusted with
+   * (a back-reference or look-around in a pattern that can take exponential or polynomial time)
+   * run anyway, on the page's engine, for strings short enough to stay fast; longer strings are
+   * not tested (the pattern fails closed). Default `false`: such a pattern is refused
+   * (`ConfigurationError('unsafe_pattern')`). Applies to every pattern compiled after it (policy,
+   * matchers, JSON Schemas): give it in the same call as the policy, or before.
+   * (docs/behaviour.md, "Patterns").
+   */
+  unsafePatterns?: boolean;
 }
 
 const KNOWN_OPTIONS = new Set([
   'hooks', 'replace', 'hookTimeout', 'serverId', 'policy', 'onAsk', 'askTimeout', 'grantTtl', 'grantStore', 'approvedFingerprints',
-  'tools', 'maxResultBytesForLlm', 'telemetry', 'capturePayloads', 'clock', 'maxArgumentBytes', 'maxArgumentDepth', 'hookReturns',
+  'tools', 'maxResultBytesForLlm', 'telemetry', 'capturePayloads', 'clock', 'maxArgumentBytes', 'maxArgumentDepth', 'hookReturns', 'unsafePatterns',
 ]);
 
 /**
@@ -116,6 +126,7 @@ export function configure(w: Warden, options: WebMCPConfig): void {
   if (serverId !== undefined && !(typeof serverId === 'string' && serverId.length > 0)) refuse('serverId', 'must be a non-empty string', undefined);
   if (typeof replace !== 'boolean') refuse('replace', 'must be a boolean', undefined);
   if (options.capturePayloads !== undefined && typeof options.capturePayloads !== 'boolean') refuse('capturePayloads', 'must be a boolean');
+  if (options.unsafePatterns !== undefined && typeof options.unsafePatterns !== 'boolean') refuse('unsafePatterns', 'must be a boolean');
   if (options.hookReturns !== undefined && options.hookReturns !== 'strict' && options.hookReturns !== 'lenient') refuse('hookReturns', `must be 'lenient' or 'strict', not ${typeName(options.hookReturns)}`);
   const store = options.grantStore;
   if (store !== undefined && !(store !== null && typeof store === 'object' && typeof store.load === 'function' && typeof store.save === 'function')) refuse('grantStore', 'must have load() and save(grants)');
@@ -132,7 +143,10 @@ export function configure(w: Warden, options: WebMCPConfig): void {
   };
   let set: number | undefined;
   let policyHandles: ReadonlySet<number> | undefined;
+  // First: the patterns compiled below read it (and it is put back if they fail).
+  const unsafeBefore = w.settings.unsafePatterns;
   try {
+    if (options.unsafePatterns !== undefined) w.setUnsafePatterns(options.unsafePatterns);
     if (options.policy !== undefined) {
       const encoded = encodePolicy(w, options.policy);
       policyHandles = encoded.handles;
@@ -148,6 +162,7 @@ export function configure(w: Warden, options: WebMCPConfig): void {
     }
   } catch (err) {
     if (set !== undefined) w.dropHookSet(set);
+    if (w.settings.unsafePatterns !== unsafeBefore) w.setUnsafePatterns(unsafeBefore);
     restore();
     throw err;
   }

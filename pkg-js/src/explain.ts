@@ -11,6 +11,7 @@ import { ensureGrants } from './grants.js';
 import { findTool } from './registry.js';
 import type { CallOptions } from './types.js';
 import { pipelineOrThrow } from './pipeline-loader.js';
+import { patternsSettled } from './patterns.js';
 import type { Diagnostic } from './types.js';
 import { decode, encode } from './wire.js';
 import type { EndExplainAnswer, ExplainUnknownAnswer } from './answers.js';
@@ -40,6 +41,8 @@ export async function explain(name: string, input?: unknown, given: Pick<CallOpt
   const tool = findTool(w, name, false);
   if (tool === undefined) return decode(core.explainUnknown(String(name))) as ExplainUnknownAnswer;
   const { toJson, validateJsonText } = await pipelineOrThrow();
+  // Policy's patterns are tested below: what they wait for loads first (docs/behaviour.md, "Patterns").
+  await patternsSettled();
   const select: ExplainStep = { step: 'select', tool: String(name), found: true };
   if (w.settings.filter !== undefined) select.filterFunction = 'not called in a dry run; it could still hide this tool';
   const engine = w.engine();
@@ -63,7 +66,7 @@ export async function explain(name: string, input?: unknown, given: Pick<CallOpt
         payload = { diagnostics: [json.diagnostic] };
       } else if (tool.validation.input) {
         // The text alone: steps may have awaited since it was written (see JsonText).
-        const result = await validateJsonText(tool.validation.input, { text: json.text }, 'inputSchema', w.settings);
+        const result = await validateJsonText(tool.validation.input, { text: json.text }, 'inputSchema', w.settings, tool.validation.unsafePatterns === true || w.settings.unsafePatterns);
         if ('invalidSchema' in result) {
           outcome = Outcome.InvalidSchema;
           payload = { which: 'inputSchema', message: result.invalidSchema };
