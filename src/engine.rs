@@ -24,7 +24,6 @@ use crate::error::ConfigError;
 use crate::governor::{Definition, Governor};
 use crate::hooks::{Event, Hook, HookSet, Subject};
 use crate::listing::Listing;
-use crate::matcher::UriTemplate;
 use crate::plan::{Plan, Scopes};
 use crate::policy::{CallFacts, Evaluation, FingerprintState, Grant, MatchedRules};
 use crate::returns::{Contract, ReturnFacts};
@@ -153,9 +152,6 @@ struct Tool {
     standalone: bool,
     /// A tool, a resource (`name` is its URI or URI template) or a prompt.
     subject: Subject,
-    /// A resource's URI template, compiled (`None` for a resource of one URI, and for tools
-    /// and prompts).
-    template: Option<UriTemplate>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -404,8 +400,7 @@ impl Engine {
             push_hooks(&mut seen, set);
         }
         let name = definition.name.clone();
-        let template = if subject == Subject::Resource && UriTemplate::is_template(&name) { Some(UriTemplate::compile(&name)?) } else { None };
-        self.tools.put(id, Tool { name, server, sets, definition: Some(definition), standalone: false, subject, template });
+        self.tools.put(id, Tool { name, server, sets, definition: Some(definition), standalone: false, subject });
         Ok(())
     }
 
@@ -426,7 +421,7 @@ impl Engine {
                 push_hooks(&mut seen, set);
             }
         }
-        self.tools.put(id, Tool { name: name.to_owned(), server: None, sets, definition: None, standalone: true, subject: Subject::Tool, template: None });
+        self.tools.put(id, Tool { name: name.to_owned(), server: None, sets, definition: None, standalone: true, subject: Subject::Tool });
         Ok(())
     }
 
@@ -443,42 +438,6 @@ impl Engine {
                 }
             }
         }
-    }
-
-    /// Which of the resources `tools` (in the order given) serves the URI `raw`, given `href`,
-    /// what WHATWG's `URL` parser made of it (`None` when it threw): `{ uri, index, params }`,
-    /// where `uri` is the canonical form every later stage sees ([`crate::uri::canonical`]),
-    /// `index` the position in `tools` of the resource of exactly that URI, else of the first
-    /// template it is an instance of (`null` for none), and `params` that template's variables
-    /// read from `uri` (`{}` for a resource of one URI, or none found). A handle that is not a resource is
-    /// skipped.
-    ///
-    /// # Errors
-    /// `invalid_uri` for a URI that has no canonical form.
-    pub fn resolve_uri(&self, raw: &str, href: Option<&str>, tools: &[u32]) -> Result<Value, ConfigError> {
-        let uri = crate::uri::canonical(raw, href)?;
-        let mut found = None;
-        for (index, id) in tools.iter().enumerate() {
-            if let Some(tool) = self.tools.get(*id) {
-                if tool.subject == Subject::Resource && tool.template.is_none() && tool.name == uri {
-                    found = Some((index, crate::value::Map::new()));
-                    break;
-                }
-            }
-        }
-        if found.is_none() {
-            for (index, id) in tools.iter().enumerate() {
-                let template = self.tools.get(*id).filter(|tool| tool.subject == Subject::Resource).and_then(|tool| tool.template.as_ref());
-                if let Some(params) = template.and_then(|template| template.variables(&uri)) {
-                    found = Some((index, params));
-                    break;
-                }
-            }
-        }
-        Ok(match found {
-            Some((index, params)) => crate::object! { "uri" => uri, "index" => index, "params" => Value::Object(params) },
-            None => crate::object! { "uri" => uri, "index" => Value::Null, "params" => Value::Object(crate::value::Map::new()) },
-        })
     }
 
     /// Adds provider scope `id` under `parent` (0 for none) holding `set`.

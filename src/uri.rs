@@ -23,7 +23,9 @@
 use alloc::string::String;
 
 use crate::error::ConfigError;
+use crate::matcher::UriTemplate;
 use crate::strs::{cat, decimal_usize};
+use crate::value::{Map, Value};
 
 /// The longest canonical URI, in bytes (the canonical form is ASCII): the length URI matchers
 /// test ([`crate::pattern::INPUT_LIMIT`]).
@@ -77,6 +79,41 @@ pub fn canonical(raw: &str, href: Option<&str>) -> Result<String, ConfigError> {
     Ok(uri)
 }
 
+/// Which of the resources `keys` (their URIs or URI templates, in the order given) serves the
+/// URI `raw`, given `href` (see [`canonical`]): `{ uri, index, params }`, where `uri` is the
+/// canonical form every later stage of the read sees, `index` the position in `keys` of the
+/// resource of exactly that URI, else of the first template it is an instance of (`null` for
+/// none; a template that does not compile matches nothing), and `params` that template's
+/// variables read from `uri` ([`UriTemplate::variables`]; `{}` otherwise). A resource's own URI
+/// is in canonical form already (it was resolved so when it was made).
+///
+/// # Errors
+/// `invalid_uri` for a URI that has no canonical form.
+pub fn resolve(raw: &str, href: Option<&str>, keys: &[Value]) -> Result<Value, ConfigError> {
+    let uri = canonical(raw, href)?;
+    let mut found = None;
+    for (index, key) in keys.iter().enumerate() {
+        if key.as_str().is_some_and(|key| !UriTemplate::is_template(key) && key == uri) {
+            found = Some((index, Map::new()));
+            break;
+        }
+    }
+    if found.is_none() {
+        for (index, key) in keys.iter().enumerate() {
+            let Some(key) = key.as_str().filter(|key| UriTemplate::is_template(key)) else { continue };
+            if let Some(params) = UriTemplate::compile(key).ok().and_then(|template| template.variables(&uri)) {
+                found = Some((index, params));
+                break;
+            }
+        }
+    }
+    let (index, params) = match found {
+        Some((index, params)) => (Value::from(index), params),
+        None => (Value::Null, Map::new()),
+    };
+    Ok(crate::object! { "uri" => uri, "index" => index, "params" => Value::Object(params) })
+}
+
 /// Refuses a control character (C0, DEL, C1): WHATWG parsing drops tabs and newlines and
 /// escapes the others, so the text sent and the text read would differ.
 fn control_free(text: &str) -> Result<(), ConfigError> {
@@ -109,7 +146,7 @@ fn normalize_escapes(raw: &str, href: &str) -> Result<String, ConfigError> {
         };
         out.push_str(href.get(start..at).unwrap_or_default());
         let decoded = high.saturating_mul(16).saturating_add(low);
-        if decoded.is_ascii_alphanumeric() || matches!(decoded, b'-' | b'.' | b'_' | b'~') {
+        if crate::matcher::is_unreserved(decoded) {
             out.push(char::from(decoded));
         } else {
             out.push('%');

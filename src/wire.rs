@@ -189,12 +189,6 @@ codes! {
         StoredGrants,
         /// `[]`, then the policy to lint (no engine needed).
         LintPolicy,
-        /// `[raw, href | null, [resources]]`: the canonical form of a read's URI and the
-        /// resource that serves it (`Engine::resolve_uri`).
-        ResolveUri,
-        /// `[template]`: a resource's URI template checked, and an instance of it to check
-        /// (no engine needed; `UriTemplate::sample`).
-        UriTemplate,
     }
 }
 

@@ -140,8 +140,6 @@ export const Configure = {
   RevokeGrants: 13,
   StoredGrants: 14,
   LintPolicy: 15,
-  ResolveUri: 16,
-  UriTemplate: 17,
 } as const;
 
 /** The steps of the `control` export (`wire::Control`). */

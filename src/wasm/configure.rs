@@ -21,8 +21,7 @@ use crate::policy::{lint, RevokeFilter};
 use crate::value::Value;
 use crate::wire::Request;
 
-/// Runs configuration step `request` on engine `engine` (`LintPolicy` and `UriTemplate` need
-/// none).
+/// Runs configuration step `request` on engine `engine` (`LintPolicy` needs none).
 #[wasm_bindgen]
 pub fn configure(engine: u32, request: u32, bytes: &[u8]) -> Vec<u8> {
     let (args, payload) = match crate::wire::decode_head(bytes) {
@@ -33,9 +32,6 @@ pub fn configure(engine: u32, request: u32, bytes: &[u8]) -> Vec<u8> {
     let args = Args(&args);
     if request == Request::LintPolicy {
         return answer(lint_policy(payload));
-    }
-    if request == Request::UriTemplate {
-        return answer(uri_template(&args));
     }
     engines::with(engine, |e| answer(run(e, request, &args, payload))).unwrap_or_else(no_engine)
 }
@@ -177,8 +173,6 @@ fn run(e: &mut Engine, request: Request, args: &Args<'_>, payload: &[u8]) -> Res
         }
         Request::StoredGrants => crate::object! { "grants" => e.governor().grants().to_value() },
         Request::LintPolicy => lint_policy(payload)?,
-        Request::UriTemplate => uri_template(args)?,
-        Request::ResolveUri => e.resolve_uri(args.str(0)?, args.opt_str(1)?.as_deref(), &args.u32s(2)?)?,
     })
 }
 
@@ -190,11 +184,4 @@ fn lint_policy(payload: &[u8]) -> Result<Value, ConfigError> {
         diagnostics.push(found.to_value());
     }
     Ok(crate::object! { "diagnostics" => Value::Array(diagnostics) })
-}
-
-/// A resource's URI template checked: `{ sample }`, an instance of it with `x` for each
-/// variable, which the TS layer checks is canonical.
-fn uri_template(args: &Args<'_>) -> Result<Value, ConfigError> {
-    let template = crate::matcher::UriTemplate::compile(args.str(0)?)?;
-    Ok(crate::object! { "sample" => template.sample() })
 }

@@ -1,0 +1,45 @@
+// The URI module: the Rust crate's rules about resource URIs (`src/uri.rs`, and resource URI
+// templates in `src/matcher.rs`), built with `--features uri-module`. Which URI a read reads,
+// what is refused, which resource serves it and the template's variables are decided there;
+// this file only runs it. A module of its own rather than part of the core, because a page of
+// tools must not download it: only the resource code (`subject*.ts`) imports this file, so a
+// page that makes or reads no resource carries none of it (`bundle-contents.test.mjs`).
+//
+// Compiled synchronously on first use, as the core is (`webmcpResource()` refuses a bad URI at
+// once), from bytes shipped in the package; stateless, so a trapped instance is simply
+// replaced by the next crossing.
+import * as glue from '../wasm/warden_uri.js';
+import { WASM_DEFLATED_BASE64 } from '../wasm/warden_uri_bytes.js';
+import { decodeBase64 } from './embedded-bytes.js';
+import { inflateRaw } from './inflate.js';
+import { decode, encode } from './wire.js';
+import type { ResolveUriAnswer, UriTemplateAnswer } from './answers.js';
+
+let compiled: WebAssembly.Module | undefined;
+let live = false;
+
+/** Runs one crossing on the live instance (made from the compiled module if none is); a trap drops it. */
+function guard<T>(crossing: () => T): T {
+  if (!live) {
+    compiled ??= new WebAssembly.Module(inflateRaw(decodeBase64(WASM_DEFLATED_BASE64)) as BufferSource);
+    glue.initSync({ module: compiled });
+    live = true;
+  }
+  try {
+    return crossing();
+  } catch (err) {
+    if (err instanceof WebAssembly.RuntimeError || (err instanceof Error && /unreachable/i.test(err.message))) live = false;
+    throw err;
+  }
+}
+
+/** The URI module's exports (`src/wasm/uri.rs`), each crossing guarded, each answer decoded. */
+export const uriModule = {
+  /**
+   * The canonical form of the URI `raw` (`href`: what the platform's `URL` made of it, `null`
+   * when it threw) and which of the resources `keys` (URIs and templates, in order) serves it.
+   */
+  resolveUri: (raw: string, href: string | null, keys: readonly string[]) => decode(guard(() => glue.resolveUri(raw, href ?? undefined, encode(keys)))) as ResolveUriAnswer,
+  /** A resource's URI template checked, and an instance of it (each variable `x`). */
+  uriTemplate: (template: string) => decode(guard(() => glue.uriTemplate(template))) as UriTemplateAnswer,
+};
