@@ -52,9 +52,12 @@ pub fn canonical(raw: &str, href: Option<&str>) -> Result<String, ConfigError> {
             cat!["a URI of ", decimal_usize(uri.len()), " characters (in canonical form) is longer than ", decimal_usize(MAX_URI_LENGTH)],
         ));
     }
-    let Some(colon) = crate::strs::find_byte(&uri, b':') else {
+    // A scheme, as WHATWG parsing always gives one: a letter, then letters, digits, `+ - .`.
+    let colon = crate::strs::find_byte(&uri, b':').unwrap_or(0);
+    let scheme = uri.get(..colon).unwrap_or_default().as_bytes();
+    if !scheme.first().is_some_and(u8::is_ascii_alphabetic) || scheme.iter().any(|b| !(b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.'))) {
         return Err(refuse(raw, "is not a URI"));
-    };
+    }
     let rest = uri.get(colon.saturating_add(1)..).unwrap_or_default();
     // The part before the query and the fragment, which names what is read.
     let hier = rest.get(..end_of(rest, b"?#")).unwrap_or_default();
@@ -322,6 +325,9 @@ mod tests {
         assert_eq!(message, "a URI holds no control characters (found U+000A at character 11)");
         assert!(canonical("x://h/\u{85}", Some("x://h/%C2%85")).unwrap_err().message.contains("U+0085"));
         assert_eq!(canonical("not a uri", None).unwrap_err().message, "\"not a uri\" is not a URI");
+        for href in ["no-colon", ":x", "1x:y", "%5Cx:y", "a b:c"] {
+            assert!(refused(href, href).ends_with("is not a URI"), "{href}");
+        }
     }
 
     #[test]
