@@ -61,9 +61,11 @@ const MODULES = [
   // JSON Schema). Out of it, the core ships 8.2 KB (gzip) lighter; as a module of its own, with
   // the allocator and the wire format it needs again, shaping ships as 15.8 KB.
   { name: 'warden_shape', cargoArgs: ['--no-default-features', '--features', 'shape-module'], embed: true, env: { CARGO_PROFILE_RELEASE_OVERFLOW_CHECKS: 'false' }, wasmOpt: ['-O1', '--strip-target-features'], targetSubdir: 'shape' },
-  // Resource URIs (src/uri.rs, templates of src/matcher.rs): stateless, compiled synchronously
-  // by the resource code (pkg-js/src/uri-module.ts) only, so a page of tools downloads none of it.
-  { name: 'warden_uri', cargoArgs: ['--no-default-features', '--features', 'uri-module'], embed: true, env: { CARGO_PROFILE_RELEASE_OVERFLOW_CHECKS: 'false' }, wasmOpt: ['-O1', '--strip-target-features'], targetSubdir: 'uri' },
+  // Resource URIs (src/uri.rs, templates of src/matcher.rs): compiled synchronously by the
+  // resource code (pkg-js/src/uri-module.ts) only, so a page of tools downloads none of it.
+  // opt-level 3, not "z": every resource read crosses it, and 3 measured twice as fast here, and
+  // no larger (bench/RESULTS.md).
+  { name: 'warden_uri', cargoArgs: ['--no-default-features', '--features', 'uri-module'], embed: true, env: { CARGO_PROFILE_RELEASE_OVERFLOW_CHECKS: 'false', CARGO_PROFILE_RELEASE_OPT_LEVEL: '3' }, wasmOpt: ['-O1', '--strip-target-features'], targetSubdir: 'uri' },
   { name: 'warden_validate', cargoArgs: ['--no-default-features', '--features', 'validator-module'], ...VALIDATOR_BUILD },
   // For the package's JSON-Schema-Test-Suite run only (pkg-js/test/json-schema-suite.test.mjs):
   // the same module with the export that sets the suite's dialect and remote documents, built

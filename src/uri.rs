@@ -20,7 +20,9 @@
 //! last (`file:////secrets`, which a file system reads as `/secrets`); a canonical form longer
 //! than [`MAX_URI_LENGTH`].
 
+use alloc::borrow::ToOwned;
 use alloc::string::String;
+use alloc::vec::Vec;
 
 use crate::error::ConfigError;
 use crate::matcher::UriTemplate;
@@ -82,39 +84,66 @@ pub fn canonical(raw: &str, href: Option<&str>) -> Result<String, ConfigError> {
     Ok(uri)
 }
 
+/// How many compiled templates [`Templates`] keeps.
+const TEMPLATES_KEPT: usize = 64;
+
+/// Resource templates compiled once and kept for the reads that follow (the URI module keeps
+/// one set for the page): the [`TEMPLATES_KEPT`] used last, by their text.
+#[derive(Debug, Default)]
+pub struct Templates(Vec<(String, Option<UriTemplate>)>);
+
+impl Templates {
+    /// The template `text` compiled (`None` when it does not compile), compiled now if it is not
+    /// kept; the oldest one is forgotten when too many are.
+    fn get(&mut self, text: &str) -> Option<&UriTemplate> {
+        let at = match self.0.iter().position(|(kept, _)| kept == text) {
+            Some(at) => at,
+            None => {
+                if self.0.len() >= TEMPLATES_KEPT {
+                    self.0.remove(0);
+                }
+                self.0.push((text.to_owned(), UriTemplate::compile(text).ok()));
+                self.0.len().saturating_sub(1)
+            }
+        };
+        self.0.get(at)?.1.as_ref()
+    }
+}
+
+/// A read's URI resolved ([`resolve`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Resolved {
+    /// The canonical URI, which every later stage of the read sees.
+    pub uri: String,
+    /// The position among the resources given of the one that serves it, if one does.
+    pub index: Option<usize>,
+    /// That resource's template variables, read from `uri` (empty for a resource of one URI).
+    pub params: Map,
+}
+
 /// Which of the resources `keys` (their URIs or URI templates, in the order given) serves the
-/// URI `raw`, given `href` (see [`canonical`]): `{ uri, index, params }`, where `uri` is the
-/// canonical form every later stage of the read sees, `index` the position in `keys` of the
-/// resource of exactly that URI, else of the first template it is an instance of (`null` for
-/// none; a template that does not compile matches nothing), and `params` that template's
-/// variables read from `uri` ([`UriTemplate::variables`]; `{}` otherwise). A resource's own URI
-/// is in canonical form already (it was resolved so when it was made).
+/// URI `raw`, given `href` (see [`canonical`]): the resource of exactly the canonical URI, else
+/// the first template it is an instance of (a template that does not compile matches nothing),
+/// with that template's variables ([`UriTemplate::variables`]). A resource's own URI is in
+/// canonical form already (it was resolved so when it was made). `templates` compiles the
+/// templates, or has them from an earlier read.
 ///
 /// # Errors
 /// `invalid_uri` for a URI that has no canonical form.
-pub fn resolve(raw: &str, href: Option<&str>, keys: &[Value]) -> Result<Value, ConfigError> {
+pub fn resolve(raw: &str, href: Option<&str>, keys: &[Value], templates: &mut Templates) -> Result<Resolved, ConfigError> {
     let uri = canonical(raw, href)?;
-    let mut found = None;
     for (index, key) in keys.iter().enumerate() {
         if key.as_str().is_some_and(|key| !UriTemplate::is_template(key) && key == uri) {
-            found = Some((index, Map::new()));
-            break;
+            return Ok(Resolved { uri, index: Some(index), params: Map::new() });
         }
     }
-    if found.is_none() {
-        for (index, key) in keys.iter().enumerate() {
-            let Some(key) = key.as_str().filter(|key| UriTemplate::is_template(key)) else { continue };
-            if let Some(params) = UriTemplate::compile(key).ok().and_then(|template| template.variables(&uri)) {
-                found = Some((index, params));
-                break;
-            }
+    for (index, key) in keys.iter().enumerate() {
+        let Some(key) = key.as_str().filter(|key| UriTemplate::is_template(key)) else { continue };
+        if let Some(params) = templates.get(key).and_then(|template| template.variables(&uri)) {
+            return Ok(Resolved { uri, index: Some(index), params });
         }
     }
-    let (index, params) = match found {
-        Some((index, params)) => (Value::from(index), params),
-        None => (Value::Null, Map::new()),
-    };
-    Ok(crate::object! { "uri" => uri, "index" => index, "params" => Value::Object(params) })
+    Ok(Resolved { uri, index: None, params: Map::new() })
 }
 
 /// Refuses a control character (C0, DEL, C1): WHATWG parsing drops tabs and newlines and

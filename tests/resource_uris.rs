@@ -5,20 +5,15 @@
 //! package, with the platform's `URL`).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
-use webmcp_warden::uri::resolve;
+use webmcp_warden::uri::{resolve, Templates};
 use webmcp_warden::value::Value;
 
 /// `(uri, index, params)` of a resolved read among resources `keys`.
-fn resolved(raw: &str, href: &str, keys: &[&str]) -> (String, Option<u64>, Vec<(String, String)>) {
+fn resolved(raw: &str, href: &str, keys: &[&str]) -> (String, Option<usize>, Vec<(String, String)>) {
     let keys: Vec<Value> = keys.iter().map(|key| Value::from(*key)).collect();
-    let answer = resolve(raw, Some(href), &keys).unwrap_or_else(|err| panic!("{raw}: {}", err.message));
-    let uri = answer.get("uri").and_then(Value::as_str).unwrap().to_owned();
-    let index = answer.get("index").and_then(Value::as_u64);
-    let params = match answer.get("params") {
-        Some(Value::Object(map)) => map.iter().map(|(k, v)| (k.clone(), v.as_str().unwrap().to_owned())).collect(),
-        other => panic!("params: {other:?}"),
-    };
-    (uri, index, params)
+    let answer = resolve(raw, Some(href), &keys, &mut Templates::default()).unwrap_or_else(|err| panic!("{raw}: {}", err.message));
+    let params = answer.params.iter().map(|(k, v)| (k.clone(), v.as_str().unwrap().to_owned())).collect();
+    (answer.uri, answer.index, params)
 }
 
 #[test]
@@ -61,12 +56,30 @@ fn ambiguous_uris_are_refused_as_data() {
         ("x:a/../b", "x:a/../b", "'..' segment"),
         ("http://user@internal/x", "http://user@internal/x", "user name"),
     ] {
-        let err = resolve(raw, Some(href), &keys).unwrap_err();
+        let err = resolve(raw, Some(href), &keys, &mut Templates::default()).unwrap_err();
         assert_eq!(err.code, "invalid_uri", "{raw}");
         assert!(err.message.contains(why), "{raw}: {}", err.message);
     }
-    let err = resolve("file:///sec\trets/key", Some("file:///secrets/key"), &keys).unwrap_err();
+    let err = resolve("file:///sec\trets/key", Some("file:///secrets/key"), &keys, &mut Templates::default()).unwrap_err();
     assert!(err.message.contains("control characters"), "{}", err.message);
-    let err = resolve("no scheme", None, &keys).unwrap_err();
+    let err = resolve("no scheme", None, &keys, &mut Templates::default()).unwrap_err();
     assert_eq!(err.message, "\"no scheme\" is not a URI");
+}
+
+#[test]
+fn more_templates_than_are_kept_answer_as_the_first_time() {
+    let mut templates = Templates::default();
+    let mut read = |uri: &str, keys: &[&str]| {
+        let keys: Vec<Value> = keys.iter().map(|key| Value::from(*key)).collect();
+        resolve(uri, Some(uri), &keys, &mut templates).unwrap().index
+    };
+    // More templates than are kept: the oldest is compiled again, the answers stay the same.
+    let many: Vec<String> = (0..100).map(|i| format!("t{i}://{{id}}")).collect();
+    let keys: Vec<&str> = many.iter().map(String::as_str).collect();
+    for _ in 0..2 {
+        for i in [0, 50, 99, 0] {
+            assert_eq!(read(&format!("t{i}://x"), &keys), Some(i));
+        }
+    }
+    assert_eq!(read("t0://x/y", &keys), None);
 }

@@ -10,6 +10,7 @@ import { inPipeline, noticeRuntime, runSubjectCall } from './pipeline-loader.js'
 import type { SubjectCall } from './internal.js';
 import { deepFrozenCopy } from './frozen.js';
 import { uriModule } from './uri-module.js';
+import { encode } from './wire.js';
 import type { ResolveUriAnswer } from './answers.js';
 import { Subject } from './codes.js';
 import type { SubjectRecord } from './client.js';
@@ -69,7 +70,7 @@ export function resolveRead(raw: unknown, records: readonly SubjectRecord[]): (R
   }
   let answer: ResolveUriAnswer;
   try {
-    answer = uriModule.resolveUri(raw, href, records.map((record) => record.key));
+    answer = uriModule.resolveUri(raw, href, keysOf(records));
   } catch {
     // A trapped module (replaced at the next crossing), or one that could not load: nothing was read.
     return { ok: false, error: { kind: 'tool', reason: 'internal_error', message: 'internal error in webmcp-warden' }, text: 'Error: internal error in webmcp-warden' };
@@ -84,6 +85,36 @@ export function resolveRead(raw: unknown, records: readonly SubjectRecord[]): (R
   }
   if (url?.href !== uri) return refused('validation', 'invalid_uri', `"${raw.slice(0, 200)}" has no canonical form (its normalized text "${uri.slice(0, 200)}" does not read back as itself)`);
   return { uri, url, params: answer.params as Record<string, string>, record: index === null ? undefined : records[index] };
+}
+
+/**
+ * A read of a resource's own URI, spelled exactly as its key: that key is canonical (the crate
+ * made it so when the resource was made, and read it back through `URL`), and canonical forms
+ * are fixed points (the fuzz target `uri` checks it), so the crate would answer this read with
+ * the same URI and no variables: it needs no crossing. Any other spelling goes to the crate.
+ */
+function ownUri(record: SubjectRecord | undefined, raw: unknown): (ReadTarget & { record: SubjectRecord }) | undefined {
+  if (record === undefined || record.template || raw !== record.key) return undefined;
+  return { uri: record.key, url: new URL(record.key), params: {}, record };
+}
+
+/** The keys of one record (`resource.read`, MCP-B's reads), and the last list of all (`readResource`), encoded. */
+const ownKeys = new WeakMap<SubjectRecord, Uint8Array>();
+let lastKeys: { records: readonly SubjectRecord[]; bytes: Uint8Array } | undefined;
+
+/** The keys (URIs and templates) of `records` as the wire array the URI module reads, encoded once while they stay the same. */
+function keysOf(records: readonly SubjectRecord[]): Uint8Array {
+  const [only] = records;
+  if (records.length === 1 && only !== undefined) {
+    let bytes = ownKeys.get(only);
+    if (bytes === undefined) ownKeys.set(only, (bytes = encode([only.key])));
+    return bytes;
+  }
+  const last = lastKeys;
+  if (last !== undefined && last.records.length === records.length && last.records.every((record, index) => record === records[index])) return last.bytes;
+  const bytes = encode(records.map((record) => record.key));
+  lastKeys = { records, bytes };
+  return bytes;
 }
 
 /**
@@ -158,7 +189,7 @@ export async function readWith(w: Warden, record: SubjectRecord, target: ReadTar
 
 /** Reads the URI `raw` of resource `record` (`resource.read(uri)`, and MCP-B's reads of it). */
 export async function readOne(w: Warden, record: SubjectRecord, raw: unknown, options: CallOptions | null | undefined): Promise<SubjectOutcome<ReadResourceResult>> {
-  const target = resolveRead(raw, [record]);
+  const target = ownUri(record, raw) ?? resolveRead(raw, [record]);
   if ('ok' in target) return target;
   if (target.record === undefined) {
     const { name, uri } = record.definition as ResourceDefinition;
@@ -173,7 +204,7 @@ export async function readResource(uri: unknown, options?: CallOptions & ClientO
   // Reads notice a runtime that arrived since the last sync, as tool calls do (registration.ts).
   noticeRuntime(w);
   w.engine();
-  const target = resolveRead(uri, [...w.resources.values()]);
+  const target = ownUri(typeof uri === 'string' ? w.resources.get(uri) : undefined, uri) ?? resolveRead(uri, [...w.resources.values()]);
   if ('ok' in target) return target;
   if (target.record === undefined) return refused('not_found', 'unknown_resource', `Unknown resource "${target.uri.slice(0, 200)}"`);
   return readWith(w, target.record, target, rest);

@@ -12,7 +12,7 @@ import * as glue from '../wasm/warden_uri.js';
 import { WASM_DEFLATED_BASE64 } from '../wasm/warden_uri_bytes.js';
 import { decodeBase64 } from './embedded-bytes.js';
 import { inflateRaw } from './inflate.js';
-import { decode, encode } from './wire.js';
+import { decode } from './wire.js';
 import type { ResolveUriAnswer, UriTemplateAnswer } from './answers.js';
 
 let compiled: WebAssembly.Module | undefined;
@@ -33,13 +33,32 @@ function guard<T>(crossing: () => T): T {
   }
 }
 
+/**
+ * `resolveUri`'s lines as its answer: `+<index>`, the canonical URI, then each variable's name
+ * and value; or `-<code>` and the message (`src/wasm/uri.rs` says why no line breaks within).
+ */
+function resolved(text: string): ResolveUriAnswer {
+  const lines = text.slice(1).split('\n');
+  if (text.startsWith('-')) return { ok: false, error: { code: lines[0] ?? '', message: lines.slice(1).join('\n') } };
+  const params: Record<string, string> = {};
+  for (let at = 2; at + 1 < lines.length; at += 2) {
+    const name = lines[at] as string;
+    const value = lines[at + 1] as string;
+    // An own property: a variable named `__proto__` is a variable like any other.
+    if (name === '__proto__') Object.defineProperty(params, name, { value, enumerable: true, writable: true, configurable: true });
+    else params[name] = value;
+  }
+  return { ok: true, uri: lines[1] ?? '', index: lines[0] === '' ? null : Number(lines[0]), params };
+}
+
 /** The URI module's exports (`src/wasm/uri.rs`), each crossing guarded, each answer decoded. */
 export const uriModule = {
   /**
    * The canonical form of the URI `raw` (`href`: what the platform's `URL` made of it, `null`
-   * when it threw) and which of the resources `keys` (URIs and templates, in order) serves it.
+   * when it threw) and which of the resources `keys` (their URIs and templates in order, a wire
+   * array) serves it. `href` crosses only when it differs from `raw`.
    */
-  resolveUri: (raw: string, href: string | null, keys: readonly string[]) => decode(guard(() => glue.resolveUri(raw, href ?? undefined, encode(keys)))) as ResolveUriAnswer,
+  resolveUri: (raw: string, href: string | null, keys: Uint8Array) => resolved(guard(() => glue.resolveUri(raw, href !== null, href === raw || href === null ? undefined : href, keys))),
   /** A resource's URI template checked, and an instance of it (each variable `x`). */
   uriTemplate: (template: string) => decode(guard(() => glue.uriTemplate(template))) as UriTemplateAnswer,
 };
