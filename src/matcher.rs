@@ -508,17 +508,13 @@ impl UriTemplate {
         UriGlob::new::<true>(text).map(UriTemplate)
     }
 
-    /// The variables of `uri` as an instance of the template; `None` when it is not one (or is
-    /// longer than [`crate::pattern::INPUT_LIMIT`] bytes). Where several splits fit
-    /// (`x://{+a}/{+b}` against `x://p/q/r`), each variable from the left takes the longest text
-    /// that lets the rest match (`a = p/q`, `b = r`), found in time linear in the URI times the
-    /// template's parts.
-    pub fn variables(&self, uri: &str) -> Option<Map> {
-        let mut map = Map::new();
-        for (name, value) in self.0.captures(uri)? {
-            map.insert(name, Value::from(value));
-        }
-        Some(map)
+    /// The variables of `uri` as an instance of the template, as `(name, value)` in the
+    /// template's order; `None` when it is not one (or is longer than
+    /// [`crate::pattern::INPUT_LIMIT`] bytes). Where several splits fit (`x://{+a}/{+b}` against
+    /// `x://p/q/r`), each variable from the left takes the longest text that lets the rest match
+    /// (`a = p/q`, `b = r`), found in time linear in the URI times the template's parts.
+    pub fn variables<'u>(&self, uri: &'u str) -> Option<Vec<(&str, &'u str)>> {
+        self.0.captures(uri)
     }
 
     /// An instance with `x` for each variable: the TS layer checks that it is canonical, so a
@@ -734,8 +730,8 @@ mod tests {
     }
 
     fn vars(template: &str, uri: &str) -> Option<alloc::vec::Vec<(String, String)>> {
-        let map = UriTemplate::compile(template).unwrap().variables(uri)?;
-        Some(map.iter().map(|(k, v)| (k.clone(), v.as_str().unwrap().to_owned())).collect())
+        let template = UriTemplate::compile(template).unwrap();
+        Some(template.variables(uri)?.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect())
     }
 
     fn pairs(items: &[(&str, &str)]) -> Option<alloc::vec::Vec<(String, String)>> {

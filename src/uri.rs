@@ -27,7 +27,6 @@ use alloc::vec::Vec;
 use crate::error::ConfigError;
 use crate::matcher::UriTemplate;
 use crate::strs::{cat, decimal_usize};
-use crate::value::{Map, Value};
 
 /// The longest canonical URI, in bytes (the canonical form is ASCII): the length URI matchers
 /// test ([`crate::pattern::INPUT_LIMIT`]).
@@ -111,14 +110,15 @@ impl Templates {
 }
 
 /// A read's URI resolved ([`resolve`]).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Resolved {
     /// The canonical URI, which every later stage of the read sees.
     pub uri: String,
     /// The position among the resources given of the one that serves it, if one does.
     pub index: Option<usize>,
-    /// That resource's template variables, read from `uri` (empty for a resource of one URI).
-    pub params: Map,
+    /// That resource's template variables, read from `uri`, as `(name, value)` (none for a
+    /// resource of one URI).
+    pub params: Vec<(String, String)>,
 }
 
 /// Which of the resources `keys` (their URIs or URI templates, in the order given) serves the
@@ -130,20 +130,26 @@ pub struct Resolved {
 ///
 /// # Errors
 /// `invalid_uri` for a URI that has no canonical form.
-pub fn resolve(raw: &str, href: Option<&str>, keys: &[Value], templates: &mut Templates) -> Result<Resolved, ConfigError> {
+pub fn resolve(raw: &str, href: Option<&str>, keys: &[&str], templates: &mut Templates) -> Result<Resolved, ConfigError> {
     let uri = canonical(raw, href)?;
     for (index, key) in keys.iter().enumerate() {
-        if key.as_str().is_some_and(|key| !UriTemplate::is_template(key) && key == uri) {
-            return Ok(Resolved { uri, index: Some(index), params: Map::new() });
+        if !UriTemplate::is_template(key) && *key == uri {
+            return Ok(Resolved { uri, index: Some(index), params: Vec::new() });
         }
     }
     for (index, key) in keys.iter().enumerate() {
-        let Some(key) = key.as_str().filter(|key| UriTemplate::is_template(key)) else { continue };
-        if let Some(params) = templates.get(key).and_then(|template| template.variables(&uri)) {
-            return Ok(Resolved { uri, index: Some(index), params });
+        if !UriTemplate::is_template(key) {
+            continue;
         }
+        let Some(template) = templates.get(key) else { continue };
+        let Some(variables) = template.variables(&uri) else { continue };
+        let mut params = Vec::with_capacity(variables.len());
+        for (name, value) in variables {
+            params.push((name.to_owned(), value.to_owned()));
+        }
+        return Ok(Resolved { uri, index: Some(index), params });
     }
-    Ok(Resolved { uri, index: None, params: Map::new() })
+    Ok(Resolved { uri, index: None, params: Vec::new() })
 }
 
 /// Refuses a control character (C0, DEL, C1): WHATWG parsing drops tabs and newlines and

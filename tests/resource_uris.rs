@@ -6,14 +6,11 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
 use webmcp_warden::uri::{resolve, Templates};
-use webmcp_warden::value::Value;
 
 /// `(uri, index, params)` of a resolved read among resources `keys`.
 fn resolved(raw: &str, href: &str, keys: &[&str]) -> (String, Option<usize>, Vec<(String, String)>) {
-    let keys: Vec<Value> = keys.iter().map(|key| Value::from(*key)).collect();
-    let answer = resolve(raw, Some(href), &keys, &mut Templates::default()).unwrap_or_else(|err| panic!("{raw}: {}", err.message));
-    let params = answer.params.iter().map(|(k, v)| (k.clone(), v.as_str().unwrap().to_owned())).collect();
-    (answer.uri, answer.index, params)
+    let answer = resolve(raw, Some(href), keys, &mut Templates::default()).unwrap_or_else(|err| panic!("{raw}: {}", err.message));
+    (answer.uri, answer.index, answer.params)
 }
 
 #[test]
@@ -48,7 +45,7 @@ fn a_uri_of_its_own_first_then_templates_in_the_order_given() {
 
 #[test]
 fn ambiguous_uris_are_refused_as_data() {
-    let keys = [Value::from("file:///{+path}")];
+    let keys = ["file:///{+path}"];
     for (raw, href, why) in [
         ("file:///public/%2Fsecrets", "file:///public/%2Fsecrets", "encoded '/'"),
         ("file:///public%5Csecrets", "file:///public%5Csecrets", "encoded '/' or '\\'"),
@@ -70,8 +67,7 @@ fn ambiguous_uris_are_refused_as_data() {
 fn more_templates_than_are_kept_answer_as_the_first_time() {
     let mut templates = Templates::default();
     let mut read = |uri: &str, keys: &[&str]| {
-        let keys: Vec<Value> = keys.iter().map(|key| Value::from(*key)).collect();
-        resolve(uri, Some(uri), &keys, &mut templates).unwrap().index
+        resolve(uri, Some(uri), keys, &mut templates).unwrap().index
     };
     // More templates than are kept: the oldest is compiled again, the answers stay the same.
     let many: Vec<String> = (0..100).map(|i| format!("t{i}://{{id}}")).collect();

@@ -10,7 +10,6 @@ import { inPipeline, noticeRuntime, runSubjectCall } from './pipeline-loader.js'
 import type { SubjectCall } from './internal.js';
 import { deepFrozenCopy } from './frozen.js';
 import { uriModule } from './uri-module.js';
-import { encode } from './wire.js';
 import type { ResolveUriAnswer } from './answers.js';
 import { Subject } from './codes.js';
 import type { SubjectRecord } from './client.js';
@@ -98,23 +97,21 @@ function ownUri(record: SubjectRecord | undefined, raw: unknown): (ReadTarget & 
   return { uri: record.key, url: new URL(record.key), params: {}, record };
 }
 
-/** The keys of one record (`resource.read`, MCP-B's reads), and the last list of all (`readResource`), encoded. */
-const ownKeys = new WeakMap<SubjectRecord, Uint8Array>();
-let lastKeys: { records: readonly SubjectRecord[]; bytes: Uint8Array } | undefined;
+/** The keys of one record (`resource.read`, MCP-B's reads), and of the last list of all (`readResource`). */
+let lastKeys: { records: readonly SubjectRecord[]; keys: string } | undefined;
 
-/** The keys (URIs and templates) of `records` as the wire array the URI module reads, encoded once while they stay the same. */
-function keysOf(records: readonly SubjectRecord[]): Uint8Array {
+/**
+ * The keys (URIs and templates) of `records`, one a line, as the URI module reads them (no key
+ * holds a line break: `src/wasm/uri.rs`), joined once while they stay the same.
+ */
+function keysOf(records: readonly SubjectRecord[]): string {
   const [only] = records;
-  if (records.length === 1 && only !== undefined) {
-    let bytes = ownKeys.get(only);
-    if (bytes === undefined) ownKeys.set(only, (bytes = encode([only.key])));
-    return bytes;
-  }
+  if (records.length === 1 && only !== undefined) return only.key;
   const last = lastKeys;
-  if (last !== undefined && last.records.length === records.length && last.records.every((record, index) => record === records[index])) return last.bytes;
-  const bytes = encode(records.map((record) => record.key));
-  lastKeys = { records, bytes };
-  return bytes;
+  if (last !== undefined && last.records.length === records.length && last.records.every((record, index) => record === records[index])) return last.keys;
+  const keys = records.map((record) => record.key).join('\n');
+  lastKeys = { records, keys };
+  return keys;
 }
 
 /**

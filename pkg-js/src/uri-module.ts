@@ -12,7 +12,6 @@ import * as glue from '../wasm/warden_uri.js';
 import { WASM_DEFLATED_BASE64 } from '../wasm/warden_uri_bytes.js';
 import { decodeBase64 } from './embedded-bytes.js';
 import { inflateRaw } from './inflate.js';
-import { decode } from './wire.js';
 import type { ResolveUriAnswer, UriTemplateAnswer } from './answers.js';
 
 let compiled: WebAssembly.Module | undefined;
@@ -33,13 +32,18 @@ function guard<T>(crossing: () => T): T {
   }
 }
 
+/** A refusal's lines (`-<code>`, then the message) as an answer's `error`. */
+function refusal(lines: string[]) {
+  return { ok: false as const, error: { code: lines[0] ?? '', message: lines.slice(1).join('\n') } };
+}
+
 /**
  * `resolveUri`'s lines as its answer: `+<index>`, the canonical URI, then each variable's name
- * and value; or `-<code>` and the message (`src/wasm/uri.rs` says why no line breaks within).
+ * and value; or a refusal (`src/wasm/uri.rs` says why no line breaks within).
  */
 function resolved(text: string): ResolveUriAnswer {
   const lines = text.slice(1).split('\n');
-  if (text.startsWith('-')) return { ok: false, error: { code: lines[0] ?? '', message: lines.slice(1).join('\n') } };
+  if (text.startsWith('-')) return refusal(lines);
   const params: Record<string, string> = {};
   for (let at = 2; at + 1 < lines.length; at += 2) {
     const name = lines[at] as string;
@@ -51,14 +55,17 @@ function resolved(text: string): ResolveUriAnswer {
   return { ok: true, uri: lines[1] ?? '', index: lines[0] === '' ? null : Number(lines[0]), params };
 }
 
-/** The URI module's exports (`src/wasm/uri.rs`), each crossing guarded, each answer decoded. */
+/** The URI module's exports (`src/wasm/uri.rs`), each crossing guarded, each answer read. */
 export const uriModule = {
   /**
    * The canonical form of the URI `raw` (`href`: what the platform's `URL` made of it, `null`
-   * when it threw) and which of the resources `keys` (their URIs and templates in order, a wire
-   * array) serves it. `href` crosses only when it differs from `raw`.
+   * when it threw) and which of the resources `keys` (their URIs and templates in order, one a
+   * line) serves it. `href` crosses only when it differs from `raw`.
    */
-  resolveUri: (raw: string, href: string | null, keys: Uint8Array) => resolved(guard(() => glue.resolveUri(raw, href !== null, href === raw || href === null ? undefined : href, keys))),
+  resolveUri: (raw: string, href: string | null, keys: string) => resolved(guard(() => glue.resolveUri(raw, href !== null, href === raw || href === null ? undefined : href, keys))),
   /** A resource's URI template checked, and an instance of it (each variable `x`). */
-  uriTemplate: (template: string) => decode(guard(() => glue.uriTemplate(template))) as UriTemplateAnswer,
+  uriTemplate: (template: string): UriTemplateAnswer => {
+    const text = guard(() => glue.uriTemplate(template));
+    return text.startsWith('+') ? { ok: true, sample: text.slice(1) } : refusal(text.slice(1).split('\n'));
+  },
 };
