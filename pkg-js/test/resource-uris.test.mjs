@@ -201,6 +201,15 @@ describe('resources and matchers are checked against the canonical form when the
     }
     const twin = webmcpResource(() => 'twin', { uri: 'http://example.com/a/b/~user', name: 'twin', client: w });
     await assert.rejects(twin.register(), (err) => err instanceof RegistrationError && err.code === 'duplicate_name');
+    // An IDNA host is read in punycode; a non-special scheme's host keeps its case, as URL keeps it.
+    const idna = webmcpResource(() => 'idna', { uri: 'http://ÉXAMPLE.com/a', name: 'idna', client: w });
+    assert.equal(idna.definition.uri, 'http://xn--xample-9ua.com/a');
+    await idna.register();
+    assert.equal((await readResource('http://éxample.COM/a', { client: w })).ok, true);
+    const opaque = webmcpResource(() => 'opaque', { uri: 'x://HOST/a', name: 'opaque', client: w });
+    assert.equal(opaque.definition.uri, 'x://HOST/a');
+    await opaque.register();
+    assert.equal((await readResource('x://host/a', { client: w })).error.reason, 'unknown_resource');
   });
 
   test('a URI or template no read could reach is refused', () => {
