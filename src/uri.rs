@@ -226,18 +226,21 @@ fn separators(raw: &str, hier: &str) -> Result<(), ConfigError> {
 /// Refuses a `.` or `..` segment (WHATWG removes them from hierarchical paths, not from opaque
 /// ones) and an empty segment before the last.
 fn segments(raw: &str, path: &str) -> Result<(), ConfigError> {
-    let path = path.strip_prefix('/').unwrap_or(path);
-    let parts = crate::strs::split_bytes(path, b'/');
-    let last = parts.len().saturating_sub(1);
-    for (index, part) in parts.iter().enumerate() {
-        if *part == "." || *part == ".." {
+    let mut rest = path.strip_prefix('/').unwrap_or(path);
+    loop {
+        let (part, after) = match crate::strs::split_byte(rest, b'/') {
+            Some((part, after)) => (part, Some(after)),
+            None => (rest, None),
+        };
+        if part == "." || part == ".." {
             return Err(refuse(raw, "holds a '.' or '..' segment: a reader could take it as a step or not"));
         }
-        if part.is_empty() && index < last {
+        let Some(after) = after else { return Ok(()) };
+        if part.is_empty() {
             return Err(refuse(raw, "holds an empty path segment ('//'): a reader could take it as one '/' or two"));
         }
+        rest = after;
     }
-    Ok(())
 }
 
 /// The offset of the first of `stops` in `text`, or its length.

@@ -16,6 +16,8 @@ import type { ResolveUriAnswer, UriTemplateAnswer } from './answers.js';
 
 let compiled: WebAssembly.Module | undefined;
 let live = false;
+/** The resources' keys the live instance holds (it keeps the last it was sent). */
+let sentKeys: string | undefined;
 
 /** Runs one crossing on the live instance (made from the compiled module if none is); a trap drops it. */
 function guard<T>(crossing: () => T): T {
@@ -23,6 +25,7 @@ function guard<T>(crossing: () => T): T {
     compiled ??= new WebAssembly.Module(inflateRaw(decodeBase64(WASM_DEFLATED_BASE64)) as BufferSource);
     glue.initSync({ module: compiled });
     live = true;
+    sentKeys = undefined;
   }
   try {
     return crossing();
@@ -39,20 +42,29 @@ function refusal(lines: string[]) {
 
 /**
  * `resolveUri`'s lines as its answer: `+<index>`, the canonical URI, then each variable's name
- * and value; or a refusal (`src/wasm/uri.rs` says why no line breaks within).
+ * and value; or a refusal (`src/wasm/uri.rs` says why no line breaks within). Read with
+ * `indexOf` rather than `split`: every read of a template instance comes through here.
  */
 function resolved(text: string): ResolveUriAnswer {
-  const lines = text.slice(1).split('\n');
-  if (text.startsWith('-')) return refusal(lines);
+  if (text.startsWith('-')) return refusal(text.slice(1).split('\n'));
+  let end = text.indexOf('\n');
+  const index = end === 1 ? null : Number(text.slice(1, end));
+  let at = end + 1;
+  end = text.indexOf('\n', at);
+  const uri = end < 0 ? text.slice(at) : text.slice(at, end);
   const params: Record<string, string> = {};
-  for (let at = 2; at + 1 < lines.length; at += 2) {
-    const name = lines[at] as string;
-    const value = lines[at + 1] as string;
+  while (end >= 0) {
+    at = end + 1;
+    end = text.indexOf('\n', at);
+    const name = text.slice(at, end);
+    at = end + 1;
+    end = text.indexOf('\n', at);
+    const value = end < 0 ? text.slice(at) : text.slice(at, end);
     // An own property: a variable named `__proto__` is a variable like any other.
     if (name === '__proto__') Object.defineProperty(params, name, { value, enumerable: true, writable: true, configurable: true });
     else params[name] = value;
   }
-  return { ok: true, uri: lines[1] ?? '', index: lines[0] === '' ? null : Number(lines[0]), params };
+  return { ok: true, uri, index, params };
 }
 
 /** The URI module's exports (`src/wasm/uri.rs`), each crossing guarded, each answer read. */
@@ -60,9 +72,19 @@ export const uriModule = {
   /**
    * The canonical form of the URI `raw` (`href`: what the platform's `URL` made of it, `null`
    * when it threw) and which of the resources `keys` (their URIs and templates in order, one a
-   * line) serves it. `href` crosses only when it differs from `raw`.
+   * line) serves it. `href` crosses only when it differs from `raw`, `keys` only when they
+   * changed.
    */
-  resolveUri: (raw: string, href: string | null, keys: string) => resolved(guard(() => glue.resolveUri(raw, href !== null, href === raw || href === null ? undefined : href, keys))),
+  resolveUri: (raw: string, href: string | null, keys: string) =>
+    resolved(
+      guard(() => {
+        // The keys cross only when they changed since the last read (the instance keeps them).
+        const send = keys === sentKeys ? undefined : keys;
+        const answer = glue.resolveUri(raw, href !== null, href === raw || href === null ? undefined : href, send);
+        sentKeys = keys;
+        return answer;
+      }),
+    ),
   /** A resource's URI template checked, and an instance of it (each variable `x`). */
   uriTemplate: (template: string): UriTemplateAnswer => {
     const text = guard(() => glue.uriTemplate(template));

@@ -24,6 +24,9 @@ use crate::uri::Templates;
 /// why this cell).
 static TEMPLATES: LazyCell<RefCell<Templates>> = LazyCell::new(|| RefCell::new(Templates::default()));
 
+/// The resources' keys of the last read: the TS layer sends them only when they change.
+static KEYS: LazyCell<RefCell<String>> = LazyCell::new(|| RefCell::new(String::new()));
+
 /// `-<code>`, then the message.
 fn refusal(error: &ConfigError) -> String {
     crate::strs::cat!["-", error.code, "\n", error.message]
@@ -32,18 +35,26 @@ fn refusal(error: &ConfigError) -> String {
 /// The URI `raw` read: `parsed` says whether the platform's `URL` could parse it, and `href` is
 /// what it made of it when that differs from `raw` (most URIs read are already as it writes
 /// them: one string crosses); `keys` are the registered resources' URIs and templates in order,
-/// one a line. Answers `crate::uri::resolve`: `+<index>` (empty for none), the canonical URI,
-/// then each variable's name and value, one a line; or a refusal.
+/// one a line, sent when they differ from the last read's (`undefined`: the same). Answers
+/// `crate::uri::resolve`: `+<index>` (empty for none), the canonical URI, then each variable's
+/// name and value, one a line; or a refusal.
 #[wasm_bindgen(js_name = resolveUri)]
-pub fn resolve_uri(raw: &str, parsed: bool, href: Option<String>, keys: &str) -> String {
+pub fn resolve_uri(raw: &str, parsed: bool, href: Option<String>, keys: Option<String>) -> String {
     let href = match (parsed, href.as_deref()) {
         (false, _) => None,
         (true, Some(href)) => Some(href),
         (true, None) => Some(raw),
     };
-    let keys = if keys.is_empty() { Vec::new() } else { crate::strs::split_bytes(keys, b'\n') };
-    // Nothing here calls back into JS, so the cell is never borrowed already; if it were, a set
-    // of its own compiles the templates again.
+    // Nothing here calls back into JS, so the cells are never borrowed already; if one were,
+    // the read has no keys (it finds no resource) or a set of its own compiles the templates.
+    let mut kept_keys = KEYS.try_borrow_mut();
+    if let (Ok(kept), Some(keys)) = (kept_keys.as_deref_mut(), keys) {
+        *kept = keys;
+    }
+    let keys = match kept_keys.as_deref() {
+        Ok(keys) if !keys.is_empty() => crate::strs::split_bytes(keys, b'\n'),
+        _ => Vec::new(),
+    };
     let mut own = Templates::default();
     let mut kept = TEMPLATES.try_borrow_mut();
     let templates = kept.as_deref_mut().unwrap_or(&mut own);
