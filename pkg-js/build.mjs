@@ -61,6 +61,11 @@ const MODULES = [
   // JSON Schema). Out of it, the core ships 8.2 KB (gzip) lighter; as a module of its own, with
   // the allocator and the wire format it needs again, shaping ships as 15.8 KB.
   { name: 'warden_shape', cargoArgs: ['--no-default-features', '--features', 'shape-module'], embed: true, env: { CARGO_PROFILE_RELEASE_OVERFLOW_CHECKS: 'false' }, wasmOpt: ['-O1', '--strip-target-features'], targetSubdir: 'shape' },
+  // Resource URIs (src/uri.rs, templates of src/matcher.rs): compiled synchronously by the
+  // resource code (pkg-js/src/uri-module.ts) only, so a page of tools downloads none of it.
+  // opt-level 3, not "z": every resource read crosses it, and 3 measured twice as fast here, and
+  // no larger (bench/RESULTS.md).
+  { name: 'warden_uri', cargoArgs: ['--no-default-features', '--features', 'uri-module'], embed: true, env: { CARGO_PROFILE_RELEASE_OVERFLOW_CHECKS: 'false', CARGO_PROFILE_RELEASE_OPT_LEVEL: '3' }, wasmOpt: ['-O1', '--strip-target-features'], targetSubdir: 'uri' },
   { name: 'warden_validate', cargoArgs: ['--no-default-features', '--features', 'validator-module'], ...VALIDATOR_BUILD },
   // For the package's JSON-Schema-Test-Suite run only (pkg-js/test/json-schema-suite.test.mjs):
   // the same module with the export that sets the suite's dialect and remote documents, built
@@ -245,8 +250,8 @@ async function buildModule({ name, cargoArgs, embed, wasmOpt: passes, env = {}, 
   const urlExpr = `new URL('${name}_bg.wasm', import.meta.url)`;
   if (!glue.includes(urlExpr)) throw new Error(`glue of ${name} no longer contains ${urlExpr}; update build.mjs`);
   let patched = glue.replaceAll(urlExpr, 'undefined');
-  if (name === 'warden_core' || name === 'warden_shape') {
-    // A trapped instance must be replaceable (pkg-js/src/core.ts, pkg-js/src/shaper.ts): `initSync`
+  if (name === 'warden_core' || name === 'warden_shape' || name === 'warden_uri') {
+    // A trapped instance must be replaceable (pkg-js/src/core.ts, shape.ts, uri-module.ts): `initSync`
     // may instantiate again. The glue's guard returns the first instance forever.
     const guard = /(function initSync\(module\) \{\n)(\s*)if \(wasm !== undefined\) return wasm;\n/;
     if (!guard.test(patched)) throw new Error(`glue of ${name}: initSync no longer starts with its instance guard; update build.mjs`);

@@ -459,7 +459,10 @@ export type SubjectOutcome<R> = { ok: true; result: R } | { ok: false; error: Ca
 
 /** What a resource is, as agents are shown it. */
 export interface ResourceDefinition {
-  /** Its URI, or a URI template (`user://{id}/profile`) whose instances it reads. */
+  /**
+   * Its URI, in canonical form (docs/resources-and-prompts.md, "URIs"), or a URI template
+   * (`user://{id}/profile`) whose instances it reads.
+   */
   uri: string;
   /** Its name. */
   name: string;
@@ -488,9 +491,9 @@ export type GateContext = CallContextBase;
 
 /** Context of a `resourceRead` hook. */
 export interface ResourceReadContext extends GateContext {
-  /** The URI read. */
+  /** The URI read, in canonical form: what the policy, the grant, telemetry and the read function see. */
   uri: string;
-  /** The URI template's variables, for a templated resource (`{}` otherwise). */
+  /** The URI template's variables, read from `uri`, for a templated resource (`{}` otherwise). */
   params: Record<string, string>;
   /** The resource read (a deeply frozen copy). */
   resource: ResourceDefinition;
@@ -520,7 +523,11 @@ export interface GateCallContext {
   signal: AbortSignal;
 }
 
-/** A resource's read: answers its contents (a `ReadResourceResult`, a string, or a value read as JSON). */
+/**
+ * A resource's read: answers its contents (a `ReadResourceResult`, a string, or a value read as
+ * JSON). `uri` is `new URL` of the canonical URI the hooks and the policy saw (its `href` is that
+ * string); `params` the template's variables read from it.
+ */
 export type ResourceRead = (uri: URL, params: Record<string, string>, ctx: GateCallContext) => unknown;
 /** A prompt's get: answers its messages (a `GetPromptResult`, a string, or a value read as JSON). */
 export type PromptGet = (args: Record<string, string>, ctx: GateCallContext) => unknown;

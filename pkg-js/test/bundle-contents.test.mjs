@@ -55,11 +55,13 @@ await tool.register();
 
 /**
  * Modules a page that only defines, registers and serves tools must not carry in its entry:
- * shaping (its code, the module's glue and bytes) is a chunk `register()` or the first call loads.
+ * shaping (its code, the module's glue and bytes) is a chunk `register()` or the first call loads;
+ * resources (with the URI module, its glue and bytes) are carried only by pages that use them.
  */
 const OPTIONAL = [
   'dist/subject.js', 'dist/subject-call.js', 'dist/subject-registration.js', 'dist/explain.js', 'dist/activity.js', 'dist/mcp-b.js', 'dist/validator-module.js', 'dist/engine.js', 'dist/otel.js',
   'dist/shape.js', 'wasm/warden_shape.js', 'wasm/warden_shape_bytes.js',
+  'dist/uri-module.js', 'wasm/warden_uri.js', 'wasm/warden_uri_bytes.js',
 ];
 
 test('a one-tool app carries none of the optional features', async (t) => {
@@ -97,7 +99,9 @@ test('what a page uses, it carries: resources and prompts, dry runs', async () =
     webmcpResource(() => 'x', { uri: 'notes://a', name: 'a', client });
     await readResource('notes://a', { client });
   `);
-  for (const file of ['dist/subject.js', 'dist/subject-call.js', 'dist/subject-registration.js']) assert.ok(subjects.has(file), `${file} is carried`);
+  for (const file of ['dist/subject.js', 'dist/subject-call.js', 'dist/subject-registration.js', 'dist/uri-module.js', 'wasm/warden_uri.js', 'wasm/warden_uri_bytes.js']) {
+    assert.ok(subjects.has(file), `${file} is carried`);
+  }
   const explain = await bundle(`import { explain } from 'webmcp-warden'; await explain('t', {});`);
   assert.ok(explain.has('dist/explain.js'));
 });
