@@ -6,17 +6,25 @@
 // serialized `sync`, so React StrictMode's mount → unmount → mount leaves exactly one live
 // registration and `status` tells the truth.
 //
-// A runtime may arrive after the tools (MCP-B initialized late, an extension): each
+// A runtime may arrive after the tools (MCP-B initialized late, a polyfill, an extension): each
 // registration remembers the runtime that holds it, and a sync re-registers with the page's
 // current runtime. A sync runs on every `register()`, `listTools()` and `invokeTool()` whose
-// runtime differs from the last one seen, and when MCP-B's tab transport announces itself on
-// `window` (docs/mcp-b.md: the options measured, and the init orders).
+// runtime differs from the last one seen, when MCP-B's tab transport announces itself on
+// `window` (docs/mcp-b.md), and while tools wait without a runtime, at polls that back off and
+// stop (docs/runtimes.md, "A runtime that starts late").
+//
+// What the browser is sent is the listed contract, adapted to what browsers read
+// (docs/runtimes.md): MCP's annotations mapped to WebMCP's, `untrustedContentHint` where the
+// page asked for it, and, with `browserSchema: 'compatible'`, a schema without the keywords a
+// browser may refuse. The adapting is `schema-compat.ts`, a chunk loaded only for a definition
+// that has something to adapt. Every call to the runtime itself is `runtime-adapter.ts`.
 import type { Warden } from './client.js';
 import { dropBrowserRegistration, getModelContext, isMcpB, isVisible, RegistrationError, toWireResult, unknownToolOutcome, WardenError } from './from-entry.js';
 import type { ToolRecord } from './client.js';
 import { listContracts } from './listing.js';
 import { runCall } from './call.js';
-import type { ToolContract } from './types.js';
+import { registerWith, signalOf } from './runtime-adapter.js';
+import type { CallOutcome, ToolContract } from './types.js';
 
 interface SyncState {
   running: Promise<void>;
@@ -106,6 +114,7 @@ async function sync(w: Warden): Promise<void> {
       dropBrowserRegistration(record);
       record.status = visible.includes(record) ? 'unsupported' : 'unregistered';
     }
+    if (visible.length > 0) pollForRuntime(w);
     return;
   }
   let listed: ToolContract[];
@@ -126,38 +135,113 @@ async function sync(w: Warden): Promise<void> {
   await Promise.all(
     records.map(async (record) => {
       if (w.registry.get(record.contract.name) !== record) return;
-      const contract = byName.get(record.contract.name);
-      const key = contract === undefined ? undefined : JSON.stringify(contract);
-      if (key !== undefined && record.browser?.key === key && record.browser.runtime === runtime) {
+      const listedContract = byName.get(record.contract.name);
+      let sent: Sent | undefined;
+      try {
+        sent = listedContract === undefined ? undefined : await forBrowser(w, record, listedContract);
+      } catch (err) {
+        // The adapting chunk did not download: nothing is registered, and register() says why.
+        if (w.registry.get(record.contract.name) !== record) return;
+        dropBrowserRegistration(record);
+        record.status = 'error';
+        record.error = new WardenError('internal_error', `webmcp-warden: the definition of tool "${record.contract.name}" could not be adapted for the browser`, { cause: err });
+        return;
+      }
+      if (w.registry.get(record.contract.name) !== record) return;
+      if (sent !== undefined && record.browser?.key === sent.key && record.browser.runtime === runtime) {
         if (record.status !== 'registering') record.status = 'registered';
         return;
       }
       dropBrowserRegistration(record);
-      if (contract === undefined || key === undefined) {
+      if (sent === undefined) {
         record.status = 'unregistered';
         return;
       }
-      await registerWithBrowser(w, record, contract, key);
+      await registerWithBrowser(w, record, sent);
     }),
   );
 }
 
-async function registerWithBrowser(w: Warden, record: ToolRecord, contract: ToolContract, key: string): Promise<void> {
+/** What a tool's browser registration sends: its descriptor (without `execute`), and its key. */
+interface Sent {
+  descriptor: Record<string, unknown>;
+  /** What the registration was made with: a change means registering again. */
+  key: string;
+  /** What `schema-compat.ts` found: an addition to a refusal's message. */
+  findings: string | undefined;
+}
+
+/**
+ * Keys of a JSON text a browser may refuse or read differently: only a definition whose JSON has
+ * one of them (or annotations outside WebMCP's) loads `schema-compat.ts`, which tells a keyword
+ * from a property of that name.
+ */
+const MAYBE_REFUSED = /"(?:\$ref|\$defs|definitions|format|unevaluatedProperties|unevaluatedItems|dependentRequired|dependentSchemas|contentEncoding|contentMediaType|contentSchema|\$dynamicRef|\$recursiveRef)":/;
+/** WebMCP's annotations (docs/runtimes.md, "Annotations"): other members are mapped or reported. */
+const WEBMCP_HINTS = new Set(['readOnlyHint', 'untrustedContentHint', 'consequentialHint', 'debugging']);
+/** Tools whose results shaping flagged, for `untrustedContentHint: 'auto'`. */
+const flagged = new WeakSet<ToolRecord>();
+/** What was reported about each tool's definition: one console warning per distinct report. */
+const reported = new WeakMap<ToolRecord, string>();
+
+/** The descriptor the browser is sent for `contract` (the listed one), adapted (docs/runtimes.md). */
+async function forBrowser(w: Warden, record: ToolRecord, contract: ToolContract): Promise<Sent> {
+  const descriptor: Record<string, unknown> = { name: contract.name, description: contract.description, inputSchema: contract.inputSchema };
+  for (const field of ['title', 'outputSchema', 'annotations'] as const) if (contract[field] !== undefined) descriptor[field] = contract[field];
+  const { exposedTo, browserSchema } = record.options;
+  let findings: string | undefined;
+  const annotations = contract.annotations;
+  if (MAYBE_REFUSED.test(JSON.stringify([contract.inputSchema, contract.outputSchema ?? null])) || (annotations && Object.keys(annotations).some((key) => !WEBMCP_HINTS.has(key)))) {
+    const compat = await import('./schema-compat.js');
+    const adapted = compat.adaptForBrowser(descriptor, browserSchema === 'compatible');
+    Object.assign(descriptor, adapted.descriptor);
+    if (adapted.findings.length > 0) {
+      findings = adapted.findings.map((finding) => finding.message).join('; ');
+      if (reported.get(record) !== findings) {
+        reported.set(record, findings);
+        console.warn(`webmcp-warden: tool "${contract.name}": ${findings}. See docs/runtimes.md in the webmcp-warden repository.`);
+      }
+    }
+  }
+  // `untrustedContentHint: 'auto'` (docs/runtimes.md): the page's own server's tools are its
+  // own; a tool of another server relays that server's output, which is what taint counts, and
+  // a tool whose results shaping had to clean returns what the model should not trust.
+  if (w.settings.untrustedContentHint === 'auto' && ((record.server !== undefined && record.server !== w.settings.serverId) || flagged.has(record))) {
+    descriptor.annotations = { ...(descriptor.annotations as object | undefined), untrustedContentHint: true };
+  }
+  return { descriptor, key: JSON.stringify([descriptor, exposedTo ?? null]), findings };
+}
+
+/**
+ * After a call of `record` on any agent path: with `untrustedContentHint: 'auto'`, a result
+ * shaping flagged (hidden characters, media or content it removed) marks the tool, and its
+ * registration is made again with `untrustedContentHint: true`.
+ */
+export function noteOutcome(w: Warden, record: unknown, outcome: CallOutcome): void {
+  const flags = (outcome.result as { provenance?: { flags?: unknown[] } } | undefined)?.provenance?.flags;
+  if (w.settings.untrustedContentHint !== 'auto' || !flags?.length || w.registry.get((record as ToolRecord).contract.name) !== record || flagged.has(record as ToolRecord)) return;
+  flagged.add(record as ToolRecord);
+  void syncRegistrations(w).catch(() => undefined);
+}
+
+async function registerWithBrowser(w: Warden, record: ToolRecord, sent: Sent): Promise<void> {
   const runtime = getModelContext();
   if (!runtime) {
     record.status = 'unsupported';
     return;
   }
   const controller = new AbortController();
-  const browser = { controller, key, runtime };
+  const browser = { controller, key: sent.key, runtime };
   record.browser = browser;
   record.status = 'registering';
-  const descriptor: Record<string, unknown> = { name: contract.name, description: contract.description, inputSchema: contract.inputSchema };
-  for (const field of ['title', 'outputSchema', 'annotations'] as const) if (contract[field] !== undefined) descriptor[field] = contract[field];
-  descriptor.execute = (input: unknown, extra?: { signal?: AbortSignal }) => executeForBrowser(w, record, input, extra);
+  const descriptor = { ...sent.descriptor };
+  // An execute reaching a registration the page no longer holds runs nothing (docs/runtimes.md).
+  descriptor.execute = (input: unknown, extra?: unknown) => executeForBrowser(w, record, browser, input, extra);
+  const { exposedTo } = record.options;
   try {
-    if (!isMcpB(runtime)) await runtime.registerTool(descriptor as never, { signal: controller.signal });
-    else {
+    if (!isMcpB(runtime)) {
+      await registerWith(runtime, descriptor, controller.signal, exposedTo, () => console.warn(`webmcp-warden: tool "${record.contract.name}": this WebMCP runtime does not support exposedTo, so the tool is registered for same-origin agents only.`));
+    } else {
       // MCP-B's interop is loaded only by pages that run MCP-B (docs/mcp-b.md).
       const { registerThroughMcpB } = await import('./mcp-b.js');
       if (record.browser !== browser) return;
@@ -167,8 +251,9 @@ async function registerWithBrowser(w: Warden, record: ToolRecord, contract: Tool
     if (record.browser !== browser) return;
     record.browser = undefined;
     const message = cause instanceof Error ? cause.message : String(cause);
+    const hint = sent.findings !== undefined && record.options.browserSchema !== 'compatible' ? ` (${sent.findings}: webmcp(fn, { browserSchema: 'compatible' }) sends the browser a schema without them)` : '';
     record.status = 'error';
-    record.error = new RegistrationError('registration_failed', `Failed to register tool "${record.contract.name}": ${message}`, { cause });
+    record.error = new RegistrationError('registration_failed', `Failed to register tool "${record.contract.name}": ${message}${hint}`, { cause });
     return;
   }
   if (record.browser === browser) {
@@ -177,9 +262,48 @@ async function registerWithBrowser(w: Warden, record: ToolRecord, contract: Tool
   }
 }
 
-/** The `execute` registered with the browser: the whole pipeline, answering the result object. */
-async function executeForBrowser(w: Warden, record: ToolRecord, input: unknown, extra?: { signal?: AbortSignal }) {
-  if (!isVisible(w, record)) return unknownToolOutcome(record.contract.name).result;
-  const outcome = await runCall(w, record, input, extra?.signal ? { signal: extra.signal } : {}, record.scope);
+/**
+ * The `execute` registered with the browser: the whole pipeline, answering the result object.
+ * A runtime that still calls a registration the page ended (one that kept a reference, or never
+ * removed it) gets `not_found`, and nothing runs.
+ */
+async function executeForBrowser(w: Warden, record: ToolRecord, browser: ToolRecord['browser'], input: unknown, extra: unknown) {
+  if (record.browser !== browser || w.registry.get(record.contract.name) !== record || !isVisible(w, record)) return unknownToolOutcome(record.contract.name).result;
+  const signal = signalOf(extra);
+  const outcome = await runCall(w, record, input, signal ? { signal } : {}, record.scope);
+  noteOutcome(w, record, outcome);
   return toWireResult(outcome.result);
+}
+
+/** The poll of each client waiting for a runtime. */
+const polls = new WeakMap<Warden, unknown>();
+/** The first poll's delay; each next one waits twice as long. */
+const FIRST_POLL_MS = 100;
+/** The last poll's delay: polls stop after it (about 51 s in all). */
+const LAST_POLL_MS = 25_600;
+
+/**
+ * Looks for a runtime again while `w` has tools waiting for one, at 0.1 s, 0.3 s, 0.7 s, …
+ * about 51 s after the sync that found none, then stops: a polyfill or an extension initialized
+ * late is picked up without another `register()`; a page that never gets a runtime keeps no
+ * timer (docs/runtimes.md). Node's timers do not keep a process alive for it.
+ */
+function pollForRuntime(w: Warden): void {
+  if (polls.has(w) || (globalThis as { document?: unknown }).document === undefined) return;
+  let delay = FIRST_POLL_MS;
+  const tick = () => {
+    if (getModelContext() !== undefined || delay >= LAST_POLL_MS) {
+      polls.delete(w);
+      noticeRuntime(w);
+      return;
+    }
+    delay *= 2;
+    arm();
+  };
+  const arm = () => {
+    const timer = setTimeout(tick, delay) as unknown as { unref?: () => void };
+    timer.unref?.();
+    polls.set(w, timer);
+  };
+  arm();
 }
