@@ -59,8 +59,6 @@ export interface Settings {
   clock: () => number;
   /** `approvedFingerprints` as given, for predicates and the approver (`ctx`). */
   approvedFingerprints: Record<string, string> | 'first_listing' | undefined;
-  /** `'auto'`: the browser is told `untrustedContentHint` where the page's taint says so (docs/runtimes.md). */
-  untrustedContentHint: 'auto' | undefined;
 }
 
 /** The server id of tools that name none (the core's default too: `src/engine.rs`). */
@@ -83,7 +81,6 @@ function defaultSettings(): Settings {
     grantTtl: 86_400_000,
     clock: () => Date.now(),
     approvedFingerprints: undefined,
-    untrustedContentHint: undefined,
   };
 }
 

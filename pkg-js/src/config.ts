@@ -58,18 +58,11 @@ export interface WebMCPConfig {
   maxArgumentBytes?: number;
   /** Deepest nesting of arrays and objects in arguments they accept (`{}` is 1; default 64, at most 100). */
   maxArgumentDepth?: number;
-  /**
-   * `'auto'`: browsers are told `untrustedContentHint: true` for tools of a server other than
-   * `serverId` and for tools one of whose results shaping had to clean (docs/runtimes.md).
-   * Default (`false`): annotations as given.
-   */
-  untrustedContentHint?: 'auto' | false;
 }
 
 const KNOWN_OPTIONS = new Set([
   'hooks', 'replace', 'hookTimeout', 'serverId', 'policy', 'onAsk', 'askTimeout', 'grantTtl', 'grantStore', 'approvedFingerprints',
   'tools', 'maxResultBytesForLlm', 'telemetry', 'capturePayloads', 'clock', 'maxArgumentBytes', 'maxArgumentDepth', 'hookReturns',
-  'untrustedContentHint',
 ]);
 
 /**
@@ -123,8 +116,6 @@ export function configure(w: Warden, options: WebMCPConfig): void {
   if (serverId !== undefined && !(typeof serverId === 'string' && serverId.length > 0)) refuse('serverId', 'must be a non-empty string', undefined);
   if (typeof replace !== 'boolean') refuse('replace', 'must be a boolean', undefined);
   if (options.capturePayloads !== undefined && typeof options.capturePayloads !== 'boolean') refuse('capturePayloads', 'must be a boolean');
-  const untrusted = options.untrustedContentHint;
-  if (untrusted !== undefined && untrusted !== 'auto' && untrusted !== false) refuse('untrustedContentHint', `must be 'auto' or false, not ${typeName(untrusted)}`);
   if (options.hookReturns !== undefined && options.hookReturns !== 'strict' && options.hookReturns !== 'lenient') refuse('hookReturns', `must be 'lenient' or 'strict', not ${typeName(options.hookReturns)}`);
   const store = options.grantStore;
   if (store !== undefined && !(store !== null && typeof store === 'object' && typeof store.load === 'function' && typeof store.save === 'function')) refuse('grantStore', 'must have load() and save(grants)');
@@ -179,7 +170,6 @@ export function configure(w: Warden, options: WebMCPConfig): void {
   if (options.telemetry !== undefined) w.telemetry.setConfigured(options.telemetry ?? undefined);
   if (options.hookReturns !== undefined) w.setStrictReturns(options.hookReturns === 'strict');
   if (serverId !== undefined) w.setServerId(serverId);
-  if (untrusted !== undefined) s.untrustedContentHint = untrusted || undefined;
-  // What the browser lists follows the filter, the server id, the toolsListed hooks and the hints.
-  if (options.tools !== undefined || serverId !== undefined || hooks !== undefined || replace || untrusted !== undefined) resyncRegistrations(w);
+  // What the browser lists follows the filter, the server id and the toolsListed hooks.
+  if (options.tools !== undefined || serverId !== undefined || hooks !== undefined || replace) resyncRegistrations(w);
 }

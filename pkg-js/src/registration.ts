@@ -144,7 +144,7 @@ async function sync(w: Warden): Promise<void> {
         if (w.registry.get(record.contract.name) !== record) return;
         dropBrowserRegistration(record);
         record.status = 'error';
-        record.error = new WardenError('internal_error', `webmcp-warden: the definition of tool "${record.contract.name}" could not be adapted for the browser`, { cause: err });
+        record.error = new WardenError('internal_error', `webmcp-warden: a chunk did not load (${String(err)})`, { cause: err });
         return;
       }
       if (w.registry.get(record.contract.name) !== record) return;
@@ -167,59 +167,45 @@ interface Sent {
   descriptor: Record<string, unknown>;
   /** What the registration was made with: a change means registering again. */
   key: string;
-  /** What `schema-compat.ts` found: an addition to a refusal's message. */
-  findings: string | undefined;
+  /** What `schema-compat.ts` would add to a refusal's message. */
+  hint?: string;
 }
 
 /**
- * Keys of a JSON text a browser may refuse or read differently: only a definition whose JSON has
- * one of them (or annotations outside WebMCP's) loads `schema-compat.ts`, which tells a keyword
- * from a property of that name.
+ * Keys of a JSON text a browser may refuse: only a definition whose JSON has one (or annotations
+ * outside WebMCP's, or a hint to add) loads `schema-compat.ts`, which tells a keyword from a
+ * property of that name.
  */
-const MAYBE_REFUSED = /"(?:\$ref|\$defs|definitions|format|unevaluatedProperties|unevaluatedItems|dependentRequired|dependentSchemas|contentEncoding|contentMediaType|contentSchema|\$dynamicRef|\$recursiveRef)":/;
+const MAYBE_REFUSED = /"(\$(ref|defs|dynamicRef|recursiveRef)|definitions|format|unevaluated\w+|dependent\w+|content(Encoding|MediaType|Schema))":/;
 /** WebMCP's annotations (docs/runtimes.md, "Annotations"): other members are mapped or reported. */
-const WEBMCP_HINTS = new Set(['readOnlyHint', 'untrustedContentHint', 'consequentialHint', 'debugging']);
+const WEBMCP_HINTS = ['readOnlyHint', 'untrustedContentHint', 'consequentialHint', 'debugging'];
 /** Tools whose results shaping flagged, for `untrustedContentHint: 'auto'`. */
 const flagged = new WeakSet<ToolRecord>();
-/** What was reported about each tool's definition: one console warning per distinct report. */
-const reported = new WeakMap<ToolRecord, string>();
 
 /** The descriptor the browser is sent for `contract` (the listed one), adapted (docs/runtimes.md). */
 async function forBrowser(w: Warden, record: ToolRecord, contract: ToolContract): Promise<Sent> {
   const descriptor: Record<string, unknown> = { name: contract.name, description: contract.description, inputSchema: contract.inputSchema };
   for (const field of ['title', 'outputSchema', 'annotations'] as const) if (contract[field] !== undefined) descriptor[field] = contract[field];
-  const { exposedTo, browserSchema } = record.options;
-  let findings: string | undefined;
-  const annotations = contract.annotations;
-  if (MAYBE_REFUSED.test(JSON.stringify([contract.inputSchema, contract.outputSchema ?? null])) || (annotations && Object.keys(annotations).some((key) => !WEBMCP_HINTS.has(key)))) {
-    const compat = await import('./schema-compat.js');
-    const adapted = compat.adaptForBrowser(descriptor, browserSchema === 'compatible');
-    Object.assign(descriptor, adapted.descriptor);
-    if (adapted.findings.length > 0) {
-      findings = adapted.findings.map((finding) => finding.message).join('; ');
-      if (reported.get(record) !== findings) {
-        reported.set(record, findings);
-        console.warn(`webmcp-warden: tool "${contract.name}": ${findings}. See docs/runtimes.md in the webmcp-warden repository.`);
-      }
-    }
+  // `untrustedContentHint: 'auto'` is sent as a boolean: true for a tool of another server (its
+  // output is what taint counts) and for one whose results shaping had to clean.
+  const auto = contract.annotations?.untrustedContentHint === 'auto';
+  const untrusted = auto && ((record.server !== undefined && record.server !== w.settings.serverId) || flagged.has(record));
+  const sent: Sent = { descriptor, key: '' };
+  if (auto || MAYBE_REFUSED.test(JSON.stringify([contract.inputSchema, contract.outputSchema])) || Object.keys(contract.annotations ?? {}).some((key) => !WEBMCP_HINTS.includes(key))) {
+    sent.hint = (await import('./schema-compat.js')).adaptForBrowser(descriptor, record, record.options.browserSchema === 'compatible', untrusted);
   }
-  // `untrustedContentHint: 'auto'` (docs/runtimes.md): the page's own server's tools are its
-  // own; a tool of another server relays that server's output, which is what taint counts, and
-  // a tool whose results shaping had to clean returns what the model should not trust.
-  if (w.settings.untrustedContentHint === 'auto' && ((record.server !== undefined && record.server !== w.settings.serverId) || flagged.has(record))) {
-    descriptor.annotations = { ...(descriptor.annotations as object | undefined), untrustedContentHint: true };
-  }
-  return { descriptor, key: JSON.stringify([descriptor, exposedTo ?? null]), findings };
+  sent.key = JSON.stringify([descriptor, record.options.exposedTo]);
+  return sent;
 }
 
 /**
- * After a call of `record` on any agent path: with `untrustedContentHint: 'auto'`, a result
- * shaping flagged (hidden characters, media or content it removed) marks the tool, and its
- * registration is made again with `untrustedContentHint: true`.
+ * After a call of `record` on any agent path: for a tool whose annotations say
+ * `untrustedContentHint: 'auto'`, a result shaping flagged (hidden characters, media or content
+ * it removed) marks it, and its registration is made again with `untrustedContentHint: true`.
  */
 export function noteOutcome(w: Warden, record: unknown, outcome: CallOutcome): void {
   const flags = (outcome.result as { provenance?: { flags?: unknown[] } } | undefined)?.provenance?.flags;
-  if (w.settings.untrustedContentHint !== 'auto' || !flags?.length || w.registry.get((record as ToolRecord).contract.name) !== record || flagged.has(record as ToolRecord)) return;
+  if ((record as ToolRecord).contract.annotations?.untrustedContentHint !== 'auto' || !flags?.length || w.registry.get((record as ToolRecord).contract.name) !== record || flagged.has(record as ToolRecord)) return;
   flagged.add(record as ToolRecord);
   void syncRegistrations(w).catch(() => undefined);
 }
@@ -237,10 +223,9 @@ async function registerWithBrowser(w: Warden, record: ToolRecord, sent: Sent): P
   const descriptor = { ...sent.descriptor };
   // An execute reaching a registration the page no longer holds runs nothing (docs/runtimes.md).
   descriptor.execute = (input: unknown, extra?: unknown) => executeForBrowser(w, record, browser, input, extra);
-  const { exposedTo } = record.options;
   try {
     if (!isMcpB(runtime)) {
-      await registerWith(runtime, descriptor, controller.signal, exposedTo, () => console.warn(`webmcp-warden: tool "${record.contract.name}": this WebMCP runtime does not support exposedTo, so the tool is registered for same-origin agents only.`));
+      await registerWith(runtime, descriptor, controller.signal, record.options.exposedTo, () => console.warn(`webmcp-warden: tool "${record.contract.name}": this runtime does not support exposedTo, so only same-origin agents see it`));
     } else {
       // MCP-B's interop is loaded only by pages that run MCP-B (docs/mcp-b.md).
       const { registerThroughMcpB } = await import('./mcp-b.js');
@@ -251,9 +236,8 @@ async function registerWithBrowser(w: Warden, record: ToolRecord, sent: Sent): P
     if (record.browser !== browser) return;
     record.browser = undefined;
     const message = cause instanceof Error ? cause.message : String(cause);
-    const hint = sent.findings !== undefined && record.options.browserSchema !== 'compatible' ? ` (${sent.findings}: webmcp(fn, { browserSchema: 'compatible' }) sends the browser a schema without them)` : '';
     record.status = 'error';
-    record.error = new RegistrationError('registration_failed', `Failed to register tool "${record.contract.name}": ${message}${hint}`, { cause });
+    record.error = new RegistrationError('registration_failed', `Failed to register tool "${record.contract.name}": ${message}${sent.hint ?? ''}`, { cause });
     return;
   }
   if (record.browser === browser) {
@@ -275,35 +259,22 @@ async function executeForBrowser(w: Warden, record: ToolRecord, browser: ToolRec
   return toWireResult(outcome.result);
 }
 
-/** The poll of each client waiting for a runtime. */
-const polls = new WeakMap<Warden, unknown>();
-/** The first poll's delay; each next one waits twice as long. */
-const FIRST_POLL_MS = 100;
-/** The last poll's delay: polls stop after it (about 51 s in all). */
-const LAST_POLL_MS = 25_600;
+/** The clients polling for a runtime. */
+const polls = new WeakSet<Warden>();
 
 /**
- * Looks for a runtime again while `w` has tools waiting for one, at 0.1 s, 0.3 s, 0.7 s, …
- * about 51 s after the sync that found none, then stops: a polyfill or an extension initialized
- * late is picked up without another `register()`; a page that never gets a runtime keeps no
- * timer (docs/runtimes.md). Node's timers do not keep a process alive for it.
+ * Looks for a runtime again while `w` has tools waiting for one: 0.1 s after the sync that found
+ * none, then after twice as long each time, the last about 51 s after it; then stops. A polyfill
+ * or an extension initialized late is picked up without another `register()`, and a page that
+ * never gets a runtime keeps no timer (docs/runtimes.md, "A runtime that starts late"). Only
+ * pages with a document poll; Node's timers do not keep a process alive for it.
  */
-function pollForRuntime(w: Warden): void {
-  if (polls.has(w) || (globalThis as { document?: unknown }).document === undefined) return;
-  let delay = FIRST_POLL_MS;
-  const tick = () => {
-    if (getModelContext() !== undefined || delay >= LAST_POLL_MS) {
-      polls.delete(w);
-      noticeRuntime(w);
-      return;
-    }
-    delay *= 2;
-    arm();
-  };
-  const arm = () => {
-    const timer = setTimeout(tick, delay) as unknown as { unref?: () => void };
-    timer.unref?.();
-    polls.set(w, timer);
-  };
-  arm();
+function pollForRuntime(w: Warden, delay = 100): void {
+  if ((delay === 100 && polls.has(w)) || (globalThis as { document?: unknown }).document === undefined) return;
+  polls.add(w);
+  (setTimeout(() => {
+    if (getModelContext() === undefined && delay < 25_600) return pollForRuntime(w, delay * 2);
+    polls.delete(w);
+    noticeRuntime(w);
+  }, delay) as unknown as { unref?: () => void }).unref?.();
 }

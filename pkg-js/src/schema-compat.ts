@@ -153,7 +153,7 @@ const WEBMCP_HINTS = new Set(['readOnlyHint', 'untrustedContentHint', 'consequen
 export function webmcpAnnotations(given: Json, findings: CompatFinding[]): Json {
   const out: Json = { ...given };
   if (given.destructiveHint === true && given.readOnlyHint !== true && !('consequentialHint' in given)) out.consequentialHint = true;
-  if (given.openWorldHint === true && !('untrustedContentHint' in given)) out.untrustedContentHint = true;
+  if (given.openWorldHint === true && (!('untrustedContentHint' in given) || given.untrustedContentHint === 'auto')) out.untrustedContentHint = true;
   for (const key of Object.keys(given)) {
     if (WEBMCP_HINTS.has(key) || key === 'destructiveHint' || key === 'openWorldHint' || key === 'title') continue;
     findings.push({ code: 'annotation_ignored', path: `/annotations/${escape(key)}`, keyword: key, message: `the annotation "${key}" has no WebMCP counterpart, so browsers ignore it (MCP clients of MCP-B read it)` });
@@ -161,22 +161,36 @@ export function webmcpAnnotations(given: Json, findings: CompatFinding[]): Json 
   return out;
 }
 
-/** What `registration.ts` sends: the adapted members of the descriptor, and what to report. */
-export function adaptForBrowser(descriptor: Json, compatible: boolean): { descriptor: Json; findings: CompatFinding[] } {
+/** What was reported for each registered tool: one console warning per distinct report. */
+const reported = new WeakMap<object, string>();
+
+/**
+ * Adapts `descriptor` (what `registration.ts` sends a browser for the tool `key` stands for) in
+ * place: annotations as WebMCP reads them (and `untrustedContentHint` when `untrusted`), and
+ * with `compatible` the compatible schemas. Warns once about what browsers may refuse or ignore;
+ * answers what a refusal's message should add.
+ */
+export function adaptForBrowser(descriptor: Json, key: object, compatible: boolean, untrusted: boolean): string | undefined {
   const findings: CompatFinding[] = [];
-  const adapted: Json = {};
   for (const which of ['inputSchema', 'outputSchema'] as const) {
     const schema = descriptor[which];
     if (!isObject(schema)) continue;
-    if (compatible) adapted[which] = compatibleSchema(schema, `/${which}`, findings);
+    if (compatible) descriptor[which] = compatibleSchema(schema, `/${which}`, findings);
     else lintSchema(schema, `/${which}`, findings);
   }
-  if (isObject(descriptor.annotations)) {
-    adapted.annotations = webmcpAnnotations(descriptor.annotations, findings);
-    const title = descriptor.annotations.title;
-    if (descriptor.title === undefined && typeof title === 'string') adapted.title = title;
+  const given = isObject(descriptor.annotations) ? descriptor.annotations : undefined;
+  if (given !== undefined) {
+    descriptor.annotations = webmcpAnnotations(given, findings);
+    if (descriptor.title === undefined && typeof given.title === 'string') descriptor.title = given.title;
   }
-  return { descriptor: adapted, findings };
+  const sent = descriptor.annotations as Json | undefined;
+  if (sent?.untrustedContentHint === 'auto') sent.untrustedContentHint = untrusted;
+  const report = findings.map((finding) => finding.message).join('; ');
+  if (report !== '' && reported.get(key) !== report) {
+    reported.set(key, report);
+    console.warn(`webmcp-warden: tool "${String(descriptor.name)}": ${report}. See docs/runtimes.md in the webmcp-warden repository.`);
+  }
+  return findings.some((finding) => finding.code === 'schema_keyword') ? ` (${report}: webmcp(fn, { browserSchema: 'compatible' }) sends the browser a schema without them)` : undefined;
 }
 
 /** `lintTool`'s work: every finding for a definition's schemas and annotations. */

@@ -140,7 +140,7 @@ function checkOptions(options: AnyToolOptions): void {
   if (scope !== undefined && scope !== 'global' && scope !== 'scoped' && scope !== 'manual') refuse("scope must be 'global', 'scoped' or 'manual'");
   if (enabled !== undefined && typeof enabled !== 'boolean') refuse('enabled must be a boolean');
   const { exposedTo, browserSchema } = options;
-  if (exposedTo !== undefined && !(Array.isArray(exposedTo) && exposedTo.every((origin) => typeof origin === 'string'))) refuse('exposedTo must be an array of origins (strings)');
+  if (exposedTo !== undefined && !(Array.isArray(exposedTo) && exposedTo.every((origin) => typeof origin === 'string'))) refuse('exposedTo must be an array of origins');
   if (browserSchema !== undefined && browserSchema !== 'as-given' && browserSchema !== 'compatible') refuse("browserSchema must be 'as-given' or 'compatible'");
   // A tool's own hooks never see a resource read or a prompt get.
   const gate = isPlainObject(options.hooks) ? Object.keys(options.hooks).find((key) => key === 'resourceRead' || key === 'promptGet') : undefined;
@@ -242,7 +242,6 @@ function makeTool(w: Warden, fn: (...args: any[]) => unknown, options: AnyToolOp
   const record: ToolRecord = {
     warden: w,
     coreTool,
-    exposedTo: options.exposedTo && Object.freeze([...options.exposedTo]),
     fn: fn as ToolRecord['fn'],
     publicTool: tool,
     schemaProblem,

@@ -17,8 +17,12 @@ export type MaybePromise<T> = T | Promise<T>;
 export interface ToolAnnotations {
   /** The tool only reads. */
   readOnlyHint?: boolean;
-  /** The tool's output may hold untrusted content (user-generated, third-party). */
-  untrustedContentHint?: boolean;
+  /**
+   * The tool's output may hold untrusted content (user-generated, third-party). `'auto'`:
+   * browsers are told `true` once the tool's server is not the page's `serverId` or shaping had
+   * to clean one of its results, else `false` (docs/runtimes.md, "Annotations").
+   */
+  untrustedContentHint?: boolean | 'auto';
   /** The call has significant, real-world or irreversible effects. */
   consequentialHint?: boolean;
   /** Marks a tool meant for developer tooling (WebMCP). */
