@@ -221,8 +221,12 @@ describe('what each shape is sent', () => {
     console.warn = (message) => warnings.push(String(message));
     try {
       const shared = w.webmcp(async () => 'ok', { name: 'shared', description: 'Shared.', exposedTo: ['https://agent.example'] });
+      let told;
+      w.configure({ policy: { ask: [{ match: 'shared', when: (call, ctx) => ((told = ctx.exposedTo), false) }], default: 'allow' } });
       await shared.register();
       assert.deepEqual(seen, [['https://agent.example']]);
+      assert.equal((await w.invokeTool('shared', {})).ok, true);
+      assert.deepEqual(told, ['https://agent.example'], 'predicates read the tool\'s exposedTo as ctx.exposedTo');
       shared.unregister();
       refuse = true;
       await shared.register();
