@@ -31,6 +31,9 @@ export function signalOf(extra: unknown): AbortSignal | undefined {
     : undefined;
 }
 
+/** Whether each runtime met is of a shape with `unregisterTool` (detected once per runtime object). */
+const otherShape = new WeakMap<object, boolean>();
+
 /**
  * Registers `descriptor` (with its `execute`) with `runtime`; resolves once the runtime holds it.
  * Aborting `signal` removes it again on every shape (see the module's comment). `exposedTo`, when
@@ -38,7 +41,9 @@ export function signalOf(extra: unknown): AbortSignal | undefined {
  * and `onDropped` says so. Rejects with what the runtime threw.
  */
 export async function registerWith(runtime: ModelContextLike, descriptor: Record<string, unknown>, signal: AbortSignal, exposedTo?: readonly string[], onDropped?: () => void): Promise<void> {
-  if (exposedTo === undefined && typeof (runtime as { unregisterTool?: unknown }).unregisterTool !== 'function') {
+  let other = otherShape.get(runtime);
+  if (other === undefined) otherShape.set(runtime, (other = typeof (runtime as { unregisterTool?: unknown }).unregisterTool === 'function'));
+  if (exposedTo === undefined && !other) {
     await runtime.registerTool(descriptor as never, { signal });
     return;
   }

@@ -176,3 +176,43 @@ test('a page listener that prevents without respondWith fails the call as the to
   assert.equal(rejected.isError, true);
   assert.equal(events.filter((event) => event.name === 'tool_call.stop' && event.errorKind === 'tool').length, 2);
 });
+
+test('useWebMCPForm: the form is governed while mounted, under its provider\'s client; mounted again, governed again', async () => {
+  const React = await import('react');
+  const { createRoot } = await import('react-dom/client');
+  const { WebMCPProvider, useWebMCPForm } = await import('webmcp-warden/react');
+  globalThis.IS_REACT_ACT_ENVIRONMENT = true;
+  governed.stop(); // only the component governs here
+  const h = React.createElement;
+  const answered = [];
+  function Booking() {
+    const ref = useWebMCPForm();
+    const onSubmit = (event) => {
+      event.preventDefault();
+      const guests = new FormData(event.currentTarget).get('guests');
+      answered.push(guests);
+      if (event.nativeEvent.agentInvoked) event.nativeEvent.respondWith(Promise.resolve(`React booked ${guests}`));
+    };
+    return h('form', { ref, id: 'react-book', toolname: 'react_book', tooldescription: 'Book from React.', toolautosubmit: 'true', onSubmit }, h('input', { name: 'guests', type: 'number' }), h('button', { type: 'submit' }, 'Book'));
+  }
+  const other = createWarden({ policy: { deny: [{ match: 'react_book', when: { arg: '/guests', min: 9 }, reason: 'Too many.' }], default: 'allow' } });
+  const container = document.createElement('div');
+  document.body.append(container);
+  const root = createRoot(container);
+  try {
+    await React.act(async () => root.render(h(WebMCPProvider, { client: other }, h(Booking))));
+    await sleep(20);
+    assert.equal((await agentCall('react_book', { guests: 3 })).content[0].text, 'React booked 3');
+    const denied = await agentCall('react_book', { guests: 12 });
+    assert.equal(denied.content[0].text, 'Denied: Too many.', "the provider's client's policy applies");
+    assert.deepEqual(answered, ['3']);
+    await React.act(async () => root.render(h(WebMCPProvider, { client: other }, h('div'))));
+    await React.act(async () => root.render(h(WebMCPProvider, { client: other }, h(Booking))));
+    await sleep(20);
+    assert.equal((await agentCall('react_book', { guests: 12 })).content[0].text, 'Denied: Too many.', 'mounted again, governed again (one listener: the old one stopped)');
+    await React.act(async () => root.unmount());
+  } finally {
+    other.dispose();
+    globalThis.IS_REACT_ACT_ENVIRONMENT = false;
+  }
+});
