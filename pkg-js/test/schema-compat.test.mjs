@@ -116,11 +116,9 @@ describe('the compatible schema', () => {
     const $defs = { d0: { type: 'string' } };
     for (let i = 1; i <= 40; i++) $defs[`d${i}`] = { type: 'object', properties: { a: { $ref: `#/$defs/d${i - 1}` }, b: { $ref: `#/$defs/d${i - 1}` } } };
     const findings = [];
-    const started = performance.now();
     const adapted = compatibleSchema({ $defs, $ref: '#/$defs/d40' }, '/inputSchema', findings);
     assert.ok(JSON.stringify(adapted).length < 2_000_000, 'bounded output');
     assert.equal(findings.filter((f) => f.code === 'ref_not_inlined').length, 1, 'reported once');
-    assert.ok(performance.now() - started < 5000);
   });
 });
 
