@@ -140,11 +140,12 @@ async function sync(w: Warden): Promise<void> {
       try {
         sent = listedContract === undefined ? undefined : await forBrowser(w, record, listedContract);
       } catch (err) {
-        // The adapting chunk did not download: nothing is registered, and register() says why.
+        // The adapting chunk did not download (or the listed definition has no JSON form):
+        // nothing is registered, and register() says why.
         if (w.registry.get(record.contract.name) !== record) return;
         dropBrowserRegistration(record);
         record.status = 'error';
-        record.error = new WardenError('internal_error', `webmcp-warden: a chunk did not load (${String(err)})`, { cause: err });
+        record.error = new WardenError('internal_error', `webmcp-warden: tool "${record.contract.name}" could not be prepared for the browser (${String(err)})`, { cause: err });
         return;
       }
       if (w.registry.get(record.contract.name) !== record) return;
