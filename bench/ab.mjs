@@ -42,6 +42,15 @@ for (const [side, w] of Object.entries(pkgs)) {
     full: w.webmcp(() => text1k, { name: CALLED.name, description: 'Searches', inputSchema: toolSchema, hooks: { before: [(ctx) => ({ input: { ...ctx.input, limit: 20 } })] } }),
   };
 }
+// Resource reads on a client of their own (no hooks, no policy): a template instance and a
+// resource of one URI, among both.
+const readers = {};
+for (const [side, w] of Object.entries(pkgs)) {
+  const client = w.createWarden();
+  await w.webmcpResource((url, params) => `user ${params.id}`, { uri: 'user://{id}/profile', name: 'profile', client }).register();
+  await w.webmcpResource(() => 'notes', { uri: 'notes://today', name: 'today', client }).register();
+  readers[side] = client;
+}
 const clean = asciiText(1 << 20);
 const dirty = sprinkle(clean, 4096);
 // Cases run in order; the 200-rule policy is set (on both sides) before the full-pipeline case.
@@ -50,6 +59,8 @@ const withPolicy = () => {
 };
 const cases = [
   ['3 hooks, `shape: false`', (s) => () => tools[s].hooks.invoke({ a: 1, b: 1 })],
+  ['`readResource` of a template instance (`user://42/profile`)', (s) => () => pkgs[s].readResource('user://42/profile', { client: readers[s] })],
+  ['`readResource` of a resource of one URI (`notes://today`)', (s) => () => pkgs[s].readResource('notes://today', { client: readers[s] })],
   // `validateJson` alone (both builds export it from dist/validation.js): the validator's own speed.
   ['validateJson, the 403-byte valid instance', (s) => () => pkgs[s].validateJson(toolSchema, validInstance)],
   ['validateJson, the invalid instance (every error)', (s) => () => pkgs[s].validateJson(toolSchema, invalidInstance)],

@@ -19,7 +19,7 @@ import { CALLED, asciiText, invalidInstance, makePolicy, peerDecide, peerPolicy,
 import { entrySpecifier, pkgUrl } from './pkg.mjs';
 
 const Ajv2020 = Ajv2020Module.default ?? Ajv2020Module;
-const { webmcp, configureWebMCP, resetWebMCP, onTelemetry, explain } = await import(entrySpecifier());
+const { webmcp, configureWebMCP, resetWebMCP, onTelemetry, explain, createWarden, webmcpResource, readResource } = await import(entrySpecifier());
 const { shapeForModel } = await import(pkgUrl('dist/shape.js').href);
 // The synchronous shaping a call does, with its module loaded as a call has it (the public
 // `shapeForModel` awaits that load first).
@@ -256,6 +256,48 @@ if (want(5)) {
   const ms = (k) => median(compileTimes[k]) * 1e6;
   row(5, 'compile the schema (once per tool; `new Ajv2020()` + compile for ajv)', ms('ours'), ms('ajv'), ms('ours') / ms('ajv'), undefined, `ajv; @cfworker: ${fmt(ms('cf'))}`);
   resetWebMCP();
+}
+
+// --- 8. resource reads: one canonical URI, templates matched in linear time ------------------
+if (want(8)) {
+  console.error('8. resource reads');
+  // The worst template found for issue 29 (five reserved variables between slashes), as a
+  // resource and as a deny rule, against a URI at the length cap that starts and ends as they
+  // do but has too few slashes: only a whole search rules it out. Before, lookup was a
+  // backtracking RegExp (17.6 s at twice this length). The catch-all resource after it serves
+  // the URI, so the read goes on to the policy and the read function.
+  const worst = 'x://{+a}/{+b}/{+c}/{+d}/{+e}/end';
+  const client = createWarden({ policy: { resources: { deny: [worst.replace(/end$/, 'secret')], allow: ['*'] } } });
+  const reads = { worst: 0, rest: 0 };
+  const resources = [
+    webmcpResource((url, params) => `user ${params.id}`, { uri: 'user://{id}/profile', name: 'profile', client }),
+    webmcpResource(() => 'notes', { uri: 'notes://today', name: 'today', client }),
+    webmcpResource(() => (reads.worst++, 'x'), { uri: worst, name: 'worst', client }),
+    webmcpResource(() => (reads.rest++, 'x'), { uri: 'x://{+rest}', name: 'rest', client, shape: false }),
+  ];
+  for (const resource of resources) await resource.register();
+  const cap = 65_536;
+  const atCap = 'x://' + 'a'.repeat(cap - 4 - '/a/end'.length) + '/a/end';
+  const template = await readResource('user://42/profile', { client });
+  check(template.ok && template.result.contents[0].text === 'user 42', 'template read: ' + JSON.stringify(template));
+  check((await readResource('notes://today', { client })).ok, 'static read');
+  const long = await readResource(atCap, { client });
+  check(atCap.length === cap && long.ok && reads.worst === 0 && reads.rest === 1, 'the worst case is read by the catch-all: ' + JSON.stringify(long.error));
+  const r = await compare({
+    template: () => readResource('user://42/profile', { client }),
+    static: () => readResource('notes://today', { client }),
+    spelled: () => readResource('user://%34%32/./profile', { client }),
+  });
+  row(8, '`readResource` of a template instance (`user://42/profile`, among 4 resources; a 2-rule policy section)', r.template, undefined, undefined, undefined);
+  row(8, '… of a resource of one URI (`notes://today`)', r.static, undefined, undefined, undefined);
+  row(8, '… of the template instance spelled otherwise (`user://%34%32/./profile`: escapes decoded, dot segment removed)', r.spelled, undefined, undefined, undefined);
+  // The previous build's pattern for the same template, on its own worst URI (slashes all
+  // along, no `end`) of 128 characters: for scale only, not a ratio (at 512 it takes seconds).
+  const backtracking = /^x:\/\/(.+)\/(.+)\/(.+)\/(.+)\/(.+)\/end$/u;
+  const short = 'x://' + 'a/'.repeat(62) + 'en';
+  const rw = await compare({ ours: () => readResource(atCap, { client }), regex: () => backtracking.exec(short) }, { windows: 7, windowMs: 400, warmupMs: 400 });
+  row(8, `the worst template × URI at the cap: \`${worst}\` as a resource and a deny rule, against ${cap} characters that are no instance (a catch-all reads it)`, rw.ours, rw.regex, undefined, undefined, "the previous build's backtracking RegExp of that template, on 128 characters");
+  client.dispose();
 }
 
 // --- 7. start-up ------------------------------------------------------------------------------

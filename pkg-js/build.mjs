@@ -67,6 +67,11 @@ const MODULES = [
   // Shaping: stateless, so a module of its own that a page without a JSON Schema loads before its
   // first call (pkg-js/src/shape-module.ts). Out of it, the core ships 8.2 KB (gzip) lighter.
   { name: 'warden_shape', cargoArgs: ['--no-default-features', '--features', 'shape-module'], ...LIKE_CORE, targetSubdir: 'shape' },
+  // Resource URIs (src/uri.rs, templates of src/matcher.rs): compiled synchronously by the
+  // resource code (pkg-js/src/uri-module.ts) only, so a page of tools downloads none of it.
+  // opt-level 3, not "z": every resource read crosses it, and 3 measured twice as fast here, and
+  // no larger (bench/RESULTS.md).
+  { name: 'warden_uri', cargoArgs: ['--no-default-features', '--features', 'uri-module'], ...LIKE_CORE, env: { CARGO_PROFILE_RELEASE_OVERFLOW_CHECKS: 'false', CARGO_PROFILE_RELEASE_OPT_LEVEL: '3' }, targetSubdir: 'uri' },
   // The validator, which shapes too: a page with a JSON Schema loads it when it registers, when it
   // would load the shaping module too, and one module carries what both need once (measured: 5.7 KB
   // of LZMA less than the two, and one glue; bench/RESULTS.md, "Patterns").

@@ -65,6 +65,7 @@ pub mod shape;
 pub mod policy;
 pub mod returns;
 pub mod strs;
+pub mod uri;
 pub mod value;
 pub mod vec_map;
 pub mod wire;

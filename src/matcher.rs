@@ -11,7 +11,14 @@
 //! run of characters without `/`, a URI template variable `{name}` is one or more such
 //! characters and `{+name}` one or more of any (RFC 6570's simple and reserved expansions), so
 //! a template such as `user://{id}/profile` matches its instances (`user://42/profile`). A
-//! `RegExp` is tested against the whole URI.
+//! `RegExp` is tested against the whole URI. The URI is always in its canonical form
+//! ([`crate::uri`]), so a glob whose literal text no canonical URI holds (`%2f`, `%41`, `é`) is
+//! refused: it could never match.
+//!
+//! A resource's own URI template ([`UriTemplate`]) is read by the same code, with `*` a
+//! character and no variable crossing `?` or `#`; it also answers the variables of a URI, with a
+//! documented rule for which split wins ([`UriTemplate::variables`]). Both match in time linear in
+//! the URI times the number of parts, without backtracking.
 //!
 //! A `RegExp` runs on the page's own engine ([`crate::pattern`]), which may be unable to test a
 //! name (one longer than [`crate::pattern::INPUT_LIMIT`], or an engine failure). [`Matcher::test`]
@@ -156,7 +163,7 @@ impl Matcher {
         match spec {
             Value::String(text) if EVERY_TOOL.contains(&text.as_str()) => Ok(Matcher::all()),
             Value::String(text) if text.is_empty() => Err(invalid("a URI matcher cannot be empty (use '*' for every URI)".into())),
-            Value::String(text) => Ok(Matcher { kind: Kind::Uri(UriGlob::new(text)?), level: Level::Tool }),
+            Value::String(text) => Ok(Matcher { kind: Kind::Uri(UriGlob::new::<false>(text)?), level: Level::Tool }),
             other => Matcher::compile(other),
         }
     }
@@ -194,49 +201,89 @@ impl Matcher {
     }
 }
 
+/// How a URI glob reads its text: a rule's matcher, or a resource's URI template.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum UriMode {
+    /// A hook's or policy rule's matcher: `*` is a glob, and `{+name}` crosses `?` and `#` too
+    /// (a deny on `file:///secrets/{+rest}` covers `file:///secrets/key?v=1`).
+    Matcher,
+    /// A resource's URI template: `*` is a character, and no variable holds a `?` or a `#`
+    /// (a variable is taken from the path, or from a query the template writes out).
+    Template,
+}
+
 /// One part of a URI glob.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum UriPart {
     /// Exactly this text.
     Literal(String),
-    /// `*`: any run of characters without `/`, empty too.
+    /// `*`: any run of characters without `/`, empty too (matchers only).
     Star,
-    /// `{name}`: one or more characters without `/`.
-    Segment,
-    /// `{+name}`: one or more characters of any kind.
-    Reserved,
+    /// `{name}`: one or more characters without `/`; `{+name}` (`reserved`): one or more of any
+    /// (in templates, neither holds `?` or `#`).
+    Var { name: String, reserved: bool },
 }
+
+/// The most variables a resource's URI template may have: a match keeps one row of flags per
+/// variable, a byte for each position of the URI ([`UriTemplate::variables`]), so this bounds
+/// its memory at the URI length cap.
+pub const MAX_TEMPLATE_VARIABLES: usize = 16;
 
 /// A URI glob or template, compared exactly.
 #[derive(Debug, Clone)]
 struct UriGlob {
     parts: Vec<UriPart>,
+    mode: UriMode,
+    /// A template where each variable can end at one place only: it is last, or the text after
+    /// it starts with a character it cannot take (`user://{id}/profile`). Its variables are then
+    /// read in one walk from the left, with no sweep ([`UriGlob::captures`]).
+    one_split: bool,
 }
 
 impl UriGlob {
-    fn new(text: &str) -> Result<UriGlob, ConfigError> {
+    /// Compiles a matcher (`TEMPLATE` false) or a template. A parameter of the type rather than
+    /// a value, so that the core module, which compiles matchers only, carries no template code.
+    fn new<const TEMPLATE: bool>(text: &str) -> Result<UriGlob, ConfigError> {
+        let mode = if TEMPLATE { UriMode::Template } else { UriMode::Matcher };
+        let what = if TEMPLATE { "URI template \"" } else { "URI matcher \"" };
+        let fail = |why: &str| {
+            let code = if TEMPLATE { "invalid_uri" } else { "invalid_matcher" };
+            ConfigError::new(code, cat![what, text, "\" ", why])
+        };
         let mut parts = Vec::new();
         let mut literal = String::new();
+        let mut variables = 0usize;
         let mut rest = text;
         while let Some(c) = rest.chars().next() {
             rest = rest.get(c.len_utf8()..).unwrap_or_default();
             let part = match c {
-                '*' => UriPart::Star,
+                '*' if !TEMPLATE => UriPart::Star,
+                '}' if TEMPLATE => return Err(fail("has a '}' without its '{'")),
                 '{' => {
                     let Some(end) = crate::strs::find_byte(rest, b'}') else {
-                        return Err(invalid(cat!["URI matcher \"", text, "\" has a '{' without its '}'"]));
+                        return Err(fail("has a '{' without its '}'"));
                     };
-                    let name = rest.get(..end).unwrap_or_default();
+                    let inner = rest.get(..end).unwrap_or_default();
                     rest = rest.get(end.saturating_add(1)..).unwrap_or_default();
-                    let (reserved, name) = name.strip_prefix("+").map_or((false, name), |name| (true, name));
-                    if name.is_empty() || crate::strs::find_byte(name, b'{').is_some() {
-                        return Err(invalid(cat!["URI matcher \"", text, "\" has an empty or nested template variable"]));
+                    let (reserved, name) = inner.strip_prefix("+").map_or((false, inner), |name| (true, name));
+                    if TEMPLATE {
+                        let is_name = !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'%'));
+                        if !is_name {
+                            return Err(fail(&cat!["has a template variable that is empty or not a name: {", inner, "}"]));
+                        }
+                        for part in &parts {
+                            if matches!(part, UriPart::Var { name: seen, .. } if seen == name) {
+                                return Err(fail(&cat!["has the variable \"", name, "\" twice"]));
+                            }
+                        }
+                        variables = variables.saturating_add(1);
+                        if variables > MAX_TEMPLATE_VARIABLES {
+                            return Err(fail(&cat!["has more than ", crate::strs::decimal_usize(MAX_TEMPLATE_VARIABLES), " variables"]));
+                        }
+                    } else if name.is_empty() || crate::strs::find_byte(name, b'{').is_some() {
+                        return Err(fail("has an empty or nested template variable"));
                     }
-                    if reserved {
-                        UriPart::Reserved
-                    } else {
-                        UriPart::Segment
-                    }
+                    UriPart::Var { name: name.to_owned(), reserved }
                 }
                 c => {
                     literal.push(c);
@@ -251,59 +298,285 @@ impl UriGlob {
         if !literal.is_empty() {
             parts.push(UriPart::Literal(literal));
         }
-        Ok(UriGlob { parts })
+        for part in &parts {
+            if matches!(part, UriPart::Literal(literal) if !can_be_canonical(literal)) {
+                return Err(fail(
+                    "can never match: URIs are compared in their canonical form, which is ASCII without control characters, with escapes in upper case (%2F) and only of characters that need one (write '~', not %7E)",
+                ));
+            }
+        }
+        let mut glob = UriGlob { parts, mode, one_split: false };
+        if TEMPLATE {
+            glob.one_split = glob.parts.iter().zip(glob.parts.iter().skip(1).map(Some).chain([None])).all(|(part, next)| match (part, next) {
+                (UriPart::Literal(_), _) | (_, None) => true,
+                (_, Some(UriPart::Literal(text))) => text.as_bytes().first().is_some_and(|first| glob.stops(part, *first)),
+                (_, Some(_)) => false,
+            });
+        }
+        Ok(glob)
+    }
+
+    /// Whether `part` (a run) cannot take `byte`.
+    fn stops(&self, part: &UriPart, byte: u8) -> bool {
+        let ends = self.mode == UriMode::Template && (byte == b'?' || byte == b'#');
+        match part {
+            UriPart::Literal(_) => true,
+            UriPart::Star => byte == b'/',
+            UriPart::Var { reserved, .. } => ends || (!*reserved && byte == b'/'),
+        }
     }
 
     /// Whether `uri` is an instance of the glob; `None` for a URI longer than
-    /// [`crate::pattern::INPUT_LIMIT`] bytes (not tested: callers fail closed). Tracks every
-    /// position the parts so far can end at, so the cost is parts × length, never exponential.
+    /// [`crate::pattern::INPUT_LIMIT`] bytes (not tested: callers fail closed).
     fn matches(&self, uri: &str) -> Option<bool> {
         if uri.len() > crate::pattern::INPUT_LIMIT {
             return None;
         }
-        let bytes = uri.as_bytes();
-        let mut at = vec![false; bytes.len().saturating_add(1)];
-        if let Some(first) = at.first_mut() {
-            *first = true;
+        Some(self.sweep::<false>(uri.as_bytes(), &mut Vec::new()).get(0))
+    }
+
+    /// The text each variable takes when `uri` is an instance of the glob, in order; `None`
+    /// when it is not one, or is longer than [`crate::pattern::INPUT_LIMIT`] bytes.
+    ///
+    /// RFC 6570 matching is ambiguous (`x://{+a}/{+b}` against `x://p/q/r`), so one split is
+    /// chosen: each variable, from the left, takes the longest text that still lets the rest of
+    /// the template match (`a = p/q`, `b = r`), as a backtracking regular expression of greedy
+    /// groups would, but found without backtracking: a sweep from the right marks, for each
+    /// part, every position from which the rest can match, then a walk from the left takes the
+    /// furthest marked end for each variable. Parts × length, never more.
+    fn captures<'u>(&self, uri: &'u str) -> Option<Vec<(&str, &'u str)>> {
+        if uri.len() > crate::pattern::INPUT_LIMIT || !self.ends_fit(uri) {
+            return None;
         }
+        let bytes = uri.as_bytes();
+        if self.one_split {
+            return self.only_split(uri);
+        }
+        let mut rows = Vec::new();
+        if !self.sweep::<true>(bytes, &mut rows).get(0) {
+            return None;
+        }
+        let mut values = Vec::new();
+        let mut at = 0usize;
+        let mut rows = rows.iter().rev();
         for part in &self.parts {
-            let mut next = vec![false; at.len()];
+            let (name, least) = match part {
+                UriPart::Literal(text) => {
+                    at = at.saturating_add(text.len());
+                    continue;
+                }
+                UriPart::Star => (None, 0usize),
+                UriPart::Var { name, .. } => (Some(name.as_str()), 1usize),
+            };
+            let after = rows.next()?;
+            let mut limit = at;
+            while bytes.get(limit).is_some_and(|byte| !self.stops(part, *byte)) {
+                limit = limit.saturating_add(1);
+            }
+            let shortest = at.saturating_add(least);
+            let mut end = limit;
+            while !(end >= shortest && after.get(end)) {
+                end = end.checked_sub(1).filter(|end| *end >= shortest)?;
+            }
+            if let Some(name) = name {
+                values.push((name, uri.get(at..end)?));
+            }
+            at = end;
+        }
+        Some(values)
+    }
+
+    /// [`UriGlob::captures`] for a template of one possible split (`one_split`): each variable
+    /// runs to the first character it cannot take, where the text after it must start (or to
+    /// the end, for the last one), so the walk from the left finds the split or that there is
+    /// none.
+    fn only_split<'u>(&self, uri: &'u str) -> Option<Vec<(&str, &'u str)>> {
+        let bytes = uri.as_bytes();
+        let mut values = Vec::new();
+        let mut at = 0usize;
+        for part in &self.parts {
             match part {
                 UriPart::Literal(text) => {
-                    for (start, reached) in at.iter().enumerate() {
-                        if *reached && bytes.get(start..).is_some_and(|tail| tail.starts_with(text.as_bytes())) {
-                            if let Some(slot) = next.get_mut(start.saturating_add(text.len())) {
-                                *slot = true;
-                            }
+                    if !bytes.get(at..)?.starts_with(text.as_bytes()) {
+                        return None;
+                    }
+                    at = at.saturating_add(text.len());
+                }
+                UriPart::Var { name, .. } => {
+                    let mut end = at;
+                    while bytes.get(end).is_some_and(|byte| !self.stops(part, *byte)) {
+                        end = end.saturating_add(1);
+                    }
+                    if end == at {
+                        return None;
+                    }
+                    values.push((name.as_str(), uri.get(at..end)?));
+                    at = end;
+                }
+                UriPart::Star => return None,
+            }
+        }
+        (at == bytes.len()).then_some(values)
+    }
+
+    /// A cheap first test: the URI starts with the glob's first literal and ends with its last.
+    fn ends_fit(&self, uri: &str) -> bool {
+        let first = match self.parts.first() {
+            Some(UriPart::Literal(text)) => uri.starts_with(text.as_str()),
+            _ => true,
+        };
+        let last = match self.parts.last() {
+            Some(UriPart::Literal(text)) => uri.ends_with(text.as_str()),
+            _ => true,
+        };
+        first && last
+    }
+
+    /// The sweep from the right: answers the row of the first part (bit `p`: the whole glob
+    /// matches the URI from byte `p` to its end). With `KEEP`, each run's following row is put in
+    /// `kept` (last run first), for [`UriGlob::captures`].
+    fn sweep<const KEEP: bool>(&self, bytes: &[u8], kept: &mut Vec<Bits>) -> Bits {
+        let n = bytes.len();
+        let mut after = Bits::new(n.saturating_add(1));
+        after.set(n);
+        for part in self.parts.iter().rev() {
+            let mut row = Bits::new(n.saturating_add(1));
+            match part {
+                UriPart::Literal(text) => {
+                    let text = text.as_bytes();
+                    for start in 0..=n.saturating_sub(text.len()) {
+                        let end = start.saturating_add(text.len());
+                        if end <= n && after.get(end) && bytes.get(start..end).is_some_and(|found| found == text) {
+                            row.set(start);
                         }
                     }
                 }
-                UriPart::Star | UriPart::Segment | UriPart::Reserved => {
-                    // Sweep left to right: a run goes on from a reached position or from the
-                    // position before, as long as no `/` breaks it (for all but `{+name}`).
-                    let slash_stops = !matches!(part, UriPart::Reserved);
-                    let mut run = false;
-                    for (index, reached) in at.iter().enumerate() {
-                        let extended = run && index > 0;
-                        if *part == UriPart::Star && *reached {
-                            if let Some(slot) = next.get_mut(index) {
-                                *slot = true;
-                            }
+                UriPart::Star | UriPart::Var { .. } => {
+                    let empty_too = matches!(part, UriPart::Star);
+                    if empty_too && after.get(n) {
+                        row.set(n);
+                    }
+                    // `longer`: a run of one character or more from the next position reaches a
+                    // marked end, without a character the run cannot take.
+                    let mut longer = false;
+                    for (start, byte) in bytes.iter().enumerate().rev() {
+                        longer = !self.stops(part, *byte) && (after.get(start.saturating_add(1)) || longer);
+                        if longer || (empty_too && after.get(start)) {
+                            row.set(start);
                         }
-                        if extended {
-                            if let Some(slot) = next.get_mut(index) {
-                                *slot = true;
-                            }
-                        }
-                        let byte = bytes.get(index).copied();
-                        let can_take = byte.is_some_and(|b| !(slash_stops && b == b'/'));
-                        run = can_take && (*reached || extended);
                     }
                 }
             }
-            at = next;
+            let done = core::mem::replace(&mut after, row);
+            if KEEP && !matches!(part, UriPart::Literal(_)) {
+                kept.push(done);
+            }
         }
-        Some(at.last().copied().unwrap_or(false))
+        after
+    }
+}
+
+/// Whether literal text of a URI glob can appear in a canonical URI (`crate::uri`): canonical
+/// URIs are ASCII without control characters, and their escapes are upper case and never of an
+/// unreserved character.
+fn can_be_canonical(literal: &str) -> bool {
+    let bytes = literal.as_bytes();
+    let mut at = 0usize;
+    while let Some(&byte) = bytes.get(at) {
+        at = at.saturating_add(1);
+        if !(0x20..0x7f).contains(&byte) {
+            return false;
+        }
+        if byte == b'%' {
+            let (Some(high), Some(low)) = (upper_hex(bytes.get(at)), upper_hex(bytes.get(at.saturating_add(1)))) else { return false };
+            if is_unreserved(high.wrapping_mul(16).wrapping_add(low)) {
+                return false;
+            }
+            at = at.saturating_add(2);
+        }
+    }
+    true
+}
+
+/// The value of an upper-case hex digit.
+fn upper_hex(digit: Option<&u8>) -> Option<u8> {
+    match *digit? {
+        digit @ b'0'..=b'9' => Some(digit.wrapping_sub(b'0')),
+        digit @ b'A'..=b'F' => Some(digit.wrapping_sub(b'A').wrapping_add(10)),
+        _ => None,
+    }
+}
+
+/// RFC 3986's unreserved characters: `A-Z a-z 0-9 - . _ ~`.
+pub(crate) fn is_unreserved(byte: u8) -> bool {
+    byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~')
+}
+
+/// A row of flags, one per position of a URI (and one past its end). A byte each rather than a
+/// bit: the core module's matchers use it too, and bytes cost it less code.
+#[derive(Debug, Clone)]
+struct Bits(Vec<bool>);
+
+impl Bits {
+    fn new(len: usize) -> Bits {
+        Bits(vec![false; len])
+    }
+
+    fn get(&self, at: usize) -> bool {
+        self.0.get(at).copied().unwrap_or(false)
+    }
+
+    fn set(&mut self, at: usize) {
+        if let Some(bit) = self.0.get_mut(at) {
+            *bit = true;
+        }
+    }
+}
+
+/// A resource's URI template (`user://{id}/profile`): RFC 6570's simple `{name}` and reserved
+/// `{+name}` expansions, read back from a canonical URI (`crate::uri`). `{name}` is one or more
+/// characters other than `/`, `?` and `#`; `{+name}` one or more other than `?` and `#`;
+/// everything else is literal text, `*` included. Variable names are `A-Z a-z 0-9 _ . %`, each
+/// once, at most [`MAX_TEMPLATE_VARIABLES`].
+#[derive(Debug, Clone)]
+pub struct UriTemplate(UriGlob);
+
+impl UriTemplate {
+    /// Whether a resource's `uri` is a template (it holds a `{` or a `}`) rather than a URI.
+    pub fn is_template(uri: &str) -> bool {
+        crate::strs::find_byte(uri, b'{').is_some() || crate::strs::find_byte(uri, b'}').is_some()
+    }
+
+    /// Compiles a template.
+    ///
+    /// # Errors
+    /// `invalid_uri` for an unclosed `{` or a stray `}`, a variable that is not a name or is
+    /// there twice, too many variables, or literal text no canonical URI holds.
+    pub fn compile(text: &str) -> Result<UriTemplate, ConfigError> {
+        UriGlob::new::<true>(text).map(UriTemplate)
+    }
+
+    /// The variables of `uri` as an instance of the template, as `(name, value)` in the
+    /// template's order; `None` when it is not one (or is longer than
+    /// [`crate::pattern::INPUT_LIMIT`] bytes). Where several splits fit (`x://{+a}/{+b}` against
+    /// `x://p/q/r`), each variable from the left takes the longest text that lets the rest match
+    /// (`a = p/q`, `b = r`), found in time linear in the URI times the template's parts.
+    pub fn variables<'u>(&self, uri: &'u str) -> Option<Vec<(&str, &'u str)>> {
+        self.0.captures(uri)
+    }
+
+    /// An instance with `x` for each variable: the TS layer checks that it is canonical, so a
+    /// template whose literal text no canonical URI holds is refused when it is defined.
+    pub fn sample(&self) -> String {
+        let mut out = String::new();
+        for part in &self.0.parts {
+            match part {
+                UriPart::Literal(text) => out.push_str(text),
+                UriPart::Star => out.push('*'),
+                UriPart::Var { .. } => out.push('x'),
+            }
+        }
+        out
     }
 }
 
@@ -510,5 +783,182 @@ mod tests {
         for bad in ["", "user://{id", "user://{}/p", "user://{+}/p", "a{b{c}d}"] {
             assert_eq!(Matcher::compile_uri(&Value::from(bad)).unwrap_err().code, "invalid_matcher", "{bad}");
         }
+    }
+
+    fn vars(template: &str, uri: &str) -> Option<alloc::vec::Vec<(String, String)>> {
+        let template = UriTemplate::compile(template).unwrap();
+        Some(template.variables(uri)?.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect())
+    }
+
+    fn pairs(items: &[(&str, &str)]) -> Option<alloc::vec::Vec<(String, String)>> {
+        Some(items.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect())
+    }
+
+    #[test]
+    fn templates_read_their_variables_earlier_ones_longest() {
+        assert_eq!(vars("user://{id}/profile", "user://42/profile"), pairs(&[("id", "42")]));
+        assert_eq!(vars("x://{+a}/{+b}/end", "x://p/q/r/end"), pairs(&[("a", "p/q"), ("b", "r")]));
+        assert_eq!(vars("x://{a}{b}", "x://pqr"), pairs(&[("a", "pq"), ("b", "r")]), "longest first, one left for b");
+        assert_eq!(vars("x://{+a}/{b}/{+c}", "x://1/2/3/4/5"), pairs(&[("a", "1/2/3"), ("b", "4"), ("c", "5")]));
+        assert_eq!(vars("file:///{+path}", "file:///a/b/c.txt"), pairs(&[("path", "a/b/c.txt")]));
+        assert_eq!(vars("notes://today", "notes://today"), pairs(&[]));
+        assert_eq!(vars("user://{id}/profile", "user://4/2/profile"), None, "{{id}} stops at a slash");
+        assert_eq!(vars("user://{id}/profile", "user:///profile"), None, "one character or more");
+    }
+
+    #[test]
+    fn template_variables_stop_at_the_query_and_the_fragment() {
+        assert_eq!(vars("file:///{+path}", "file:///a?x"), None);
+        assert_eq!(vars("file:///{+path}", "file:///a#x"), None);
+        assert_eq!(vars("file:///{+path}", "file:///public?/../secrets"), None);
+        assert_eq!(vars("s://x{+p}?q={q}", "s://x/a/b?q=1"), pairs(&[("p", "/a/b"), ("q", "1")]), "a query the template writes out");
+        assert_eq!(vars("s://x?q={q}", "s://x?q=1#f"), None);
+        // A rule's `{+rest}` crosses them: a deny on a directory covers its URIs with a query.
+        let rule = Matcher::compile_uri(&Value::from("file:///secrets/{+rest}")).unwrap();
+        assert_eq!(rule.test(&Target::new("page", "file:///secrets/key?v=1#top")), Some(true));
+    }
+
+    #[test]
+    fn templates_of_one_possible_split_are_read_in_one_walk() {
+        let one = |text: &str| UriTemplate::compile(text).unwrap().0.one_split;
+        for text in ["user://{id}/profile", "file:///{+path}", "x://{a}/{b}?q={q}", "notes://today", "s://x{+p}?{q}"] {
+            assert!(one(text), "{text}");
+        }
+        for text in ["x://{+a}/{+b}/end", "x://{a}{b}", "x://{a}-{b}", "file:///{+p}a{+q}"] {
+            assert!(!one(text), "{text}");
+        }
+        // Both ways agree (the walk against the sweep): the same answers as the other tests.
+        assert_eq!(vars("x://{a}/{b}?q={q}", "x://1/2?q=3"), pairs(&[("a", "1"), ("b", "2"), ("q", "3")]));
+        assert_eq!(vars("x://{a}/{b}?q={q}", "x://1/2/3?q=3"), None);
+        assert_eq!(vars("x://{a}/{b}?q={q}", "x://1/2?q="), None);
+        assert_eq!(vars("user://{id}/profile", "user://42/profile/"), None);
+    }
+
+    #[test]
+    fn a_star_is_a_character_in_a_template() {
+        assert_eq!(vars("x://a*/{id}", "x://a*/1"), pairs(&[("id", "1")]));
+        assert_eq!(vars("x://a*/{id}", "x://ab/1"), None);
+        assert_eq!(UriTemplate::compile("x://a*/{id}/{+rest}").unwrap().sample(), "x://a*/x/x");
+    }
+
+    #[test]
+    fn refused_templates() {
+        let refused = |text: &str| {
+            let err = UriTemplate::compile(text).unwrap_err();
+            assert_eq!(err.code, "invalid_uri", "{text}");
+            err.message
+        };
+        assert!(refused("user://{id/profile").ends_with("has a '{' without its '}'"));
+        assert!(refused("user://id}/profile").ends_with("has a '}' without its '{'"));
+        assert!(refused("user://{}/profile").contains("empty or not a name: {}"));
+        assert!(refused("user://{+}/profile").contains("empty or not a name: {+}"));
+        assert!(refused("user://{a b}/profile").contains("not a name"));
+        assert!(refused("user://{id}/{id}").contains("\"id\" twice"));
+        let many: String = (0..=MAX_TEMPLATE_VARIABLES).map(|i| format!("{{v{i}}}/")).collect();
+        assert!(refused(&format!("x://h/{many}")).contains("more than 16 variables"));
+        for text in ["x://h/%2f/{id}", "x://h/%41/{id}", "x://h/%7E/{id}", "x://h/é/{id}", "x://h/50%/{id}", "x://h/%zz/{id}", "x://h/\u{7f}/{id}"] {
+            assert!(refused(text).contains("can never match: URIs are compared in their canonical form"), "{text}");
+        }
+        assert!(UriTemplate::compile("x://h/%2F%C3%A9/{id}").is_ok());
+        assert!(UriTemplate::is_template("a}") && UriTemplate::is_template("{a") && !UriTemplate::is_template("x://a"));
+    }
+
+    #[test]
+    fn uri_matchers_no_canonical_uri_holds_are_refused() {
+        for text in ["docs://é/*", "docs://a%2fb", "docs://%7Euser/*", "docs://%41", "docs://50%", "docs://%G0", "docs://a\tb"] {
+            let err = Matcher::compile_uri(&Value::from(text)).unwrap_err();
+            assert_eq!(err.code, "invalid_matcher", "{text}");
+            assert!(err.message.starts_with(&format!("URI matcher \"{text}\" can never match: URIs are compared in their canonical form")), "{}", err.message);
+        }
+        for text in ["docs://a%2Fb/*", "docs://%C3%A9/*", "docs://%25", "x:a b"] {
+            assert!(Matcher::compile_uri(&Value::from(text)).is_ok(), "{text}");
+        }
+    }
+
+    /// Every split of `uri` among the template's parts, the first in the order a backtracking
+    /// matcher of greedy groups tries them: the reference for the linear search.
+    fn backtracking(parts: &[UriPart], mode: UriMode, uri: &str, out: &mut alloc::vec::Vec<(String, String)>) -> bool {
+        let glob = UriGlob { parts: parts.to_vec(), mode, one_split: false };
+        let Some((first, rest)) = parts.split_first() else { return uri.is_empty() };
+        match first {
+            UriPart::Literal(text) => uri.strip_prefix(text.as_str()).is_some_and(|tail| backtracking(rest, mode, tail, out)),
+            UriPart::Star | UriPart::Var { .. } => {
+                let mut limit = 0;
+                while uri.as_bytes().get(limit).is_some_and(|b| !glob.stops(first, *b)) {
+                    limit += 1;
+                }
+                let least = usize::from(*first != UriPart::Star);
+                for end in (least..=limit).rev() {
+                    let mark = out.len();
+                    if let UriPart::Var { name, .. } = first {
+                        out.push((name.clone(), uri[..end].to_owned()));
+                    }
+                    if backtracking(rest, mode, &uri[end..], out) {
+                        return true;
+                    }
+                    out.truncate(mark);
+                }
+                false
+            }
+        }
+    }
+
+    #[test]
+    fn the_linear_search_finds_what_backtracking_finds() {
+        let templates = ["x:{+a}/{+b}", "x:{a}{b}{c}", "x:{+a}a{+b}", "x:{a}/{+b}/{c}", "x:{+a}?{b}", "x:a{+a}a{+b}a", "x:{a}/{b}", "x:{a}?{+b}#{c}", "x:{+a}"];
+        let alphabet = ['a', '/', '?', '#', 'b'];
+        for template in templates {
+            let compiled = UriTemplate::compile(template).unwrap();
+            for len in 0..=6u32 {
+                for mut code in 0..alphabet.len().pow(len) {
+                    let mut uri = String::from("x:");
+                    for _ in 0..len {
+                        uri.push(alphabet[code % alphabet.len()]);
+                        code /= alphabet.len();
+                    }
+                    let mut expected = alloc::vec::Vec::new();
+                    let expected = backtracking(&compiled.0.parts, UriMode::Template, &uri, &mut expected).then_some(expected);
+                    assert_eq!(vars(template, &uri), expected, "{template} against {uri}");
+                    // The sweep, for templates the walk reads too.
+                    let swept = UriGlob { one_split: false, ..compiled.0.clone() };
+                    let swept = swept.captures(&uri).map(|found| found.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect());
+                    assert_eq!(swept, expected, "swept: {template} against {uri}");
+                    let rule = Matcher::compile_uri(&Value::from(template)).unwrap();
+                    let mut unused = alloc::vec::Vec::new();
+                    let parts = UriGlob::new::<false>(template).unwrap().parts;
+                    assert_eq!(rule.test(&Target::new("p", &uri)), Some(backtracking(&parts, UriMode::Matcher, &uri, &mut unused)), "rule {template} against {uri}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn adversarial_uris_at_the_cap_finish() {
+        // Each would take a backtracking matcher quadratic or worse time at this length; here
+        // they are parts × length. Outcomes are asserted, speed is measured in bench/.
+        let cap = crate::pattern::INPUT_LIMIT;
+        let slashes = |prefix: &str, unit: &str, suffix: &str| {
+            let mut uri = String::from(prefix);
+            while uri.len() + unit.len() + suffix.len() <= cap {
+                uri.push_str(unit);
+            }
+            uri.push_str(suffix);
+            uri
+        };
+        let cases: [(&str, String, bool); 5] = [
+            ("x://{+a}/{+b}/end", slashes("x://", "a/", "en"), false),
+            ("x://{+a}/{+b}/end", slashes("x://", "a/", "end"), true),
+            ("x://{+a}/{+b}/{+c}/{+d}/{+e}/end", slashes("x://", "/a", "/x"), false),
+            ("x://{a}{b}{c}{d}{e}{f}{g}{h}!", slashes("x://", "a", ""), false),
+            ("file:///{+p}a{+q}a{+r}ab", slashes("file:///", "a", ""), false),
+        ];
+        for (template, uri, matches) in cases {
+            assert!(uri.len() <= cap);
+            assert_eq!(vars(template, &uri).is_some(), matches, "{template}");
+            let rule = Matcher::compile_uri(&Value::from(template)).unwrap();
+            assert_eq!(rule.test(&Target::new("p", &uri)), Some(matches), "{template}");
+        }
+        let long = alloc::format!("x://{}", "a".repeat(cap));
+        assert_eq!(vars("x://{+a}", &long), None, "longer than the cap: not tested");
     }
 }

@@ -283,6 +283,14 @@ export type CheckPatternAnswer = AnswerOf<typeof CheckPatternAnswer>;
 export const LintPolicyAnswer = configured({ diagnostics: { arrayOf: { object: { code: 'string', message: 'string', path: 'string' } } } });
 export type LintPolicyAnswer = AnswerOf<typeof LintPolicyAnswer>;
 
+/** `core.resolveUri`: a read's canonical URI, the resource serving it (an index into those given, `null` for none) and its template's variables. */
+export const ResolveUriAnswer = configured({ uri: 'string', index: { anyOf: ['number', 'null'] }, params: 'unknown' });
+export type ResolveUriAnswer = AnswerOf<typeof ResolveUriAnswer>;
+
+/** `core.uriTemplate`: an instance of a resource's URI template, each variable `x`. */
+export const UriTemplateAnswer = configured({ sample: 'string' });
+export type UriTemplateAnswer = AnswerOf<typeof UriTemplateAnswer>;
+
 // ---- shaping ---------------------------------------------------------------------------------
 
 /** `core.shapeResult`: the shaped result (blocks keep only their defined fields) and its provenance. */

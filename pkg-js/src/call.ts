@@ -576,6 +576,7 @@ class CallRun {
       assigns: this.#assigns,
       hasApprover: this.#approver !== undefined,
       approvedFingerprints: this.#w.settings.approvedFingerprints,
+      exposedTo: this.#tool.options?.exposedTo?.slice(),
     };
   }
 

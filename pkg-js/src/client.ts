@@ -547,8 +547,8 @@ export interface SubjectRecord extends RegisteredTool {
   readonly key: string;
   /** What agents are shown. */
   readonly definition: ResourceDefinition | PromptDefinition;
-  /** A templated resource's URI pattern (one group per variable) and variable names. */
-  readonly template: { pattern: RegExp; names: string[] } | undefined;
+  /** Whether `key` is a resource's URI template (the core holds it compiled), not its canonical URI. */
+  readonly template: boolean;
   /** The core's hook sets of it. */
   readonly hookSets: number[];
   /** Registration status with the runtime; setting it notifies `statusListeners`. */

@@ -27,6 +27,8 @@ export interface PipelineTool {
   readonly shape: 'llm' | false;
   /** `false`: a plain object the tool returns becomes text only, without `structuredContent` (default `true`). */
   readonly structured?: boolean;
+  /** A tool's options, of which calls read `exposedTo` (for predicates and the approver). */
+  readonly options?: { readonly exposedTo?: readonly string[] };
 }
 
 /** A tool the in-page registry holds. */

@@ -46,6 +46,8 @@ export interface GovernanceContext {
   hasApprover: boolean;
   /** The `approvedFingerprints` setting in force. */
   approvedFingerprints: Record<string, string> | 'first_listing' | null | undefined;
+  /** The origins the tool is exposed to beyond its own (its `exposedTo` option), if it has any. */
+  exposedTo?: readonly string[];
 }
 
 /** The approver: settles asks. Its `signal` aborts when the call does or the ask times out. */

@@ -1,21 +1,28 @@
 // One governed read of a resource or get of a prompt: the call machine of tools (call.ts) with the
 // subject's gate hooks, its own answer (`ReadResourceResult` / `GetPromptResult`), and shaping
 // through the same core code as tool results (the answer's parts become content blocks, are
-// shaped, and are put back).
+// shaped, and are put back). A read's URI is resolved first, by the core: its canonical form,
+// which every later stage sees, and the resource that serves it (docs/resources-and-prompts.md,
+// "URIs").
 import { clientOption, type ClientOption } from './api.js';
 import type { Warden } from './client.js';
 import { inPipeline, noticeRuntime, runSubjectCall } from './pipeline-loader.js';
 import type { SubjectCall } from './internal.js';
 import { deepFrozenCopy } from './frozen.js';
+import { uriModule } from './uri-module.js';
+import type { ResolveUriAnswer } from './answers.js';
 import { Subject } from './codes.js';
 import type { SubjectRecord } from './client.js';
 import type { CallOptions, CallOutcome, ContentBlock, GetPromptResult, PromptDefinition, PromptMessage, ReadResourceResult, ResourceContents, ResourceDefinition, ResourceRead, SubjectOutcome } from './types.js';
 
-/** The longest URI read (the core's `pattern::INPUT_LIMIT`). */
+/** The longest URI read, as sent and in canonical form (the core's `uri::MAX_URI_LENGTH`). */
 export const MAX_URI_LENGTH = 65_536;
 
+/** A read or get refused before anything ran. */
+type Refusal = Extract<SubjectOutcome<never>, { ok: false }>;
+
 /** A failure before anything runs, as data. */
-function refused(kind: 'not_found' | 'validation', reason: string, message: string): SubjectOutcome<never> {
+function refused(kind: 'not_found' | 'validation', reason: string, message: string): Refusal {
   return { ok: false, error: { kind, reason, message }, text: 'Error: ' + message };
 }
 
@@ -34,59 +41,105 @@ function textOf(value: unknown): string {
   return typeof text === 'string' ? text : '';
 }
 
-/** Which registered resource serves `uri`, and the template's variables: its own URI first, then templates. */
-export function findResource(w: Warden, uri: string): { record: SubjectRecord; params: Record<string, string> } | undefined {
-  const exact = w.resources.get(uri);
-  if (exact !== undefined && exact.template === undefined) return { record: exact, params: {} };
-  for (const record of w.resources.values()) {
-    const params = templateParams(record, uri);
-    if (params !== undefined) return { record, params };
-  }
-  return undefined;
-}
-
-/** The variables of `uri` as an instance of `record`'s template; `{}` for its own static URI; `undefined` when it is not one. */
-export function templateParams(record: SubjectRecord, uri: string): Record<string, string> | undefined {
-  if (record.template === undefined) return uri === record.key ? {} : undefined;
-  const match = record.template.pattern.exec(uri);
-  if (match === null) return undefined;
-  // Own properties, defined: a variable named `__proto__` is a variable like any other.
-  return Object.fromEntries(record.template.names.map((name, index) => [name, match[index + 1] ?? '']));
+/** A read's URI as every stage of the read sees it. */
+export interface ReadTarget {
+  /** The canonical URI: what hooks, policy, grants, telemetry and the approver see. */
+  readonly uri: string;
+  /** `new URL(uri)`, whose `href` is `uri`: what the read function gets. */
+  readonly url: URL;
+  /** The template's variables, read from `uri` (`{}` for a resource of one URI). */
+  readonly params: Record<string, string>;
 }
 
 /**
- * A URI template's pattern (RFC 6570's simple `{name}` and reserved `{+name}` expansions, as the
- * core's URI matchers read them): literal text escaped, `{name}` one or more characters without
- * `/`, `{+name}` one or more of any. Throws a sentence for a template that is not one.
+ * The canonical form of the URI `raw` and which of `records` serves it (`record`: none when
+ * none does), as the Rust crate decides (`src/uri.rs`, run by the URI module): the platform's
+ * `URL` parses, the crate refuses what cannot be read one way only, normalizes escapes and
+ * matches the templates, and the canonical form must read back as itself. The length is
+ * checked before any parser, template or pattern sees the URI. Never throws.
  */
-export function compileTemplate(uri: string): { pattern: RegExp; names: string[] } | undefined {
-  if (!uri.includes('{') && !uri.includes('}')) return undefined;
-  const names: string[] = [];
-  let source = '';
-  for (let rest = uri; rest.length > 0; ) {
-    const open = rest.indexOf('{');
-    const close = rest.indexOf('}');
-    if (open < 0) {
-      if (close >= 0) throw new Error(`"${uri}" has a '}' without its '{'`);
-      source += escape(rest);
-      break;
-    }
-    if (close < 0) throw new Error(`"${uri}" has a '{' without its '}'`);
-    if (close < open) throw new Error(`"${uri}" has a '}' without its '{'`);
-    source += escape(rest.slice(0, open));
-    const variable = rest.slice(open + 1, close);
-    const reserved = variable.startsWith('+');
-    const name = reserved ? variable.slice(1) : variable;
-    if (!/^[A-Za-z0-9_.%]+$/.test(name)) throw new Error(`"${uri}" has a template variable that is empty or not a name: {${variable}}`);
-    names.push(name);
-    source += reserved ? '(.+)' : '([^/]+)';
-    rest = rest.slice(close + 1);
+export function resolveRead(raw: unknown, records: readonly SubjectRecord[]): (ReadTarget & { record: SubjectRecord | undefined }) | Refusal {
+  if (typeof raw !== 'string') return refused('validation', 'invalid_uri', `a resource URI is a string, not ${raw === null ? 'null' : typeof raw}`);
+  if (raw.length > MAX_URI_LENGTH) return refused('validation', 'invalid_uri', `a URI of ${raw.length} characters is longer than ${MAX_URI_LENGTH}`);
+  let href: string | null = null;
+  try {
+    href = new URL(raw).href;
+  } catch {
+    // Not a URI: the core says so, in the words of its other refusals.
   }
-  return { pattern: new RegExp(`^${source}$`, 'u'), names };
+  let answer: ResolveUriAnswer;
+  try {
+    answer = uriModule.resolveUri(raw, href, keysOf(records));
+  } catch {
+    // A trapped module (replaced at the next crossing), or one that could not load: nothing was read.
+    return { ok: false, error: { kind: 'tool', reason: 'internal_error', message: 'internal error in webmcp-warden' }, text: 'Error: internal error in webmcp-warden' };
+  }
+  if (!answer.ok) return refused('validation', 'invalid_uri', answer.error.message);
+  const { uri, index } = answer;
+  let url: URL | undefined;
+  try {
+    url = new URL(uri);
+  } catch {
+    url = undefined;
+  }
+  if (url?.href !== uri) return refused('validation', 'invalid_uri', `"${raw.slice(0, 200)}" has no canonical form (its normalized text "${uri.slice(0, 200)}" does not read back as itself)`);
+  return { uri, url, params: answer.params as Record<string, string>, record: index === null ? undefined : records[index] };
 }
 
-function escape(text: string): string {
-  return text.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&');
+/**
+ * A read of a resource's own URI, spelled exactly as its key: that key is canonical (the crate
+ * made it so when the resource was made, and read it back through `URL`), and canonical forms
+ * are fixed points (the fuzz target `uri` checks it), so the crate would answer this read with
+ * the same URI and no variables: it needs no crossing. Any other spelling goes to the crate.
+ */
+function ownUri(record: SubjectRecord | undefined, raw: unknown): (ReadTarget & { record: SubjectRecord }) | undefined {
+  if (record === undefined || record.template || raw !== record.key) return undefined;
+  return { uri: record.key, url: new URL(record.key), params: {}, record };
+}
+
+/** The keys of one record (`resource.read`, MCP-B's reads), and of the last list of all (`readResource`). */
+let lastKeys: { records: readonly SubjectRecord[]; keys: string } | undefined;
+
+/**
+ * The keys (URIs and templates) of `records`, one a line, as the URI module reads them (no key
+ * holds a line break: `src/wasm/uri.rs`), joined once while they stay the same.
+ */
+function keysOf(records: readonly SubjectRecord[]): string {
+  const [only] = records;
+  if (records.length === 1 && only !== undefined) return only.key;
+  const last = lastKeys;
+  if (last !== undefined && last.records.length === records.length && last.records.every((record, index) => record === records[index])) return last.keys;
+  const keys = records.map((record) => record.key).join('\n');
+  lastKeys = { records, keys };
+  return keys;
+}
+
+/**
+ * Checks a resource's `uri` when it is made (the crate decides, as for reads): a URI's key is
+ * its canonical form; a template is compiled, and an instance of it (each variable `x`) must be
+ * canonical, or the template could never match. Answers the key and whether it is a template;
+ * throws a sentence for a URI or template that is refused.
+ */
+export function resourceKey(uri: string): { key: string; template: boolean } {
+  if (!uri.includes('{') && !uri.includes('}')) {
+    const target = resolveRead(uri, []);
+    if ('ok' in target) throw new Error(target.error.message);
+    return { key: target.uri, template: false };
+  }
+  const answer = uriModule.uriTemplate(uri);
+  if (!answer.ok) throw new Error(answer.error.message);
+  let href: string | undefined;
+  try {
+    href = new URL(answer.sample).href;
+  } catch {
+    // An instance that is not a URI (a port variable, say): nothing to compare.
+  }
+  if (href !== undefined) {
+    const sample = resolveRead(answer.sample, []);
+    if ('ok' in sample) throw new Error(`URI template "${uri}" can never be read: its instance ${sample.error.message}`);
+    if (sample.uri !== answer.sample) throw new Error(`URI template "${uri}" can never match: its instance "${answer.sample}" reads as "${sample.uri}" (write the template as its URIs read)`);
+  }
+  return { key: uri, template: true };
 }
 
 // ------------------------------------------------------------------ reads
@@ -112,19 +165,11 @@ function shapeRead(result: unknown, uri: string, serverId: string, maxBytes: num
 }
 
 /**
- * Reads `uri` of resource `record` (`params`: its template's variables) through the governed
- * pipeline. Never throws for a read that went wrong.
+ * Reads `target` (resolved: `resolveRead`) of resource `record` through the governed pipeline.
+ * Never throws for a read that went wrong.
  */
-export async function readWith(w: Warden, record: SubjectRecord, uri: string, params: Record<string, string>, options: CallOptions | null | undefined): Promise<SubjectOutcome<ReadResourceResult>> {
-  // The core tests no URI longer than its pattern limit (it would fail closed); refusing it here
-  // keeps an agent's megabyte URI out of the core's memory, which only grows.
-  if (uri.length > MAX_URI_LENGTH) return refused('validation', 'invalid_uri', `a URI of ${uri.length} characters is longer than ${MAX_URI_LENGTH}`);
-  let url: URL;
-  try {
-    url = new URL(uri);
-  } catch {
-    return refused('validation', 'invalid_uri', `"${String(uri).slice(0, 200)}" is not a URI`);
-  }
+export async function readWith(w: Warden, record: SubjectRecord, target: ReadTarget, options: CallOptions | null | undefined): Promise<SubjectOutcome<ReadResourceResult>> {
+  const { uri, url, params } = target;
   const definition = record.definition as ResourceDefinition;
   const about: SubjectCall = {
     kind: Subject.Resource,
@@ -139,16 +184,27 @@ export async function readWith(w: Warden, record: SubjectRecord, uri: string, pa
   return toSubjectOutcome(await runSubjectCall(w, record, about, { ...params }, options, record.scope));
 }
 
+/** Reads the URI `raw` of resource `record` (`resource.read(uri)`, and MCP-B's reads of it). */
+export async function readOne(w: Warden, record: SubjectRecord, raw: unknown, options: CallOptions | null | undefined): Promise<SubjectOutcome<ReadResourceResult>> {
+  const target = ownUri(record, raw) ?? resolveRead(raw, [record]);
+  if ('ok' in target) return target;
+  if (target.record === undefined) {
+    const { name, uri } = record.definition as ResourceDefinition;
+    return refused('validation', 'invalid_uri', `"${target.uri.slice(0, 200)}" is not the URI of resource "${name}" (${uri})`);
+  }
+  return readWith(w, record, target, options);
+}
+
 /** Reads a registered resource of the client `options.client` names, as an in-page agent would (`readResource(uri)`). */
 export async function readResource(uri: unknown, options?: CallOptions & ClientOption): Promise<SubjectOutcome<ReadResourceResult>> {
   const [w, rest] = clientOption(options);
   // Reads notice a runtime that arrived since the last sync, as tool calls do (registration.ts).
   noticeRuntime(w);
   w.engine();
-  if (typeof uri !== 'string') return refused('validation', 'invalid_uri', `a resource URI is a string, not ${uri === null ? 'null' : typeof uri}`);
-  const found = findResource(w, uri);
-  if (found === undefined) return refused('not_found', 'unknown_resource', `Unknown resource "${uri.slice(0, 200)}"`);
-  return readWith(w, found.record, uri, found.params, rest);
+  const target = ownUri(typeof uri === 'string' ? w.resources.get(uri) : undefined, uri) ?? resolveRead(uri, [...w.resources.values()]);
+  if ('ok' in target) return target;
+  if (target.record === undefined) return refused('not_found', 'unknown_resource', `Unknown resource "${target.uri.slice(0, 200)}"`);
+  return readWith(w, target.record, target, rest);
 }
 
 // ------------------------------------------------------------------ gets

@@ -9,7 +9,7 @@ import { RegistrationError } from './errors.js';
 import type { SubjectRecord } from './client.js';
 import { toWireResult } from './mcp.js';
 import type { PromptDefinition, ResourceDefinition, SubjectOutcome } from './types.js';
-import { getWith, readWith, templateParams } from './subject-call.js';
+import { getWith, readOne } from './subject-call.js';
 
 /** Brings every resource's and prompt's registration in line with `runtime`. */
 export async function syncSubjects(w: Warden, runtime: unknown): Promise<void> {
@@ -34,16 +34,6 @@ function answerOrThrow(outcome: SubjectOutcome<object>): object {
   throw new Error(outcome.text);
 }
 
-/**
- * MCP variables (`string | string[]`) as the strings a read gets. Built with `Object.fromEntries`,
- * which defines each key as an own property: a variable named `__proto__` stays a variable
- * (assigning it would call the prototype setter, which drops a string).
- */
-function variables(value: unknown): Record<string, string> {
-  if (value === null || typeof value !== 'object') return {};
-  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, Array.isArray(item) ? item.map(String).join(',') : String(item)]));
-}
-
 async function syncSubject(w: Warden, record: SubjectRecord, runtime: unknown): Promise<void> {
   const registry = record.kind === 'resource' ? w.resources : w.prompts;
   if (registry.get(record.key) !== record) return;
@@ -61,10 +51,12 @@ async function syncSubject(w: Warden, record: SubjectRecord, runtime: unknown): 
   const { passthroughSchema, requestSignal, withMcpCallback } = await import('./mcp-b.js');
   if (registry.get(record.key) !== record || record.registration !== undefined) return;
   record.status = 'registering';
-  const reads = (url: unknown, params: unknown, ctx: unknown) => {
+  // The URI MCP's server parsed; its own template variables are not used: the core reads the
+  // variables from the canonical URI, as for every other read.
+  const reads = (url: unknown, _params: unknown, ctx: unknown) => {
     const uri = url instanceof URL ? url.href : String(url);
     const signal = requestSignal(ctx);
-    return readWith(w, record, uri, params === undefined ? (templateParams(record, uri) ?? {}) : variables(params), signal ? { signal } : {}).then(answerOrThrow);
+    return readOne(w, record, uri, signal ? { signal } : {}).then(answerOrThrow);
   };
   const gets = (args: unknown, ctx: unknown) => {
     const signal = requestSignal(ctx);

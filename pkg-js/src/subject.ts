@@ -11,7 +11,7 @@ import { ConfigurationError, RegistrationError, WardenError } from './errors.js'
 import { compileHookSet } from './hookset.js';
 import type { SubjectRecord } from './client.js';
 import { dropSubject, syncSubjects } from './subject-registration.js';
-import { compileTemplate, getWith, readWith, templateParams } from './subject-call.js';
+import { getWith, readOne, resourceKey } from './subject-call.js';
 import { TOOL_NAME_RULE } from './names.js';
 import { compileSchema, syncRegistrations } from './pipeline-loader.js';
 import { core } from './core.js';
@@ -83,22 +83,23 @@ export function createResource(w: Warden, read: ResourceRead, options: WebMCPRes
   const { uri, name } = options;
   if (typeof uri !== 'string' || uri.length === 0) throw new ConfigurationError('invalid_uri', 'webmcpResource: uri must be a non-empty string (a URI, or a URI template such as "user://{id}/profile")', 'uri');
   if (typeof name !== 'string' || name.length === 0) throw new ConfigurationError('missing_name', `webmcpResource: resource "${uri}" needs a name`, 'name');
-  let template: SubjectRecord['template'];
+  // A URI's key is its canonical form, the form reads are looked up in (`resourceKey`); a
+  // template is kept as written, once the URI module has checked it.
+  let key: string;
+  let template: boolean;
   try {
-    template = compileTemplate(uri);
-    // A URI without variables must be one (a template need not be before it is filled).
-    if (template === undefined) new URL(uri);
+    ({ key, template } = resourceKey(uri));
   } catch (err) {
-    const why = err instanceof Error && err.message.startsWith('"') ? err.message : 'it is not a URI';
-    throw new ConfigurationError('invalid_uri', `webmcpResource: uri ${why}`, 'uri');
+    const why = err instanceof Error ? err.message : String(err);
+    throw new ConfigurationError('invalid_uri', `webmcpResource: uri${why.startsWith('"') ? ' ' : ': '}${why}`, 'uri');
   }
-  const definition: ResourceDefinition = { uri, name };
-  for (const key of ['title', 'description', 'mimeType'] as const) if (options[key] !== undefined) definition[key] = options[key];
+  const definition: ResourceDefinition = { uri: key, name };
+  for (const field of ['title', 'description', 'mimeType'] as const) if (options[field] !== undefined) definition[field] = options[field];
   const label = `resource "${uri}" hooks`;
   const hooks = gateHooks(`webmcpResource: resource "${uri}"`, options.hooks, 'resourceRead');
   // The fingerprint (what a grant is for) covers what agents are shown.
-  const canonical = { name: uri, title: name, description: options.description, annotations: options.mimeType === undefined ? undefined : { mimeType: options.mimeType } };
-  const record = makeRecord(w, 'resource', read, uri, definition, template, canonical, hooks, label, options);
+  const canonical = { name: key, title: name, description: options.description, annotations: options.mimeType === undefined ? undefined : { mimeType: options.mimeType } };
+  const record = makeRecord(w, 'resource', read, key, definition, template, canonical, hooks, label, options);
   const resource = {} as WebMCPResource;
   Object.defineProperties(resource, {
     definition: { get: () => ({ ...definition }), enumerable: true },
@@ -108,14 +109,12 @@ export function createResource(w: Warden, read: ResourceRead, options: WebMCPRes
     unregister: { value: () => unregister(record) },
     read: {
       value: (target?: string, opts?: CallOptions) => {
-        const uriRead = target ?? uri;
         // A template is read at one of its instances, never at itself.
-        const params = typeof uriRead === 'string' && !(target === undefined && template !== undefined) ? templateParams(record, uriRead) : undefined;
-        if (params === undefined) {
-          const message = target === undefined ? `resource "${name}" is a URI template (${uri}): read one of its URIs` : `"${String(uriRead).slice(0, 200)}" is not the URI of resource "${name}" (${uri})`;
+        if (target === undefined && template) {
+          const message = `resource "${name}" is a URI template (${uri}): read one of its URIs`;
           return Promise.resolve({ ok: false, error: { kind: 'validation', reason: 'invalid_uri', message }, text: 'Error: ' + message });
         }
-        return readWith(w, record, uriRead, params, opts);
+        return readOne(w, record, target ?? key, opts);
       },
     },
   });
@@ -137,7 +136,7 @@ export function createPrompt(w: Warden, get: PromptGet, options: WebMCPPromptOpt
   const label = `prompt "${name}" hooks`;
   const hooks = gateHooks(`webmcpPrompt: prompt "${name}"`, options.hooks, 'promptGet');
   const canonical = { name, title: options.title, description: options.description, inputSchema: argsSchema };
-  const record = makeRecord(w, 'prompt', get, name, definition, undefined, canonical, hooks, label, options);
+  const record = makeRecord(w, 'prompt', get, name, definition, false, canonical, hooks, label, options);
   const prompt = {} as WebMCPPrompt;
   Object.defineProperties(prompt, {
     definition: { get: () => JSON.parse(JSON.stringify(definition)) as PromptDefinition, enumerable: true },
@@ -171,7 +170,7 @@ function makeRecord(
   fn: (...args: any[]) => unknown,
   key: string,
   definition: ResourceDefinition | PromptDefinition,
-  template: SubjectRecord['template'],
+  template: boolean,
   canonical: Record<string, unknown>,
   hooks: unknown,
   label: string,

@@ -18,7 +18,7 @@ import type { CallOptions, CallOutcome, JsonSchema, RegistrationStatus, ToolCont
 import { TOOL_NAME_RULE } from './names.js';
 import { isPlainObject, typeName } from './values.js';
 
-const KNOWN_OPTIONS = new Set(['name', 'title', 'description', 'inputSchema', 'schema', 'outputSchema', 'annotations', 'hooks', 'server', 'shape', 'structured', 'scope', 'enabled', 'unsafePatterns']);
+const KNOWN_OPTIONS = new Set(['name', 'title', 'description', 'inputSchema', 'schema', 'outputSchema', 'annotations', 'hooks', 'server', 'shape', 'structured', 'scope', 'enabled', 'exposedTo', 'browserSchema', 'unsafePatterns']);
 const BRAND = Symbol.for('webmcp-warden.tool');
 /** The signal a tool called directly with one argument gets (the pipeline has its own, perform.ts). */
 const NEVER_ABORTED = new AbortController().signal;
@@ -141,6 +141,9 @@ function checkOptions(options: AnyToolOptions): void {
   if (scope !== undefined && scope !== 'global' && scope !== 'scoped' && scope !== 'manual') refuse("scope must be 'global', 'scoped' or 'manual'");
   if (enabled !== undefined && typeof enabled !== 'boolean') refuse('enabled must be a boolean');
   if (options.unsafePatterns !== undefined && typeof options.unsafePatterns !== 'boolean') refuse('unsafePatterns must be a boolean');
+  const { exposedTo, browserSchema } = options;
+  if (exposedTo !== undefined && !(Array.isArray(exposedTo) && exposedTo.every((origin) => typeof origin === 'string'))) refuse('exposedTo must be an array of origins');
+  if (browserSchema !== undefined && browserSchema !== 'as-given' && browserSchema !== 'compatible') refuse("browserSchema must be 'as-given' or 'compatible'");
   // A tool's own hooks never see a resource read or a prompt get.
   const gate = isPlainObject(options.hooks) ? Object.keys(options.hooks).find((key) => key === 'resourceRead' || key === 'promptGet') : undefined;
   if (gate !== undefined) {

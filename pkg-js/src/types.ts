@@ -9,21 +9,31 @@ export type JsonSchema = { readonly [key: string]: unknown };
 /** A value or a promise of it. */
 export type MaybePromise<T> = T | Promise<T>;
 
-/** Tool annotations, passed to the browser as given. */
+/**
+ * Tool annotations. They are fingerprinted as given; browsers are sent WebMCP's members, with
+ * MCP's mapped onto them (`destructiveHint` → `consequentialHint`, `openWorldHint` →
+ * `untrustedContentHint`; the table is in docs/runtimes.md, "Annotations").
+ */
 export interface ToolAnnotations {
   /** The tool only reads. */
   readOnlyHint?: boolean;
-  /** The tool's output may hold untrusted content (user-generated, third-party). */
-  untrustedContentHint?: boolean;
+  /**
+   * The tool's output may hold untrusted content (user-generated, third-party). `'auto'`:
+   * browsers are told `true` once the tool's server is not the page's `serverId` or shaping had
+   * to clean one of its results, else `false` (docs/runtimes.md, "Annotations").
+   */
+  untrustedContentHint?: boolean | 'auto';
   /** The call has significant, real-world or irreversible effects. */
   consequentialHint?: boolean;
-  /** The tool may destroy data (MCP hint). */
+  /** Marks a tool meant for developer tooling (WebMCP). */
+  debugging?: boolean;
+  /** The tool may destroy data (MCP hint; browsers are sent `consequentialHint` too). */
   destructiveHint?: boolean;
   /** Calling twice has the effect of calling once (MCP hint). */
   idempotentHint?: boolean;
-  /** The tool reaches beyond the page (MCP hint). */
+  /** The tool reaches beyond the page (MCP hint; browsers are sent `untrustedContentHint` too). */
   openWorldHint?: boolean;
-  /** A human-readable title. */
+  /** A human-readable title (MCP; browsers are sent it as the tool's `title` when it has none). */
   title?: string;
   [key: string]: unknown;
 }
@@ -282,8 +292,21 @@ export interface WebMCPOptions<IS extends JsonSchema | undefined = JsonSchema, S
   schema?: S;
   /** The JSON Schema of `structuredContent`; written inline or `as const`, it types the function's result. */
   outputSchema?: OS;
-  /** Hints for the agent, passed to the browser as given. */
+  /** Hints for the agent; browsers get WebMCP's members, MCP's mapped onto them (docs/runtimes.md). */
   annotations?: ToolAnnotations;
+  /**
+   * Origins of other documents whose agents may see the tool (WebMCP's `exposedTo`), passed to
+   * runtimes that support it; one that refuses it (MCP-B) registers the tool for same-origin
+   * agents only, with a console warning. Predicates and the approver read it as `ctx.exposedTo`.
+   */
+  exposedTo?: readonly string[];
+  /**
+   * `'compatible'`: browsers are sent the input and output schemas without the keywords a
+   * browser may refuse (`$ref` inlined, `format` in the description, …; docs/runtimes.md), while
+   * the package's validator keeps enforcing them as given. Default `'as-given'`, with a console
+   * warning naming such keywords.
+   */
+  browserSchema?: 'as-given' | 'compatible';
   /** Tool-level hooks (their `ctx.input` is typed from the schema). */
   hooks?: H;
   /** The tool's server id (default the global `serverId`, `"page"`). */
@@ -468,7 +491,10 @@ export type SubjectOutcome<R> = { ok: true; result: R } | { ok: false; error: Ca
 
 /** What a resource is, as agents are shown it. */
 export interface ResourceDefinition {
-  /** Its URI, or a URI template (`user://{id}/profile`) whose instances it reads. */
+  /**
+   * Its URI, in canonical form (docs/resources-and-prompts.md, "URIs"), or a URI template
+   * (`user://{id}/profile`) whose instances it reads.
+   */
   uri: string;
   /** Its name. */
   name: string;
@@ -497,9 +523,9 @@ export type GateContext = CallContextBase;
 
 /** Context of a `resourceRead` hook. */
 export interface ResourceReadContext extends GateContext {
-  /** The URI read. */
+  /** The URI read, in canonical form: what the policy, the grant, telemetry and the read function see. */
   uri: string;
-  /** The URI template's variables, for a templated resource (`{}` otherwise). */
+  /** The URI template's variables, read from `uri`, for a templated resource (`{}` otherwise). */
   params: Record<string, string>;
   /** The resource read (a deeply frozen copy). */
   resource: ResourceDefinition;
@@ -529,7 +555,11 @@ export interface GateCallContext {
   signal: AbortSignal;
 }
 
-/** A resource's read: answers its contents (a `ReadResourceResult`, a string, or a value read as JSON). */
+/**
+ * A resource's read: answers its contents (a `ReadResourceResult`, a string, or a value read as
+ * JSON). `uri` is `new URL` of the canonical URI the hooks and the policy saw (its `href` is that
+ * string); `params` the template's variables read from it.
+ */
 export type ResourceRead = (uri: URL, params: Record<string, string>, ctx: GateCallContext) => unknown;
 /** A prompt's get: answers its messages (a `GetPromptResult`, a string, or a value read as JSON). */
 export type PromptGet = (args: Record<string, string>, ctx: GateCallContext) => unknown;

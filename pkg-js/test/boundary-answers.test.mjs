@@ -1,13 +1,13 @@
-// The core's answers against their descriptors (src/answers.ts), through the BUILT package and
-// the real core: every export of `core` that answers a wire buffer is wrapped to record what it
-// decoded, the public API (with the client's internals for scopes and standalone tools, which
-// pages define through React and createHookedExecute, and direct calls for refusals no page can
-// provoke: an engine no client holds, a call handle that does not exist) is driven until every
-// answer has been seen in every shape, and each answer is checked strictly: a field the
-// descriptor does not name, a required field missing, a value of the wrong type or outside its
-// literals fails. So a field the Rust side adds, renames or retypes fails here until answers.ts
-// (and with it the TS types derived from it) says it; test-types/answers.ts then checks the
-// derived types still fit the public ones.
+// The core's answers against their descriptors (src/answers.ts), through the BUILT package and the
+// real core: every export of `core` that answers a wire buffer (and of the shaping and URI modules)
+// is wrapped to record what it decoded, the public API (with the client's internals for scopes and
+// standalone tools, which pages define through React and createHookedExecute, and direct calls for
+// refusals no page can provoke: an engine no client holds, a call handle that does not exist) is
+// driven until every answer has been seen in every shape, and each answer is checked strictly: a
+// field the descriptor does not name, a required field missing, a value of the wrong type or
+// outside its literals fails. So a field the Rust side adds, renames or retypes fails here until
+// answers.ts (and with it the TS types derived from it) says it; test-types/answers.ts then checks
+// the derived types still fit the public ones.
 //
 // Coverage is checked too: every branch of every `anyOf` in the descriptors (ok and refused,
 // each record step, each content block, `null` and not) must have been matched by some answer,
@@ -21,6 +21,7 @@ import { createWarden, explain, lintPolicy, shapeForModel, webmcpResource, Confi
 import * as answers from '../dist/answers.js';
 import { core } from '../dist/core.js';
 import { shaper } from '../dist/shape.js';
+import { uriModule } from '../dist/uri-module.js';
 import { internalOf } from '../dist/api.js';
 import { decode, encode } from '../dist/wire.js';
 import { CallFlags, Read } from '../dist/codes.js';
@@ -142,9 +143,11 @@ const ANSWERS = {
   lintPolicy: 'LintPolicyAnswer',
   checkPattern: 'CheckPatternAnswer',
   shapeResult: 'ShapeResultAnswer',
+  resolveUri: 'ResolveUriAnswer',
+  uriTemplate: 'UriTemplateAnswer',
 };
-/** Which object holds each export: the core's, or the shaping module's (`shaper.ts`). */
-const holderOf = (name) => (Object.hasOwn(shaper, name) ? shaper : core);
+/** Which object holds each export: the core's, the shaping module's (`shaper.ts`) or the URI module's (`uri-module.ts`, whose exports answer decoded). */
+const holderOf = (name) => (Object.hasOwn(shaper, name) ? shaper : Object.hasOwn(uriModule, name) ? uriModule : core);
 /** The `read` of each hook id export (they answer the decoded id; the raw answer is read here). */
 const HOOK_IDS = { currentHookId: Read.CurrentHookId, lastHookId: Read.LastHookId, listingHookId: Read.ListingHookId };
 
@@ -157,7 +160,7 @@ const SCALARS = [
 
 test('every export of core and of the shaping module is known: a wire answer (described), a hook id, or a scalar', () => {
   const known = new Set([...Object.keys(ANSWERS), ...Object.keys(HOOK_IDS), ...SCALARS]);
-  assert.deepEqual([...Object.keys(core), ...Object.keys(shaper)].filter((name) => !known.has(name)), [], 'a new export: add it to ANSWERS (and answers.ts) or SCALARS');
+  assert.deepEqual([...Object.keys(core), ...Object.keys(shaper), ...Object.keys(uriModule)].filter((name) => !known.has(name)), [], 'a new export: add it to ANSWERS (and answers.ts) or SCALARS');
 });
 
 /** Every answer recorded: `{ name, from, value }`. */
@@ -175,7 +178,7 @@ before(() => {
     assert.equal(typeof original, 'function', `core.${from}`);
     holder[from] = (...args) => {
       const bytes = original(...args);
-      recorded.push({ name: typeof name === 'function' ? name(...args) : name, from, value: decode(bytes) });
+      recorded.push({ name: typeof name === 'function' ? name(...args) : name, from, value: holder === uriModule ? bytes : decode(bytes) });
       return bytes;
     };
   }
@@ -422,6 +425,19 @@ describe('every answer of the core fits its descriptor', () => {
     };
     assert.equal((await shapeForModel(result, 'shop', 10_000)).truncated, false);
     assert.equal((await shapeForModel({ content: [{ type: 'text', text: 'x'.repeat(100) }], isError: true }, 'shop', 10)).truncated, true);
+  });
+
+  scenario('resource URIs: a read resolved to a resource and to none, a URI refused; a template checked and refused', async () => {
+    const k = createWarden();
+    try {
+      const r = webmcpResource(() => 'text', { uri: 'docs://{name}', name: 'doc', client: k });
+      assert.equal((await r.read('docs://a')).ok, true);
+      assert.equal((await r.read('other://a')).error.reason, 'invalid_uri');
+      assert.equal((await r.read('docs://a%2Fb')).error.reason, 'invalid_uri');
+      assert.throws(() => webmcpResource(() => 'x', { uri: 'docs://{a', name: 'bad', client: k }), ConfigurationError);
+    } finally {
+      k.dispose();
+    }
   });
 
   scenario('hook ids: the current hook of a call and of a listing, and none', async () => {

@@ -13,8 +13,10 @@ import assert from 'node:assert/strict';
 import { build } from 'esbuild';
 
 /** Bundles an app whose entry is `source`; answers the bytes each package module puts in the entry chunk. */
-async function bundle(source) {
+async function bundle(source, external = []) {
   const result = await build({
+    // React stays external: bundled, its CommonJS makes esbuild share a helper chunk among all chunks.
+    external,
     stdin: { contents: source, resolveDir: new URL('.', import.meta.url).pathname, loader: 'js' },
     bundle: true,
     minify: true,
@@ -28,7 +30,7 @@ async function bundle(source) {
     metafile: true,
     logLevel: 'silent',
   });
-  // The page's own entry (every lazily imported chunk is an entry point too).
+  // The page's entry (esbuild also names each dynamically imported chunk an entry point).
   const [, entry] = Object.entries(result.metafile.outputs).find(([, output]) => output.entryPoint === '<stdin>');
   // A chunk the entry imports statically is one more request at import (esbuild makes one of the
   // code an entry shares with a lazily imported chunk): there must be none.
@@ -56,11 +58,14 @@ await tool.register();
 
 /**
  * Modules a page that only defines, registers and serves tools must not carry in its entry:
- * shaping (its code, the module's glue and bytes) is a chunk `register()` or the first call loads.
+ * shaping (its code, the module's glue and bytes) is a chunk `register()` or the first call loads;
+ * resources (with the URI module, its glue and bytes) are carried only by pages that use them.
  */
 const OPTIONAL = [
   'dist/subject.js', 'dist/subject-call.js', 'dist/subject-registration.js', 'dist/explain.js', 'dist/activity.js', 'dist/mcp-b.js', 'dist/validator-module.js', 'dist/engine.js', 'dist/otel.js',
   'dist/shape.js', 'dist/shape-module.js', 'wasm/warden_shape.js', 'wasm/warden_shape_bytes.js',
+  'dist/uri-module.js', 'wasm/warden_uri.js', 'wasm/warden_uri_bytes.js',
+  'dist/forms.js', 'dist/react/use-webmcp-form.js', 'dist/schema-compat.js', 'dist/lint-tool.js',
   // The pattern judgement and the linear engine: chunks of their own, loaded when a page has
   // patterns; lintPolicy's synchronous copy of the judgement only with lintPolicy.
   'dist/judge-chunk.js', 'wasm/warden_patterns.js', 'wasm/warden_patterns_bytes.js', 'dist/linear-chunk.js', 'wasm/warden_linear.js', 'wasm/warden_linear_bytes.js',
@@ -113,7 +118,27 @@ test('what a page uses, it carries: resources and prompts, dry runs', async () =
     webmcpResource(() => 'x', { uri: 'notes://a', name: 'a', client });
     await readResource('notes://a', { client });
   `);
-  for (const file of ['dist/subject.js', 'dist/subject-call.js', 'dist/subject-registration.js']) assert.ok(subjects.has(file), `${file} is carried`);
+  for (const file of ['dist/subject.js', 'dist/subject-call.js', 'dist/subject-registration.js', 'dist/uri-module.js', 'wasm/warden_uri.js', 'wasm/warden_uri_bytes.js']) {
+    assert.ok(subjects.has(file), `${file} is carried`);
+  }
   const explain = await bundle(`import { explain } from 'webmcp-warden'; await explain('t', {});`);
   assert.ok(explain.has('dist/explain.js'));
+});
+
+test('form governance is carried only by pages that govern forms; the schema lint is a chunk of its own', async () => {
+  const oneTool = await bundle(ONE_TOOL);
+  for (const file of ['dist/forms.js', 'dist/react/use-webmcp-form.js']) assert.ok(!oneTool.has(file) && !oneTool.lazy.has(file), `a one-tool app carries none of ${file}, lazily or not`);
+  assert.ok(!oneTool.has('dist/schema-compat.js') && oneTool.lazy.has('dist/schema-compat.js'), 'the lint is a chunk registration loads when a definition has something to adapt');
+  const react = await bundle(`
+    import { useWebMCP } from 'webmcp-warden/react';
+    export function App() { useWebMCP(() => 'ok', { name: 'ping', description: 'Pings.' }); return null; }
+  `, ['react']);
+  for (const file of ['dist/forms.js', 'dist/react/use-webmcp-form.js']) assert.ok(!react.has(file) && !react.lazy.has(file), `a React app without useWebMCPForm carries none of ${file}`);
+  const forms = await bundle(`import { governForms } from 'webmcp-warden/forms'; governForms();`);
+  assert.ok(forms.has('dist/forms.js'), 'an app that governs forms carries it');
+  const reactForms = await bundle(`
+    import { useWebMCPForm } from 'webmcp-warden/react';
+    export function App() { useWebMCPForm(); return null; }
+  `, ['react']);
+  assert.ok(reactForms.has('dist/forms.js') && reactForms.has('dist/react/use-webmcp-form.js'), 'so does a React app with useWebMCPForm');
 });

@@ -285,7 +285,25 @@ describe('resources and prompts registered through MCP-B', () => {
     prompt.unregister();
     assert.equal(runtime.mcpServer.prompts.size, 0, 'unregister() removes it from the MCP server');
   });
-  test('a template variable named __proto__ in the variables MCP passes arrives as an ordinary own property; nothing is polluted', async () => {
+  test("a read through MCP gets the canonical URI and the variables read from it, not the ones MCP's server matched", async () => {
+    const runtime = fakeMcpB();
+    globalThis.document = { modelContext: runtime };
+    const seen = [];
+    w = createWarden({ hooks: { resourceRead: [(ctx) => void seen.push(['hook', ctx.uri, ctx.params])] } });
+    const profile = webmcpResource((url, params) => (seen.push(['read', url.href, params]), `user ${params.id}`), { uri: 'user://{id}/profile', name: 'profile', client: w });
+    await profile.register();
+    // The stand-in, as the SDK does, matches the URI as sent: its variable would be `%34%32`.
+    const read = await runtime.mcpServer.read('user://%34%32/profile');
+    assert.deepEqual(read.contents, [{ uri: 'user://42/profile', mimeType: 'text/plain', text: 'user 42' }]);
+    assert.deepEqual(seen, [
+      ['hook', 'user://42/profile', { id: '42' }],
+      ['read', 'user://42/profile', { id: '42' }],
+    ]);
+    await assert.rejects(runtime.mcpServer.read('user://a%2Fb/profile'), /^Error: Error: "user:\/\/a%2Fb\/profile" holds an encoded '\/'/);
+    assert.equal(seen.length, 2, 'refused before anything ran');
+  });
+
+  test('a template variable named __proto__ of a read through MCP arrives as an ordinary own property; nothing is polluted', async () => {
     const runtime = fakeMcpB();
     globalThis.document = { modelContext: runtime };
     w = createWarden({ policy: { resources: { deny: [{ match: '*', when: { arg: '/__proto__', equals: 'admin' }, reason: 'no admin notes' }], allow: ['*'] } } });

@@ -25,7 +25,7 @@ describe('options are checked at once', () => {
       assert.throws(() => webmcpResource(read, { ...options, client: c }), (err) => err instanceof ConfigurationError && err.code === code && err.message.includes(fragment), JSON.stringify(options));
     refuses({ name: 'n' }, 'invalid_uri', 'uri must be a non-empty string');
     refuses({ uri: 'notes://a' }, 'missing_name', 'needs a name');
-    refuses({ uri: 'not a uri', name: 'n' }, 'invalid_uri', 'it is not a URI');
+    refuses({ uri: 'not a uri', name: 'n' }, 'invalid_uri', 'uri "not a uri" is not a URI');
     refuses({ uri: 'user://{id/profile', name: 'n' }, 'invalid_uri', "has a '{' without its '}'");
     refuses({ uri: 'user://{}/profile', name: 'n' }, 'invalid_uri', 'empty or not a name');
     refuses({ uri: 'notes://a', name: 'n', colour: 'red' }, 'unknown_option', 'unknown option "colour"');

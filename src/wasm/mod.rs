@@ -10,19 +10,21 @@
 //! engine id, so the TS layer can replace an instance that trapped without a finalizer of the
 //! old instance freeing pointers in the new one.
 //!
-//! Five modules are built from this crate: the core (default, `--no-default-features`), which
+//! Six modules are built from this crate: the core (default, `--no-default-features`), which
 //! a page compiles synchronously at its first `webmcp()`; shaping (`--features shape-module`),
 //! stateless, which it loads before its first call; the JSON Schema validator (`--features
-//! validator-module`), which it loads only when a tool with a schema is first registered or
-//! called; and the pattern judgement (`--features patterns-module`) and the linear-time pattern
+//! validator-module`, built with shaping in it, and once more with the pattern judgement too),
+//! which it loads only when a tool with a schema is first registered or called; resource URIs
+//! (`--features uri-module`), stateless, which only a page that makes or reads resources
+//! compiles; and the pattern judgement (`--features patterns-module`) and the linear-time pattern
 //! engine (`--features linear-module`), which it loads only when it has patterns, and patterns
 //! the linear engine must run (`crate::pattern`). Shaping is a module of its own because it needs no configuration: moving it out of
 //! the core takes 8.2 KB (gzip) off the core as shipped, which a page downloads at import
 //! (`ARCHITECTURE.md`).
 
-/// The core's and the shaping module's allocator: talc, smaller than std's dlmalloc at the same
-/// speed (measured; Cargo.toml). Its heap grows the module's memory as dlmalloc's did, and only
-/// this module (one instance per page, single-threaded) allocates from it.
+/// The allocator of the core, shaping and URI modules: talc, smaller than std's dlmalloc at the
+/// same speed (measured; Cargo.toml). Its heap grows the module's memory as dlmalloc's did, and
+/// only this module (one instance per page, single-threaded) allocates from it.
 #[cfg(not(feature = "validator-module"))]
 #[global_allocator]
 static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
@@ -32,7 +34,7 @@ static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_all
 /// could call the module again); it traps, as `RefCell::borrow_mut`'s panic would, but without
 /// linking that panic's message (`BorrowMutError`'s `Display`, and with it `core::fmt`'s padding:
 /// ~0.8 KB of wasm).
-#[cfg(not(any(feature = "validator-module", feature = "shape-module", feature = "patterns-module")))]
+#[cfg(not(any(feature = "validator-module", feature = "shape-module", feature = "uri-module", feature = "patterns-module")))]
 fn borrow<T>(cell: &::core::cell::RefCell<T>) -> ::core::cell::RefMut<'_, T> {
     match cell.try_borrow_mut() {
         Ok(borrowed) => borrowed,
@@ -40,15 +42,15 @@ fn borrow<T>(cell: &::core::cell::RefCell<T>) -> ::core::cell::RefMut<'_, T> {
     }
 }
 
-#[cfg(not(any(feature = "validator-module", feature = "shape-module", feature = "patterns-module", feature = "linear-module")))]
+#[cfg(not(any(feature = "validator-module", feature = "shape-module", feature = "uri-module", feature = "patterns-module", feature = "linear-module")))]
 mod configure;
-#[cfg(not(any(feature = "validator-module", feature = "shape-module", feature = "patterns-module", feature = "linear-module")))]
+#[cfg(not(any(feature = "validator-module", feature = "shape-module", feature = "uri-module", feature = "patterns-module", feature = "linear-module")))]
 mod core;
-#[cfg(not(any(feature = "validator-module", feature = "shape-module", feature = "patterns-module", feature = "linear-module")))]
+#[cfg(not(any(feature = "validator-module", feature = "shape-module", feature = "uri-module", feature = "patterns-module", feature = "linear-module")))]
 mod engines;
-#[cfg(not(any(feature = "validator-module", feature = "shape-module", feature = "patterns-module", feature = "linear-module")))]
+#[cfg(not(any(feature = "validator-module", feature = "shape-module", feature = "uri-module", feature = "patterns-module", feature = "linear-module")))]
 mod governance;
-#[cfg(not(any(feature = "validator-module", feature = "shape-module", feature = "patterns-module", feature = "linear-module")))]
+#[cfg(not(any(feature = "validator-module", feature = "shape-module", feature = "uri-module", feature = "patterns-module", feature = "linear-module")))]
 mod host;
 #[cfg(feature = "linear-module")]
 mod linear;
@@ -56,5 +58,7 @@ mod linear;
 mod patterns;
 #[cfg(feature = "shape-module")]
 mod shape;
+#[cfg(feature = "uri-module")]
+mod uri;
 #[cfg(feature = "validator-module")]
 mod validator;
