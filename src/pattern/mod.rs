@@ -63,8 +63,19 @@ pub const SAFE_STEPS: u64 = 1 << 24;
 /// a pattern that is not safe at every length.
 pub const SHORT_STEPS: u64 = 1 << 17;
 
-/// The most steps the tests of one [`Budget`] may add up to.
-pub const BUDGET_STEPS: u64 = 1 << 25;
+/// The most steps the tests of one [`Budget`] may add up to (1.5 × [`SAFE_STEPS`], so a pattern
+/// safe at every length can always be tested once): at the page engine's speed on a long string
+/// (about a nanosecond and a half a step of the bound, which is an upper bound) and the linear
+/// engine's ([`LINEAR_STEP`]), some 30 ms of work in Node on the benchmark machine, where 2²⁵ let
+/// a call take up to 57 ms (`bench/patterns.mjs`; bench/RESULTS.md, "Patterns").
+pub const BUDGET_STEPS: u64 = 3 << 23;
+
+/// What one step of the linear engine (a character of the text against a state of its program)
+/// is charged, in steps of the page's engine: the linear engine took about 30 times as long a
+/// step on the benchmark machine (`bench/patterns.mjs`), so a budget is time whichever engine
+/// spends it. A string is tested on the linear engine only if its length × the program's size
+/// × this fits the budget left.
+pub const LINEAR_STEP: u64 = 32;
 
 /// The largest program (in the linear engine's states, roughly) the linear engine is asked to
 /// run; a larger one is not linear-capable.
@@ -289,7 +300,7 @@ impl Judgement {
             // further (an exponential bound passes everything past one character), so the bound says
             // nothing useful inside it; each test is charged what a short test may cost.
             Route::Unsafe { short } => page(short).map(|(steps, linear)| (steps.min(SHORT_STEPS.max(length)), linear)),
-            Route::Split { short } => page(short).or_else(|| Some((length.saturating_mul(u64::from(self.linear_size.max(1))), true))),
+            Route::Split { short } => page(short).or_else(|| Some((length.saturating_mul(u64::from(self.linear_size.max(1))).saturating_mul(LINEAR_STEP), true))),
         }
     }
 }
