@@ -7,8 +7,15 @@ export class WardenError extends Error {
 
   constructor(code: string, message: string, options?: { cause?: unknown }) {
     super(message, options);
-    this.name = new.target.name;
+    // The package's classes carry their names as literals on their prototypes (a production
+    // build renames classes: `new.target.name` read `R`); a page's own subclass is named after itself.
+    const proto = new.target.prototype as Error;
+    this.name = Object.prototype.hasOwnProperty.call(proto, 'name') ? proto.name : new.target.name;
     this.code = code;
+  }
+
+  static {
+    this.prototype.name = 'WardenError';
   }
 }
 
@@ -24,13 +31,25 @@ export class ConfigurationError extends WardenError {
     super(code, message);
     this.path = path;
   }
+
+  static {
+    this.prototype.name = 'ConfigurationError';
+  }
 }
 
 /** The browser rejected a registration; `cause` is the browser's error. */
-export class RegistrationError extends WardenError {}
+export class RegistrationError extends WardenError {
+  static {
+    this.prototype.name = 'RegistrationError';
+  }
+}
 
 /** WebMCP is not available here. */
-export class NotSupportedError extends WardenError {}
+export class NotSupportedError extends WardenError {
+  static {
+    this.prototype.name = 'NotSupportedError';
+  }
+}
 
 /**
  * What error hooks see as `ctx.error` when the call failed for a reason other than the tool
@@ -49,6 +68,10 @@ export class CallFailure extends WardenError {
     this.kind = kind;
     this.reason = reason;
     this.hookId = hookId;
+  }
+
+  static {
+    this.prototype.name = 'CallFailure';
   }
 }
 
