@@ -159,6 +159,11 @@ pub struct HookSet {
 
 const ENTRY_KEYS: [&str; 5] = ["run", "match", "id", "timeout", "onError"];
 
+/// The longest deadline in milliseconds a hook (or any duration the TS layer hands a timer) may
+/// have: 2^31 − 1, the largest delay `setTimeout` holds. A longer one would not wait longer: the
+/// timer fires at once, so every call would time out (docs/behaviour.md, "Timeouts").
+pub const MAX_TIMER_MS: u32 = 0x7fff_ffff;
+
 impl HookSet {
     /// Checks and compiles a hooks object as the TS layer sends it (see the module docs): each
     /// hook's function is a [`Value::Function`] whose handle becomes the hook's handle.
@@ -279,7 +284,16 @@ fn compile_entry(entry: &Value, event: Event, index: usize) -> Result<Hook, Conf
     }
     if let Some(timeout) = present(desc, "timeout") {
         match timeout.as_f64() {
-            Some(ms) if ms.is_finite() && ms > 0.0 => hook.timeout_ms = Some(ms),
+            Some(ms) if ms.is_finite() && ms > 0.0 && ms <= f64::from(MAX_TIMER_MS) => hook.timeout_ms = Some(ms),
+            Some(ms) if ms > f64::from(MAX_TIMER_MS) => {
+                return Err(ConfigError::new(
+                    "invalid_hook",
+                    cat![
+                        "`timeout` must be at most 2147483647 milliseconds (the longest delay a timer holds), not ",
+                        if ms.is_infinite() { "Infinity".to_owned() } else { crate::value::integer_text(ms).unwrap_or_else(|| "a larger number".to_owned()) }
+                    ],
+                ))
+            }
             _ => {
                 return Err(ConfigError::new(
                     "invalid_hook",
@@ -336,6 +350,8 @@ fn describe(value: &Value) -> String {
     match value {
         Value::String(text) => cat!["\"", text, "\""],
         Value::Bool(flag) => if *flag { "true" } else { "false" }.to_owned(),
+        Value::Number(number) if number.is_nan() => "NaN".to_owned(),
+        Value::Number(number) if number.is_infinite() => if *number > 0.0 { "Infinity" } else { "-Infinity" }.to_owned(),
         Value::Number(number) => crate::value::integer_text(*number).unwrap_or_else(|| "a number".to_owned()),
         other => other.type_name().to_owned(),
     }

@@ -2,6 +2,7 @@
 // Everything is checked before anything changes, so a `ConfigurationError` leaves the
 // configuration as it was.
 import type { Warden } from './client.js';
+import { Bounds } from './codes.js';
 import { ConfigurationError } from './errors.js';
 import { encodePolicy, type Approver, type Policy, type ToolFilterFn } from './governance.js';
 import { useGrantStore, type GrantStore } from './grants.js';
@@ -18,7 +19,7 @@ export interface WebMCPConfig {
   hooks?: WebMCPHooks;
   /** Replace the global hooks instead of adding to them. */
   replace?: boolean;
-  /** Default hook deadline in milliseconds (5000). */
+  /** Default hook deadline in milliseconds (5000; at most 2^31 − 1, the longest delay a timer holds). */
   hookTimeout?: number;
   /** The server id of tools that name none (`"page"`). */
   serverId?: string;
@@ -26,7 +27,7 @@ export interface WebMCPConfig {
   policy?: Policy | null;
   /** The approver that settles asks. `null` removes it. */
   onAsk?: Approver | null;
-  /** The approver's deadline in milliseconds (60 000). */
+  /** The approver's deadline in milliseconds (60 000; at most 2^31 − 1, the longest delay a timer holds). */
   askTimeout?: number;
   /** How long `{ allow: 'always' }` lasts, in milliseconds (one day). */
   grantTtl?: number;
@@ -98,6 +99,13 @@ export function configure(w: Warden, options: WebMCPConfig): void {
   positive('hookTimeout');
   positive('askTimeout');
   positive('grantTtl');
+  // Deadlines become timers, and a timer cannot wait longer than 2^31 − 1 ms: a longer delay
+  // fires at once (every call would time out). `grantTtl` is no timer (an expiry the core
+  // compares with the clock), so it takes any positive number.
+  for (const key of ['hookTimeout', 'askTimeout'] as const) {
+    const value = options[key];
+    if (value !== undefined && value > Bounds.MaxTimerMs) refuse(key, `must be at most ${Bounds.MaxTimerMs} milliseconds (the longest delay a timer holds), not ${String(value)}`);
+  }
   const cap = options.maxResultBytesForLlm;
   // 0 is a cap too: a shaped result then keeps nothing but the truncation notice.
   if (cap !== undefined && !(typeof cap === 'number' && Number.isSafeInteger(cap) && cap >= 0)) refuse('maxResultBytesForLlm', `must be a whole number of bytes (0 or more), not ${String(cap)}`);
