@@ -14,7 +14,7 @@
 // A resource read or a prompt get runs the same machine (`SubjectCall`, made by subject.ts): its
 // gate hooks in place of the before-hooks, the read or the get in place of the tool, its own
 // answer, shaping and telemetry event.
-import { ActionBits, approverFor, CallFailure, CallFlags, canonicalJson, core, CoreTrapped, decode, deepFrozenCopy, disposedOutcome, emitHookEvent, encode, ensureGrants, EVENTS, failedOutcome, genInvocationId, Op, Outcome, recordGrant, sealFirstListing, Signal, snapshotOf, taintSet, Verdict } from './from-entry.js';
+import { ActionBits, approverFor, CallFailure, CallFlags, canonicalJson, core, CoreTrapped, decode, deepFrozenCopy, disposedOutcome, emitHookEvent, encode, ensureGrants, EVENTS, failedOutcome, genInvocationId, Op, Outcome, recordGrant, sealFirstListing, Signal, snapshotOf, Verdict } from './from-entry.js';
 import type { Warden } from './client.js';
 import { readReturn, type Returned } from './facts.js';
 import type { Decision, PolicyCall } from './governance.js';
@@ -25,6 +25,7 @@ import { loadedShaping, loadShaper, shaperLoaded } from './shaper.js';
 import type { CallTrace, DecisionStep, TracedStep } from './telemetry.js';
 import { warnBadReturn } from './warnings.js';
 import type { CallError, CallOptions, CallOutcome, CallToolResult, ToolContract } from './types.js';
+import { readCallOptions, type ReadCallOptions } from './call-options.js';
 import { compileSchema, toJson, validateJsonText, validateStandard, type Diagnostic } from './validation.js';
 import type { AskFactsAnswer, CallDecisionAnswer, CallErrorAnswer, EndAnswer, PlanErrorAnswer } from './answers.js';
 
@@ -32,42 +33,11 @@ import type { AskFactsAnswer, CallDecisionAnswer, CallErrorAnswer, EndAnswer, Pl
 const QUIET_SUCCESS = { ok: true } as const;
 
 
-const CALL_OPTION_KEYS = new Set(['principal', 'taint', 'shape', 'signal', 'timeout', 'assigns']);
-
-/** What is wrong with a caller's call options, if anything (misuse still ends as data). */
-function optionsProblem(options: unknown): string | undefined {
-  if (options === undefined || options === null) return undefined;
-  if (typeof options !== 'object') return `call options must be an object, not ${typeof options}`;
-  for (const key of Object.keys(options)) {
-    if (!CALL_OPTION_KEYS.has(key)) return `unknown call option "${key}" (expected principal, taint, shape, signal, timeout, assigns)`;
-  }
-  const { principal, signal, shape, assigns, taint, timeout } = options as CallOptions & { timeout?: unknown };
-  if (principal !== undefined && typeof principal !== 'string') return 'call option principal must be a string';
-  if (signal !== undefined && !(signal instanceof AbortSignal)) return 'call option signal must be an AbortSignal';
-  if (shape !== undefined && shape !== 'llm' && shape !== false) return "call option shape must be 'llm' or false";
-  if (assigns !== undefined && (assigns === null || typeof assigns !== 'object')) return 'call option assigns must be an object';
-  if (timeout !== undefined && !(typeof timeout === 'number' && Number.isFinite(timeout) && timeout > 0)) return 'call option timeout must be a positive number of milliseconds';
-  if (taint !== undefined && taint !== null && !isStringIterable(taint)) return 'call option taint must be an array or Set of server ids (strings)';
-  return undefined;
-}
-
-function isStringIterable(value: unknown): boolean {
-  if (typeof value === 'string') return true;
-  if (value === null || typeof value !== 'object' || typeof (value as { [Symbol.iterator]?: unknown })[Symbol.iterator] !== 'function') return false;
-  try {
-    for (const item of value as Iterable<unknown>) if (typeof item !== 'string') return false;
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-
 /** Runs one governed call of `tool` under provider `scope` (0: none). Never throws for a failed call. */
 export async function runCall(w: Warden, tool: PipelineTool, input: unknown, options?: CallOptions | null, scope = 0): Promise<CallOutcome> {
-  const problem = optionsProblem(options);
-  if (problem !== undefined) return failedOutcome('validation', 'invalid_options', problem);
-  const run = new CallRun(w, tool, input, options ?? {}, scope, undefined);
+  const read = readCallOptions(options);
+  if (typeof read === 'string') return failedOutcome('validation', 'invalid_options', read);
+  const run = new CallRun(w, tool, input, read, scope, undefined);
   const activity = w.activity;
   if (activity === undefined || !activity.observed) return run.traced('call', () => run.run());
   const active = { invocationId: run.invocationId, tool: tool.contract.name, startedAt: performance.now() };
@@ -82,9 +52,9 @@ export async function runCall(w: Warden, tool: PipelineTool, input: unknown, opt
  * for a failed call; `result` of a failure is the text the agent reads, as an error result.
  */
 export async function runSubjectCall(w: Warden, subject: PipelineTool, about: SubjectCall, input: unknown, options: CallOptions | null | undefined, scope: number): Promise<CallOutcome> {
-  const problem = optionsProblem(options);
-  if (problem !== undefined) return failedOutcome('validation', 'invalid_options', problem);
-  return new CallRun(w, subject, input, options ?? {}, scope, about).run();
+  const read = readCallOptions(options);
+  if (typeof read === 'string') return failedOutcome('validation', 'invalid_options', read);
+  return new CallRun(w, subject, input, read, scope, about).run();
 }
 
 /** The state of one call, and one performer per op. */
@@ -92,7 +62,7 @@ class CallRun {
   readonly #w: Warden;
   readonly #tool: PipelineTool;
   #input: unknown;
-  readonly #options: CallOptions & { timeout?: number };
+  readonly #options: ReadCallOptions;
   readonly #scope: number;
   /** What a resource read or prompt get does differently (undefined: a tool call). */
   readonly #about: SubjectCall | undefined;
@@ -100,8 +70,12 @@ class CallRun {
   readonly #started: number;
   readonly #serverId: string;
   readonly invocationId = genInvocationId();
-  readonly #signal: AbortSignal;
+  /** The call's signal: the caller's, or the call's own when it has a timeout (set as the call starts). */
+  #signal: AbortSignal = NEVER_ABORTED;
+  /** The call's own controller (a timeout), its timer, and how it follows the caller's signal. */
   #deadline: AbortController | undefined;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #follow: (() => void) | undefined;
   #timedOut = false;
   readonly #taint: Set<string>;
   readonly #metadata: Record<string, unknown> = {};
@@ -142,7 +116,7 @@ class CallRun {
   /** An instrumentation following this call (tracing), told of its start in the caller's context. */
   readonly #trace: CallTrace | undefined;
 
-  constructor(w: Warden, tool: PipelineTool, input: unknown, options: CallOptions & { timeout?: number }, scope: number, about: SubjectCall | undefined) {
+  constructor(w: Warden, tool: PipelineTool, input: unknown, options: ReadCallOptions, scope: number, about: SubjectCall | undefined) {
     this.#w = w;
     this.#tool = tool;
     this.#input = input;
@@ -155,26 +129,50 @@ class CallRun {
     // Synchronous, before the call's first await: the caller's context is still the active one.
     // Instrumentations (tracing) follow tool calls.
     this.#trace = this.#observed && about === undefined ? w.telemetry.follow?.({ tool: tool.contract.name, serverId: this.#serverId, invocationId: this.invocationId, input }) : undefined;
-    this.#taint = taintSet(options.taint);
+    this.#taint = options.taint;
     this.#assigns = options.assigns ?? {};
     this.#approver = approverFor(w, scope);
-    const given = options.signal ?? NEVER_ABORTED;
-    if (options.timeout !== undefined) {
-      const deadline = new AbortController();
-      this.#deadline = deadline;
-      const onAbort = () => deadline.abort(given.reason);
-      if (given.aborted) deadline.abort(given.reason);
-      else if (given !== NEVER_ABORTED) given.addEventListener('abort', onAbort, { once: true });
-      setTimeout(() => {
-        if (!deadline.signal.aborted) {
-          this.#timedOut = true;
-          deadline.abort(new DOMException('the call ran past its timeout', 'TimeoutError'));
-        }
-      }, options.timeout);
-      this.#signal = deadline.signal;
-    } else {
+  }
+
+  /**
+   * Sets up the call's signal: the caller's, or with a `timeout` one of the call's own that follows
+   * it and aborts when the time is up. Called as the call starts, inside its `try`: a signal that
+   * throws when read ends the call as data. `#disarm` undoes it when the call ends.
+   */
+  #arm(): void {
+    const given = this.#options.signal ?? NEVER_ABORTED;
+    const timeout = this.#options.timeout;
+    if (timeout === undefined) {
       this.#signal = given;
+      return;
     }
+    const deadline = new AbortController();
+    this.#deadline = deadline;
+    this.#signal = deadline.signal;
+    if (given.aborted) deadline.abort(given.reason);
+    else if (given !== NEVER_ABORTED) {
+      this.#follow = () => deadline.abort(given.reason);
+      given.addEventListener('abort', this.#follow, { once: true });
+    }
+    this.#timer = setTimeout(() => {
+      if (!deadline.signal.aborted) {
+        this.#timedOut = true;
+        deadline.abort(new DOMException('the call ran past its timeout', 'TimeoutError'));
+      }
+    }, timeout);
+  }
+
+  /** Ends what `#arm` set up: the timer and the listener on the caller's signal (which may live on). */
+  #disarm(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    if (this.#follow !== undefined) {
+      try {
+        this.#options.signal?.removeEventListener('abort', this.#follow);
+      } catch {
+        // a signal that throws now: nothing more to undo
+      }
+    }
+    if (this.#deadline && !this.#deadline.signal.aborted) this.#deadline.abort();
   }
 
   /** Runs one part of the call inside the instrumentation's context, when one follows the call. */
@@ -195,6 +193,7 @@ class CallRun {
     const shaping = !shaperLoaded() && (this.#options.shape ?? this.#tool.shape) === 'llm' ? loadShaper().catch(() => undefined) : undefined;
     let ended = false;
     try {
+      this.#arm();
       this.#engine = this.#w.engine();
       this.#instance = this.#w.coreInstance;
       // Fingerprint baselines are tools' (resources and prompts have no pins).
@@ -242,7 +241,7 @@ class CallRun {
       if (shaping !== undefined) await shaping;
       return this.#internalError(err);
     } finally {
-      if (this.#deadline && !this.#deadline.signal.aborted) this.#deadline.abort();
+      this.#disarm();
       if (!ended && this.#call >= 0 && this.#current()) {
         try {
           core.end(this.#engine, this.#call);

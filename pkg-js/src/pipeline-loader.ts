@@ -5,12 +5,12 @@
 // rejects with a `WardenError` saying why; the next use tries again.
 import type { Warden } from './client.js';
 import { canonicalJson } from './canonical.js';
-import { ActionBits, CallFlags, EVENTS, Facts, Op, Outcome, Signal, Verdict } from './codes.js';
+import { ActionBits, Bounds, CallFlags, EVENTS, Facts, Op, Outcome, Signal, Verdict } from './codes.js';
 import { core, CoreTrapped, liveGeneration, ready } from './core.js';
 import { decodeBase64 } from './embedded-bytes.js';
 import { CallFailure, RegistrationError, WardenError } from './errors.js';
 import { deepFrozenCopy } from './frozen.js';
-import { approverFor, sealFirstListing, taintSet } from './governance.js';
+import { approverFor, sealFirstListing } from './governance.js';
 import { ensureGrants, recordGrant } from './grants.js';
 import { inflateRawAsync } from './inflate.js';
 import type { Compiled, PipelineTool, RegisteredTool, SubjectCall } from './internal.js';
@@ -48,8 +48,8 @@ export function loadPipeline(): Promise<PipelineChunk> {
   loading ??= import('./pipeline.js').then(({ pipeline: chunk }) => {
     // What the chunk uses of the entry (from-entry.ts), before any of its code runs.
     chunk.bindEntry({
-      canonicalJson, ActionBits, CallFlags, EVENTS, Facts, Op, Outcome, Signal, Verdict, core, CoreTrapped, decodeBase64, CallFailure, RegistrationError, WardenError,
-      deepFrozenCopy, approverFor, sealFirstListing, taintSet, ensureGrants, recordGrant, inflateRawAsync, toWireResult, disposedOutcome, failedOutcome,
+      canonicalJson, ActionBits, Bounds, CallFlags, EVENTS, Facts, Op, Outcome, Signal, Verdict, core, CoreTrapped, decodeBase64, CallFailure, RegistrationError, WardenError,
+      deepFrozenCopy, approverFor, sealFirstListing, ensureGrants, recordGrant, inflateRawAsync, toWireResult, disposedOutcome, failedOutcome,
       genInvocationId, snapshotOf, dropBrowserRegistration, isVisible, unknownToolOutcome, getModelContext, isMcpB, emitHookEvent, loadedValidator, loadValidator,
       decode, encode, encodeJson, Tag, Writer,
     });

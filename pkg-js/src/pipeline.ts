@@ -7,6 +7,7 @@
 import type { PipelineChunk } from './pipeline-contract.js';
 import { bindEntry } from './from-entry.js';
 import { runCall, runSubjectCall } from './call.js';
+import { readCallOptions, readListingOptions } from './call-options.js';
 import { listContracts } from './listing.js';
 import { noticeRuntime, syncRegistrations } from './registration.js';
 import { normalizeResult } from './normalize.js';
@@ -16,6 +17,8 @@ import { compileSchema, toJson, validateJson, validateJsonText } from './validat
 /** The chunk's one export. */
 export const pipeline: PipelineChunk = {
   bindEntry,
+  readCallOptions,
+  readListingOptions,
   runCall,
   runSubjectCall,
   listContracts,

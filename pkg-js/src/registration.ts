@@ -16,7 +16,7 @@ import { dropBrowserRegistration, getModelContext, isMcpB, isVisible, Registrati
 import type { ToolRecord } from './client.js';
 import { listContracts } from './listing.js';
 import { runCall } from './call.js';
-import type { ToolContract } from './types.js';
+import type { CallOptions, ToolContract } from './types.js';
 
 interface SyncState {
   running: Promise<void>;
@@ -180,6 +180,15 @@ async function registerWithBrowser(w: Warden, record: ToolRecord, contract: Tool
 /** The `execute` registered with the browser: the whole pipeline, answering the result object. */
 async function executeForBrowser(w: Warden, record: ToolRecord, input: unknown, extra?: { signal?: AbortSignal }) {
   if (!isVisible(w, record)) return unknownToolOutcome(record.contract.name).result;
-  const outcome = await runCall(w, record, input, extra?.signal ? { signal: extra.signal } : {}, record.scope);
+  // What the runtime passes is read once here; a signal the call cannot rely on (or an `extra`
+  // that throws when read) ends the call as `invalid_options`, as an in-page caller's would.
+  let options: { signal?: unknown };
+  try {
+    const signal = extra?.signal;
+    options = signal ? { signal } : {};
+  } catch {
+    options = { signal: null };
+  }
+  const outcome = await runCall(w, record, input, options as CallOptions, record.scope);
   return toWireResult(outcome.result);
 }
