@@ -7,9 +7,10 @@
 // never throws for a call that went wrong: every path ends in data.
 //
 // The arguments become JSON once, at the first step that needs them (validation, policy, a
-// predicate, the approver); from then on that JSON *is* the arguments: the validator, the
-// policy, the digest and the approver read it, and the tool receives a fresh parse of it, so
-// an inherited property or a later mutation of the caller's object cannot reach the tool.
+// predicate, the approver), read back once; from then on that JSON *is* the arguments: the
+// validator, the policy, the digest and the approver read it, and the tool receives it, so an
+// inherited property, a getter, a `toJSON` or a later mutation of the caller's object (a
+// Standard Schema's value may be that object) cannot reach the tool unjudged.
 //
 // A resource read or a prompt get runs the same machine (`SubjectCall`, made by subject.ts): its
 // gate hooks in place of the before-hooks, the read or the get in place of the tool, its own
@@ -89,8 +90,13 @@ class CallRun {
   #instance = -1;
   #call = -1;
   #output: unknown = undefined;
-  /** The arguments as JSON, once a step needed them. */
+  /** The arguments as JSON, once a step needed them: what every step after judges. */
   #argsJson: string | undefined;
+  /**
+   * That JSON read back, once: the validator and the policy are sent it, the approver and
+   * predicates get frozen copies of it, and the tool receives it. Nobody else ever holds it.
+   */
+  #argsValue: unknown = undefined;
   #argsDigest: string | undefined;
   #validated: unknown = undefined;
   /** What the last performed step returned, read once. */
@@ -383,9 +389,10 @@ class CallRun {
   }
 
   #runTool(): number | Promise<number> {
-    // The single value: the tool gets a fresh parse of the JSON every governance step read
-    // (a Standard Schema's own value, which nobody else holds, is passed as it is).
-    if (this.#argsJson !== undefined && !this.#tool.validation.standard) this.#input = JSON.parse(this.#argsJson);
+    // The single value: once a step judged the arguments as JSON, the tool gets that JSON read
+    // back (never the caller's object, nor a Standard Schema's value, which may be the caller's:
+    // a getter, a `toJSON`, an inherited key or a later change would reach the tool unjudged).
+    if (this.#argsJson !== undefined) this.#input = this.#argsValue;
     // Durations only feed the decision record and telemetry: no clock reads when nobody listens.
     const started = this.#observed ? performance.now() : 0;
     const about = this.#about;
@@ -410,12 +417,21 @@ class CallRun {
     return this.#step(Outcome.ToolThrew, 0, duration, { message: errorMessage(value) });
   }
 
-  /** The arguments as JSON, made once; `undefined` with a diagnostic when JSON cannot carry them. */
+  /**
+   * The arguments as JSON, made once from what the call holds then (a Standard Schema's value
+   * once it validated), and read back once into `#argsValue`; a diagnostic when JSON cannot
+   * carry them.
+   */
   #argumentsJson(): ({ ok: true } & JsonText) | { ok: false; diagnostic: Diagnostic } {
-    if (this.#argsJson !== undefined) return { ok: true, text: this.#argsJson };
-    const json = toJson(this.#input, { maxBytes: this.#w.settings.maxArgumentBytes, maxDepth: this.#w.settings.maxArgumentDepth });
-    if (json.ok) this.#argsJson = json.text;
-    return json;
+    if (this.#argsJson !== undefined) return { ok: true, text: this.#argsJson, source: this.#argsValue };
+    const source = this.#tool.validation.standard && this.#validated !== undefined ? (this.#validated as { value: unknown }).value : this.#input;
+    const json = toJson(source, { maxBytes: this.#w.settings.maxArgumentBytes, maxDepth: this.#w.settings.maxArgumentDepth });
+    if (!json.ok) return json;
+    // Read back from the text, never the value it was written from: a getter that answers
+    // differently on each read could otherwise make what is validated differ from the text.
+    this.#argsJson = json.text;
+    this.#argsValue = JSON.parse(json.text);
+    return { ok: true, text: json.text, source: this.#argsValue };
   }
 
   async #validateInput(what: number): Promise<number> {
@@ -450,19 +466,14 @@ class CallRun {
 
   /** The policy step; bit 0 of `what`: the policy reads the arguments, send them. */
   async #evaluatePolicy(what: number): Promise<number> {
-    const source = this.#tool.validation.standard && this.#validated !== undefined ? (this.#validated as { value: unknown }).value : this.#input;
-    let json = this.#argsJson !== undefined ? ({ ok: true, text: this.#argsJson } as const) : undefined;
-    if (json === undefined) {
-      const made = toJson(source, { maxBytes: this.#w.settings.maxArgumentBytes, maxDepth: this.#w.settings.maxArgumentDepth });
-      if (!made.ok) return this.#step(Outcome.Invalid, 0, 0, { diagnostics: [made.diagnostic] });
-      this.#argsJson = made.text;
-      json = made;
-    }
+    const json = this.#argumentsJson();
+    if (!json.ok) return this.#step(Outcome.Invalid, 0, 0, { diagnostics: [json.diagnostic] });
     await ensureGrants(this.#w);
     if (!this.#current()) throw new CoreTrapped('the core was restarted during this call');
     if (this.#about === undefined) this.#w.noteBaseline(this.#tool.coreTool, false);
     const facts: Record<string, unknown> = { taint: [...this.#taint], nowMs: this.#w.settings.clock() };
-    if (what & 1) facts.arguments = JSON.parse(json.text);
+    // Encoded (copied) as it is sent: the core never hands it back.
+    if (what & 1) facts.arguments = this.#argsValue;
     if (this.#options.principal !== undefined) facts.principal = this.#options.principal;
     const action = core.policyFacts(this.#engine, this.#call, encode(facts), this.#signalState());
     if (action === 0) throw new Error('the core does not know this call');
@@ -573,11 +584,12 @@ class CallRun {
   #policyCall(decision: Decision | undefined): PolicyCall {
     const facts = decode(core.askFacts(this.#engine, this.#call)) as AskFactsAnswer;
     const json = this.#argumentsJson();
-    const args = json.ok ? JSON.parse(json.text) : undefined;
+    const args = json.ok ? this.#argsValue : undefined;
     if (this.#argsDigest === undefined && json.ok) this.#argsDigest = digestOf(args);
     const call: PolicyCall = {
       serverId: facts.serverId,
       name: facts.name,
+      // A copy: the approver and predicates never hold what the tool will receive.
       arguments: deepFrozenCopy(args),
       argsDigest: this.#argsDigest ?? '',
       fingerprint: facts.fingerprint,

@@ -365,6 +365,20 @@ describe('call.arguments and call.argsDigest', () => {
     assert.deepEqual(seen, [1, 2]);
   });
 
+  test('a getter that answers differently on each read: the validator checks the very JSON the tool receives', async () => {
+    const seen = [];
+    const t = webmcp((input) => void seen.push(input.cmd), { name: 'getter_validated', description: 'd', inputSchema: { type: 'object', properties: { cmd: { enum: ['ls'] } } }, shape: false });
+    // Whatever the order of reads, the JSON text is what the validator and the tool both get:
+    // 'rm' either fails validation or never reaches the tool.
+    for (const order of [['ls', 'rm', 'ls', 'rm'], ['rm', 'ls', 'rm', 'ls'], ['ls', 'ls', 'rm', 'rm']]) {
+      let n = 0;
+      const outcome = await t.invoke({ get cmd() { return order[n++ % order.length]; } });
+      if (outcome.ok) assert.equal(seen.at(-1), 'ls', `${order}: the tool ran with what was validated`);
+      else assert.equal(outcome.error.reason, 'invalid_arguments', `${order}`);
+    }
+    assert.ok(!seen.includes('rm'));
+  });
+
   test('an approver that only reads the arguments passes the check', async () => {
     const { name, runs } = await tool();
     configureWebMCP({ policy: { ask: ['*'] }, onAsk: (call) => (call.arguments.amount < 10 ? { allow: 'once' } : { deny: 'too much' }) });
