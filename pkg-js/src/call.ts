@@ -119,6 +119,8 @@ class CallRun {
   #errorIsThrown = false;
   #failure: (CallError & { decision?: Decision }) | undefined;
   #shapeStep: DecisionStep | undefined;
+  /** The shaping module loading for this call's answer, when it was not loaded as the call began. */
+  #shaping: Promise<unknown> | undefined;
   /** An instrumentation following this call (tracing), told of its start in the caller's context. */
   readonly #trace: CallTrace | undefined;
 
@@ -193,10 +195,12 @@ class CallRun {
   }
 
   async run(): Promise<CallOutcome> {
-    // Shaping runs synchronously at the end (`#answer`). Its module loads while the call runs
-    // (its hooks still start at once) and is awaited before the answer; one that cannot load
-    // fails the call closed there. Once loaded (`register()` starts it), this costs one check.
+    // Shaping runs synchronously at the end (`#answer`). Its module loads while the call's hooks
+    // run (they still start at once) and is awaited before the tool runs: a module that cannot
+    // load fails the call before the tool, so an agent's retry repeats no action whose answer
+    // was withheld. Once loaded (`register()` starts it), this costs one check.
     const shaping = !shaperLoaded() && (this.#options.shape ?? this.#tool.shape) === 'llm' ? loadShaper().catch(() => undefined) : undefined;
+    this.#shaping = shaping;
     let ended = false;
     try {
       this.#arm();
@@ -303,7 +307,7 @@ class CallRun {
       case Op.CallHook:
         return this.#callHook(handle);
       case Op.RunTool:
-        return this.#runTool();
+        return this.#shaping === undefined || shaperLoaded() ? this.#runTool() : this.#runToolOnceShaping(this.#shaping);
       case Op.ValidateInput:
         return this.#validateInput(handle);
       case Op.EvaluatePolicy:
@@ -386,6 +390,14 @@ class CallRun {
     if (returned.deny !== undefined) payload.deny = returned.deny;
     this.#reportedPayload = payload;
     return Outcome.Returned;
+  }
+
+  /** Runs the tool once shaping loaded; throws (the call ends as `internal_error`) when it cannot load. */
+  async #runToolOnceShaping(shaping: Promise<unknown>): Promise<number> {
+    await shaping;
+    if (!shaperLoaded()) throw new Error('the shaping module did not load');
+    if (!this.#current()) throw new CoreTrapped('the core was restarted during this call');
+    return this.#runTool();
   }
 
   #runTool(): number | Promise<number> {
@@ -645,7 +657,8 @@ class CallRun {
       if (!shaperLoaded()) {
         // Only when the shaping module did not load (its chunk is missing, or the page's CSP
         // refuses wasm): the answer is withheld, so nothing unshaped reaches a model.
-        outcome = failedOutcome('tool', 'internal_error', 'internal error in webmcp-warden: the shaping module did not load');
+        // The agent reads the generic text only (docs/behaviour.md, Outcomes).
+        outcome = failedOutcome('tool', 'internal_error', 'internal error in webmcp-warden');
       } else {
         const max = this.#w.settings.maxResultBytesForLlm;
         const shaped = this.#about ? this.#about.shape(outcome.result, this.#serverId, max) : loadedShaping().shapeForModel(outcome.result, this.#serverId, max);

@@ -72,10 +72,22 @@ function loadForCall(): Promise<PipelineChunk> {
   return Promise.all([loadPipeline(), ready().catch(() => undefined)]).then(([chunk]) => chunk);
 }
 
-/** Why the chunk did not load, for an error message. */
-function why(err: unknown): string {
-  return `internal error in webmcp-warden: the pipeline chunk did not load (${err instanceof Error ? err.message : String(err)})`;
+/**
+ * What a failed load is thrown as, for the page's developer (`register()`, `listTools()`,
+ * `explain()`, `validateJson`, `shapeForModel`): a `WardenError('internal_error')` saying what did
+ * not load and why, never the platform's bare error (a `TypeError` of `import()`, a
+ * `CompileError`). A call answers only the generic text instead ({@link INTERNAL_ERROR}).
+ */
+export function loadFailure(what: string, err: unknown): WardenError {
+  if (err instanceof WardenError) return err;
+  return new WardenError('internal_error', `internal error in webmcp-warden: ${what} did not load (${err instanceof Error ? err.message : String(err)})`, { cause: err });
 }
+
+/**
+ * What a call answers when something it needs did not load: the generic text only. The loader's
+ * message (a chunk's URL, the platform's words) is the page's, not the agent's.
+ */
+export const INTERNAL_ERROR = 'internal error in webmcp-warden';
 
 /**
  * {@link loadPipeline}, rejecting with `WardenError('internal_error')` when the chunk does not
@@ -85,7 +97,7 @@ export function pipelineOrThrow(forCall = false): Promise<PipelineChunk> {
   return pipeline !== undefined
     ? Promise.resolve(pipeline)
     : (forCall ? loadForCall() : loadPipeline()).catch((err: unknown) => {
-        throw new WardenError('internal_error', why(err), { cause: err });
+        throw loadFailure('the pipeline chunk', err);
       });
 }
 
@@ -94,7 +106,7 @@ export function runCall(w: Warden, tool: PipelineTool, input: unknown, options?:
   if (pipeline !== undefined) return pipeline.runCall(w, tool, input, options, scope);
   return loadForCall().then(
     (chunk) => chunk.runCall(w, tool, input, options, scope),
-    (err: unknown) => failedOutcome('tool', 'internal_error', why(err)),
+    () => failedOutcome('tool', 'internal_error', INTERNAL_ERROR),
   );
 }
 
@@ -103,7 +115,7 @@ export function runSubjectCall(w: Warden, subject: PipelineTool, about: SubjectC
   if (pipeline !== undefined) return pipeline.runSubjectCall(w, subject, about, input, options, scope);
   return loadForCall().then(
     (chunk) => chunk.runSubjectCall(w, subject, about, input, options, scope),
-    (err: unknown) => failedOutcome('tool', 'internal_error', why(err)),
+    () => failedOutcome('tool', 'internal_error', INTERNAL_ERROR),
   );
 }
 
@@ -133,7 +145,12 @@ export function noticeRuntime(w: Warden): void {
 
 /** Compiles a JSON Schema in the validator module (`validation.ts`): its handle, or why it is invalid. */
 export async function compileSchema(schema: JsonSchema): Promise<Compiled> {
-  return (await pipelineOrThrow()).compileSchema(schema);
+  const chunk = await pipelineOrThrow();
+  try {
+    return await chunk.compileSchema(schema);
+  } catch (err) {
+    throw loadFailure('the JSON Schema validator module', err);
+  }
 }
 
 /**
@@ -148,7 +165,11 @@ export async function compileSchema(schema: JsonSchema): Promise<Compiled> {
  * @param limits - The most UTF-8 bytes and the deepest nesting allowed (default 1 MiB, 64 levels).
  */
 export async function validateJson(schema: JsonSchema, value: unknown, limits?: Limits): Promise<JsonValidated> {
-  if (pipeline !== undefined) return pipeline.validateJson(schema, value, limits);
+  if (pipeline !== undefined) {
+    return pipeline.validateJson(schema, value, limits).catch((err: unknown) => {
+      throw loadFailure('the JSON Schema validator module', err);
+    });
+  }
   // The walk that writes the JSON loads with the pipeline: until then, the JSON text the value
   // makes now stands for it (the same text, hence the same verdict). A value JSON.stringify
   // refuses (a cycle, a BigInt) is walked once loaded, for its diagnostic.
@@ -159,7 +180,12 @@ export async function validateJson(schema: JsonSchema, value: unknown, limits?: 
   } catch {
     // Kept as is: the walk says why it has no JSON form.
   }
-  return (await pipelineOrThrow()).validateJson(schema, now, limits);
+  const chunk = await pipelineOrThrow();
+  try {
+    return await chunk.validateJson(schema, now, limits);
+  } catch (err) {
+    throw loadFailure('the JSON Schema validator module', err);
+  }
 }
 
 /**
@@ -171,5 +197,12 @@ export async function validateJson(schema: JsonSchema, value: unknown, limits?: 
  * @param maxBytes - The most UTF-8 bytes of the result a model may read.
  */
 export async function shapeForModel(result: CallToolResult, serverId: string, maxBytes: number): Promise<ShapedResult> {
-  return (await (await pipelineOrThrow()).loadShaper()).shapeForModel(result, serverId, maxBytes);
+  const chunk = await pipelineOrThrow();
+  let shaping: Awaited<ReturnType<PipelineChunk['loadShaper']>>;
+  try {
+    shaping = await chunk.loadShaper();
+  } catch (err) {
+    throw loadFailure('the shaping module', err);
+  }
+  return shaping.shapeForModel(result, serverId, maxBytes);
 }
