@@ -27,6 +27,7 @@ import type { CallTrace, DecisionStep, TracedStep } from './telemetry.js';
 import { warnBadReturn } from './warnings.js';
 import type { CallError, CallOptions, CallOutcome, CallToolResult, ToolContract } from './types.js';
 import { readCallOptions, type ReadCallOptions } from './call-options.js';
+import { recordedText, recordPayload, REDACT_LIMIT, type PayloadSource, type PayloadWhere, type Recorded, type Redactor } from './payloads.js';
 import { compileSchema, toJson, validateJsonText, validateStandard, type Diagnostic } from './validation.js';
 import type { AskFactsAnswer, CallDecisionAnswer, CallErrorAnswer, EndAnswer, PlanErrorAnswer } from './answers.js';
 
@@ -119,6 +120,8 @@ class CallRun {
   #errorIsThrown = false;
   #failure: (CallError & { decision?: Decision }) | undefined;
   #shapeStep: DecisionStep | undefined;
+  /** What the tool received, as it will be recorded, when payloads may be (telemetry, tracing). */
+  #received: PayloadSource | undefined;
   /** The shaping module loading for this call's answer, when it was not loaded as the call began. */
   #shaping: Promise<unknown> | undefined;
   /** An instrumentation following this call (tracing), told of its start in the caller's context. */
@@ -136,7 +139,7 @@ class CallRun {
     this.#serverId = tool.server ?? w.settings.serverId;
     // Synchronous, before the call's first await: the caller's context is still the active one.
     // Instrumentations (tracing) follow tool calls.
-    this.#trace = this.#observed && about === undefined ? w.telemetry.follow?.({ tool: tool.contract.name, serverId: this.#serverId, invocationId: this.invocationId, input }) : undefined;
+    this.#trace = this.#observed && about === undefined ? w.telemetry.follow?.({ tool: tool.contract.name, serverId: this.#serverId, invocationId: this.invocationId }) : undefined;
     this.#taint = options.taint;
     this.#assigns = options.assigns ?? {};
     this.#approver = approverFor(w, scope);
@@ -392,6 +395,16 @@ class CallRun {
     return Outcome.Returned;
   }
 
+  /**
+   * The arguments as a payload: the JSON the call judged when there is one, else the value's
+   * JSON written now (bounded: a value over the redactor's limit is a notice). `atTool`: taken
+   * as the tool starts.
+   */
+  #argumentsSource(atTool: boolean): PayloadSource {
+    if (this.#argsJson !== undefined) return { json: this.#argsJson };
+    return atTool ? recordedText({ value: this.#input }, REDACT_LIMIT) : { value: this.#input };
+  }
+
   /** Runs the tool once shaping loaded; throws (the call ends as `internal_error`) when it cannot load. */
   async #runToolOnceShaping(shaping: Promise<unknown>): Promise<number> {
     await shaping;
@@ -405,6 +418,8 @@ class CallRun {
     // back (never the caller's object, nor a Standard Schema's value, which may be the caller's:
     // a getter, a `toJSON`, an inherited key or a later change would reach the tool unjudged).
     if (this.#argsJson !== undefined) this.#input = this.#argsValue;
+    // Payloads record what the tool received, taken now (the tool may change its own input).
+    if (this.#observed && (this.#w.settings.capturePayloads || this.#trace !== undefined)) this.#received = this.#argumentsSource(true);
     // Durations only feed the decision record and telemetry: no clock reads when nobody listens.
     const started = this.#observed ? performance.now() : 0;
     const about = this.#about;
@@ -672,7 +687,8 @@ class CallRun {
       const event: Record<string, unknown> = {
         name: this.#about?.stopEvent ?? 'tool_call.stop',
         tool: this.#tool.contract.name,
-        ...(this.#about?.target !== undefined ? { uri: this.#about.target } : {}),
+        // The URI read holds what the agent chose (a template's variables): a payload.
+        ...(this.#about?.target !== undefined && this.#w.settings.capturePayloads ? { uri: this.#about.target } : {}),
         serverId: this.#serverId,
         invocationId: this.invocationId,
         status: outcome.ok ? 'ok' : 'error',
@@ -683,14 +699,29 @@ class CallRun {
         event.errorKind = outcome.error.kind;
         event.errorReason = outcome.error.reason;
       }
-      if (this.#w.settings.capturePayloads) {
-        event.arguments = this.#input;
-        event.result = outcome.result;
+      const capture = this.#w.settings.capturePayloads;
+      if (capture || this.#trace !== undefined) {
+        const args = this.#received ?? this.#argumentsSource(false);
+        const result: PayloadSource = { value: outcome.result };
+        const read = (where: PayloadWhere, redact?: Redactor) => recordPayload(where === 'arguments' ? args : result, where, redact);
+        if (capture) {
+          const redact = this.#w.settings.redact;
+          const recordedArgs = read('arguments', redact);
+          const recordedResult = read('result', redact);
+          if (recordedArgs !== undefined) event.arguments = asEventValue(recordedArgs);
+          if (recordedResult !== undefined) event.result = asEventValue(recordedResult);
+        }
+        this.#trace?.payloads?.(read);
       }
       this.#w.telemetry.emit(event as never);
     }
     return outcome;
   }
+}
+
+/** A recorded payload as an event carries it: the JSON data, or the notice. */
+function asEventValue(recorded: Recorded): unknown {
+  return 'json' in recorded ? JSON.parse(recorded.json) : recorded.notice;
 }
 
 /** The arguments' digest: SHA-256 (in the core) of their RFC 8785 canonical JSON. */

@@ -17,6 +17,7 @@ import { memoryGrantStore, type Grant, type GrantStore } from './grant-stores.js
 import { Predicates } from './predicates.js';
 import type { Approver, ToolFilterFn } from './policy-types.js';
 import type { AnyHook } from './perform.js';
+import type { Redactor } from './payloads.js';
 import type { AnyToolOptions, RegisteredTool, RegistrationStatus } from './internal.js';
 import type { PromptDefinition, ResourceDefinition, WebMCPHooks } from './types.js';
 import type { Accepted, AddGlobalAnswer, ConfigureAnswer, DefineHookSetAnswer, DefineSubjectAnswer, LoadGrantsAnswer, Refused, StoredGrantsAnswer } from './answers.js';
@@ -47,6 +48,8 @@ export interface Settings {
   serverId: string;
   maxResultBytesForLlm: number;
   capturePayloads: boolean;
+  /** What captured payloads go through before they are recorded (`redact`). */
+  redact: Redactor | undefined;
   strictReturns: boolean;
   maxArgumentBytes: number;
   maxArgumentDepth: number;
@@ -70,6 +73,7 @@ function defaultSettings(): Settings {
     serverId: DEFAULT_SERVER_ID,
     maxResultBytesForLlm: 102_400,
     capturePayloads: false,
+    redact: undefined,
     strictReturns: false,
     maxArgumentBytes: 1024 * 1024,
     maxArgumentDepth: 64,

@@ -51,8 +51,17 @@ export interface WebMCPConfig {
   maxResultBytesForLlm?: number;
   /** A telemetry handler. */
   telemetry?: TelemetryHandler | null;
-  /** Put arguments and results in `tool_call.stop` events. */
+  /**
+   * Put arguments (as the tool received them) and results in `tool_call.stop` events, as JSON,
+   * each at most 16 384 characters (a longer one becomes a notice).
+   */
   capturePayloads?: boolean;
+  /**
+   * What captured payloads go through first: `redact(value, where)` gets a copy of the
+   * arguments (`where: 'arguments'`) or the result (`'result'`) and answers what to record
+   * (`undefined`: nothing). Synchronous; a throw records a notice. `null` removes it.
+   */
+  redact?: ((value: unknown, where: 'arguments' | 'result') => unknown) | null;
   /** The clock grants and the core read, in ms since the epoch (default `Date.now`); for tests. */
   clock?: () => number;
   /** Largest JSON of arguments the validator and the policy accept, in UTF-8 bytes (default 1 MiB). */
@@ -63,7 +72,7 @@ export interface WebMCPConfig {
 
 const KNOWN_OPTIONS = new Set([
   'hooks', 'replace', 'hookTimeout', 'serverId', 'policy', 'onAsk', 'askTimeout', 'grantTtl', 'grantStore', 'approvedFingerprints',
-  'tools', 'maxResultBytesForLlm', 'telemetry', 'capturePayloads', 'clock', 'maxArgumentBytes', 'maxArgumentDepth', 'hookReturns',
+  'tools', 'maxResultBytesForLlm', 'telemetry', 'capturePayloads', 'redact', 'clock', 'maxArgumentBytes', 'maxArgumentDepth', 'hookReturns',
 ]);
 
 /**
@@ -116,7 +125,7 @@ export function configure(w: Warden, options: WebMCPConfig): void {
     if (options[key] !== undefined && !Number.isInteger(options[key])) refuse(key, `must be a positive integer, not ${String(options[key])}`);
   }
   if (options.maxArgumentDepth !== undefined && options.maxArgumentDepth > MAX_ARGUMENT_DEPTH) refuse('maxArgumentDepth', `must be at most ${MAX_ARGUMENT_DEPTH}, not ${options.maxArgumentDepth}`);
-  for (const key of ['onAsk', 'telemetry'] as const) {
+  for (const key of ['onAsk', 'telemetry', 'redact'] as const) {
     const value = options[key];
     if (value !== undefined && value !== null && typeof value !== 'function') refuse(key, `must be a function, not ${typeName(value)}`);
   }
@@ -176,6 +185,7 @@ export function configure(w: Warden, options: WebMCPConfig): void {
     w.sealed = false;
   }
   if (options.telemetry !== undefined) w.telemetry.setConfigured(options.telemetry ?? undefined);
+  if (options.redact !== undefined) s.redact = options.redact ?? undefined;
   if (options.hookReturns !== undefined) w.setStrictReturns(options.hookReturns === 'strict');
   if (serverId !== undefined) w.setServerId(serverId);
   // What the browser lists follows the filter, the server id and the toolsListed hooks.
