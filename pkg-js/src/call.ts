@@ -208,6 +208,8 @@ class CallRun {
     try {
       this.#arm();
       this.#engine = this.#w.engine();
+      // A tool unregister() took out of the engine goes back for the call (one check otherwise).
+      if (this.#about === undefined) this.#w.attach(this.#tool.coreTool);
       this.#instance = this.#w.coreInstance;
       // Fingerprint baselines are tools' (resources and prompts have no pins).
       if (this.#about === undefined) sealFirstListing(this.#w);
@@ -260,6 +262,14 @@ class CallRun {
           core.end(this.#engine, this.#call);
         } catch {
           // the instance is gone; nothing to free
+        }
+      }
+      // Tools unregister() let go while this call ran leave the core once no call is in flight.
+      if (this.#w.detachPending) {
+        try {
+          this.#w.flushDetached();
+        } catch {
+          // a disposed client or a trapped core: nothing to free now
         }
       }
     }

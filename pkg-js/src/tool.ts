@@ -395,6 +395,12 @@ async function register(record: ToolRecord, opts?: { signal?: AbortSignal }): Pr
   } catch (err) {
     return fail(loadFailure('the core module', err));
   }
+  try {
+    // An unregister() may have taken the tool out of the engine: it goes back now.
+    w.attach(record.coreTool, true);
+  } catch (err) {
+    return fail(err as Error);
+  }
   if (!addToRegistry(w, record)) {
     fail(new RegistrationError('duplicate_name', `Failed to register tool "${record.contract.name}": another tool with this name is registered on this page`));
   }
@@ -435,6 +441,14 @@ function unregister(record: ToolRecord): void {
   record.attempt = undefined;
   removeFromRegistry(record.warden, record);
   dropBrowserRegistration(record);
+  // What the registry held of the tool leaves the core now, not when the object is collected.
+  if (wasRegistered) {
+    try {
+      record.warden.detachTool(record.coreTool);
+    } catch {
+      // A disposed client or a trapped core: nothing to free now; the finalizer still runs.
+    }
+  }
   record.status = 'unregistered';
   // Other tools' listing may change without this one (a toolsListed hook sees fewer tools).
   if (wasRegistered) resyncRegistrations(record.warden);

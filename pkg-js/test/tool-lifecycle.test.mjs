@@ -35,16 +35,20 @@ test('10,000 tools created, registered, unregistered and dropped give every core
     }
     const start = held();
 
-    let peak = 0;
+    // No macrotask turn in the loop, so no finalizer runs: what stays flat is what unregister()
+    // gave back by itself.
+    let peak = { tools: 0, sets: 0, hooks: 0 };
     for (let i = 0; i < 10_000; i++) {
       let tool = webmcp(() => 'ok', { name: `cycle_${i % 4}`, description: 'A tool that comes and goes.', hooks: { before: [() => undefined], after: [{ id: 'audit', run: () => undefined }] } });
       await tool.register();
       if (i % 500 === 0) assert.equal((await tool.invoke({})).ok, true, 'the tool works while it lives');
       tool.unregister();
       tool = undefined;
-      peak = Math.max(peak, held().tools);
+      const now = held();
+      peak = { tools: Math.max(peak.tools, now.tools), sets: Math.max(peak.sets, now.sets), hooks: Math.max(peak.hooks, now.hooks) };
     }
-    assert.ok(peak > start.tools, 'tools were alive in the core while referenced (the count can see them)');
+    assert.deepEqual(peak, { tools: start.tools, sets: start.sets, hooks: start.hooks }, 'unregister() took each tool, its hook set and its hooks out of the core at once');
+    assert.ok(held().handles > start.handles, 'the handles wait for the finalizers (the tool objects may still be held)');
     for (let round = 0; round < 100 && JSON.stringify(held()) !== JSON.stringify(start); round++) {
       gc();
       await sleep(10);
@@ -72,4 +76,70 @@ test('10,000 configurations that replace hooks and policy predicates give their 
   configureWebMCP({ replace: true, hooks: { before: [() => undefined] }, policy: { allow: [{ match: '*', when: () => true }] } });
   assert.deepEqual(held(), start, 'hook sets, hooks, handles, hook functions and predicates are back where they started');
   resetWebMCP();
+});
+
+test('a tool unregister() took out of the core still works: invoke, register again, re-wrap, its fingerprint and hooks', async () => {
+  const { createWarden } = await import('../dist/index.js');
+  const c = createWarden();
+  const w = internalOf(c);
+  try {
+    const seen = [];
+    const t = c.webmcp((input) => `got ${input.n}`, { name: 'comes_back', description: 'd', shape: false, hooks: { before: [{ id: 'own', run: () => void seen.push('own') }] } });
+    await t.register();
+    const fingerprint = t.fingerprint;
+    const registered = w.counts();
+    t.unregister();
+    const detached = w.counts();
+    assert.deepEqual([detached.tools, detached.sets, detached.hooks], [registered.tools - 1, registered.sets - 1, registered.hooks - 1], 'out of the core at once');
+    assert.equal((await t.invoke({ n: 1 })).result.content[0].text, 'got 1', 'invoke defines it again');
+    assert.equal(t.fingerprint, fingerprint);
+    await t.register();
+    assert.equal((await c.invokeTool('comes_back', { n: 2 })).result.content[0].text, 'got 2');
+    t.unregister();
+    const wrapped = c.webmcp(t, { name: 'wrapped', hooks: { after: [{ id: 'wrapper', run: () => void seen.push('wrapper') }] } });
+    assert.equal((await wrapped.invoke({ n: 3 })).ok, true, 'a re-wrap of an unregistered tool brings its sets back');
+    assert.deepEqual(seen, ['own', 'own', 'own', 'wrapper']);
+  } finally {
+    c.dispose();
+  }
+});
+
+test('a call in flight when its tool is unregistered runs to its end with all its hooks; the tool leaves the core after', async () => {
+  const { createWarden } = await import('../dist/index.js');
+  const c = createWarden();
+  const w = internalOf(c);
+  try {
+    let release;
+    const seen = [];
+    const t = c.webmcp(() => new Promise((resolve) => (release = resolve)), { name: 'slow', description: 'd', shape: false, hooks: { after: [{ id: 'after', run: () => void seen.push('after') }] } });
+    await t.register();
+    const before = w.counts().tools;
+    const pending = t.invoke({});
+    await sleep(5);
+    t.unregister();
+    assert.equal(w.counts().tools, before, 'kept while the call is in flight');
+    release('done');
+    const outcome = await pending;
+    assert.equal(outcome.ok, true);
+    assert.deepEqual(seen, ['after'], 'the after-hook ran (its set was not taken away mid-call)');
+    assert.equal(w.counts().tools, before - 1, 'out of the core once no call is in flight');
+  } finally {
+    c.dispose();
+  }
+});
+
+test('a global hook added while a tool is out of the core with a hook of the same id: its next register() says so', async () => {
+  const { createWarden, ConfigurationError } = await import('../dist/index.js');
+  const c = createWarden();
+  try {
+    const t = c.webmcp(() => 'ok', { name: 'clash', description: 'd', hooks: { before: [{ id: 'audit', run: () => {} }] } });
+    await t.register();
+    t.unregister();
+    c.configure({ hooks: { before: [{ id: 'audit', run: () => {} }] } });
+    await assert.rejects(t.register(), (err) => err instanceof ConfigurationError && err.code === 'duplicate_hook_id');
+    const outcome = await t.invoke({});
+    assert.equal(outcome.ok, false, 'a call is data');
+  } finally {
+    c.dispose();
+  }
 });
