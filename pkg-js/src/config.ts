@@ -89,6 +89,47 @@ function refuse(key: string, why: string, path: string | undefined = key): never
   throw new ConfigurationError('invalid_config', `configureWebMCP: ${key} ${why}`, path);
 }
 
+/** Clients already warned that a hook was given again (one console warning per client). */
+const warnedRepeats = new WeakSet<Warden>();
+
+/**
+ * `hooks` without the entries (functions or hook objects, by identity) the client's global hooks
+ * already hold for the same event; the object itself when there are none. One console warning
+ * per client says what was skipped and what to do. Hooks that cannot be read are left as they
+ * are, for the core's check to refuse.
+ */
+function withoutRepeats(w: Warden, hooks: WebMCPHooks | undefined): WebMCPHooks | undefined {
+  if (!isPlainObject(hooks)) return hooks;
+  const held = w.globalHooks as Record<string, unknown[] | undefined>;
+  let kept: Record<string, unknown> | undefined;
+  let skipped = 0;
+  try {
+    for (const key of Object.keys(hooks)) {
+      const entries: unknown = (hooks as Record<string, unknown>)[key];
+      const existing = held[key];
+      if (!Array.isArray(entries) || existing === undefined || existing.length === 0) continue;
+      const present = new Set(existing);
+      const fresh = entries.filter((entry) => !present.has(entry));
+      if (fresh.length === entries.length) continue;
+      skipped += entries.length - fresh.length;
+      kept ??= { ...hooks };
+      kept[key] = fresh;
+    }
+  } catch {
+    return hooks;
+  }
+  if (kept === undefined) return hooks;
+  if (!warnedRepeats.has(w)) {
+    warnedRepeats.add(w);
+    console.warn(
+      `webmcp-warden: configureWebMCP({ hooks }) was given ${skipped === 1 ? 'a hook' : `${skipped} hooks`} already among the global hooks; each is kept once. To set the global hooks rather than add to them (a React effect that runs on every render), pass replace: true.`,
+    );
+  }
+  // Nothing new at all: no hook set is made (an empty one per call would pile up in the plan).
+  if (Object.values(kept).every((entries) => Array.isArray(entries) && entries.length === 0)) return undefined;
+  return kept as WebMCPHooks;
+}
+
 /**
  * Configures client `w`: global hooks and settings. Everything is checked before anything
  * changes, so a `ConfigurationError` leaves the configuration as it was.
@@ -100,7 +141,10 @@ export function configure(w: Warden, options: WebMCPConfig): void {
   for (const key of Object.keys(options)) {
     if (!KNOWN_OPTIONS.has(key)) throw new ConfigurationError('unknown_option', `configureWebMCP: unknown option "${key}"`);
   }
-  const { hooks, replace = false, serverId } = options;
+  const { replace = false, serverId } = options;
+  // Without `replace`, a hook already among the global hooks is not added again (a React effect
+  // that configures on every render would otherwise add one more copy each time).
+  const hooks = replace ? options.hooks : withoutRepeats(w, options.hooks);
   const positive = (key: 'hookTimeout' | 'askTimeout' | 'grantTtl' | 'maxArgumentBytes' | 'maxArgumentDepth') => {
     const value = options[key];
     if (value !== undefined && !(typeof value === 'number' && Number.isFinite(value) && value > 0)) refuse(key, `must be a positive number, not ${String(value)}`);
