@@ -628,6 +628,7 @@ class CallRun {
       name: facts.name,
       // A copy: the approver and predicates never hold what the tool will receive.
       arguments: deepFrozenCopy(args),
+      display: json.ok ? displayText(json.text) : '',
       argsDigest: this.#argsDigest ?? '',
       fingerprint: facts.fingerprint,
       principal: this.#options.principal,
@@ -727,6 +728,20 @@ class CallRun {
     }
     return outcome;
   }
+}
+
+/**
+ * Characters a person cannot see, or that change the direction of the text around them: format
+ * and control characters, default-ignorable code points, line and paragraph separators (the
+ * page's own Unicode data, through `RegExp`).
+ */
+const HIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}]/gu;
+
+/** JSON text for a person to read (`call.display`): each hidden character written as `\u{XXXX}`. */
+function displayText(json: string): string {
+  HIDDEN.lastIndex = 0;
+  if (!HIDDEN.test(json)) return json;
+  return json.replace(HIDDEN, (c) => `\\u{${(c.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}}`);
 }
 
 /** A recorded payload as an event carries it: the JSON data, or the notice. */

@@ -15,7 +15,7 @@ import { isPlainObject, typeName } from './values.js';
 
 /** Options of {@link configureWebMCP}. */
 export interface WebMCPConfig {
-  /** Global hooks, concatenated onto the existing ones unless `replace: true`. */
+  /** Global hooks, concatenated onto the existing ones unless `replace: true` (a hook already among them is kept once). */
   hooks?: WebMCPHooks;
   /** Replace the global hooks instead of adding to them. */
   replace?: boolean;

@@ -365,6 +365,24 @@ describe('call.arguments and call.argsDigest', () => {
     assert.deepEqual(seen, [1, 2]);
   });
 
+  test('call.display: the arguments as text with invisible and direction-changing characters made visible, for the approver and predicates alike', async () => {
+    const { name } = await tool();
+    const seen = {};
+    configureWebMCP({
+      policy: { ask: [{ match: '*', when: (call) => ((seen.predicate = call.display), true) }] },
+      onAsk: (call) => ((seen.approver = call.display), (seen.arguments = call.arguments), { allow: 'once' }),
+    });
+    assert.equal((await invokeTool(name, { amount: '\u202E0001\u202C$', note: 'a\u200Bb\u2066c\u{E0041}\u0085\uFE0F', plain: 'ok' })).ok, true);
+    assert.equal(seen.approver, '{"amount":"\\u{202E}0001\\u{202C}$","note":"a\\u{200B}b\\u{2066}c\\u{E0041}\\u{0085}\\u{FE0F}","plain":"ok"}');
+    assert.equal(seen.predicate, seen.approver, 'function predicates get the same call');
+    assert.equal(seen.arguments.amount, '\u202E0001\u202C$', 'arguments stay exact: display is for display only');
+    assert.ok(!/[\u200B\u202A-\u202E\u2066-\u2069]/u.test(seen.approver));
+    // Text a person can read is left as it is (a literal backslash stays JSON's escape).
+    configureWebMCP({ policy: { ask: ['*'] }, onAsk: (call) => ((seen.plain = call.display), { allow: 'once' }) });
+    await invokeTool(name, { q: 'café \\u{202E} 東京 👍🏽' });
+    assert.equal(seen.plain, JSON.stringify({ q: 'café \\u{202E} 東京 👍🏽' }));
+  });
+
   test('a getter that answers differently on each read: the validator checks the very JSON the tool receives', async () => {
     const seen = [];
     const t = webmcp((input) => void seen.push(input.cmd), { name: 'getter_validated', description: 'd', inputSchema: { type: 'object', properties: { cmd: { enum: ['ls'] } } }, shape: false });
