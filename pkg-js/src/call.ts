@@ -28,7 +28,7 @@ import { warnBadReturn } from './warnings.js';
 import type { CallError, CallOptions, CallOutcome, CallToolResult, ToolContract } from './types.js';
 import { readCallOptions, type ReadCallOptions } from './call-options.js';
 import { recordedText, recordPayload, REDACT_LIMIT, type PayloadSource, type PayloadWhere, type Recorded, type Redactor } from './payloads.js';
-import { compileSchema, toJson, validateJsonText, validateStandard, type Diagnostic } from './validation.js';
+import { compileSchema, protoKeyProblem, toJson, validateJsonText, validateStandard, type Diagnostic } from './validation.js';
 import type { AskFactsAnswer, CallDecisionAnswer, CallErrorAnswer, EndAnswer, PlanErrorAnswer } from './answers.js';
 
 /** What a quiet ending means: the call succeeded and nothing was recorded. */
@@ -213,8 +213,9 @@ class CallRun {
       this.#instance = this.#w.coreInstance;
       // Fingerprint baselines are tools' (resources and prompts have no pins).
       if (this.#about === undefined) sealFirstListing(this.#w);
+      // `rejectProtoKeys` checks a tool's arguments even without a JSON Schema (as JSON).
       const flags =
-        (this.#tool.validation.standard ? CallFlags.StandardInput : this.#tool.validation.input ? CallFlags.JsonInput : 0) |
+        (this.#tool.validation.standard ? CallFlags.StandardInput : this.#tool.validation.input || (this.#w.settings.rejectProtoKeys && this.#about === undefined) ? CallFlags.JsonInput : 0) |
         (this.#tool.validation.output ? CallFlags.OutputSchema : 0) |
         (this.#approver ? CallFlags.Approver : 0) |
         (this.#observed ? CallFlags.Observed : 0) |
@@ -489,12 +490,24 @@ class CallRun {
       if (result.how === 'aborted') return this.#step(Outcome.Aborted, 0);
       if (!result.valid) return this.#step(Outcome.Invalid, 0, 0, { diagnostics: result.diagnostics });
       this.#validated = { value: result.value };
+      // The value the tool would receive, as JSON, when `__proto__` keys are refused.
+      if (this.#w.settings.rejectProtoKeys && this.#about === undefined) {
+        const json = this.#argumentsJson();
+        if (!json.ok) return this.#step(Outcome.Invalid, 0, 0, { diagnostics: [json.diagnostic] });
+        const proto = protoKeyProblem(json.text, this.#argsValue);
+        if (proto !== undefined) return this.#step(Outcome.Invalid, 0, 0, { diagnostics: [proto] });
+      }
       return this.#step(Outcome.Valid, 0);
     }
     const schema = this.#tool.validation.input;
-    if (schema === undefined) return this.#step(Outcome.Valid, 0);
+    if (schema === undefined && !(this.#w.settings.rejectProtoKeys && this.#about === undefined)) return this.#step(Outcome.Valid, 0);
     const json = this.#argumentsJson();
     if (!json.ok) return this.#step(Outcome.Invalid, 0, 0, { diagnostics: [json.diagnostic] });
+    if (this.#w.settings.rejectProtoKeys && this.#about === undefined) {
+      const proto = protoKeyProblem(json.text, this.#argsValue);
+      if (proto !== undefined) return this.#step(Outcome.Invalid, 0, 0, { diagnostics: [proto] });
+    }
+    if (schema === undefined) return this.#step(Outcome.Valid, 0);
     const result = await validateJsonText(schema, json, 'inputSchema', this.#w.settings);
     if (this.#signal.aborted) return this.#step(Outcome.Aborted, 0);
     if ('invalidSchema' in result) return this.#step(Outcome.InvalidSchema, 0, 0, { which: 'inputSchema', message: result.invalidSchema });

@@ -48,6 +48,8 @@ export interface Settings {
   serverId: string;
   maxResultBytesForLlm: number;
   capturePayloads: boolean;
+  /** Refuse arguments with a `__proto__` key anywhere (`rejectProtoKeys`). */
+  rejectProtoKeys: boolean;
   /** What captured payloads go through before they are recorded (`redact`). */
   redact: Redactor | undefined;
   strictReturns: boolean;
@@ -73,6 +75,7 @@ function defaultSettings(): Settings {
     serverId: DEFAULT_SERVER_ID,
     maxResultBytesForLlm: 102_400,
     capturePayloads: false,
+    rejectProtoKeys: false,
     redact: undefined,
     strictReturns: false,
     maxArgumentBytes: 1024 * 1024,

@@ -62,6 +62,13 @@ export interface WebMCPConfig {
    * (`undefined`: nothing). Synchronous; a throw records a notice. `null` removes it.
    */
   redact?: ((value: unknown, where: 'arguments' | 'result') => unknown) | null;
+  /**
+   * Refuse a tool call whose arguments have a `__proto__` key anywhere (`validation` /
+   * `invalid_arguments`, keyword `proto_key`), for tools whose code merges arguments into objects
+   * (`Object.assign`, a deep merge), where such a key would set a prototype. Default `false`: it
+   * is an ordinary own key, validated and passed on.
+   */
+  rejectProtoKeys?: boolean;
   /** The clock grants and the core read, in ms since the epoch (default `Date.now`); for tests. */
   clock?: () => number;
   /** Largest JSON of arguments the validator and the policy accept, in UTF-8 bytes (default 1 MiB). */
@@ -72,7 +79,7 @@ export interface WebMCPConfig {
 
 const KNOWN_OPTIONS = new Set([
   'hooks', 'replace', 'hookTimeout', 'serverId', 'policy', 'onAsk', 'askTimeout', 'grantTtl', 'grantStore', 'approvedFingerprints',
-  'tools', 'maxResultBytesForLlm', 'telemetry', 'capturePayloads', 'redact', 'clock', 'maxArgumentBytes', 'maxArgumentDepth', 'hookReturns',
+  'tools', 'maxResultBytesForLlm', 'telemetry', 'capturePayloads', 'redact', 'rejectProtoKeys', 'clock', 'maxArgumentBytes', 'maxArgumentDepth', 'hookReturns',
 ]);
 
 /**
@@ -82,7 +89,7 @@ const KNOWN_OPTIONS = new Set([
 export const MAX_ARGUMENT_DEPTH = 100;
 
 /** Settings copied as given (once checked) into the client's `Settings`, which use the same names. */
-const PLAIN_SETTINGS = ['askTimeout', 'grantTtl', 'clock', 'maxResultBytesForLlm', 'capturePayloads', 'maxArgumentBytes', 'maxArgumentDepth', 'hookTimeout'] as const;
+const PLAIN_SETTINGS = ['askTimeout', 'grantTtl', 'clock', 'maxResultBytesForLlm', 'capturePayloads', 'rejectProtoKeys', 'maxArgumentBytes', 'maxArgumentDepth', 'hookTimeout'] as const;
 
 /** Refuses option `key`: `configureWebMCP: <key> <why>`, at `path` (the option itself unless said). */
 function refuse(key: string, why: string, path: string | undefined = key): never {
@@ -176,7 +183,9 @@ export function configure(w: Warden, options: WebMCPConfig): void {
   if (options.clock !== undefined && typeof options.clock !== 'function') refuse('clock', 'must be a function');
   if (serverId !== undefined && !(typeof serverId === 'string' && serverId.length > 0)) refuse('serverId', 'must be a non-empty string', undefined);
   if (typeof replace !== 'boolean') refuse('replace', 'must be a boolean', undefined);
-  if (options.capturePayloads !== undefined && typeof options.capturePayloads !== 'boolean') refuse('capturePayloads', 'must be a boolean');
+  for (const key of ['capturePayloads', 'rejectProtoKeys'] as const) {
+    if (options[key] !== undefined && typeof options[key] !== 'boolean') refuse(key, 'must be a boolean');
+  }
   if (options.hookReturns !== undefined && options.hookReturns !== 'strict' && options.hookReturns !== 'lenient') refuse('hookReturns', `must be 'lenient' or 'strict', not ${typeName(options.hookReturns)}`);
   const store = options.grantStore;
   if (store !== undefined && !(store !== null && typeof store === 'object' && typeof store.load === 'function' && typeof store.save === 'function')) refuse('grantStore', 'must have load() and save(grants)');

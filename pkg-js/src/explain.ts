@@ -37,7 +37,7 @@ export async function explain(name: string, input?: unknown, given: Pick<CallOpt
   const [w, rest] = clientOption(given);
   // A disposed client refuses, as its other configuration-time methods do.
   w.engine();
-  const { readCallOptions, toJson, validateJsonText } = await pipelineOrThrow();
+  const { readCallOptions, toJson, validateJsonText, protoKeyProblem } = await pipelineOrThrow();
   // Read once, as a call reads them (the other call options are accepted and have no effect here).
   const options = readCallOptions(rest);
   if (typeof options === 'string') throw new WardenError('invalid_options', options);
@@ -47,7 +47,8 @@ export async function explain(name: string, input?: unknown, given: Pick<CallOpt
   const select: ExplainStep = { step: 'select', tool: nameText(name), found: true };
   if (w.settings.filter !== undefined) select.filterFunction = 'not called in a dry run; it could still hide this tool';
   const engine = w.engine();
-  const flags = (tool.validation.standard ? CallFlags.StandardInput : tool.validation.input ? CallFlags.JsonInput : 0) | (approverFor(w, tool.scope) ? CallFlags.Approver : 0) | CallFlags.Explain;
+  const rejectProto = w.settings.rejectProtoKeys;
+  const flags = (tool.validation.standard ? CallFlags.StandardInput : tool.validation.input || rejectProto ? CallFlags.JsonInput : 0) | (approverFor(w, tool.scope) ? CallFlags.Approver : 0) | CallFlags.Explain;
   const begun = core.begin(engine, tool.coreTool, tool.scope, flags, Signal.Live);
   if (begun < 0) throw new Error('the tool cannot be planned');
   // The call's handle and its first action, packed in one number (see `begin` in src/wasm/core.rs).
@@ -62,9 +63,13 @@ export async function explain(name: string, input?: unknown, given: Pick<CallOpt
     if (op === Op.ValidateInput) {
       let payload: unknown;
       let outcome: number = Outcome.Valid;
+      const proto = json.ok && rejectProto ? protoKeyProblem(json.text, JSON.parse(json.text)) : undefined;
       if (!json.ok) {
         outcome = Outcome.Invalid;
         payload = { diagnostics: [json.diagnostic] };
+      } else if (proto !== undefined) {
+        outcome = Outcome.Invalid;
+        payload = { diagnostics: [proto] };
       } else if (tool.validation.input) {
         // The text alone: steps may have awaited since it was written (see JsonText).
         const result = await validateJsonText(tool.validation.input, { text: json.text }, 'inputSchema', w.settings);

@@ -65,6 +65,8 @@ export interface PipelineChunk {
   compileSchema(schema: JsonSchema): Promise<Compiled>;
   /** A value as JSON text, or the diagnostic of why it has none (validation.ts). */
   toJson(value: unknown, limits?: Limits): ({ ok: true } & JsonText) | { ok: false; diagnostic: Diagnostic };
+  /** Where arguments' JSON has a `__proto__` key, as a diagnostic (validation.ts). */
+  protoKeyProblem(text: string, value: unknown): Diagnostic | undefined;
   /** Validates JSON text against a JSON Schema (validation.ts). */
   validateJsonText(schema: JsonSchema, json: JsonText, which: 'inputSchema' | 'outputSchema', limits: { maxArgumentBytes: number; maxArgumentDepth: number }): Promise<JsonValidated>;
   /** Validates a value against a JSON Schema (validation.ts). */

@@ -12,7 +12,7 @@ import { listContracts } from './listing.js';
 import { noticeRuntime, syncRegistrations } from './registration.js';
 import { normalizeResult } from './normalize.js';
 import { loadedShaping, loadShaper } from './shaper.js';
-import { compileSchema, toJson, validateJson, validateJsonText } from './validation.js';
+import { compileSchema, protoKeyProblem, toJson, validateJson, validateJsonText } from './validation.js';
 
 /** The chunk's one export. */
 export const pipeline: PipelineChunk = {
@@ -26,6 +26,7 @@ export const pipeline: PipelineChunk = {
   noticeRuntime,
   compileSchema,
   toJson,
+  protoKeyProblem,
   validateJsonText,
   validateJson,
   normalizeResult,
