@@ -196,7 +196,7 @@ describe('the approver (onAsk)', () => {
     const assigns = { session: 7 };
     await invokeTool(name, { q: 'x' }, { principal: 'bob', taint: ['web'], assigns });
     const [{ call, ctx }] = onAsk.calls;
-    assert.deepEqual(Object.keys(call).sort(), ['argsDigest', 'arguments', 'decision', 'fingerprint', 'invocationId', 'name', 'principal', 'serverId']);
+    assert.deepEqual(Object.keys(call).sort(), ['argsDigest', 'arguments', 'decision', 'display', 'fingerprint', 'invocationId', 'name', 'principal', 'serverId']);
     assert.equal(call.serverId, 'shop');
     assert.equal(call.name, name);
     assert.equal(call.principal, 'bob');
