@@ -13,65 +13,47 @@ export type { ReadCallOptions };
 /** The most `taint` entries read; a longer list is refused (an endless iterable ends here). */
 export const MAX_TAINT_ENTRIES = 1024;
 
-const CALL_KEYS = ['principal', 'taint', 'shape', 'signal', 'timeout', 'assigns'] as const;
-const LISTING_KEYS = ['principal', 'assigns', 'signal', 'shape'] as const;
+/** Each option: whether a value is one, and what it must be (`timeout` at most what a timer holds). */
+const OPTIONS: Record<string, [(value: unknown) => boolean, string]> = {
+  principal: [(value) => typeof value === 'string', 'a string'],
+  signal: [isSignal, 'an AbortSignal'],
+  shape: [(value) => value === 'llm' || value === false, "'llm' or false"],
+  assigns: [(value) => value !== null && typeof value === 'object', 'an object'],
+  // NaN, Infinity and anything a timer cannot hold (it would fire at once) included.
+  timeout: [(value) => typeof value === 'number' && value > 0 && value <= Bounds.MaxTimerMs, 'a positive number of milliseconds, at most 2147483647 (the longest delay a timer holds)'],
+  taint: [() => true, ''],
+};
 
 /**
  * The caller's call options read once, or a sentence saying what is wrong with them. `null` and
  * `undefined` mean none.
  */
 export function readCallOptions(options: CallOptions | null | undefined | unknown): ReadCallOptions | string {
-  const read = readOwn(options, CALL_KEYS, 'call');
+  const read = readOptions(options, 'call');
   if (typeof read === 'string') return read;
-  const { principal, signal, shape, assigns, timeout, taint } = read;
-  if (principal !== undefined && typeof principal !== 'string') return 'call option principal must be a string';
-  const signalProblem = signal === undefined ? undefined : checkSignal(signal, 'call');
-  if (signalProblem !== undefined) return signalProblem;
-  if (shape !== undefined && shape !== 'llm' && shape !== false) return "call option shape must be 'llm' or false";
-  if (assigns !== undefined && (assigns === null || typeof assigns !== 'object')) return 'call option assigns must be an object';
-  if (timeout !== undefined && !(typeof timeout === 'number' && timeout > 0 && timeout <= Bounds.MaxTimerMs)) {
-    // NaN, Infinity and anything a timer cannot hold (it would fire at once) included.
-    return `call option timeout must be a positive number of milliseconds, at most ${Bounds.MaxTimerMs} (the longest delay a timer holds), not ${describe(timeout)}`;
-  }
-  const servers = readTaint(taint);
-  if (typeof servers === 'string') return servers;
-  return {
-    principal: principal as string | undefined,
-    taint: servers,
-    shape: shape as ReadCallOptions['shape'],
-    signal: signal as AbortSignal | undefined,
-    timeout: timeout as number | undefined,
-    assigns: assigns as Record<string, unknown> | undefined,
-  };
+  const taint = readTaint(read.taint);
+  if (typeof taint === 'string') return taint;
+  read.taint = taint;
+  return read as unknown as ReadCallOptions;
 }
 
-/** A listing's options (`listTools`) read once, or a sentence saying what is wrong with them. */
+/** A listing's options (`listTools`: `principal`, `assigns`, `signal`, `shape`) read once, or a sentence saying what is wrong. */
 export function readListingOptions(options: ListingOptions | null | undefined | unknown): ListingOptions | string {
-  const read = readOwn(options, LISTING_KEYS, 'listing');
-  if (typeof read === 'string') return read;
-  const { principal, signal, shape, assigns } = read;
-  if (principal !== undefined && typeof principal !== 'string') return 'listing option principal must be a string';
-  const signalProblem = signal === undefined ? undefined : checkSignal(signal, 'listing');
-  if (signalProblem !== undefined) return signalProblem;
-  if (shape !== undefined && shape !== 'llm' && shape !== false) return "listing option shape must be 'llm' or false";
-  if (assigns !== undefined && (assigns === null || typeof assigns !== 'object')) return 'listing option assigns must be an object';
-  const listing: ListingOptions = {};
-  if (principal !== undefined) listing.principal = principal as string;
-  if (signal !== undefined) listing.signal = signal as AbortSignal;
-  if (shape !== undefined) listing.shape = shape as 'llm' | false;
-  if (assigns !== undefined) listing.assigns = assigns as Record<string, unknown>;
-  return listing;
+  return readOptions(options, 'listing') as ListingOptions | string;
 }
 
-/** The options' own known keys, each read once; unknown keys and unreadable objects refused. */
-function readOwn<K extends string>(options: unknown, known: readonly K[], what: 'call' | 'listing'): Partial<Record<K, unknown>> | string {
-  if (options === undefined || options === null) return {};
+/** The options' own known keys, each read once and checked. */
+function readOptions(options: unknown, what: 'call' | 'listing'): Record<string, unknown> | string {
+  const known = Object.keys(OPTIONS).filter((key) => what === 'call' || (key !== 'timeout' && key !== 'taint'));
+  const read: Record<string, unknown> = {};
+  if (options === undefined || options === null) return read;
   if (typeof options !== 'object') return `${what} options must be an object, not ${typeof options}`;
-  const read: Partial<Record<K, unknown>> = {};
   try {
     for (const key of Object.keys(options)) {
-      if (!(known as readonly string[]).includes(key)) return `unknown ${what} option "${key.slice(0, 100)}" (expected ${known.join(', ')})`;
-      read[key as K] = (options as Record<string, unknown>)[key];
+      if (!known.includes(key)) return `unknown ${what} option "${key.slice(0, 100)}" (expected ${known.join(', ')})`;
+      const value = (read[key] = (options as Record<string, unknown>)[key]);
+      const [holds, be] = OPTIONS[key] as [(value: unknown) => boolean, string];
+      if (value !== undefined && !holds(value)) return `${what} option ${key} must be ${be}, not ${value === null ? 'null' : typeof value === 'number' ? value : typeof value}`;
     }
   } catch {
     // What the getter or proxy threw is not quoted: it may quote anything.
@@ -81,48 +63,40 @@ function readOwn<K extends string>(options: unknown, known: readonly K[], what: 
 }
 
 /**
- * Why `signal` is not an `AbortSignal` the call can rely on, if it is not: one of the platform's
- * own (its prototype, the platform's `aborted` getter accepts it) with nothing of its own that
- * would answer for the platform's members. A proxy that throws on the way is refused too.
+ * Whether `signal` is an `AbortSignal` the call can rely on: one of the platform's own (its
+ * prototype, the platform's `aborted` getter accepts it) with nothing of its own that would
+ * answer for the platform's members. A proxy that throws on the way is refused too.
  */
-function checkSignal(signal: unknown, what: 'call' | 'listing'): string | undefined {
-  const problem = `${what} option signal must be an AbortSignal`;
+function isSignal(signal: unknown): boolean {
   try {
-    if (signal === null || typeof signal !== 'object' || Object.getPrototypeOf(signal) !== AbortSignal.prototype) return problem;
-    if (Object.getOwnPropertyNames(signal).length > 0) return problem;
-    abortedGetter?.call(signal);
-    return undefined;
+    if (signal === null || typeof signal !== 'object' || Object.getPrototypeOf(signal) !== AbortSignal.prototype || Object.getOwnPropertyNames(signal).length > 0) return false;
+    Object.getOwnPropertyDescriptor(AbortSignal.prototype, 'aborted')?.get?.call(signal);
+    return true;
   } catch {
-    return problem;
+    return false;
   }
 }
-
-const abortedGetter = Object.getOwnPropertyDescriptor(AbortSignal.prototype, 'aborted')?.get;
 
 /**
  * `taint` as a Set of server ids: a string is one id; an array or another iterable of strings is
  * read up to {@link MAX_TAINT_ENTRIES} entries (more is refused, so an endless iterable ends).
  */
 function readTaint(taint: unknown): Set<string> | string {
-  if (taint === undefined || taint === null) return new Set();
-  if (typeof taint === 'string') return new Set([taint]);
-  const problem = 'call option taint must be an array or Set of server ids (strings)';
   const servers = new Set<string>();
+  if (taint === undefined || taint === null) return servers;
+  if (typeof taint === 'string') return servers.add(taint);
+  const problem = 'call option taint must be an array or Set of server ids (strings)';
   try {
     if (typeof taint !== 'object' || typeof (taint as { [Symbol.iterator]?: unknown })[Symbol.iterator] !== 'function') return problem;
-    let count = 0;
+    // Entries counted as read, not as kept: an endless run of one id ends too.
+    let read = 0;
     for (const item of taint as Iterable<unknown>) {
-      if (++count > MAX_TAINT_ENTRIES) return `call option taint has more than ${MAX_TAINT_ENTRIES} entries`;
+      if (++read > MAX_TAINT_ENTRIES) return `call option taint has more than ${MAX_TAINT_ENTRIES} entries`;
       if (typeof item !== 'string') return problem;
       servers.add(item);
     }
   } catch {
-    return `${problem}; reading it threw`;
+    return problem;
   }
   return servers;
-}
-
-/** A number as a message quotes it (never a value's own `toString`). */
-function describe(value: unknown): string {
-  return typeof value === 'number' ? String(value) : typeof value;
 }

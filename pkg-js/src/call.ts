@@ -27,9 +27,45 @@ import type { CallTrace, DecisionStep, TracedStep } from './telemetry.js';
 import { warnBadReturn } from './warnings.js';
 import type { CallError, CallOptions, CallOutcome, CallToolResult, ToolContract } from './types.js';
 import { readCallOptions, type ReadCallOptions } from './call-options.js';
-import { recordedText, recordPayload, REDACT_LIMIT, type PayloadSource, type PayloadWhere, type Recorded, type Redactor } from './payloads.js';
-import { compileSchema, protoKeyProblem, toJson, validateJsonText, validateStandard, type Diagnostic } from './validation.js';
+import type * as PayloadsModule from './payloads.js';
+import type { PayloadSource } from './payloads.js';
+import { compileSchema, toJson, validateJsonText, validateStandard, type Diagnostic } from './validation.js';
+import type * as Extras from './call-extras.js';
 import type { AskFactsAnswer, CallDecisionAnswer, CallErrorAnswer, EndAnswer, PlanErrorAnswer } from './answers.js';
+
+/** Recording payloads (payloads.ts), a chunk of its own: only pages that capture them load it. */
+let payloads: typeof PayloadsModule | undefined;
+let loadingPayloads: Promise<unknown> | undefined;
+
+/** Loads the payload recorder once; a failed load records no payloads, and a later call tries again. */
+function loadPayloads(): Promise<unknown> {
+  loadingPayloads ??= import('./payloads.js').then(
+    (module) => (payloads = module),
+    () => {
+      loadingPayloads = undefined;
+    },
+  );
+  return loadingPayloads;
+}
+
+let extras: typeof Extras | undefined;
+let loadingExtras: Promise<typeof Extras> | undefined;
+
+/**
+ * What few calls need (call-extras.ts: `call.display`, the `rejectProtoKeys` check), loaded once;
+ * a failed load rejects (the call fails closed) and a later call tries again.
+ */
+export function loadExtras(): Promise<typeof Extras> {
+  if (extras !== undefined) return Promise.resolve(extras);
+  loadingExtras ??= import('./call-extras.js').then(
+    (module) => (extras = module),
+    (err: unknown) => {
+      loadingExtras = undefined;
+      throw err;
+    },
+  );
+  return loadingExtras;
+}
 
 /** What a quiet ending means: the call succeeded and nothing was recorded. */
 const QUIET_SUCCESS = { ok: true } as const;
@@ -122,8 +158,12 @@ class CallRun {
   #shapeStep: DecisionStep | undefined;
   /** What the tool received, as it will be recorded, when payloads may be (telemetry, tracing). */
   #received: PayloadSource | undefined;
-  /** The shaping module loading for this call's answer, when it was not loaded as the call began. */
-  #shaping: Promise<unknown> | undefined;
+  /**
+   * What loads before the tool runs, when it was not loaded as the call began: the shaping module
+   * (`#shapes`: the answer is shaped, so the tool never runs without it), the payload recorder.
+   */
+  #beforeTool: Promise<unknown> | undefined;
+  #shapes = false;
   /** An instrumentation following this call (tracing), told of its start in the caller's context. */
   readonly #trace: CallTrace | undefined;
 
@@ -202,8 +242,11 @@ class CallRun {
     // run (they still start at once) and is awaited before the tool runs: a module that cannot
     // load fails the call before the tool, so an agent's retry repeats no action whose answer
     // was withheld. Once loaded (`register()` starts it), this costs one check.
-    const shaping = !shaperLoaded() && (this.#options.shape ?? this.#tool.shape) === 'llm' ? loadShaper().catch(() => undefined) : undefined;
-    this.#shaping = shaping;
+    this.#shapes = (this.#options.shape ?? this.#tool.shape) === 'llm';
+    const shaping = !shaperLoaded() && this.#shapes ? loadShaper().catch(() => undefined) : undefined;
+    const recording = payloads === undefined && this.#observed && (this.#w.settings.capturePayloads || this.#trace !== undefined) ? loadPayloads() : undefined;
+    const loading = shaping === undefined ? recording : recording === undefined ? shaping : Promise.all([shaping, recording]);
+    this.#beforeTool = loading;
     let ended = false;
     try {
       this.#arm();
@@ -225,7 +268,7 @@ class CallRun {
       const begun = target === undefined ? core.begin(this.#engine, this.#tool.coreTool, this.#scope, flags, signal) : core.beginAt(this.#engine, this.#tool.coreTool, this.#scope, flags, target, signal);
       if (begun < 0) {
         ended = true;
-        if (shaping !== undefined) await shaping;
+        if (loading !== undefined) await loading;
         return this.#planFailure();
       }
       // The call's handle and its first action, packed in one number (one crossing to start).
@@ -237,7 +280,7 @@ class CallRun {
         const handle = action >>> ActionBits.HandleShift;
         if (op === Op.FinishOk || op === Op.FinishError) {
           ended = true;
-          if (shaping !== undefined) await shaping;
+          if (loading !== undefined) await loading;
           // The core ended a call that succeeded with nothing to record: no answer to read.
           return op === Op.FinishOk && handle === ActionBits.EndedQuietly ? this.#finish(QUIET_SUCCESS) : this.#finish();
         }
@@ -254,7 +297,7 @@ class CallRun {
     } catch (err) {
       // A trapped core, or a bug in this package: the call still ends as data, and what was
       // thrown is never shown to the agent.
-      if (shaping !== undefined) await shaping;
+      if (loading !== undefined) await loading;
       return this.#internalError(err);
     } finally {
       this.#disarm();
@@ -263,14 +306,6 @@ class CallRun {
           core.end(this.#engine, this.#call);
         } catch {
           // the instance is gone; nothing to free
-        }
-      }
-      // Tools unregister() let go while this call ran leave the core once no call is in flight.
-      if (this.#w.detachPending) {
-        try {
-          this.#w.flushDetached();
-        } catch {
-          // a disposed client or a trapped core: nothing to free now
         }
       }
     }
@@ -321,7 +356,7 @@ class CallRun {
       case Op.CallHook:
         return this.#callHook(handle);
       case Op.RunTool:
-        return this.#shaping === undefined || shaperLoaded() ? this.#runTool() : this.#runToolOnceShaping(this.#shaping);
+        return this.#beforeTool === undefined ? this.#runTool() : this.#runToolWhenLoaded(this.#beforeTool);
       case Op.ValidateInput:
         return this.#validateInput(handle);
       case Op.EvaluatePolicy:
@@ -406,20 +441,11 @@ class CallRun {
     return Outcome.Returned;
   }
 
-  /**
-   * The arguments as a payload: the JSON the call judged when there is one, else the value's
-   * JSON written now (bounded: a value over the redactor's limit is a notice). `atTool`: taken
-   * as the tool starts.
-   */
-  #argumentsSource(atTool: boolean): PayloadSource {
-    if (this.#argsJson !== undefined) return { json: this.#argsJson };
-    return atTool ? recordedText({ value: this.#input }, REDACT_LIMIT) : { value: this.#input };
-  }
-
-  /** Runs the tool once shaping loaded; throws (the call ends as `internal_error`) when it cannot load. */
-  async #runToolOnceShaping(shaping: Promise<unknown>): Promise<number> {
-    await shaping;
-    if (!shaperLoaded()) throw new Error('the shaping module did not load');
+  /** Runs the tool once what it waits for loaded; throws (the call ends as `internal_error`) when shaping cannot load. */
+  async #runToolWhenLoaded(loading: Promise<unknown>): Promise<number> {
+    await loading;
+    this.#beforeTool = undefined;
+    if (this.#shapes && !shaperLoaded()) throw new Error('the shaping module did not load');
     if (!this.#current()) throw new CoreTrapped('the core was restarted during this call');
     return this.#runTool();
   }
@@ -430,7 +456,7 @@ class CallRun {
     // a getter, a `toJSON`, an inherited key or a later change would reach the tool unjudged).
     if (this.#argsJson !== undefined) this.#input = this.#argsValue;
     // Payloads record what the tool received, taken now (the tool may change its own input).
-    if (this.#observed && (this.#w.settings.capturePayloads || this.#trace !== undefined)) this.#received = this.#argumentsSource(true);
+    if (payloads !== undefined && this.#observed && (this.#w.settings.capturePayloads || this.#trace !== undefined)) this.#received = payloads.argumentsSource(this.#argsJson, this.#input, true);
     // Durations only feed the decision record and telemetry: no clock reads when nobody listens.
     const started = this.#observed ? performance.now() : 0;
     const about = this.#about;
@@ -494,7 +520,7 @@ class CallRun {
       if (this.#w.settings.rejectProtoKeys && this.#about === undefined) {
         const json = this.#argumentsJson();
         if (!json.ok) return this.#step(Outcome.Invalid, 0, 0, { diagnostics: [json.diagnostic] });
-        const proto = protoKeyProblem(json.text, this.#argsValue);
+        const proto = (extras ?? (await loadExtras())).protoKeyProblem(json.text, this.#argsValue);
         if (proto !== undefined) return this.#step(Outcome.Invalid, 0, 0, { diagnostics: [proto] });
       }
       return this.#step(Outcome.Valid, 0);
@@ -504,7 +530,7 @@ class CallRun {
     const json = this.#argumentsJson();
     if (!json.ok) return this.#step(Outcome.Invalid, 0, 0, { diagnostics: [json.diagnostic] });
     if (this.#w.settings.rejectProtoKeys && this.#about === undefined) {
-      const proto = protoKeyProblem(json.text, this.#argsValue);
+      const proto = (extras ?? (await loadExtras())).protoKeyProblem(json.text, this.#argsValue);
       if (proto !== undefined) return this.#step(Outcome.Invalid, 0, 0, { diagnostics: [proto] });
     }
     if (schema === undefined) return this.#step(Outcome.Valid, 0);
@@ -533,7 +559,7 @@ class CallRun {
 
   async #predicate(handle: number): Promise<number> {
     const predicate = this.#w.predicates.table[handle];
-    const call = this.#policyCall(undefined);
+    const call = this.#policyCall(undefined, extras ?? (await loadExtras()));
     const ctx = this.#governanceContext();
     const performed = predicate ? perform(predicate as AnyHook, [call, ctx], this.#w.settings.hookTimeout, this.#signal) : ([Ended.Raise, undefined] as [Ended, unknown]);
     const [how, value] = Array.isArray(performed) ? performed : await performed;
@@ -545,7 +571,7 @@ class CallRun {
 
   async #approve(): Promise<number> {
     const decision = decode(core.callDecision(this.#engine, this.#call)) as CallDecisionAnswer;
-    const call = this.#policyCall(decision ?? undefined);
+    const call = this.#policyCall(decision ?? undefined, extras ?? (await loadExtras()));
     const ctx = { signal: this.#signal, ...this.#governanceContext() };
     const started = performance.now();
     const approver = this.#approver;
@@ -631,7 +657,7 @@ class CallRun {
   }
 
   /** What the approver and function predicates see (a deeply frozen copy of the arguments). */
-  #policyCall(decision: Decision | undefined): PolicyCall {
+  #policyCall(decision: Decision | undefined, { displayText }: typeof Extras): PolicyCall {
     const facts = decode(core.askFacts(this.#engine, this.#call)) as AskFactsAnswer;
     const json = this.#argumentsJson();
     const args = json.ok ? this.#argsValue : undefined;
@@ -724,42 +750,14 @@ class CallRun {
         event.errorReason = outcome.error.reason;
       }
       const capture = this.#w.settings.capturePayloads;
-      if (capture || this.#trace !== undefined) {
-        const args = this.#received ?? this.#argumentsSource(false);
-        const result: PayloadSource = { value: outcome.result };
-        const read = (where: PayloadWhere, redact?: Redactor) => recordPayload(where === 'arguments' ? args : result, where, redact);
-        if (capture) {
-          const redact = this.#w.settings.redact;
-          const recordedArgs = read('arguments', redact);
-          const recordedResult = read('result', redact);
-          if (recordedArgs !== undefined) event.arguments = asEventValue(recordedArgs);
-          if (recordedResult !== undefined) event.result = asEventValue(recordedResult);
-        }
-        this.#trace?.payloads?.(read);
+      // Without the recorder (its chunk did not load) no payload is recorded.
+      if (payloads !== undefined && (capture || this.#trace !== undefined)) {
+        payloads.recordCall(event, this.#received ?? payloads.argumentsSource(this.#argsJson, this.#input, false), outcome.result, capture, this.#w.settings.redact, this.#trace);
       }
       this.#w.telemetry.emit(event as never);
     }
     return outcome;
   }
-}
-
-/**
- * Characters a person cannot see, or that change the direction of the text around them: format
- * and control characters, default-ignorable code points, line and paragraph separators (the
- * page's own Unicode data, through `RegExp`).
- */
-const HIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}]/gu;
-
-/** JSON text for a person to read (`call.display`): each hidden character written as `\u{XXXX}`. */
-function displayText(json: string): string {
-  HIDDEN.lastIndex = 0;
-  if (!HIDDEN.test(json)) return json;
-  return json.replace(HIDDEN, (c) => `\\u{${(c.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}}`);
-}
-
-/** A recorded payload as an event carries it: the JSON data, or the notice. */
-function asEventValue(recorded: Recorded): unknown {
-  return 'json' in recorded ? JSON.parse(recorded.json) : recorded.notice;
 }
 
 /** The arguments' digest: SHA-256 (in the core) of their RFC 8785 canonical JSON. */

@@ -182,14 +182,10 @@ export class Warden {
   #disposed = false;
   /** Hook sets written in the log only, which no engine has checked yet (`defineHookSet`). */
   readonly #logOnly = new Set<number>();
-  /** How many tools not detached use each tool hook set (only tools' sets are counted). */
-  readonly #setUsers = new Map<number, number>();
   /** Tool hook sets taken out of the engine with their last tool (`detachTool`), kept in the log. */
   readonly #detachedSets = new Set<number>();
   /** Tools taken out of the engine, each defined again at its next use (`attach`). */
   readonly #detachedTools = new Set<number>();
-  /** Tools `unregister()` let go while a call or a listing was in flight: detached once none is. */
-  readonly #pendingDetach = new Set<number>();
   readonly #log = {
     sets: new Map<number, { spec: Uint8Array; label: string }>(),
     globals: [] as number[],
@@ -298,7 +294,6 @@ export class Warden {
     if (this.#disposed || this.hasEngine) core.dropHookSet(this.engine(), id);
     this.#logOnly.delete(id);
     this.#detachedSets.delete(id);
-    this.#setUsers.delete(id);
     const logged = this.#log.sets.get(id);
     this.#log.sets.delete(id);
     this.#log.globals = this.#log.globals.filter((set) => set !== id);
@@ -361,18 +356,6 @@ export class Warden {
       entry.fingerprint = answered<DefineSubjectAnswer>(core.defineTool(this.engine(), id, definition, server, sets, label)).fingerprint;
     }
     this.#log.tools.set(id, entry);
-    this.#useSets(sets, 1);
-  }
-
-  /** Counts one more (or one fewer) tool using each of `sets`; answers the sets no tool uses any more. */
-  #useSets(sets: Uint32Array, delta: number): number[] {
-    const unused: number[] = [];
-    for (const set of sets) {
-      const users = (this.#setUsers.get(set) ?? 0) + delta;
-      this.#setUsers.set(set, users);
-      if (users <= 0) unused.push(set);
-    }
-    return unused;
   }
 
   /** Defines again in the engine the sets of `sets` that were taken out with their last tool. */
@@ -387,66 +370,45 @@ export class Warden {
   }
 
   /**
-   * Takes tool `id` out of the engine, with the hook sets no other tool uses: what `unregister()`
+   * Takes tool `id` out of the engine, with `sets`, the hook sets no other tool uses: what `unregister()`
    * makes unreachable from an agent, given back to the core at once rather than when the tool
    * object is collected (a page that makes and unregisters tools in a loop, with no macrotask
    * for finalizers in between, kept every one in the core's memory, which only grows). The tool
    * object lives on: its definition and sets stay in the log, and its next use (`register()`, a
    * call, a re-wrap) defines them again with the same handles (`attach`). With a call or a
-   * listing in flight the tool waits until none is (`flushDetached`), so no call loses its tool.
+   * listing in flight nothing is taken out (none may lose its tool midway): the finalizer frees
+   * it as before.
    */
-  detachTool(id: number): void {
+  detachTool(id: number, sets: number[]): void {
     if (this.#disposed || !this.hasEngine) return;
     const entry = this.#log.tools.get(id);
     if (entry === undefined || entry.detached || entry.subject !== undefined || entry.definition === undefined) return;
-    this.#pendingDetach.add(id);
-    this.flushDetached();
-  }
-
-  /** Whether `unregister()` let tools go that wait for calls and listings in flight to end. */
-  get detachPending(): boolean {
-    return this.#pendingDetach.size > 0;
-  }
-
-  /** Detaches the tools `unregister()` let go, once no call or listing is in flight. */
-  flushDetached(): void {
-    if (this.#pendingDetach.size === 0 || this.#disposed || !this.hasEngine) return;
     const e = this.engine();
     const [, , , , , calls = 0, listings = 0] = core.engineCounts(e);
     if (calls > 0 || listings > 0) return;
-    for (const id of this.#pendingDetach) {
-      const entry = this.#log.tools.get(id);
-      // Registered again meanwhile (attached), or already gone.
-      if (entry === undefined || entry.detached) continue;
-      core.dropTool(e, id);
-      entry.detached = true;
-      this.#detachedTools.add(id);
-      for (const set of this.#useSets(entry.sets, -1)) {
-        if (!this.#log.sets.has(set) || this.#logOnly.has(set)) continue;
-        core.dropHookSet(e, set);
-        this.#detachedSets.add(set);
-      }
+    core.dropTool(e, id);
+    entry.detached = true;
+    this.#detachedTools.add(id);
+    for (const set of sets) {
+      if (!this.#log.sets.has(set)) continue;
+      core.dropHookSet(e, set);
+      this.#detachedSets.add(set);
     }
-    this.#pendingDetach.clear();
   }
 
   /**
-   * Defines tool `id` again if `unregister()` took it out of the engine (`detachTool`); `keep`
-   * (a `register()`) also cancels a detach that waits for calls in flight.
-   * Costs one check when nothing is detached. Throws `ConfigurationError` when the engine now
-   * refuses it (a global hook added since holds one of its hooks' ids).
+   * Defines tool `id` again if `unregister()` took it out of the engine (`detachTool`). Costs one
+   * check when nothing is detached. Throws `ConfigurationError` when the engine now refuses it (a
+   * global hook added since holds one of its hooks' ids).
    */
-  attach(id: number, keep = false): void {
-    if (keep && this.#pendingDetach.size > 0) this.#pendingDetach.delete(id);
+  attach(id: number): void {
     if (this.#detachedTools.size === 0 || !this.#detachedTools.has(id)) return;
     const entry = this.#log.tools.get(id);
     if (entry === undefined || entry.definition === undefined) return;
-    const e = this.engine();
     this.#attachSets(entry.sets);
-    answered(core.defineTool(e, id, entry.definition, entry.server, entry.sets, entry.label));
+    answered(core.defineTool(this.engine(), id, entry.definition, entry.server, entry.sets, entry.label));
     entry.detached = false;
     this.#detachedTools.delete(id);
-    this.#useSets(entry.sets, 1);
   }
 
   /**
@@ -481,11 +443,8 @@ export class Warden {
 
   /** Forgets a tool (from the log only, when no engine has it yet). */
   dropTool(id: number): void {
-    const entry = this.#log.tools.get(id);
     if (this.#disposed || this.hasEngine) core.dropTool(this.engine(), id);
-    if (entry !== undefined && !entry.detached) this.#useSets(entry.sets, -1);
     this.#detachedTools.delete(id);
-    this.#pendingDetach.delete(id);
     this.#log.tools.delete(id);
     this.handles.give(id);
   }

@@ -107,20 +107,14 @@ const warnedRepeats = new WeakSet<Warden>();
  */
 function withoutRepeats(w: Warden, hooks: WebMCPHooks | undefined): WebMCPHooks | undefined {
   if (!isPlainObject(hooks)) return hooks;
-  const held = w.globalHooks as Record<string, unknown[] | undefined>;
   let kept: Record<string, unknown> | undefined;
-  let skipped = 0;
   try {
     for (const key of Object.keys(hooks)) {
       const entries: unknown = (hooks as Record<string, unknown>)[key];
-      const existing = held[key];
-      if (!Array.isArray(entries) || existing === undefined || existing.length === 0) continue;
-      const present = new Set(existing);
-      const fresh = entries.filter((entry) => !present.has(entry));
-      if (fresh.length === entries.length) continue;
-      skipped += entries.length - fresh.length;
-      kept ??= { ...hooks };
-      kept[key] = fresh;
+      const held = (w.globalHooks as Record<string, unknown[] | undefined>)[key];
+      if (!Array.isArray(entries) || held === undefined) continue;
+      const fresh = entries.filter((entry) => !held.includes(entry));
+      if (fresh.length < entries.length) (kept ??= { ...hooks })[key] = fresh;
     }
   } catch {
     return hooks;
@@ -128,13 +122,10 @@ function withoutRepeats(w: Warden, hooks: WebMCPHooks | undefined): WebMCPHooks 
   if (kept === undefined) return hooks;
   if (!warnedRepeats.has(w)) {
     warnedRepeats.add(w);
-    console.warn(
-      `webmcp-warden: configureWebMCP({ hooks }) was given ${skipped === 1 ? 'a hook' : `${skipped} hooks`} already among the global hooks; each is kept once. To set the global hooks rather than add to them (a React effect that runs on every render), pass replace: true.`,
-    );
+    console.warn('webmcp-warden: configureWebMCP({ hooks }) was given hooks already among the global hooks; each is kept once (replace: true sets the global hooks instead of adding to them).');
   }
   // Nothing new at all: no hook set is made (an empty one per call would pile up in the plan).
-  if (Object.values(kept).every((entries) => Array.isArray(entries) && entries.length === 0)) return undefined;
-  return kept as WebMCPHooks;
+  return Object.values(kept).some((entries) => !Array.isArray(entries) || entries.length > 0) ? (kept as WebMCPHooks) : undefined;
 }
 
 /**
@@ -152,20 +143,16 @@ export function configure(w: Warden, options: WebMCPConfig): void {
   // Without `replace`, a hook already among the global hooks is not added again (a React effect
   // that configures on every render would otherwise add one more copy each time).
   const hooks = replace ? options.hooks : withoutRepeats(w, options.hooks);
-  const positive = (key: 'hookTimeout' | 'askTimeout' | 'grantTtl' | 'maxArgumentBytes' | 'maxArgumentDepth') => {
-    const value = options[key];
-    if (value !== undefined && !(typeof value === 'number' && Number.isFinite(value) && value > 0)) refuse(key, `must be a positive number, not ${String(value)}`);
-  };
-  positive('hookTimeout');
-  positive('askTimeout');
-  positive('grantTtl');
   // Deadlines become timers, and a timer cannot wait longer than 2^31 − 1 ms: a longer delay
   // fires at once (every call would time out). `grantTtl` is no timer (an expiry the core
   // compares with the clock), so it takes any positive number.
-  for (const key of ['hookTimeout', 'askTimeout'] as const) {
+  const positive = (key: 'hookTimeout' | 'askTimeout' | 'grantTtl' | 'maxArgumentBytes' | 'maxArgumentDepth', most = Number.MAX_VALUE) => {
     const value = options[key];
-    if (value !== undefined && value > Bounds.MaxTimerMs) refuse(key, `must be at most ${Bounds.MaxTimerMs} milliseconds (the longest delay a timer holds), not ${String(value)}`);
-  }
+    if (value !== undefined && !(typeof value === 'number' && value > 0 && value <= most)) refuse(key, `must be a positive number${most < Number.MAX_VALUE ? `, at most ${most} milliseconds (the longest delay a timer holds)` : ''}, not ${String(value)}`);
+  };
+  positive('hookTimeout', Bounds.MaxTimerMs);
+  positive('askTimeout', Bounds.MaxTimerMs);
+  positive('grantTtl');
   const cap = options.maxResultBytesForLlm;
   // 0 is a cap too: a shaped result then keeps nothing but the truncation notice.
   if (cap !== undefined && !(typeof cap === 'number' && Number.isSafeInteger(cap) && cap >= 0)) refuse('maxResultBytesForLlm', `must be a whole number of bytes (0 or more), not ${String(cap)}`);

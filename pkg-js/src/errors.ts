@@ -7,15 +7,9 @@ export class WardenError extends Error {
 
   constructor(code: string, message: string, options?: { cause?: unknown }) {
     super(message, options);
-    // The package's classes carry their names as literals on their prototypes (a production
-    // build renames classes: `new.target.name` read `R`); a page's own subclass is named after itself.
-    const proto = new.target.prototype as Error;
-    this.name = Object.prototype.hasOwnProperty.call(proto, 'name') ? proto.name : new.target.name;
+    // No `this.name = new.target.name`: a production build renames classes (it read `R`). Each
+    // class carries its name as a literal on its prototype (below), as `Error` does.
     this.code = code;
-  }
-
-  static {
-    this.prototype.name = 'WardenError';
   }
 }
 
@@ -31,25 +25,13 @@ export class ConfigurationError extends WardenError {
     super(code, message);
     this.path = path;
   }
-
-  static {
-    this.prototype.name = 'ConfigurationError';
-  }
 }
 
 /** The browser rejected a registration; `cause` is the browser's error. */
-export class RegistrationError extends WardenError {
-  static {
-    this.prototype.name = 'RegistrationError';
-  }
-}
+export class RegistrationError extends WardenError {}
 
 /** WebMCP is not available here. */
-export class NotSupportedError extends WardenError {
-  static {
-    this.prototype.name = 'NotSupportedError';
-  }
-}
+export class NotSupportedError extends WardenError {}
 
 /**
  * What error hooks see as `ctx.error` when the call failed for a reason other than the tool
@@ -69,11 +51,10 @@ export class CallFailure extends WardenError {
     this.reason = reason;
     this.hookId = hookId;
   }
-
-  static {
-    this.prototype.name = 'CallFailure';
-  }
 }
+
+// The names as literals (object keys survive minification; class names do not).
+for (const [name, Class] of Object.entries({ WardenError, ConfigurationError, RegistrationError, NotSupportedError, CallFailure })) Class.prototype.name = name;
 
 /** A `{ code, message, path }` answer from the core, thrown as a ConfigurationError. */
 export function configurationError(error: { code: string; message: string; path?: string }): ConfigurationError {

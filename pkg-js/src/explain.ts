@@ -37,7 +37,7 @@ export async function explain(name: string, input?: unknown, given: Pick<CallOpt
   const [w, rest] = clientOption(given);
   // A disposed client refuses, as its other configuration-time methods do.
   w.engine();
-  const { readCallOptions, toJson, validateJsonText, protoKeyProblem } = await pipelineOrThrow();
+  const { readCallOptions, toJson, validateJsonText, loadExtras } = await pipelineOrThrow();
   // Read once, as a call reads them (the other call options are accepted and have no effect here).
   const options = readCallOptions(rest);
   if (typeof options === 'string') throw new WardenError('invalid_options', options);
@@ -63,7 +63,7 @@ export async function explain(name: string, input?: unknown, given: Pick<CallOpt
     if (op === Op.ValidateInput) {
       let payload: unknown;
       let outcome: number = Outcome.Valid;
-      const proto = json.ok && rejectProto ? protoKeyProblem(json.text, JSON.parse(json.text)) : undefined;
+      const proto = json.ok && rejectProto ? (await loadExtras()).protoKeyProblem(json.text, JSON.parse(json.text)) : undefined;
       if (!json.ok) {
         outcome = Outcome.Invalid;
         payload = { diagnostics: [json.diagnostic] };

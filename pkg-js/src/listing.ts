@@ -106,12 +106,5 @@ async function runHooks(w: Warden, tools: RegisteredTool[], contracts: ToolContr
     }
   } finally {
     if (!ended && instance === w.coreInstance) core.endListing(engine, listing);
-    if (w.detachPending) {
-      try {
-        w.flushDetached();
-      } catch {
-        // a disposed client or a trapped core: nothing to free now
-      }
-    }
   }
 }

@@ -1,4 +1,5 @@
-// Payloads in telemetry (`capturePayloads`, and an OpenTelemetry instrumentation that captures):
+// Payloads in telemetry (`capturePayloads`, and an OpenTelemetry instrumentation that captures),
+// a chunk of its own that `call.ts` loads only when a call records them:
 // the arguments a tool received and the result the caller received, as JSON text, after the
 // page's `redact(value, where)`, and never longer than a cap. A payload is an agent's data at
 // whatever size the agent chose: a refused 10 MB argument once became a 10 MB span attribute.
@@ -52,10 +53,12 @@ export function boundedJson(value: unknown, limit: number): string | 'over' | 'n
 
 const STOP = new Error('over the payload limit');
 
+/** The notice a payload left out is recorded as. */
+const omitted = (why: string): Recorded => ({ notice: `[payload omitted by webmcp-warden: ${why}]` });
 const notices = {
-  over: (limit: number): Recorded => ({ notice: `[payload omitted by webmcp-warden: its JSON is longer than ${limit} characters]` }),
-  none: { notice: '[payload omitted by webmcp-warden: it has no JSON form]' } as Recorded,
-  redactor: { notice: '[payload omitted by webmcp-warden: redact threw or did not answer synchronously]' } as Recorded,
+  over: (limit: number) => omitted(`its JSON is longer than ${limit} characters`),
+  none: omitted('it has no JSON form'),
+  redactor: omitted('redact threw or did not answer synchronously'),
 };
 
 /** `source` as JSON text of at most `limit` characters, or the notice saying why not. */
@@ -84,4 +87,37 @@ export function recordPayload(source: PayloadSource, where: PayloadWhere, redact
   }
   if (redacted === undefined) return undefined;
   return recordedText({ value: redacted }, PAYLOAD_CAP);
+}
+
+/**
+ * The arguments as a payload: the JSON the call judged when there is one, else the value's JSON
+ * written now (`atTool`, as the tool starts, so a tool that changes its input does not change
+ * the record; bounded: a value over {@link REDACT_LIMIT} is a notice), else the value.
+ */
+export function argumentsSource(judged: string | undefined, input: unknown, atTool: boolean): PayloadSource {
+  if (judged !== undefined) return { json: judged };
+  return atTool ? recordedText({ value: input }, REDACT_LIMIT) : { value: input };
+}
+
+/**
+ * Records a finished call's payloads: into `event` (`arguments`, `result`, as JSON data or a
+ * notice string) when the client captures them, through its `redact`; and offered to `trace`
+ * (an instrumentation reads them with its own `redact`, if it captures).
+ */
+export function recordCall(
+  event: Record<string, unknown>,
+  args: PayloadSource,
+  result: unknown,
+  capture: boolean,
+  redact: Redactor | undefined,
+  trace: { payloads?(read: (where: PayloadWhere, redact?: Redactor) => Recorded | undefined): void } | undefined,
+): void {
+  const read = (where: PayloadWhere, redactor?: Redactor) => recordPayload(where === 'arguments' ? args : { value: result }, where, redactor);
+  if (capture) {
+    for (const where of ['arguments', 'result'] as const) {
+      const recorded = read(where, redact);
+      if (recorded !== undefined) event[where] = 'json' in recorded ? JSON.parse(recorded.json) : recorded.notice;
+    }
+  }
+  trace?.payloads?.(read);
 }

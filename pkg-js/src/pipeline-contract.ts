@@ -6,6 +6,7 @@
 import type { Warden } from './client.js';
 import type { Compiled, JsonText, PipelineTool, ReadCallOptions, RegisteredTool, SubjectCall } from './internal.js';
 import type * as Shaping from './shape.js';
+import type * as Extras from './call-extras.js';
 import type { CallOptions, CallOutcome, CallToolResult, Diagnostic, JsonSchema, JsonValidated, Limits, ListingOptions, NormalizeOptions, ToolContract } from './types.js';
 import type * as Canonical from './canonical.js';
 import type * as Codes from './codes.js';
@@ -65,8 +66,8 @@ export interface PipelineChunk {
   compileSchema(schema: JsonSchema): Promise<Compiled>;
   /** A value as JSON text, or the diagnostic of why it has none (validation.ts). */
   toJson(value: unknown, limits?: Limits): ({ ok: true } & JsonText) | { ok: false; diagnostic: Diagnostic };
-  /** Where arguments' JSON has a `__proto__` key, as a diagnostic (validation.ts). */
-  protoKeyProblem(text: string, value: unknown): Diagnostic | undefined;
+  /** Loads what few calls need (call-extras.ts: `call.display`, the `rejectProtoKeys` check). */
+  loadExtras(): Promise<typeof Extras>;
   /** Validates JSON text against a JSON Schema (validation.ts). */
   validateJsonText(schema: JsonSchema, json: JsonText, which: 'inputSchema' | 'outputSchema', limits: { maxArgumentBytes: number; maxArgumentDepth: number }): Promise<JsonValidated>;
   /** Validates a value against a JSON Schema (validation.ts). */

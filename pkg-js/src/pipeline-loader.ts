@@ -145,12 +145,14 @@ export function noticeRuntime(w: Warden): void {
 
 /** Compiles a JSON Schema in the validator module (`validation.ts`): its handle, or why it is invalid. */
 export async function compileSchema(schema: JsonSchema): Promise<Compiled> {
-  const chunk = await pipelineOrThrow();
-  try {
-    return await chunk.compileSchema(schema);
-  } catch (err) {
+  return validatorLoaded((await pipelineOrThrow()).compileSchema(schema));
+}
+
+/** `work`, which loads the validator module: a module that does not load rejects as a `WardenError`. */
+function validatorLoaded<T>(work: Promise<T>): Promise<T> {
+  return work.catch((err: unknown) => {
     throw loadFailure('the JSON Schema validator module', err);
-  }
+  });
 }
 
 /**
@@ -165,11 +167,7 @@ export async function compileSchema(schema: JsonSchema): Promise<Compiled> {
  * @param limits - The most UTF-8 bytes and the deepest nesting allowed (default 1 MiB, 64 levels).
  */
 export async function validateJson(schema: JsonSchema, value: unknown, limits?: Limits): Promise<JsonValidated> {
-  if (pipeline !== undefined) {
-    return pipeline.validateJson(schema, value, limits).catch((err: unknown) => {
-      throw loadFailure('the JSON Schema validator module', err);
-    });
-  }
+  if (pipeline !== undefined) return validatorLoaded(pipeline.validateJson(schema, value, limits));
   // The walk that writes the JSON loads with the pipeline: until then, the JSON text the value
   // makes now stands for it (the same text, hence the same verdict). A value JSON.stringify
   // refuses (a cycle, a BigInt) is walked once loaded, for its diagnostic.
@@ -180,12 +178,7 @@ export async function validateJson(schema: JsonSchema, value: unknown, limits?: 
   } catch {
     // Kept as is: the walk says why it has no JSON form.
   }
-  const chunk = await pipelineOrThrow();
-  try {
-    return await chunk.validateJson(schema, now, limits);
-  } catch (err) {
-    throw loadFailure('the JSON Schema validator module', err);
-  }
+  return validatorLoaded((await pipelineOrThrow()).validateJson(schema, now, limits));
 }
 
 /**
@@ -197,12 +190,8 @@ export async function validateJson(schema: JsonSchema, value: unknown, limits?: 
  * @param maxBytes - The most UTF-8 bytes of the result a model may read.
  */
 export async function shapeForModel(result: CallToolResult, serverId: string, maxBytes: number): Promise<ShapedResult> {
-  const chunk = await pipelineOrThrow();
-  let shaping: Awaited<ReturnType<PipelineChunk['loadShaper']>>;
-  try {
-    shaping = await chunk.loadShaper();
-  } catch (err) {
+  const shaping = await (await pipelineOrThrow()).loadShaper().catch((err: unknown) => {
     throw loadFailure('the shaping module', err);
-  }
+  });
   return shaping.shapeForModel(result, serverId, maxBytes);
 }

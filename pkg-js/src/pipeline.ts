@@ -6,13 +6,13 @@
 // `PipelineChunk` (pipeline-contract.ts).
 import type { PipelineChunk } from './pipeline-contract.js';
 import { bindEntry } from './from-entry.js';
-import { runCall, runSubjectCall } from './call.js';
+import { loadExtras, runCall, runSubjectCall } from './call.js';
 import { readCallOptions, readListingOptions } from './call-options.js';
 import { listContracts } from './listing.js';
 import { noticeRuntime, syncRegistrations } from './registration.js';
 import { normalizeResult } from './normalize.js';
 import { loadedShaping, loadShaper } from './shaper.js';
-import { compileSchema, protoKeyProblem, toJson, validateJson, validateJsonText } from './validation.js';
+import { compileSchema, toJson, validateJson, validateJsonText } from './validation.js';
 
 /** The chunk's one export. */
 export const pipeline: PipelineChunk = {
@@ -26,7 +26,7 @@ export const pipeline: PipelineChunk = {
   noticeRuntime,
   compileSchema,
   toJson,
-  protoKeyProblem,
+  loadExtras,
   validateJsonText,
   validateJson,
   normalizeResult,

@@ -397,7 +397,7 @@ async function register(record: ToolRecord, opts?: { signal?: AbortSignal }): Pr
   }
   try {
     // An unregister() may have taken the tool out of the engine: it goes back now.
-    w.attach(record.coreTool, true);
+    w.attach(record.coreTool);
   } catch (err) {
     return fail(err as Error);
   }
@@ -444,7 +444,9 @@ function unregister(record: ToolRecord): void {
   // What the registry held of the tool leaves the core now, not when the object is collected.
   if (wasRegistered) {
     try {
-      record.warden.detachTool(record.coreTool);
+      // With the hook sets only this tool uses (a re-wrap shares the older ones).
+      const users = setUsers.get(record.warden);
+      record.warden.detachTool(record.coreTool, record.hookSets.filter((set) => users?.get(set) === 1));
     } catch {
       // A disposed client or a trapped core: nothing to free now; the finalizer still runs.
     }

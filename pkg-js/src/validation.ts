@@ -395,36 +395,6 @@ function hasToJson(value: unknown): boolean {
   return value !== null && typeof value === 'object' && typeof (value as { toJSON?: unknown }).toJSON === 'function';
 }
 
-/** Where JSON text has a `__proto__` key: `{` or `,` then the quoted key (a string value's quotes are escaped). */
-const PROTO_KEY = /[{,]"__proto__":/;
-
-/**
- * With `rejectProtoKeys`, arguments with a `__proto__` key anywhere are refused: the diagnostic
- * naming the first one (`keyword: 'proto_key'`), or `undefined` when there is none. `text` is
- * the arguments' JSON (as `JSON.stringify` writes it: a key is `"__proto__"` exactly), `value`
- * that text read back (where `JSON.parse` made each such key an own property), walked only when
- * the text has one.
- */
-export function protoKeyProblem(text: string, value: unknown): Diagnostic | undefined {
-  if (!PROTO_KEY.test(text)) return undefined;
-  const stack: { value: unknown; path: string }[] = [{ value, path: '' }];
-  let path = '';
-  while (stack.length > 0) {
-    const { value: current, path: at } = stack.pop() as { value: unknown; path: string };
-    if (current === null || typeof current !== 'object') continue;
-    if (Object.prototype.hasOwnProperty.call(current, '__proto__')) {
-      path = `${at}/__proto__`;
-      break;
-    }
-    const keys = Object.keys(current);
-    for (let i = keys.length - 1; i >= 0; i--) {
-      const key = keys[i] as string;
-      stack.push({ value: (current as Record<string, unknown>)[key], path: `${at}/${escapePointer(key)}` });
-    }
-  }
-  return { path, keyword: 'proto_key', message: 'is a "__proto__" key, which this page refuses (rejectProtoKeys)' };
-}
-
 function bad(path: string, keyword: string, message: string): { ok: false; diagnostic: Diagnostic } {
   return { ok: false, diagnostic: { path, keyword, message } };
 }

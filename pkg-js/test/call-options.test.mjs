@@ -63,7 +63,7 @@ const hostile = [
   ['an endless taint iterable', () => ({ taint: endless }), /taint has more than 1024 entries/],
   ['a taint of 1025 ids', () => ({ taint: Array.from({ length: 1025 }, (_, i) => `s${i}`) }), /taint has more than 1024 entries/],
   ['a huge sparse taint array', () => ({ taint: new Array(1e9) }), /taint/],
-  ['a taint iterable that throws', () => ({ taint: { *[Symbol.iterator]() { yield 'a'; boom(); } } }), /taint must be an array or Set.*reading it threw/],
+  ['a taint iterable that throws', () => ({ taint: { *[Symbol.iterator]() { yield 'a'; boom(); } } }), /taint must be an array or Set/],
   ['a taint whose iterator getter throws', () => ({ taint: { get [Symbol.iterator]() { return boom(); } } }), /taint/],
   ['a proxy around a real signal', () => ({ signal: new Proxy(realSignal(), { get: boom }) }), /signal must be an AbortSignal/],
   ['a signal with an aborted getter of its own', () => ({ signal: Object.defineProperty(realSignal(), 'aborted', { get: boom }) }), /signal must be an AbortSignal/],

@@ -27,15 +27,15 @@ test('each exported error class names its instances after itself', () => {
   assert.throws(() => client.configure({}), { name: 'ConfigurationError', code: 'disposed' });
 });
 
-test("a page's own subclass is named after itself", () => {
-  class PaymentError extends WardenError {}
-  assert.equal(new PaymentError('declined', 'no').name, 'PaymentError');
-  class Named extends ConfigurationError {
+test("a page's own subclass names itself, as with Error", () => {
+  class PaymentError extends WardenError {
     static {
-      this.prototype.name = 'CustomName';
+      this.prototype.name = 'PaymentError';
     }
   }
-  assert.equal(new Named('x', 'y').name, 'CustomName');
+  assert.equal(new PaymentError('declined', 'no').name, 'PaymentError');
+  class Unnamed extends ConfigurationError {}
+  assert.equal(new Unnamed('x', 'y').name, 'ConfigurationError', 'inherited, as a subclass of Error inherits "Error"');
 });
 
 test('esbuild --minify keeps the names (the classes themselves are renamed)', async () => {

@@ -34,9 +34,11 @@ test('a hook whose timeout is 2^31 − 1 (its own or hookTimeout) waits: the cal
 });
 
 test("a hook's own timeout of 2^31 ms is refused when the hooks are given", () => {
-  assert.throws(() => webmcp(() => 1, { name: 'too_long', description: 'd', hooks: { before: [{ run: () => {}, timeout: 2 ** 31 }] } }), (err) => err.code === 'invalid_hook' && /at most 2147483647/.test(err.message));
-  assert.throws(() => configureWebMCP({ hooks: { after: [{ run: () => {}, timeout: Infinity }] } }), (err) => err.code === 'invalid_hook' && /not Infinity/.test(err.message));
-  assert.throws(() => configureWebMCP({ hooks: { after: [{ run: () => {}, timeout: NaN }] } }), (err) => err.code === 'invalid_hook' && /not NaN/.test(err.message));
+  assert.throws(() => webmcp(() => 1, { name: 'too_long', description: 'd', hooks: { before: [{ run: () => {}, timeout: 2 ** 31 }] } }), (err) => err.code === 'invalid_hook' && /at most 2147483647\), not 2147483648/.test(err.message));
+  for (const timeout of [Infinity, NaN, 1e300, -1]) {
+    assert.throws(() => configureWebMCP({ hooks: { after: [{ run: () => {}, timeout }] } }), (err) => err.code === 'invalid_hook' && /at most 2147483647/.test(err.message), String(timeout));
+  }
+  assert.doesNotThrow(() => webmcp(() => 1, { name: 'longest', description: 'd', hooks: { before: [{ run: () => {}, timeout: 2 ** 31 - 1 }] } }));
 });
 
 test('an approver under askTimeout 2^31 − 1 is waited for; grantTtl 1e300 is accepted (no timer)', async () => {
