@@ -132,3 +132,37 @@ test('a validator chunk that does not load: register() and validateJson reject w
   assert.equal(result.agent, 'unknown_tool');
   assert.equal(result.runs, 0);
 });
+
+test('the small chunks some calls need: without call-extras a call that asks an approver fails closed before it; without the payload recorder a call records no payloads and goes on', (t) => {
+  const dir = copyOfPackage(t);
+  const result = runFresh(`
+    import { renameSync } from 'node:fs';
+    const dist = ${JSON.stringify(path.join(dir, 'dist'))};
+    renameSync(dist + '/call-extras.js', dist + '/call-extras.js.away');
+    renameSync(dist + '/payloads.js', dist + '/payloads.js.away');
+    const warden = await import(dist + '/index.js');
+    let asked = 0;
+    let runs = 0;
+    const events = [];
+    const c = warden.createWarden({ policy: { ask: ['*'] }, onAsk: () => (asked++, { allow: 'once' }), capturePayloads: true });
+    c.onTelemetry((e) => events.push(e));
+    const t = c.webmcp(() => (runs++, 'ran'), { name: 'asks', description: 'd', shape: false });
+    const failed = await t.invoke({ q: 1 });
+    c.configure({ policy: null });
+    const recorded = await t.invoke({ q: 2 });
+    const stop = events.filter((e) => e.name === 'tool_call.stop').at(-1);
+    renameSync(dist + '/call-extras.js.away', dist + '/call-extras.js');
+    renameSync(dist + '/payloads.js.away', dist + '/payloads.js');
+    c.configure({ policy: { ask: ['*'] } });
+    const retried = await t.invoke({ q: 3 });
+    const stopAfter = events.filter((e) => e.name === 'tool_call.stop').at(-1);
+    console.log(JSON.stringify({ failed: [failed.error?.reason, failed.result.content[0].text], asked, recorded: recorded.ok, payloads: 'arguments' in stop, retried: retried.ok, payloadsAfter: stopAfter.arguments, runs }));
+  `);
+  assert.deepEqual(result.failed, ['internal_error', 'Error: internal error in webmcp-warden']);
+  assert.equal(result.recorded, true, 'a call whose payload recorder did not load still answers');
+  assert.equal(result.payloads, false, 'and records no payloads');
+  assert.equal(result.retried, true, 'the next call loads both');
+  assert.deepEqual(result.payloadsAfter, { q: 3 });
+  assert.equal(result.asked, 1, 'the approver was asked only once both loaded');
+  assert.equal(result.runs, 2);
+});
