@@ -24,17 +24,22 @@ const OPTIONS: Record<string, [(value: unknown) => boolean, string]> = {
   taint: [() => true, ''],
 };
 
+const CALL_KEYS = Object.keys(OPTIONS);
+const LISTING_KEYS = CALL_KEYS.filter((key) => key !== 'timeout' && key !== 'taint');
+
 /**
  * The caller's call options read once, or a sentence saying what is wrong with them. `null` and
  * `undefined` mean none.
  */
 export function readCallOptions(options: CallOptions | null | undefined | unknown): ReadCallOptions | string {
+  // Most calls have none: nothing to read (this runs on every call). Every call gets an object
+  // of one shape, which keeps the reads of it monomorphic.
+  if (options === undefined || options === null) return { principal: undefined, taint: new Set(), shape: undefined, signal: undefined, timeout: undefined, assigns: undefined };
   const read = readOptions(options, 'call');
   if (typeof read === 'string') return read;
   const taint = readTaint(read.taint);
   if (typeof taint === 'string') return taint;
-  read.taint = taint;
-  return read as unknown as ReadCallOptions;
+  return { principal: read.principal, taint, shape: read.shape, signal: read.signal, timeout: read.timeout, assigns: read.assigns } as ReadCallOptions;
 }
 
 /** A listing's options (`listTools`: `principal`, `assigns`, `signal`, `shape`) read once, or a sentence saying what is wrong. */
@@ -44,7 +49,7 @@ export function readListingOptions(options: ListingOptions | null | undefined | 
 
 /** The options' own known keys, each read once and checked. */
 function readOptions(options: unknown, what: 'call' | 'listing'): Record<string, unknown> | string {
-  const known = Object.keys(OPTIONS).filter((key) => what === 'call' || (key !== 'timeout' && key !== 'taint'));
+  const known = what === 'call' ? CALL_KEYS : LISTING_KEYS;
   const read: Record<string, unknown> = {};
   if (options === undefined || options === null) return read;
   if (typeof options !== 'object') return `${what} options must be an object, not ${typeof options}`;
