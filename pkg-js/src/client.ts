@@ -149,6 +149,8 @@ export class Warden {
   readonly handles = new Handles();
   /** Hook functions by handle. */
   readonly hooks = new Map<number, HookRecord>();
+  /** The handles of each hook set's functions (`hookset.ts` files them), to forget a set's without a walk of every hook. */
+  readonly setHooks = new Map<number, number[]>();
   /** Policy function predicates by handle. */
   readonly predicates = new Predicates();
   /** An `approvedFingerprints: 'first_listing'` baseline was sealed. */
@@ -298,13 +300,17 @@ export class Warden {
     this.#log.sets.delete(id);
     this.#log.globals = this.#log.globals.filter((set) => set !== id);
     if (logged === undefined) return;
-    for (const [handle, record] of [...this.hooks]) {
-      if (record.set === id) {
-        this.hooks.delete(handle);
-        this.handles.give(handle);
-      }
-    }
+    this.#forgetHooks(id);
     this.handles.give(id);
+  }
+
+  /** Forgets the functions of hook set `set` and gives their handles back. */
+  #forgetHooks(set: number): void {
+    for (const handle of this.setHooks.get(set) ?? []) {
+      this.hooks.delete(handle);
+      this.handles.give(handle);
+    }
+    this.setHooks.delete(set);
   }
 
   /**
@@ -534,12 +540,7 @@ export class Warden {
     const dropped = [...core.engineReset(this.engine())];
     for (const set of dropped) {
       this.#log.sets.delete(set);
-      for (const [handle, record] of [...this.hooks]) {
-        if (record.set === set) {
-          this.hooks.delete(handle);
-          this.handles.give(handle);
-        }
-      }
+      this.#forgetHooks(set);
       this.handles.give(set);
     }
     for (const scope of this.#log.scopes.keys()) this.handles.give(scope);

@@ -13,6 +13,7 @@ const gc = vm.runInNewContext('gc');
 const { webmcp } = await import('../dist/index.js');
 const { getDefaultWarden, internalOf } = await import('../dist/api.js');
 const { installFakeModelContext } = await import('../dist/testing.js');
+const { coreMemoryBytes } = await import('../dist/core.js');
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -34,6 +35,7 @@ test('10,000 tools created, registered, unregistered and dropped give every core
       await sleep(5);
     }
     const start = held();
+    const memoryBefore = coreMemoryBytes();
 
     // No macrotask turn in the loop, so no finalizer runs: what stays flat is what unregister()
     // gave back by itself.
@@ -48,6 +50,10 @@ test('10,000 tools created, registered, unregistered and dropped give every core
       peak = { tools: Math.max(peak.tools, now.tools), sets: Math.max(peak.sets, now.sets), hooks: Math.max(peak.hooks, now.hooks) };
     }
     assert.deepEqual(peak, { tools: start.tools, sets: start.sets, hooks: start.hooks }, 'unregister() took each tool, its hook set and its hooks out of the core at once');
+    // The handles the dropped tools keep until their finalizers run are far apart from the live
+    // ones: the core's tables hold what is live, not a slot per handle (they once grew to tens
+    // of MiB here).
+    assert.ok(coreMemoryBytes() <= memoryBefore + 1024 * 1024, `the core's memory grew from ${memoryBefore} to ${coreMemoryBytes()} bytes`);
     assert.ok(held().handles > start.handles, 'the handles wait for the finalizers (the tool objects may still be held)');
     for (let round = 0; round < 100 && JSON.stringify(held()) !== JSON.stringify(start); round++) {
       gc();
@@ -142,6 +148,31 @@ test('a global hook added while a tool is out of the core with a hook of the sam
     await assert.rejects(t.register(), (err) => err instanceof ConfigurationError && err.code === 'duplicate_hook_id');
     const outcome = await t.invoke({});
     assert.equal(outcome.ok, false, 'a call is data');
+  } finally {
+    c.dispose();
+  }
+});
+
+test('10,000 tool cycles with no macrotask turn (no finalizer can run): the core holds nothing of them and its memory stays where it was', async () => {
+  const { createWarden } = await import('../dist/index.js');
+  const c = createWarden();
+  const w = internalOf(c);
+  try {
+    // No WebMCP runtime: register() and unregister() await microtasks only.
+    const warm = c.webmcp(() => 'ok', { name: 'warm_up', description: 'd', hooks: { before: [() => undefined] } });
+    await warm.register();
+    warm.unregister();
+    const before = { ...w.counts(), memory: coreMemoryBytes() };
+    for (let i = 0; i < 10_000; i++) {
+      let tool = c.webmcp(() => 'ok', { name: `bare_${i % 8}`, description: 'd', hooks: { before: [() => undefined], after: [{ id: `audit_${i % 8}`, run: () => undefined }] } });
+      await tool.register();
+      tool.unregister();
+      tool = undefined;
+    }
+    const after = w.counts();
+    assert.deepEqual([after.tools, after.sets, after.hooks], [before.tools, before.sets, before.hooks]);
+    assert.ok(after.handles > before.handles + 10_000, 'the handles are still taken (no finalizer ran): the test shows what it means to');
+    assert.ok(coreMemoryBytes() <= before.memory + 1024 * 1024, `the core's memory grew from ${before.memory} to ${coreMemoryBytes()} bytes`);
   } finally {
     c.dispose();
   }
