@@ -8,7 +8,7 @@ import { clearGrants, listGrants, resetGrants, revokeGrant, type Grant } from '.
 import { mergeHooks } from './hookset.js';
 import { noticeRuntime, pipelineOrThrow, resyncRegistrations, runCall } from './pipeline-loader.js';
 import { findTool, isVisible, unknownToolOutcome } from './registry.js';
-import { disposedOutcome, failedOutcome } from './outcomes.js';
+import { disposedOutcome } from './outcomes.js';
 import { sealFirstListing } from './governance.js';
 import type { TelemetryHandler } from './telemetry.js';
 import { createTool, unregisterAll } from './tool.js';
@@ -154,13 +154,9 @@ export function clientOption<T>(options: T): [Warden, T] {
 export async function invokeTool(w: Warden, name: string, input?: unknown, options?: CallOptions): Promise<CallOutcome> {
   // Disposed first: a disposed client's registry is empty, and "unknown tool" would mislead.
   if (w.isDisposed) return disposedOutcome();
-  let tool: ReturnType<typeof findTool>;
-  try {
-    tool = findTool(w, name);
-  } catch {
-    // The core could not be loaded (findTool asks it who is visible): data, as every failure.
-    return failedOutcome('tool', 'internal_error', 'internal error in webmcp-warden');
-  }
+  // A registered tool means the core loaded (register() loads it first), so asking the core who
+  // is visible cannot fail to load it.
+  const tool = findTool(w, name);
   if (tool === undefined) return unknownToolOutcome(name);
   return runCall(w, tool, input, options, tool.scope);
 }

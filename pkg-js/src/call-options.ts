@@ -20,7 +20,7 @@ const OPTIONS: Record<string, [(value: unknown) => boolean, string]> = {
   shape: [(value) => value === 'llm' || value === false, "'llm' or false"],
   assigns: [(value) => value !== null && typeof value === 'object', 'an object'],
   // NaN, Infinity and anything a timer cannot hold (it would fire at once) included.
-  timeout: [(value) => typeof value === 'number' && value > 0 && value <= Bounds.MaxTimerMs, 'a positive number of milliseconds, at most 2147483647 (the longest delay a timer holds)'],
+  timeout: [(value) => typeof value === 'number' && value > 0 && value <= Bounds.MaxTimerMs, 'a positive number of milliseconds, at most 2147483647'],
   taint: [() => true, ''],
 };
 

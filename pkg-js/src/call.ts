@@ -33,39 +33,34 @@ import { compileSchema, toJson, validateJsonText, validateStandard, type Diagnos
 import type * as Extras from './call-extras.js';
 import type { AskFactsAnswer, CallDecisionAnswer, CallErrorAnswer, EndAnswer, PlanErrorAnswer } from './answers.js';
 
-/** Recording payloads (payloads.ts), a chunk of its own: only pages that capture them load it. */
-let payloads: typeof PayloadsModule | undefined;
-let loadingPayloads: Promise<unknown> | undefined;
-
-/** Loads the payload recorder once; a failed load records no payloads, and a later call tries again. */
-function loadPayloads(): Promise<unknown> {
-  loadingPayloads ??= import('./payloads.js').then(
-    (module) => (payloads = module),
-    () => {
-      loadingPayloads = undefined;
-    },
-  );
-  return loadingPayloads;
-}
-
-let extras: typeof Extras | undefined;
-let loadingExtras: Promise<typeof Extras> | undefined;
-
 /**
- * What few calls need (call-extras.ts: `call.display`, the `rejectProtoKeys` check), loaded once;
- * a failed load rejects (the call fails closed) and a later call tries again.
+ * A chunk only some calls need, loaded once by `load()`; `loaded` is the module once it is. A
+ * failed load rejects, and the next `load()` tries again.
  */
-export function loadExtras(): Promise<typeof Extras> {
-  if (extras !== undefined) return Promise.resolve(extras);
-  loadingExtras ??= import('./call-extras.js').then(
-    (module) => (extras = module),
-    (err: unknown) => {
-      loadingExtras = undefined;
-      throw err;
-    },
-  );
-  return loadingExtras;
+function lazily<M>(importer: () => Promise<M>): { loaded: M | undefined; load(): Promise<M> } {
+  let loading: Promise<M> | undefined;
+  const chunk = {
+    loaded: undefined as M | undefined,
+    load: (): Promise<M> =>
+      (loading ??= importer().then(
+        (module) => (chunk.loaded = module),
+        (err: unknown) => {
+          loading = undefined;
+          throw err;
+        },
+      )),
+  };
+  return chunk;
 }
+
+/** Recording payloads (payloads.ts): only pages that capture them load it; one that cannot load records none. */
+const payloadsChunk = lazily(() => import('./payloads.js'));
+
+/** What few calls need (call-extras.ts: `call.display`, the `rejectProtoKeys` check); one that cannot load fails the call closed. */
+const extrasChunk = lazily(() => import('./call-extras.js'));
+
+/** Loads call-extras.ts (for `explain`, through the pipeline chunk). */
+export const loadExtras = (): Promise<typeof Extras> => extrasChunk.load();
 
 /** What a quiet ending means: the call succeeded and nothing was recorded. */
 const QUIET_SUCCESS = { ok: true } as const;
@@ -244,7 +239,7 @@ class CallRun {
     // was withheld. Once loaded (`register()` starts it), this costs one check.
     this.#shapes = (this.#options.shape ?? this.#tool.shape) === 'llm';
     const shaping = !shaperLoaded() && this.#shapes ? loadShaper().catch(() => undefined) : undefined;
-    const recording = payloads === undefined && this.#observed && (this.#w.settings.capturePayloads || this.#trace !== undefined) ? loadPayloads() : undefined;
+    const recording = payloadsChunk.loaded === undefined && this.#observed && (this.#w.settings.capturePayloads || this.#trace !== undefined) ? payloadsChunk.load().catch(() => undefined) : undefined;
     const loading = shaping === undefined ? recording : recording === undefined ? shaping : Promise.all([shaping, recording]);
     this.#beforeTool = loading;
     let ended = false;
@@ -456,6 +451,7 @@ class CallRun {
     // a getter, a `toJSON`, an inherited key or a later change would reach the tool unjudged).
     if (this.#argsJson !== undefined) this.#input = this.#argsValue;
     // Payloads record what the tool received, taken now (the tool may change its own input).
+    const payloads = payloadsChunk.loaded;
     if (payloads !== undefined && this.#observed && (this.#w.settings.capturePayloads || this.#trace !== undefined)) this.#received = payloads.argumentsSource(this.#argsJson, this.#input, true);
     // Durations only feed the decision record and telemetry: no clock reads when nobody listens.
     const started = this.#observed ? performance.now() : 0;
@@ -520,7 +516,7 @@ class CallRun {
       if (this.#w.settings.rejectProtoKeys && this.#about === undefined) {
         const json = this.#argumentsJson();
         if (!json.ok) return this.#step(Outcome.Invalid, 0, 0, { diagnostics: [json.diagnostic] });
-        const proto = (extras ?? (await loadExtras())).protoKeyProblem(json.text, this.#argsValue);
+        const proto = (extrasChunk.loaded ?? (await extrasChunk.load())).protoKeyProblem(json.text, this.#argsValue);
         if (proto !== undefined) return this.#step(Outcome.Invalid, 0, 0, { diagnostics: [proto] });
       }
       return this.#step(Outcome.Valid, 0);
@@ -530,7 +526,7 @@ class CallRun {
     const json = this.#argumentsJson();
     if (!json.ok) return this.#step(Outcome.Invalid, 0, 0, { diagnostics: [json.diagnostic] });
     if (this.#w.settings.rejectProtoKeys && this.#about === undefined) {
-      const proto = (extras ?? (await loadExtras())).protoKeyProblem(json.text, this.#argsValue);
+      const proto = (extrasChunk.loaded ?? (await extrasChunk.load())).protoKeyProblem(json.text, this.#argsValue);
       if (proto !== undefined) return this.#step(Outcome.Invalid, 0, 0, { diagnostics: [proto] });
     }
     if (schema === undefined) return this.#step(Outcome.Valid, 0);
@@ -559,7 +555,7 @@ class CallRun {
 
   async #predicate(handle: number): Promise<number> {
     const predicate = this.#w.predicates.table[handle];
-    const call = this.#policyCall(undefined, extras ?? (await loadExtras()));
+    const call = this.#policyCall(undefined, extrasChunk.loaded ?? (await extrasChunk.load()));
     const ctx = this.#governanceContext();
     const performed = predicate ? perform(predicate as AnyHook, [call, ctx], this.#w.settings.hookTimeout, this.#signal) : ([Ended.Raise, undefined] as [Ended, unknown]);
     const [how, value] = Array.isArray(performed) ? performed : await performed;
@@ -571,7 +567,7 @@ class CallRun {
 
   async #approve(): Promise<number> {
     const decision = decode(core.callDecision(this.#engine, this.#call)) as CallDecisionAnswer;
-    const call = this.#policyCall(decision ?? undefined, extras ?? (await loadExtras()));
+    const call = this.#policyCall(decision ?? undefined, extrasChunk.loaded ?? (await extrasChunk.load()));
     const ctx = { signal: this.#signal, ...this.#governanceContext() };
     const started = performance.now();
     const approver = this.#approver;
@@ -751,6 +747,7 @@ class CallRun {
       }
       const capture = this.#w.settings.capturePayloads;
       // Without the recorder (its chunk did not load) no payload is recorded.
+      const payloads = payloadsChunk.loaded;
       if (payloads !== undefined && (capture || this.#trace !== undefined)) {
         payloads.recordCall(event, this.#received ?? payloads.argumentsSource(this.#argsJson, this.#input, false), outcome.result, capture, this.#w.settings.redact, this.#trace);
       }

@@ -388,7 +388,8 @@ export class Warden {
   detachTool(id: number, sets: number[]): void {
     if (this.#disposed || !this.hasEngine) return;
     const entry = this.#log.tools.get(id);
-    if (entry === undefined || entry.detached || entry.subject !== undefined || entry.definition === undefined) return;
+    // Only tools made by webmcp() come here (not resources, prompts or standalone tools).
+    if (entry === undefined || entry.detached) return;
     const e = this.engine();
     const [, , , , , calls = 0, listings = 0] = core.engineCounts(e);
     if (calls > 0 || listings > 0) return;

@@ -107,25 +107,26 @@ const warnedRepeats = new WeakSet<Warden>();
  */
 function withoutRepeats(w: Warden, hooks: WebMCPHooks | undefined): WebMCPHooks | undefined {
   if (!isPlainObject(hooks)) return hooks;
-  let kept: Record<string, unknown> | undefined;
+  const kept: Record<string, unknown> = {};
+  let repeated = false;
+  let fresh = false;
   try {
     for (const key of Object.keys(hooks)) {
       const entries: unknown = (hooks as Record<string, unknown>)[key];
-      const held = (w.globalHooks as Record<string, unknown[] | undefined>)[key];
-      if (!Array.isArray(entries) || held === undefined) continue;
-      const fresh = entries.filter((entry) => !held.includes(entry));
-      if (fresh.length < entries.length) (kept ??= { ...hooks })[key] = fresh;
+      const held = (w.globalHooks as Record<string, unknown[] | undefined>)[key] ?? [];
+      const left = Array.isArray(entries) ? entries.filter((entry) => !held.includes(entry) || !(repeated = true)) : entries;
+      fresh ||= !Array.isArray(left) || left.length > 0;
+      kept[key] = left;
     }
   } catch {
     return hooks;
   }
-  if (kept === undefined) return hooks;
-  if (!warnedRepeats.has(w)) {
+  if (repeated && !warnedRepeats.has(w)) {
     warnedRepeats.add(w);
-    console.warn('webmcp-warden: configureWebMCP({ hooks }) was given hooks already among the global hooks; each is kept once (replace: true sets the global hooks instead of adding to them).');
+    console.warn('webmcp-warden: configureWebMCP({ hooks }) was given hooks already among the global hooks; each is kept once (replace: true sets them instead).');
   }
   // Nothing new at all: no hook set is made (an empty one per call would pile up in the plan).
-  return Object.values(kept).some((entries) => !Array.isArray(entries) || entries.length > 0) ? (kept as WebMCPHooks) : undefined;
+  return fresh ? (kept as WebMCPHooks) : undefined;
 }
 
 /**

@@ -389,17 +389,13 @@ async function register(record: ToolRecord, opts?: { signal?: AbortSignal }): Pr
   if (meanwhile !== undefined) return meanwhile.unregister;
   const w = record.warden;
   // The core before anything is registered: one that cannot load (a CSP without
-  // 'wasm-unsafe-eval') fails register() here, with nothing left behind.
+  // 'wasm-unsafe-eval') fails register() here, with nothing left behind. An unregister() may
+  // have taken the tool out of the engine: it goes back now (or says why it cannot).
   try {
     w.engine();
-  } catch (err) {
-    return fail(loadFailure('the core module', err));
-  }
-  try {
-    // An unregister() may have taken the tool out of the engine: it goes back now.
     w.attach(record.coreTool);
   } catch (err) {
-    return fail(err as Error);
+    return fail(loadFailure('the core module', err));
   }
   if (!addToRegistry(w, record)) {
     fail(new RegistrationError('duplicate_name', `Failed to register tool "${record.contract.name}": another tool with this name is registered on this page`));

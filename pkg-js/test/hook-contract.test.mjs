@@ -368,7 +368,7 @@ describe('configureWebMCP({ hooks }) given the same hooks again', () => {
     assert.equal((await t.invoke({})).ok, true);
     assert.equal(runs, 2, 'each hook ran once');
     assert.equal(written.length, 1, written.join('\n'));
-    assert.match(written[0], /already among the global hooks; each is kept once.*replace: true/);
+    assert.match(written[0], /already among the global hooks; each is kept once \(replace: true sets them instead\)/);
     // New functions are new hooks: they add up, as before (replace: true is the way to set them).
     configureWebMCP({ hooks: { before: [() => {}] } });
     configureWebMCP({ hooks: { before: [() => {}] } });
