@@ -78,3 +78,13 @@ export interface JsonText {
 
 /** A compiled schema's handle, valid in one generation of the module; or why the schema is invalid. */
 export type Compiled = { handle: number; generation: number } | { error: string };
+
+/** Call options as `readCallOptions` (call-options.ts) read them: each field checked, `taint` a Set of its entries. */
+export interface ReadCallOptions {
+  principal: string | undefined;
+  taint: Set<string>;
+  shape: 'llm' | false | undefined;
+  signal: AbortSignal | undefined;
+  timeout: number | undefined;
+  assigns: Record<string, unknown> | undefined;
+}
