@@ -19,6 +19,7 @@ import { unlzma, unlzmaAsync } from './unlzma.js';
 import { WASM_LZMA_BASE64 } from '../wasm/warden_core_bytes.js';
 import { Configure, Control, Read } from './codes.js';
 import { Writer, decode, encode } from './wire.js';
+import { WardenError } from './errors.js';
 import type { HookIdAnswer } from './answers.js';
 
 /** Thrown when the core trapped during a crossing; the call that saw it ends as `internal_error`. */
@@ -40,18 +41,32 @@ let memory: WebAssembly.Memory | undefined;
  */
 export function coreGeneration(): number {
   if (!live) {
-    // Decoded and compiled here, on the main thread, unless `ready()` did it off the thread
-    // first; the bytes ship LZMA-compressed (see build.mjs for why), the decoder is wasm (unlzma.ts).
-    compiled ??= new WebAssembly.Module(unlzma(decodeBase64(WASM_LZMA_BASE64)) as BufferSource);
-    // The core's patterns are judged by modules the page loads when it first has one
-    // (patterns.ts); a new instance's pattern slots start empty.
-    installPatternLoaders();
-    if (generation > 0) coreReplaced();
-    memory = glue.initSync({ module: compiled }).memory;
+    try {
+      // Decoded and compiled here, on the main thread, unless `ready()` did it off the thread
+      // first; the bytes ship LZMA-compressed (see build.mjs for why), the decoder is wasm (unlzma.ts).
+      compiled ??= new WebAssembly.Module(unlzma(decodeBase64(WASM_LZMA_BASE64)) as BufferSource);
+      // The core's patterns are judged by modules the page loads when it first has one
+      // (patterns.ts); a new instance's pattern slots start empty.
+      installPatternLoaders();
+      if (generation > 0) coreReplaced();
+      memory = glue.initSync({ module: compiled }).memory;
+    } catch (err) {
+      throw loadFailed(err);
+    }
     generation++;
     live = true;
   }
   return generation;
+}
+
+/**
+ * What a failed load of the core is thrown as: a `WardenError('internal_error')` saying why (a
+ * page whose CSP refuses wasm, a module that does not compile), never the platform's bare
+ * `CompileError`. For the page's developer: a call that meets it answers only the generic text.
+ */
+function loadFailed(err: unknown): WardenError {
+  if (err instanceof WardenError) return err;
+  return new WardenError('internal_error', `webmcp-warden: the core module could not be loaded (${err instanceof Error ? err.message : String(err)})`, { cause: err });
 }
 
 /** The live instance's generation without loading anything; `-1` when no instance is live. */
@@ -80,15 +95,15 @@ let compiling: Promise<void> | undefined;
  */
 export function ready(): Promise<void> {
   if (live) return Promise.resolve();
-  compiling ??= compileOffThread().then(
-    () => {
+  compiling ??= compileOffThread()
+    .then(() => {
       coreGeneration();
-    },
-    (err: unknown) => {
+    })
+    .catch((err: unknown) => {
+      // A later ready() (or the next use) tries again.
       compiling = undefined;
-      throw err;
-    },
-  );
+      throw loadFailed(err);
+    });
   return compiling;
 }
 

@@ -96,3 +96,13 @@ export interface PatternNote {
   /** Where it is in the schema (a JSON Pointer). */
   path: string;
 }
+
+/** Call options as `readCallOptions` (call-options.ts) read them: each field checked, `taint` a Set of its entries. */
+export interface ReadCallOptions {
+  principal: string | undefined;
+  taint: Set<string>;
+  shape: 'llm' | false | undefined;
+  signal: AbortSignal | undefined;
+  timeout: number | undefined;
+  assigns: Record<string, unknown> | undefined;
+}

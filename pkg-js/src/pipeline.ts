@@ -6,7 +6,8 @@
 // `PipelineChunk` (pipeline-contract.ts).
 import type { PipelineChunk } from './pipeline-contract.js';
 import { bindEntry } from './from-entry.js';
-import { runCall, runSubjectCall } from './call.js';
+import { loadExtras, runCall, runSubjectCall } from './call.js';
+import { readCallOptions, readListingOptions } from './call-options.js';
 import { listContracts } from './listing.js';
 import { noteOutcome, noticeRuntime, syncRegistrations } from './registration.js';
 import { normalizeResult } from './normalize.js';
@@ -16,6 +17,8 @@ import { compileSchema, toJson, validateJson, validateJsonText } from './validat
 /** The chunk's one export. */
 export const pipeline: PipelineChunk = {
   bindEntry,
+  readCallOptions,
+  readListingOptions,
   // A tool's call on any agent path; what shaping did may change what browsers are told (registration.ts).
   runCall: (w, tool, input, options, scope) =>
     runCall(w, tool, input, options, scope).then((outcome) => {
@@ -28,6 +31,7 @@ export const pipeline: PipelineChunk = {
   noticeRuntime,
   compileSchema,
   toJson,
+  loadExtras,
   validateJsonText,
   validateJson,
   normalizeResult,

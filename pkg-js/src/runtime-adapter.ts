@@ -25,10 +25,15 @@ import type { ModelContextLike } from './runtime.js';
 
 /** The second argument of a runtime's `execute`: only a real `AbortSignal` is the call's signal. */
 export function signalOf(extra: unknown): AbortSignal | undefined {
-  const signal = (extra as { signal?: unknown } | null | undefined)?.signal;
-  return signal !== null && typeof signal === 'object' && typeof (signal as AbortSignal).aborted === 'boolean' && typeof (signal as AbortSignal).addEventListener === 'function'
-    ? (signal as AbortSignal)
-    : undefined;
+  try {
+    const signal = (extra as { signal?: unknown } | null | undefined)?.signal;
+    return signal !== null && typeof signal === 'object' && typeof (signal as AbortSignal).aborted === 'boolean' && typeof (signal as AbortSignal).addEventListener === 'function'
+      ? (signal as AbortSignal)
+      : undefined;
+  } catch {
+    // A runtime's second argument whose `signal` throws when read: no signal.
+    return undefined;
+  }
 }
 
 /** Whether each runtime met is of a shape with `unregisterTool` (detected once per runtime object). */

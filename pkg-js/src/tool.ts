@@ -7,7 +7,7 @@ import { compileHookSet, mergeHooks } from './hookset.js';
 import type { AnyToolOptions, PatternNote } from './internal.js';
 import type { ToolRecord } from './client.js';
 import { addToRegistry, dropBrowserRegistration, removeFromRegistry } from './registry.js';
-import { pipelineOrThrow, resyncRegistrations, runCall, syncRegistrations } from './pipeline-loader.js';
+import { loadFailure, pipelineOrThrow, resyncRegistrations, runCall, syncRegistrations } from './pipeline-loader.js';
 import type { PipelineChunk } from './pipeline-contract.js';
 import { exportJsonSchema, isStandardSchema, type StandardSchemaLike } from './schema-export.js';
 import { core, liveGeneration, ready } from './core.js';
@@ -380,12 +380,17 @@ async function register(record: ToolRecord, opts?: { signal?: AbortSignal }): Pr
   }
   // A schema that is not valid JSON Schema, or holds a pattern refused for the time it could take,
   // is reported here; the check needs the lazily loaded validator module, which is why
-  // register() is async. Its slow patterns are written to the console, once each.
-  const w = record.warden;
-  const allowUnsafe = record.validation.unsafePatterns === true || w.settings.unsafePatterns;
+  // register() is async. A module that cannot load is said so. Its slow patterns are written to
+  // the console, once each.
+  const allowUnsafe = record.validation.unsafePatterns === true || record.warden.settings.unsafePatterns;
   for (const [which, schema] of schemas) {
     if (schema === undefined) continue;
-    const compiled = await pipeline.compileSchema(schema, allowUnsafe);
+    let compiled: Awaited<ReturnType<PipelineChunk['compileSchema']>>;
+    try {
+      compiled = await pipeline.compileSchema(schema, allowUnsafe);
+    } catch (err) {
+      return fail(loadFailure('the JSON Schema validator module', err));
+    }
     if ('error' in compiled) {
       const what = compiled.code === 'unsafe_pattern' ? 'has a pattern refused for its running time' : 'is not valid JSON Schema';
       fail(new ConfigurationError(compiled.code, `tool "${record.contract.name}": ${which} ${what}: ${compiled.error}`, which));
@@ -405,10 +410,19 @@ async function register(record: ToolRecord, opts?: { signal?: AbortSignal }): Pr
   // Another register() may have finished while this one awaited the schemas.
   const meanwhile = record.attempt as ToolRecord['attempt'];
   if (meanwhile !== undefined) return meanwhile.unregister;
+  const w = record.warden;
+  // The core before anything is registered: one that cannot load (a CSP without
+  // 'wasm-unsafe-eval') fails register() here, with nothing left behind. An unregister() may
+  // have taken the tool out of the engine: it goes back now (or says why it cannot).
+  try {
+    w.engine();
+    w.attach(record.coreTool);
+  } catch (err) {
+    return fail(loadFailure('the core module', err));
+  }
   if (!addToRegistry(w, record)) {
     fail(new RegistrationError('duplicate_name', `Failed to register tool "${record.contract.name}": another tool with this name is registered on this page`));
   }
-  w.noteBaseline(record.coreTool);
   const attempt = {
     unregister: () => {
       if (record.attempt === attempt) unregister(record);
@@ -416,9 +430,21 @@ async function register(record: ToolRecord, opts?: { signal?: AbortSignal }): Pr
   };
   record.attempt = attempt;
   record.error = null;
-  opts?.signal?.addEventListener('abort', attempt.unregister, { once: true });
-  await pipeline.syncRegistrations(w);
-  if (record.attempt === attempt && record.status === 'error' && record.error) throw record.error;
+  try {
+    w.noteBaseline(record.coreTool);
+    opts?.signal?.addEventListener('abort', attempt.unregister, { once: true });
+    await pipeline.syncRegistrations(w);
+  } catch (err) {
+    if (record.attempt === attempt) withdraw(record);
+    return fail(err instanceof Error ? err : new WardenError('internal_error', 'internal error in webmcp-warden'));
+  }
+  if (record.attempt === attempt && record.status === 'error' && record.error) {
+    // A register() that rejects leaves nothing behind: not in the page's registry (where an
+    // agent's call, or the next sync, would find it), not in the browser.
+    const error = record.error;
+    withdraw(record);
+    return fail(error);
+  }
   return attempt.unregister;
 }
 
@@ -440,11 +466,28 @@ function warnSlowPatterns(record: ToolRecord, which: string, notes: PatternNote[
   }
 }
 
+/** Takes back what a failed `register()` added: the live attempt, the registry entry, the browser registration. */
+function withdraw(record: ToolRecord): void {
+  record.attempt = undefined;
+  removeFromRegistry(record.warden, record);
+  dropBrowserRegistration(record);
+}
+
 function unregister(record: ToolRecord): void {
   const wasRegistered = record.attempt !== undefined;
   record.attempt = undefined;
   removeFromRegistry(record.warden, record);
   dropBrowserRegistration(record);
+  // What the registry held of the tool leaves the core now, not when the object is collected.
+  if (wasRegistered) {
+    try {
+      // With the hook sets only this tool uses (a re-wrap shares the older ones).
+      const users = setUsers.get(record.warden);
+      record.warden.detachTool(record.coreTool, record.hookSets.filter((set) => users?.get(set) === 1));
+    } catch {
+      // A disposed client or a trapped core: nothing to free now; the finalizer still runs.
+    }
+  }
   record.status = 'unregistered';
   // Other tools' listing may change without this one (a toolsListed hook sees fewer tools).
   if (wasRegistered) resyncRegistrations(record.warden);

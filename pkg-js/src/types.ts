@@ -87,7 +87,7 @@ export interface HookOptions<Run> {
   match?: HookMatcher;
   /** Names the hook in errors and telemetry; default `"<event>:<index>"`. */
   id?: string;
-  /** Deadline in milliseconds (default the global `hookTimeout`, 5000). */
+  /** Deadline in milliseconds (default the global `hookTimeout`, 5000; at most 2^31 − 1, the longest delay a timer holds). */
   timeout?: number;
   /** For `after` and `error` hooks: `'fail'` (default, fail closed) or `'ignore'`. */
   onError?: 'fail' | 'ignore';
@@ -410,8 +410,8 @@ export interface CallOptions {
   /** A map passed to hooks as `ctx.assigns`. */
   assigns?: Record<string, unknown>;
   /**
-   * Milliseconds the whole call may take (a positive finite number); past it the call's signal
-   * aborts and the call ends as `aborted`.
+   * Milliseconds the whole call may take (a positive number, at most 2^31 − 1: the longest delay
+   * a timer holds); past it the call's signal aborts and the call ends as `aborted`.
    */
   timeout?: number;
 }
