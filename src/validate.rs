@@ -38,21 +38,24 @@
 //! # Patterns
 //!
 //! `pattern`, `patternProperties` and `format: "regex"` are ECMA-262 regular expressions by the
-//! specification, and they are run as such: with the `u` flag (as ajv does by default) and
-//! exactly as written, nothing translated. Look-around and back-references work (Zod 4 emits
-//! look-aheads for `z.email()`, `z.iso.duration()`, `z.hostname()`); a pattern the engine refuses
-//! makes the schema `invalid_schema`, and a `format: "regex"` value it refuses is invalid. Each
-//! pattern is compiled once, when its schema is compiled.
+//! specification, and they mean what they mean there: with the `u` flag (as ajv does by default)
+//! and exactly as written. Look-around and back-references work (Zod 4 emits look-aheads for
+//! `z.email()`, `z.iso.duration()`, `z.hostname()`); a pattern the engine refuses makes the
+//! schema `invalid_schema`, and a `format: "regex"` value it refuses is invalid (such a value is
+//! read as a pattern, never run). Each pattern is compiled once, when its schema is compiled.
 //!
-//! Both engines backtrack, so a pattern can take time exponential or polynomial in the length of
-//! the string it is tested against. A page's schema is written by the page; the strings come from
-//! an agent. So a string (or, for `patternProperties`, a property name) longer than
-//! [`MAX_PATTERN_INPUT_CHARS`] characters is not tested at all: the instance is invalid (keyword
-//! `pattern`, or `patternProperties`, at that location), whatever keyword the pattern sits under
-//! (`not`, `anyOf`, `if`: an unchecked string never counts as matching or as not matching). The
-//! same holds if the engine fails while testing. The bound makes polynomial patterns
-//! (`^\s*x\s*$`-like, cubic at worst in practice) cheap enough; it cannot make a pattern with
-//! nested quantifiers (`^(a+)+$`) safe on a short string: the schema author must not write those.
+//! The page's engine (and `regress`, natively) backtracks, so a pattern can take time exponential
+//! or polynomial in the length of an agent's string. So each schema pattern is one of the crate's
+//! judged patterns ([`crate::pattern`]; `docs/behaviour.md`, "Patterns"): it runs on the page's
+//! engine where its bound allows, on the linear-time engine above, or it is refused
+//! (`unsafe_pattern`, naming its location) unless the page opted in; every test is paid from the
+//! validation's pattern budget. The compile records where each slow pattern is
+//! ([`SchemaCache::notes`]), for the warnings `register()` writes. A string (or, for
+//! `patternProperties`, a property name) longer than [`MAX_PATTERN_INPUT_CHARS`] characters is
+//! not tested at all, nor one over the budget or one the engine fails on: the instance is invalid
+//! (keyword `pattern`, or `patternProperties`, at that location), whatever keyword the pattern
+//! sits under (`not`, `anyOf`, `if`: an unchecked string never counts as matching or as not
+//! matching).
 //!
 //! # `format`
 //!

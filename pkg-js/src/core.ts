@@ -87,7 +87,7 @@ let compiling: Promise<void> | undefined;
 
 /**
  * Resolves when the core is loaded. Optional: every API loads the core when it needs it, on the
- * main thread (decoding and compiling it takes about 25 ms there in Chromium). Called early
+ * main thread (decoding and compiling it is one long task there: bench/RESULTS.md). Called early
  * (`ready()` next to the app's first import, before the first `webmcp()`), it decodes the bytes
  * in slices with the page's other tasks in between and compiles them with `WebAssembly.compile`
  * (off the main thread); the first `webmcp()` then only instantiates. `register()` takes this

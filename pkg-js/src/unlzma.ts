@@ -1,15 +1,14 @@
-// Decodes the package's wasm modules, which ship LZMA-compressed (pkg-js/build.mjs), with a wasm
-// decoder of ~6 KB of our own (the `unlzma/` crate) that ships beside the core as hex. One
+// Decodes the package's wasm modules, which ship LZMA-compressed (pkg-js/build.mjs), with a small
+// wasm decoder of our own (the `unlzma/` crate) that ships beside the core as hex. One
 // decoder for every module: the core in the entry, and shaping, the validator, the pattern
 // judgement and the linear engine in their chunks, which are handed `unlzmaAsync` when they
 // start (they import nothing of the entry).
 //
 // Why LZMA and this decoder: LZMA is the smallest download of the formats a page can decode
-// (the core 5.7 KB smaller than Zopfli's deflate, the validator 11.7 KB), and no platform API
-// decodes it; a wasm decoder runs compiled code where a JS one would run interpreted on a cold
-// page. It decodes about five times slower than inflating: on the synchronous path (the first
-// `webmcp()` that needs the core at once) that is the cost of the smaller import; on the
-// asynchronous one (`ready()`, `register()`, the chunks) it works in slices with the page's
+// (several KB smaller than Zopfli's deflate for each module), and no platform API decodes it; a
+// wasm decoder runs compiled code where a JS one would run interpreted on a cold page. It decodes
+// several times slower than inflating: on the synchronous path (the first `webmcp()` that needs
+// the core at once) that is the cost of the smaller import; on the asynchronous one (`ready()`, `register()`, the chunks) it works in slices with the page's
 // other tasks in between, so no task of ours is long (bench/RESULTS.md, "Patterns").
 import { UNLZMA_WASM_HEX } from '../wasm/warden_unlzma_bytes.js';
 import { decodeHex } from './embedded-bytes.js';
@@ -31,9 +30,9 @@ interface DecoderExports {
 const PENDING = -100;
 
 /**
- * How many bytes one slice of decoding writes: about 1.5 ms of the main thread in Chromium on the
- * machine the benchmarks run on (the core takes ~5 slices, the validator ~8), so that no task of
- * ours is long even on a phone several times slower.
+ * How many bytes one slice of decoding writes: a small part of a long task's threshold on the
+ * machine the benchmarks run on (bench/RESULTS.md, "Patterns"), so that no task of ours is long
+ * even on a phone several times slower.
  */
 const SLICE_BYTES = 32 * 1024;
 

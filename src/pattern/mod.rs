@@ -66,8 +66,8 @@ pub const SHORT_STEPS: u64 = 1 << 17;
 /// The most steps the tests of one [`Budget`] may add up to (1.5 × [`SAFE_STEPS`], so a pattern
 /// safe at every length can always be tested once): at the page engine's speed on a long string
 /// (about a nanosecond and a half a step of the bound, which is an upper bound) and the linear
-/// engine's ([`LINEAR_STEP`]), some 30 ms of work in Node on the benchmark machine, where 2²⁵ let
-/// a call take up to 57 ms (`bench/patterns.mjs`; bench/RESULTS.md, "Patterns").
+/// engine's ([`LINEAR_STEP`]), well under the long-task threshold in Node on the benchmark
+/// machine, where 2²⁵ let a call go over it (`bench/patterns.mjs`; bench/RESULTS.md, "Patterns").
 pub const BUDGET_STEPS: u64 = 3 << 23;
 
 /// What one step of the linear engine (a character of the text against a state of its program)
