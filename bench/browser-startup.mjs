@@ -1,5 +1,5 @@
 // Browser start-up of webmcp-warden: what the page's main thread pays for the first
-// webmcp() (the embedded core inflated and compiled synchronously), for register() of a tool with
+// webmcp() (the embedded core decoded and compiled synchronously), for register() of a tool with
 // a JSON Schema, and for the tool's first call through document.modelContext.executeTool (the
 // validator module fetched and compiled in whichever of the two first needs it), over N fresh page
 // loads of a Vite-built page in Debian's Chromium with native WebMCP. Prints a table; never
@@ -35,7 +35,7 @@ const arg = (name, fallback) => {
 };
 const RUNS = Number(arg('runs', 15));
 // `--ready`: the page calls `ready()` right after importing the package (the warm-up the README
-// suggests), so the core is inflated and compiled off the main thread before the first webmcp().
+// suggests), so the core is decoded and compiled off the main thread before the first webmcp().
 const READY = process.argv.includes('--ready');
 // `--hooks`: the tool has a before hook, which the core must check at once, so the first
 // webmcp() loads the core synchronously; without hooks (the default) it loads nothing, and

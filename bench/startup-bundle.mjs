@@ -20,9 +20,9 @@ execFileSync(esbuild, [entry, '--bundle', '--splitting', '--format=esm', '--plat
 const call = (specifier) => `const t0 = performance.now(); const { webmcp } = await import(${JSON.stringify(specifier)});
 const tool = webmcp(({ a, b }) => a + b, { name: 'add', description: 'Adds', hooks: { before: [(ctx) => { ctx.metadata.seen = 1; }] } });
 await tool.invoke({ a: 1, b: 2 }); console.log(performance.now() - t0);`;
-const moduleOnly = `const t0 = performance.now(); const { WASM_DEFLATED_BASE64 } = await import(${JSON.stringify(pkgUrl('wasm/warden_core_bytes.js').href)});
-const { inflateRaw } = await import(${JSON.stringify(pkgUrl('dist/inflate.js').href)});
-new WebAssembly.Module(inflateRaw(Buffer.from(WASM_DEFLATED_BASE64, 'base64'))); console.log(performance.now() - t0);`;
+const moduleOnly = `const t0 = performance.now(); const { WASM_LZMA_BASE64 } = await import(${JSON.stringify(pkgUrl('wasm/warden_core_bytes.js').href)});
+const { unlzma } = await import(${JSON.stringify(pkgUrl('dist/unlzma.js').href)});
+new WebAssembly.Module(unlzma(Buffer.from(WASM_LZMA_BASE64, 'base64'))); console.log(performance.now() - t0);`;
 const sample = (code) => Number(execFileSync(process.execPath, ['--input-type=module', '-e', code], { encoding: 'utf8' }).trim());
 const samples = { module: [], files: [], bundle: [] };
 for (let i = 0; i < 9; i++) {
@@ -32,6 +32,6 @@ for (let i = 0; i < 9; i++) {
 }
 const m = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, median(v)]));
 console.log(`| start-up to the first governed call (median of 9 fresh processes) | ms | × the core module alone |\n|---|---:|---:|`);
-console.log(`| core module alone: import the deflated bytes + inflate + compile | ${m.module.toFixed(1)} | 1.00× |`);
+console.log(`| core module alone: import the compressed bytes + decode (unlzma) + compile | ${m.module.toFixed(1)} | 1.00× |`);
 console.log(`| package as built (dist/, one module per file) | ${m.files.toFixed(1)} | ${(m.files / m.module).toFixed(2)}× |`);
 console.log(`| the same code bundled into one ES module (esbuild; validator a separate chunk) | ${m.bundle.toFixed(1)} | ${(m.bundle / m.module).toFixed(2)}× |`);

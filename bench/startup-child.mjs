@@ -2,7 +2,7 @@
 //   node bench/startup-child.mjs package   import('webmcp-warden') → first governed call done
 //   node bench/startup-child.mjs schema    the same for a tool with a JSON Schema (the validator
 //                                          module is loaded and compiled during that call)
-//   node bench/startup-child.mjs module    import the core's deflated bytes, inflate, compile
+//   node bench/startup-child.mjs module    import the core's compressed bytes, decode, compile
 import { entrySpecifier, pkgUrl } from './pkg.mjs';
 
 const mode = process.argv[2];
@@ -18,11 +18,9 @@ if (mode === 'package' || mode === 'schema') {
   if (!outcome.ok || outcome.result.content[0].text !== '3') throw new Error('start-up call failed: ' + JSON.stringify(outcome));
   console.log(JSON.stringify({ total: t2 - t0, toFirstTool: t1 - t0, firstCall: t2 - t1 }));
 } else if (mode === 'module') {
-  const { WASM_DEFLATED_BASE64 } = await import(pkgUrl('wasm/warden_core_bytes.js').href);
-  // The package's own inflater (a wasm decoder); a build from before it had fflate bundled.
-  const inflate = await import(pkgUrl('dist/inflate.js').href).then((m) => m.inflateRaw, () => import(pkgUrl('dist/vendor/fflate.js').href).then((m) => m.inflateSync));
+  const { stream, decode } = await coreStream();
   const t1 = performance.now();
-  const bytes = inflate(Buffer.from(WASM_DEFLATED_BASE64, 'base64'));
+  const bytes = decode(stream);
   const t2 = performance.now();
   const module = new WebAssembly.Module(bytes);
   const t3 = performance.now();
@@ -30,4 +28,19 @@ if (mode === 'package' || mode === 'schema') {
   console.log(JSON.stringify({ total: t3 - t0, importJs: t1 - t0, decode: t2 - t1, compile: t3 - t2 }));
 } else {
   throw new Error('mode: package | schema | module');
+}
+
+/**
+ * The core's embedded bytes and the package's own decoder for them: LZMA and the wasm `unlzma`
+ * decoder today; a build from before them deflated the core and inflated it with a wasm
+ * inflater, and one before that with fflate (so that bench/ab.mjs can time older builds).
+ */
+async function coreStream() {
+  const embedded = await import(pkgUrl('wasm/warden_core_bytes.js').href);
+  if (embedded.WASM_LZMA_BASE64) {
+    const { unlzma } = await import(pkgUrl('dist/unlzma.js').href);
+    return { stream: Buffer.from(embedded.WASM_LZMA_BASE64, 'base64'), decode: unlzma };
+  }
+  const inflate = await import(pkgUrl('dist/inflate.js').href).then((m) => m.inflateRaw, () => import(pkgUrl('dist/vendor/fflate.js').href).then((m) => m.inflateSync));
+  return { stream: Buffer.from(embedded.WASM_DEFLATED_BASE64, 'base64'), decode: inflate };
 }

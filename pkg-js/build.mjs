@@ -7,14 +7,16 @@
 // type="module">, strict CSP with only 'wasm-unsafe-eval'), and no bundler has to know about a
 // .wasm asset. The size cost is measured and printed below (and kept in wasm/sizes.json).
 //
-// The JSON Schema validator is a module of its own, loaded lazily, and shipped differently: its
-// bytes are LZMA-compressed, base64-encoded, in a JS module the loader imports dynamically, with
-// the decoder beside them (pkg-js/src/validator-loader.ts says why, with the measurements).
+// Every module ships the same way: LZMA-compressed (xz's raw LZMA1), base64-encoded, in a JS
+// module, decoded in the page by one decoder of ours (the `unlzma/` crate, in the page's entry:
+// pkg-js/src/unlzma.ts). The core is in the entry; shaping, the JSON Schema validator, the
+// pattern judgement and the linear-time pattern engine are chunks loaded when first needed
+// (pkg-js/src/validator-loader.ts says why a JS chunk rather than a .wasm asset).
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, writeFileSync, mkdirSync, rmSync, copyFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { gzipSync, brotliCompressSync, deflateRawSync, inflateRawSync, constants as zlib } from 'node:zlib';
+import { gzipSync, brotliCompressSync, constants as zlib } from 'node:zlib';
 
 const pkgDir = dirname(fileURLToPath(import.meta.url));
 const root = join(pkgDir, '..');
@@ -44,29 +46,50 @@ const run = (cmd, args, opts = {}) => {
  */
 const VALIDATOR_BUILD = { embed: 'lzma', env: { CARGO_PROFILE_RELEASE_OVERFLOW_CHECKS: 'false' }, wasmOpt: ['-O1', '--converge', '--strip-target-features'], rustflags: '-C llvm-args=-inline-threshold=40', targetSubdir: 'validator', validatorGlue: true };
 
+/**
+ * Built like the core (opt-level "z", no overflow checks: clippy's `arithmetic_side_effects`
+ * checks the crate's own arithmetic, Cargo.toml [profile.release]), in a target dir of its own.
+ * `wasm-opt -O1`: measured on the slimmed core, 0.4 KB less brotli and 0.5 KB less gzip; -Oz/-Os
+ * are smaller raw but ~0.7 KB larger compressed, and --converge adds nothing.
+ * `--strip-target-features` (every module): the `target_features` section only informs linkers;
+ * browsers ignore it. 0.1 KB of gzip each. `replaceable`: `initSync` may instantiate again after
+ * a trap (the glue's guard would return the first instance forever).
+ */
+const LIKE_CORE = { embed: 'lzma', env: { CARGO_PROFILE_RELEASE_OVERFLOW_CHECKS: 'false' }, wasmOpt: ['-O1', '--strip-target-features'], replaceable: true };
+
 /** The modules we build and their cargo arguments. The core leaves out the JSON Schema
  * validator (the `validate` feature), which is a module of its own, loaded lazily. */
 const MODULES = [
-  // Embedded: the core must be usable synchronously.
-  // Overflow checks off: clippy's `arithmetic_side_effects` already checks the crate's own
-  // arithmetic (Cargo.toml, [profile.release]). `wasm-opt -O1`: measured on the slimmed core,
-  // 0.4 KB less brotli and 0.5 KB less gzip; -Oz/-Os are smaller raw but ~0.7 KB larger
-  // compressed, and --converge adds nothing.
-  // `--strip-target-features` (every module): the `target_features` section only informs
-  // linkers; browsers ignore it. 0.1 KB of gzip each.
-  { name: 'warden_core', cargoArgs: ['--no-default-features'], embed: true, env: { CARGO_PROFILE_RELEASE_OVERFLOW_CHECKS: 'false' }, wasmOpt: ['-O1', '--strip-target-features'] },
-  // Shaping: stateless, so a module of its own that a page loads before its first call
-  // (pkg-js/src/shaper.ts), built and shipped as the core is (deflated: the page already has the
-  // inflater, and LZMA's 1.4 KB less would need the LZMA decoder, 2.8 KB, on pages without a
-  // JSON Schema). Out of it, the core ships 8.2 KB (gzip) lighter; as a module of its own, with
-  // the allocator and the wire format it needs again, shaping ships as 15.8 KB.
-  { name: 'warden_shape', cargoArgs: ['--no-default-features', '--features', 'shape-module'], embed: true, env: { CARGO_PROFILE_RELEASE_OVERFLOW_CHECKS: 'false' }, wasmOpt: ['-O1', '--strip-target-features'], targetSubdir: 'shape' },
+  // The core must be usable synchronously: its bytes are in the entry. LZMA rather than Zopfli's
+  // deflate: 5.7 KB less at import, for a longer decode on the main thread when the first
+  // `webmcp()` needs the core synchronously (bench/RESULTS.md, "Patterns").
+  { name: 'warden_core', cargoArgs: ['--no-default-features'], ...LIKE_CORE },
+  // Shaping: stateless, so a module of its own that a page without a JSON Schema loads before its
+  // first call (pkg-js/src/shape-module.ts). Out of it, the core ships 8.2 KB (gzip) lighter.
+  { name: 'warden_shape', cargoArgs: ['--no-default-features', '--features', 'shape-module'], ...LIKE_CORE, targetSubdir: 'shape' },
   // Resource URIs (src/uri.rs, templates of src/matcher.rs): compiled synchronously by the
   // resource code (pkg-js/src/uri-module.ts) only, so a page of tools downloads none of it.
   // opt-level 3, not "z": every resource read crosses it, and 3 measured twice as fast here, and
   // no larger (bench/RESULTS.md).
-  { name: 'warden_uri', cargoArgs: ['--no-default-features', '--features', 'uri-module'], embed: true, env: { CARGO_PROFILE_RELEASE_OVERFLOW_CHECKS: 'false', CARGO_PROFILE_RELEASE_OPT_LEVEL: '3' }, wasmOpt: ['-O1', '--strip-target-features'], targetSubdir: 'uri' },
-  { name: 'warden_validate', cargoArgs: ['--no-default-features', '--features', 'validator-module'], ...VALIDATOR_BUILD },
+  { name: 'warden_uri', cargoArgs: ['--no-default-features', '--features', 'uri-module'], ...LIKE_CORE, env: { CARGO_PROFILE_RELEASE_OVERFLOW_CHECKS: 'false', CARGO_PROFILE_RELEASE_OPT_LEVEL: '3' }, targetSubdir: 'uri' },
+  // The validator, which shapes too: a page with a JSON Schema loads it when it registers, when it
+  // would load the shaping module too, and one module carries what both need once (measured: 5.7 KB
+  // of LZMA less than the two, and one glue; bench/RESULTS.md, "Patterns").
+  { name: 'warden_validate', cargoArgs: ['--no-default-features', '--features', 'validator-module,shape-module'], ...VALIDATOR_BUILD },
+  // The same, judging patterns too (src/wasm/patterns.rs): what a page whose schemas hold patterns
+  // loads instead of the validator and the judgement module (8.2 KB of LZMA less than the three).
+  // Its glue, written under the validator's name (the module's imports are named after it), is
+  // the validator's own plus `judge`: one glue serves both builds (pkg-js/src/validator-chunk.ts).
+  { name: 'warden_validate_judge', outName: 'warden_validate', cargoArgs: ['--no-default-features', '--features', 'validator-module,shape-module,patterns-module'], ...VALIDATOR_BUILD, targetSubdir: 'validator-judge' },
+  // The pattern judgement (src/pattern/judge.rs): how each of the page's patterns may run on an
+  // agent's text. A chunk a page loads when it first has a pattern (pkg-js/src/patterns.ts), and
+  // a copy `lintPolicy()` compiles synchronously (`sync`: pkg-js/src/lint.ts), so a page that
+  // never imports `lintPolicy` never downloads that copy.
+  // `wasm-opt -O3` rather than -O1 here: measured 0.3 KB less LZMA.
+  { name: 'warden_patterns', cargoArgs: ['--no-default-features', '--features', 'patterns-module'], ...LIKE_CORE, wasmOpt: ['-O3', '--strip-target-features'], targetSubdir: 'patterns', sync: true },
+  // The linear-time pattern engine (src/pattern/linear.rs, regex-lite): a chunk a page loads
+  // only when a pattern's judgement routes long strings to it.
+  { name: 'warden_linear', cargoArgs: ['--no-default-features', '--features', 'linear-module'], ...LIKE_CORE, targetSubdir: 'linear' },
   // For the package's JSON-Schema-Test-Suite run only (pkg-js/test/json-schema-suite.test.mjs):
   // the same module with the export that sets the suite's dialect and remote documents, built
   // into wasm-test/ (not in the npm package), so pages do not download it (~1 KB).
@@ -146,22 +169,28 @@ function fasterStrings(glue, name) {
 }
 
 /**
- * The validator's glue: its pattern engine (pkg-js/src/validator-host.js, which wasm-bindgen
- * copies under `snippets/<crate>-<hash>/`) moves to `wasm/validator-host.js`, a path the loader
- * can import too; its string path out is made faster ({@link fasterStrings}); and the glue gets
- * `__wbg_reset()`, which forgets the instance so that the next `initSync()` instantiates the
+ * Moves a host file the glue imports (`pkg-js/src/<file>`, which wasm-bindgen copies under
+ * `snippets/<crate>-<hash>/`) to `<dir>/<file>`, a path the package's own modules can import too
+ * (the same module instance as the glue's), and points the glue at it.
+ */
+function moveSnippet(glue, name, dir, file) {
+  const hostImport = new RegExp(`from '\\./snippets/[^']+/pkg-js/src/${file.replace('.', '\\.')}'`);
+  const found = glue.match(hostImport);
+  if (!found) throw new Error(`glue of ${name} does not import ${file} from snippets/; update build.mjs`);
+  copyFileSync(join(dir, found[0].slice("from './".length, -1)), join(dir, file));
+  rmSync(join(dir, 'snippets'), { recursive: true, force: true });
+  return glue.replace(hostImport, `from './${file}'`);
+}
+
+/**
+ * The validator's glue: its pattern engine (pkg-js/src/validator-host.js) moves beside it
+ * ({@link moveSnippet}); its string path out is made faster ({@link fasterStrings}); and the glue
+ * gets `__wbg_reset()`, which forgets the instance so that the next `initSync()` instantiates the
  * module again (the loader's recovery after a trap).
  */
 function finishValidatorGlue(name, dir) {
   const gluePath = join(dir, `${name}.js`);
-  let glue = readFileSync(gluePath, 'utf8');
-  const hostImport = /from '\.\/snippets\/[^']+\/pkg-js\/src\/validator-host\.js'/;
-  const found = glue.match(hostImport);
-  if (!found) throw new Error(`glue of ${name} does not import validator-host.js from snippets/; update build.mjs`);
-  const snippet = join(dir, found[0].slice("from './".length, -1));
-  copyFileSync(snippet, join(dir, 'validator-host.js'));
-  rmSync(join(dir, 'snippets'), { recursive: true, force: true });
-  glue = glue.replace(hostImport, "from './validator-host.js'");
+  let glue = moveSnippet(readFileSync(gluePath, 'utf8'), name, dir, 'validator-host.js');
   for (const needed of ['let wasmModule, wasmInstance, wasm;', 'let cachedDataViewMemory0 = null;', 'let cachedUint8ArrayMemory0 = null;']) {
     if (!glue.includes(needed)) throw new Error(`glue of ${name} no longer declares \`${needed}\`; update build.mjs (__wbg_reset)`);
   }
@@ -180,42 +209,71 @@ export function __wbg_reset() {
   const typesPath = join(dir, `${name}.d.ts`);
   writeFileSync(typesPath, readFileSync(typesPath, 'utf8') + '\n/** Forgets the instance, so that the next initSync() instantiates the module again. */\nexport function __wbg_reset(): void;\n');
   writeFileSync(join(dir, 'validator-host.d.ts'), [
-    '/** The validator module\'s pattern engine and JSON parser (pkg-js/src/validator-host.js). */',
-    'export declare function patternCompile(source: string): number;',
-    'export declare function patternTest(id: number, text: string): boolean;',
+    "/** The validator module's pattern engines and JSON parser (pkg-js/src/validator-host.js). */",
+    'export declare function patternCompile(source: string, flags: string): number;',
+    'export declare function patternJudge(id: number, source: string, flags: string, allowUnsafe: boolean): number;',
+    'export declare function judgementWord(index: number): number;',
+    'export declare function patternTest(id: number, text: string, linear: boolean): boolean;',
     'export declare function patternRelease(id: number): void;',
     'export declare function patternReleaseAll(): void;',
     'export declare function patternCount(): number;',
+    "/** The judgement and the linear engine, shared with the core's patterns (the entry's pattern-host.js). */",
+    'export interface PatternEngines {',
+    '  judge(id: number, source: string, flags: string, allowUnsafe: boolean): number;',
+    '  word(index: number): number;',
+    '  linearTest(id: number, text: string): boolean;',
+    '  release(id: number): void;',
+    '  releaseAll(): void;',
+    '}',
+    'export declare function setPatternEngines(engines: PatternEngines): void;',
     'export declare function setJsonEncoder(encode: (value: unknown) => Uint8Array): void;',
     'export declare function jsonParse(text: string): Uint8Array;',
     '',
   ].join('\n'));
 }
 
-/**
- * Raw deflate of the embedded core, as small as we can make it: Zopfli (npm `@gfx/zopfli`, a dev
- * dependency; its output is ordinary deflate, which DecompressionStream and our inflater read)
- * writes a stream ~5.5 % smaller than zlib -9, which is what the page downloads (gzip or brotli
- * cannot shrink it further). Takes a few seconds. Without the package, zlib -9.
- */
-async function zopfliDeflate(bytes) {
-  let zopfli;
-  try {
-    // Its emscripten glue installs process handlers that rethrow any later uncaught error with
-    // its whole minified source; keep the ones we had.
-    const had = ['uncaughtException', 'unhandledRejection'].map((event) => [event, process.listeners(event)]);
-    zopfli = await import('@gfx/zopfli');
-    for (const [event, listeners] of had) {
-      for (const listener of process.listeners(event)) if (!listeners.includes(listener)) process.off(event, listener);
-    }
-  } catch {
-    console.log('zopfli skipped (npm @gfx/zopfli not installed): zlib -9');
-    return deflateRawSync(bytes, { level: 9, memLevel: 9 });
-  }
-  const deflated = Buffer.from(await zopfli.deflateAsync(bytes, { numiterations: 15 }));
-  if (!inflateRawSync(deflated).equals(bytes)) throw new Error('zopfli output does not inflate to the module');
-  return deflated;
+/** The declarations of pkg-js/src/pattern-host.js, which the core's glue and the package import. */
+const PATTERN_HOST_TYPES = `/** The page's pattern engines for the core and the validator (pkg-js/src/pattern-host.js). */
+import type { PatternEngines } from './validator-host.js';
+/** A module's glue and its compiled module, as a loader answers them. */
+export interface Loaded<G> { glue: G; module: WebAssembly.Module }
+/** The judgement module's glue (src/wasm/patterns.rs). */
+export interface JudgeGlue {
+  initSync(options: { module: WebAssembly.Module }): unknown;
+  judge(source: string, flags: string, allowUnsafe: boolean): Uint32Array;
 }
+/** The linear engine module's glue (src/wasm/linear.rs), by slots the host chooses. */
+export interface LinearGlue {
+  initSync(options: { module: WebAssembly.Module }): unknown;
+  compile(slot: number, source: string, flags: string): boolean;
+  test(slot: number, text: string): number;
+  release(slot: number): void;
+}
+/** Loads the two modules (the package's patterns.ts installs them). */
+export interface PatternLoaders {
+  judge(): Promise<Loaded<JudgeGlue>>;
+  linear(): Promise<Loaded<LinearGlue>>;
+}
+/** A pattern of the core, refused once judged, as it was compiled. */
+export interface Refused { source: string; flags: string; allowUnsafe: boolean }
+export declare function setPatternLoaders(loaders: PatternLoaders): void;
+export declare function installJudge(loaded: Loaded<JudgeGlue>): void;
+export declare function hasJudge(): boolean;
+export declare function startPatternLoad(): Promise<void>;
+export declare function judgementMissing(): boolean;
+export declare function adoptJudge(loading: Promise<Loaded<JudgeGlue>>): void;
+export declare function patternsSettled(): Promise<void> | undefined;
+export declare function patternLoadFailure(): unknown;
+export declare function patternsWanted(): boolean;
+export declare function refusedPatterns(): Refused[];
+export declare function validatorMisses(): number;
+export declare function judgePattern(slot: number, source: string, flags: string, allowUnsafe: boolean): number;
+export declare function judgementWord(index: number): number;
+export declare function linearTest(slot: number, text: string): boolean;
+export declare function linearRelease(slot: number): void;
+export declare function coreReplaced(): void;
+export declare const validatorEngines: PatternEngines;
+`;
 
 /**
  * Where cargo builds: CARGO_TARGET_DIR (worktrees sharing one machine each set their own) or
@@ -226,7 +284,7 @@ function cargoTargetDir(subdir) {
   return subdir ? join(base, subdir) : base;
 }
 
-async function buildModule({ name, cargoArgs, embed, wasmOpt: passes, env = {}, rustflags, targetSubdir, outDir, validatorGlue }) {
+async function buildModule({ name, outName = name, cargoArgs, embed, wasmOpt: passes, env = {}, rustflags, targetSubdir, outDir, validatorGlue, replaceable, sync }) {
   const dir = outDir ? join(pkgDir, outDir) : wasmDir;
   mkdirSync(dir, { recursive: true });
   const args = ['build', '--release', '--target', 'wasm32-unknown-unknown', '--lib', ...cargoArgs];
@@ -236,23 +294,29 @@ async function buildModule({ name, cargoArgs, embed, wasmOpt: passes, env = {}, 
   // matters more here than the last few percent of speed).
   run('cargo', args, { env: { ...process.env, CARGO_PROFILE_RELEASE_OPT_LEVEL: 'z', CARGO_TARGET_DIR: targetDir, ...flags, ...env } });
   const built = join(targetDir, 'wasm32-unknown-unknown', 'release', 'webmcp_warden.wasm');
-  run('wasm-bindgen', ['--target', 'web', '--out-dir', dir, '--out-name', name, '--remove-name-section', '--remove-producers-section', built]);
-  const wasmFile = join(dir, `${name}_bg.wasm`);
+  run('wasm-bindgen', ['--target', 'web', '--out-dir', dir, '--out-name', outName, '--remove-name-section', '--remove-producers-section', built]);
+  const wasmFile = join(dir, `${outName}_bg.wasm`);
   const before = sizes(readFileSync(wasmFile));
   wasmOpt(wasmFile, passes);
   const bytes = readFileSync(wasmFile);
-  if (validatorGlue) finishValidatorGlue(name, dir);
+  if (validatorGlue) finishValidatorGlue(outName, dir);
 
   // The glue's default `init()` would fetch `new URL('<name>_bg.wasm', import.meta.url)`;
   // bundlers see that URL and emit the .wasm as an asset even though we never fetch it.
-  const gluePath = join(dir, `${name}.js`);
+  const gluePath = join(dir, `${outName}.js`);
   const glue = readFileSync(gluePath, 'utf8');
-  const urlExpr = `new URL('${name}_bg.wasm', import.meta.url)`;
-  if (!glue.includes(urlExpr)) throw new Error(`glue of ${name} no longer contains ${urlExpr}; update build.mjs`);
+  const urlExpr = `new URL('${outName}_bg.wasm', import.meta.url)`;
+  if (!glue.includes(urlExpr)) throw new Error(`glue of ${outName} no longer contains ${urlExpr}; update build.mjs`);
   let patched = glue.replaceAll(urlExpr, 'undefined');
-  if (name === 'warden_core' || name === 'warden_shape' || name === 'warden_uri') {
-    // A trapped instance must be replaceable (pkg-js/src/core.ts, shape.ts, uri-module.ts): `initSync`
-    // may instantiate again. The glue's guard returns the first instance forever.
+  // The core's patterns are judged through pkg-js/src/pattern-host.js, beside its glue.
+  if (name === 'warden_core') {
+    patched = moveSnippet(patched, name, dir, 'pattern-host.js');
+    writeFileSync(join(dir, 'pattern-host.d.ts'), PATTERN_HOST_TYPES);
+  }
+  if (replaceable) {
+    // A trapped instance must be replaceable (pkg-js/src/core.ts, pkg-js/src/shape.ts,
+    // pkg-js/src/patterns.ts): `initSync` may instantiate again. The glue's guard returns the
+    // first instance forever.
     const guard = /(function initSync\(module\) \{\n)(\s*)if \(wasm !== undefined\) return wasm;\n/;
     if (!guard.test(patched)) throw new Error(`glue of ${name}: initSync no longer starts with its instance guard; update build.mjs`);
     patched = patched.replace(guard, '$1');
@@ -262,34 +326,25 @@ async function buildModule({ name, cargoArgs, embed, wasmOpt: passes, env = {}, 
   // The glue's declarations reach the public types (`ready` lives next to the loader); their
   // `[Symbol.dispose]` members need lib esnext, which breaks users who check library types with
   // es2022. The method stays in the JS; only its declaration goes.
-  const typesPath = join(dir, `${name}.d.ts`);
-  const types = readFileSync(typesPath, 'utf8');
-  writeFileSync(typesPath, types.replace(/^\s*\[Symbol\.dispose\]\(\): void;\n/gm, ''));
-
-  if (embed === true) {
-    // The core is compiled synchronously on first use, so its bytes ship inside the package
-    // (shaping's too, in a chunk of their own). Deflated before base64: gzip or brotli cannot shrink base64 of raw wasm much (it breaks
-    // byte alignment), but base64 of deflated bytes costs about what gzip of the .wasm costs.
-    // pkg-js/src/core.ts inflates them (pkg-js/src/inflate.ts) before compiling.
-    rmSync(wasmFile);
-    const deflated = (await zopfliDeflate(bytes)).toString('base64');
-    const js = `// Generated by build.mjs: the ${name} module's bytes, deflate-raw compressed, base64-encoded.\nexport const WASM_DEFLATED_BASE64 = ${JSON.stringify(deflated)};\n`;
-    writeFileSync(join(dir, `${name}_bytes.js`), js);
-    writeFileSync(join(dir, `${name}_bytes.d.ts`), `/** The ${name} module's bytes, deflate-raw compressed, base64-encoded. */\nexport declare const WASM_DEFLATED_BASE64: string;\n`);
-    return { name, beforeWasmOpt: before, wasm: sizes(bytes), embeddedJs: sizes(Buffer.from(js)) };
-  }
+  const typesPath = join(dir, `${outName}.d.ts`);
+  const types = readFileSync(typesPath, 'utf8').replace(/^\s*\[Symbol\.dispose\]\(\): void;\n/gm, '');
+  writeFileSync(typesPath, types);
   rmSync(wasmFile);
-  if (embed === 'lzma') {
-    // The chunk carries its decoder too (re-exported, so a bundler puts both in one chunk): a page
-    // without a JSON Schema downloads neither.
-    const base64 = lzmaCompress(bytes).toString('base64');
-    const decoderModule = relative(dir, join(wasmDir, 'warden_unlzma_bytes.js')).replace(/^(?!\.)/, './');
-    const chunk = `// Generated by build.mjs: the ${name} module, LZMA-compressed (a properties byte, then xz's raw LZMA1), base64-encoded, with its decoder.\nexport { UNLZMA_WASM_HEX } from '${decoderModule}';\nexport const WASM_LZMA_BASE64 = ${JSON.stringify(base64)};\n`;
-    writeFileSync(join(dir, `${name}_lzma.js`), chunk);
-    writeFileSync(join(dir, `${name}_lzma.d.ts`), `/** The ${name} module, LZMA-compressed (a properties byte, then xz's raw LZMA1), base64-encoded. */\nexport declare const WASM_LZMA_BASE64: string;\n/** Its decoder (unlzma/), hex-encoded. */\nexport declare const UNLZMA_WASM_HEX: string;\n`);
-    return { name, beforeWasmOpt: before, wasm: sizes(bytes), embeddedJs: sizes(Buffer.from(chunk)) };
+  if (embed !== 'lzma') throw new Error(`build.mjs: module ${name} has no way to ship (embed must be 'lzma')`);
+  // Gzip and brotli cannot recompress LZMA, but they pack its base64 back to about its size.
+  const base64 = JSON.stringify(lzmaCompress(bytes).toString('base64'));
+  const what = `the ${name} module, LZMA-compressed (a properties byte, then xz's raw LZMA1), base64-encoded`;
+  const js = `// Generated by build.mjs: ${what}.\nexport const WASM_LZMA_BASE64 = ${base64};\n`;
+  writeFileSync(join(dir, `${name}_bytes.js`), js);
+  writeFileSync(join(dir, `${name}_bytes.d.ts`), `/** ${what[0].toUpperCase()}${what.slice(1)}. */\nexport declare const WASM_LZMA_BASE64: string;\n`);
+  if (sync) {
+    // A second copy of the glue with the bytes, for a module compiled synchronously by code in
+    // the page's entry (pkg-js/src/lint.ts): a file both the entry and a lazily imported chunk
+    // imported would be put in the entry by esbuild, bytes and all, for every page.
+    writeFileSync(join(dir, `${name}_sync.js`), `${patched}\n// Added by build.mjs: ${what}.\nexport const WASM_LZMA_BASE64 = ${base64};\n`);
+    writeFileSync(join(dir, `${name}_sync.d.ts`), `${types}\n/** ${what[0].toUpperCase()}${what.slice(1)}. */\nexport declare const WASM_LZMA_BASE64: string;\n`);
   }
-  throw new Error(`build.mjs: module ${name} has no way to ship (embed must be true or 'lzma')`);
+  return { name, beforeWasmOpt: before, wasm: sizes(bytes), embeddedJs: sizes(Buffer.from(js)) };
 }
 
 function checkBudget(report) {
@@ -310,13 +365,12 @@ function checkBudget(report) {
 }
 
 /**
- * A decoder module of ours (a crate of its own, no std, no wasm-bindgen: no imports, no glue):
- * the `inflate/` crate that inflates the embedded core (pkg-js/src/inflate.ts), and the `unlzma/`
- * crate that decodes the validator (pkg-js/src/validator-module.ts). Built for wasm32,
+ * The decoder module of ours (a crate of its own, no std, no wasm-bindgen: no imports, no glue):
+ * the `unlzma/` crate that decodes every other module (pkg-js/src/unlzma.ts). Built for wasm32,
  * `wasm-opt -Oz` with its custom sections stripped, and embedded raw (compressing it would need
  * the decoder it is) as hex: every byte two whole characters, so gzip and brotli still find the
- * module's byte patterns (0.4 KB less gzip than base64 for the inflater's ~4 KB, measured). Each
- * in a target dir of its own. Answers its size report and its bytes.
+ * module's byte patterns (0.4 KB less gzip than base64 for ~4 KB of wasm, measured). In a target
+ * dir of its own. Answers its size report and its bytes.
  */
 function buildDecoder({ crate, name, exportName, what }) {
   const targetDir = cargoTargetDir(crate);
@@ -336,8 +390,8 @@ function buildDecoder({ crate, name, exportName, what }) {
 let unlzmaWasm;
 
 /**
- * LZMA of a module, for the validator chunk: 11 KB smaller than Zopfli's deflate of the
- * validator (bench/RESULTS.md), decoded in the page by the `unlzma/` crate. The stream is xz's
+ * LZMA of a module: 11 KB smaller than Zopfli's deflate of the validator, 5.7 KB of the core
+ * (bench/RESULTS.md), decoded in the page by the `unlzma/` crate. The stream is xz's
  * raw LZMA1 (`xz --format=raw`, the best preset; lc=3, lp=0, pb=0 measured smallest) behind
  * the `.lzma` header's properties byte, and is decoded back here with the page's own decoder
  * before it ships.
@@ -348,7 +402,7 @@ function lzmaCompress(bytes) {
   try {
     raw = execFileSync('xz', ['--format=raw', `--lzma1=preset=9e,lc=${lc},lp=${lp},pb=${pb}`, '--stdout'], { input: bytes, maxBuffer: 64 * 1024 * 1024 });
   } catch (err) {
-    throw new Error(`build.mjs: xz (Debian's xz-utils) compresses the validator; run scripts/setup.sh (${err.message})`);
+    throw new Error(`build.mjs: xz (Debian's xz-utils) compresses the modules; run scripts/setup.sh (${err.message})`);
   }
   const stream = Buffer.concat([Buffer.from([lc + 9 * (lp + 5 * pb)]), raw]);
   const decoder = new WebAssembly.Instance(new WebAssembly.Module(unlzmaWasm)).exports;
@@ -366,10 +420,9 @@ checkBindgenCli();
 rmSync(wasmDir, { recursive: true, force: true });
 mkdirSync(wasmDir, { recursive: true });
 for (const module of MODULES) if (module.outDir) rmSync(join(pkgDir, module.outDir), { recursive: true, force: true });
-const inflater = buildDecoder({ crate: 'inflate', name: 'warden_inflate', exportName: 'INFLATE_WASM_HEX', what: 'the raw-DEFLATE decoder module' });
 const unlzma = buildDecoder({ crate: 'unlzma', name: 'warden_unlzma', exportName: 'UNLZMA_WASM_HEX', what: 'the raw-LZMA decoder module' });
 unlzmaWasm = unlzma.bytes;
-const report = [inflater.report, unlzma.report];
+const report = [unlzma.report];
 for (const module of MODULES) {
   const built = await buildModule(module);
   // What pages download; test-only modules are not shipped.

@@ -17,16 +17,13 @@ node scripts/module-map.mjs
 
 step "cargo test (native)"
 cargo test
-# The decoders of the embedded core and of the validator: crates of their own (inflate/,
-# unlzma/), each in the target dir build.mjs uses.
-INFLATE_TARGET="${CARGO_TARGET_DIR:-$PWD/target}/inflate"
+# The decoder of every embedded module: a crate of its own (unlzma/), in the target dir
+# build.mjs uses.
 UNLZMA_TARGET="${CARGO_TARGET_DIR:-$PWD/target}/unlzma"
-cargo test --manifest-path inflate/Cargo.toml --target-dir "$INFLATE_TARGET"
 cargo test --manifest-path unlzma/Cargo.toml --target-dir "$UNLZMA_TARGET"
 
 step "cargo clippy --all-targets -- -D warnings"
 cargo clippy --all-targets -- -D warnings
-cargo clippy --manifest-path inflate/Cargo.toml --target-dir "$INFLATE_TARGET" --all-targets -- -D warnings
 cargo clippy --manifest-path unlzma/Cargo.toml --target-dir "$UNLZMA_TARGET" --all-targets -- -D warnings
 
 step "cargo clippy for wasm32 (the boundary modules only compile there)"
@@ -35,7 +32,8 @@ cargo clippy --target wasm32-unknown-unknown --lib --no-default-features --featu
 cargo clippy --target wasm32-unknown-unknown --lib --no-default-features --features uri-module -- -D warnings
 cargo clippy --target wasm32-unknown-unknown --lib --no-default-features --features validator-module -- -D warnings
 cargo clippy --target wasm32-unknown-unknown --lib --no-default-features --features suite-export -- -D warnings
-cargo clippy --manifest-path inflate/Cargo.toml --target-dir "$INFLATE_TARGET" --target wasm32-unknown-unknown --lib -- -D warnings
+cargo clippy --target wasm32-unknown-unknown --lib --no-default-features --features patterns-module -- -D warnings
+cargo clippy --target wasm32-unknown-unknown --lib --no-default-features --features linear-module -- -D warnings
 cargo clippy --manifest-path unlzma/Cargo.toml --target-dir "$UNLZMA_TARGET" --target wasm32-unknown-unknown --lib -- -D warnings
 
 step "fuzz smoke (every fuzz/ target for a few seconds; any crash fails)"

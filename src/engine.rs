@@ -230,6 +230,9 @@ pub struct Engine {
     contract: Contract,
     /// Per (tool, policy): which rules' matchers select the tool. Cleared with the plans.
     matched_rules: VecMap<(u32, usize), Rc<MatchedRules>>,
+    /// The page opted in to patterns neither engine can be trusted with (`unsafePatterns`):
+    /// configuration steps compile their patterns under [`crate::pattern::with_unsafe_allowed`].
+    unsafe_patterns: bool,
 }
 
 fn check_handle(id: u32, what: &str) -> Result<(), ConfigError> {
@@ -374,6 +377,18 @@ impl Engine {
     /// Sets which contract hook returns follow (`hookReturns`).
     pub fn set_contract(&mut self, contract: Contract) {
         self.contract = contract;
+    }
+
+    /// Whether patterns compiled from now on may run although neither engine can be trusted
+    /// with them (`configureWebMCP({ unsafePatterns })`; `docs/behaviour.md`, "Patterns").
+    /// Patterns compiled before keep the judgement they had.
+    pub fn set_unsafe_patterns(&mut self, allowed: bool) {
+        self.unsafe_patterns = allowed;
+    }
+
+    /// Whether the page opted in to unsafe patterns ([`Engine::set_unsafe_patterns`]).
+    pub fn unsafe_patterns(&self) -> bool {
+        self.unsafe_patterns
     }
 
     /// Defines tool `id` (`webmcp()`): its definition, its own server if it has one, and its
@@ -649,6 +664,7 @@ impl Engine {
             arguments: &facts.arguments,
             fingerprint,
             live_grant: live,
+            pattern_budget: crate::pattern::Budget::default(),
         };
         let evaluation = Evaluation::with_matched(section, call_facts, &matched);
         // What predicates and the approver are shown is fixed here: the tool may be dropped
@@ -839,6 +855,7 @@ impl Engine {
         self.scopes = Table::default();
         self.server_id = None;
         self.contract = Contract::default();
+        self.unsafe_patterns = false;
         self.governor = Governor::default();
         self.changed();
         dropped

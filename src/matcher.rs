@@ -31,7 +31,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use crate::error::ConfigError;
-use crate::pattern::Pattern;
+use crate::pattern::{Budget, Pattern, PatternError};
 use crate::strs::cat;
 use crate::value::{Map, Value};
 
@@ -194,7 +194,7 @@ impl Matcher {
                 if !server.as_ref().is_none_or(|glob| glob.matches_loose(&target.server)) {
                     return Some(false);
                 }
-                name.test(target.raw_name)
+                name.test(target.raw_name, &target.budget)
             }
             Kind::Uri(glob) => glob.matches(target.raw_name),
         }
@@ -586,12 +586,14 @@ pub struct Target<'a> {
     server: String,
     name: String,
     raw_name: &'a str,
+    /// What the `RegExp` matchers tested against this target may still spend.
+    budget: Budget,
 }
 
 impl<'a> Target<'a> {
     /// Folds `server` and `name` once.
     pub fn new(server: &str, name: &'a str) -> Target<'a> {
-        Target { server: loose(server), name: loose(name), raw_name: name }
+        Target { server: loose(server), name: loose(name), raw_name: name, budget: Budget::default() }
     }
 }
 
@@ -663,12 +665,18 @@ fn server_glob(server: &str) -> Result<Glob, ConfigError> {
 }
 
 fn compile_regex(source: &str, flags: &str) -> Result<Pattern, ConfigError> {
-    Pattern::compile(source, flags).map_err(|reason| pattern_error(&cat!["RegExp /", source, "/", flags], source, flags, &reason))
+    Pattern::compile(source, flags, crate::pattern::unsafe_allowed())
+        .map_err(|error| pattern_error(&cat!["RegExp /", source, "/", flags], source, flags, &error))
 }
 
-/// An `invalid_pattern` error for a pattern the engine refused: `<what>: <the engine's
-/// reason>`, without the engine's own repetition of the pattern.
-pub(crate) fn pattern_error(what: &str, source: &str, flags: &str, reason: &str) -> ConfigError {
+/// The error for a pattern that did not compile: `invalid_pattern` for one the engine refused
+/// (`<what>: <the engine's reason>`, without the engine's own repetition of the pattern), and
+/// `unsafe_pattern` for one refused for the time it could take (`docs/behaviour.md`, "Patterns").
+pub(crate) fn pattern_error(what: &str, source: &str, flags: &str, error: &PatternError) -> ConfigError {
+    let reason = match error {
+        PatternError::Invalid(reason) => reason,
+        PatternError::Unsafe(why) => return ConfigError::new("unsafe_pattern", cat![what, " ", why]),
+    };
     // The engine names the pattern with the flags it was given, which never hold `g` or `y`.
     let kept = crate::pattern::without_gy(flags);
     let prefix = cat!["Invalid regular expression: /", source, "/", kept, ": "];

@@ -38,21 +38,24 @@
 //! # Patterns
 //!
 //! `pattern`, `patternProperties` and `format: "regex"` are ECMA-262 regular expressions by the
-//! specification, and they are run as such: with the `u` flag (as ajv does by default) and
-//! exactly as written, nothing translated. Look-around and back-references work (Zod 4 emits
-//! look-aheads for `z.email()`, `z.iso.duration()`, `z.hostname()`); a pattern the engine refuses
-//! makes the schema `invalid_schema`, and a `format: "regex"` value it refuses is invalid. Each
-//! pattern is compiled once, when its schema is compiled.
+//! specification, and they mean what they mean there: with the `u` flag (as ajv does by default)
+//! and exactly as written. Look-around and back-references work (Zod 4 emits look-aheads for
+//! `z.email()`, `z.iso.duration()`, `z.hostname()`); a pattern the engine refuses makes the
+//! schema `invalid_schema`, and a `format: "regex"` value it refuses is invalid (such a value is
+//! read as a pattern, never run). Each pattern is compiled once, when its schema is compiled.
 //!
-//! Both engines backtrack, so a pattern can take time exponential or polynomial in the length of
-//! the string it is tested against. A page's schema is written by the page; the strings come from
-//! an agent. So a string (or, for `patternProperties`, a property name) longer than
-//! [`MAX_PATTERN_INPUT_CHARS`] characters is not tested at all: the instance is invalid (keyword
-//! `pattern`, or `patternProperties`, at that location), whatever keyword the pattern sits under
-//! (`not`, `anyOf`, `if`: an unchecked string never counts as matching or as not matching). The
-//! same holds if the engine fails while testing. The bound makes polynomial patterns
-//! (`^\s*x\s*$`-like, cubic at worst in practice) cheap enough; it cannot make a pattern with
-//! nested quantifiers (`^(a+)+$`) safe on a short string: the schema author must not write those.
+//! The page's engine (and `regress`, natively) backtracks, so a pattern can take time exponential
+//! or polynomial in the length of an agent's string. So each schema pattern is one of the crate's
+//! judged patterns ([`crate::pattern`]; `docs/behaviour.md`, "Patterns"): it runs on the page's
+//! engine where its bound allows, on the linear-time engine above, or it is refused
+//! (`unsafe_pattern`, naming its location) unless the page opted in; every test is paid from the
+//! validation's pattern budget. The compile records where each slow pattern is
+//! ([`SchemaCache::notes`]), for the warnings `register()` writes. A string (or, for
+//! `patternProperties`, a property name) longer than [`MAX_PATTERN_INPUT_CHARS`] characters is
+//! not tested at all, nor one over the budget or one the engine fails on: the instance is invalid
+//! (keyword `pattern`, or `patternProperties`, at that location), whatever keyword the pattern
+//! sits under (`not`, `anyOf`, `if`: an unchecked string never counts as matching or as not
+//! matching).
 //!
 //! # `format`
 //!
@@ -236,33 +239,122 @@ thread_local! {
     /// Set when a string could not be tested against a pattern during the current validation
     /// (validation runs on one thread, start to end, so a thread-local is per validation).
     static PATTERN_UNCHECKED: Cell<Option<PatternFailure>> = const { Cell::new(None) };
+    /// The pattern work the current validation may still do (`crate::pattern::Budget`).
+    static PATTERN_BUDGET: crate::pattern::Budget = crate::pattern::Budget::default();
+    /// The notes of the schema being compiled ([`SchemaCache::notes`]), made as its patterns are.
+    static NOTES: Cell<Vec<PatternNote>> = const { Cell::new(Vec::new()) };
 }
 
-/// Installs the engine that compiles and runs patterns, wrapped so that strings over
-/// [`MAX_PATTERN_INPUT_CHARS`] are never handed to it and every failure is recorded for
-/// [`SchemaCache::validate_with_limits`]. Once per process; later calls are ignored. Natively
-/// [`SchemaCache::new`] installs `regress`; the wasm module installs the page's `RegExp` first.
-pub(crate) fn install_pattern_engine(engine: Box<dyn PatternEngine>) {
-    boon::set_pattern_engine(Box::new(Guarded(engine)));
+/// The prefix of a compile error for a pattern refused for its running time, which
+/// [`compile_problem`] reports as `unsafe_pattern`.
+const UNSAFE_MARK: &str = "unsafe: ";
+
+/// Installs the pattern engine: the crate's judged patterns ([`crate::pattern`]), so schema
+/// patterns run where the judgement says (the page's `RegExp`, the linear engine, or refused)
+/// and every test is paid from the validation's budget. Strings over
+/// [`MAX_PATTERN_INPUT_CHARS`] are never tested, and every string not tested is recorded for
+/// [`SchemaCache::validate_with_limits`]. Once per process; later calls are ignored.
+pub(crate) fn install_pattern_engine() {
+    boon::set_pattern_engine(Box::new(Judged));
 }
 
-struct Guarded(Box<dyn PatternEngine>);
+struct Judged;
 
-impl PatternEngine for Guarded {
-    fn compile(&self, source: &str) -> Result<Box<dyn CompiledPattern>, String> {
-        Ok(Box::new(GuardedPattern(self.0.compile(source)?)))
+impl PatternEngine for Judged {
+    fn compile(&self, source: &str, location: &str) -> Result<Box<dyn CompiledPattern>, String> {
+        let allow_unsafe = crate::pattern::unsafe_allowed();
+        match crate::pattern::compile_judged(source, "u", allow_unsafe) {
+            Ok((handle, judgement)) => {
+                let pattern = JudgedPattern { handle, source: source.to_owned(), allow_unsafe, words: Default::default() };
+                if let Some(judgement) = judgement {
+                    note(source, location, judgement);
+                    pattern.keep(judgement);
+                }
+                Ok(Box::new(pattern))
+            }
+            Err(crate::pattern::PatternError::Invalid(reason)) => Err(reason),
+            Err(crate::pattern::PatternError::Unsafe(why)) => Err(format!("{UNSAFE_MARK}{why}")),
+        }
+    }
+
+    /// `format: "regex"` reads a pattern without judging it: its meta-schema check comes before
+    /// the schema's own compilation (which judges its patterns, where they are), and an instance's
+    /// string is never run.
+    fn check(&self, source: &str) -> Result<(), String> {
+        crate::pattern::check_syntax(source, "u")
     }
 }
 
-struct GuardedPattern(Box<dyn CompiledPattern>);
+/// Records the note of a slow pattern of the schema being compiled ([`SchemaCache::notes`]): where
+/// it is (`location`'s fragment), what makes it slow and where it runs instead.
+fn note(source: &str, location: &str, judgement: crate::pattern::Judgement) {
+    let (code, short, how) = match judgement.route {
+        Some(crate::pattern::Route::Split { short }) => ("pattern_linear", short, "longer strings are tested on the linear-time engine"),
+        Some(crate::pattern::Route::Unsafe { short }) => ("pattern_unsafe", short, "it runs only because the page opted in (unsafePatterns), and a longer string is not tested (the instance is invalid)"),
+        _ => return,
+    };
+    let path = fragment_of(location);
+    let message = format!(
+        "{} has the pattern {} that {} on the page's backtracking engine, which tests strings of at most {short} characters; {how}",
+        at_schema(&path),
+        quote(&clip(source, 120)),
+        judgement.slowness().unwrap_or_default()
+    );
+    NOTES.with(|notes| {
+        let mut all = notes.take();
+        all.push(PatternNote { path, code, message });
+        notes.set(all);
+    });
+}
 
-impl CompiledPattern for GuardedPattern {
+/// A schema's pattern: the host's handle and the pattern's judgement (atomics rather than the
+/// core's `Pattern`, because the engine wants its patterns `Send + Sync`; rather than a
+/// `OnceLock`, whose `Once` machinery the module would link for this alone).
+struct JudgedPattern {
+    handle: u32,
+    source: String,
+    allow_unsafe: bool,
+    /// The judgement's words (`Judgement::to_words`) and, last, whether they are set: at compile
+    /// time, or at the first test when the judgement had not loaded yet.
+    words: [std::sync::atomic::AtomicU32; 5],
+}
+
+impl JudgedPattern {
+    fn kept(&self) -> Option<crate::pattern::Judgement> {
+        use std::sync::atomic::Ordering::Relaxed;
+        let [a, b, c, d, set] = &self.words;
+        (set.load(Relaxed) == 1).then(|| crate::pattern::Judgement::from_words([a.load(Relaxed), b.load(Relaxed), c.load(Relaxed), d.load(Relaxed)]))
+    }
+
+    fn keep(&self, judgement: crate::pattern::Judgement) {
+        use std::sync::atomic::Ordering::Relaxed;
+        for (slot, word) in self.words.iter().zip(judgement.to_words().into_iter().chain([1])) {
+            slot.store(word, Relaxed);
+        }
+    }
+}
+
+impl Drop for JudgedPattern {
+    fn drop(&mut self) {
+        crate::pattern::release(self.handle);
+    }
+}
+
+impl CompiledPattern for JudgedPattern {
     fn is_match(&self, text: &str) -> Result<bool, PatternFailure> {
         // Bytes bound characters from above, so most strings skip the count.
         let answer = if text.len() > MAX_PATTERN_INPUT_CHARS && text.chars().count() > MAX_PATTERN_INPUT_CHARS {
             Err(PatternFailure::TooLong { max_chars: MAX_PATTERN_INPUT_CHARS })
         } else {
-            self.0.is_match(text)
+            let judgement = self.kept().or_else(|| {
+                let judgement = crate::pattern::judge_later(self.handle, &self.source, "u", self.allow_unsafe)?;
+                self.keep(judgement);
+                Some(judgement)
+            });
+            PATTERN_BUDGET.with(|budget| crate::pattern::test_judged(self.handle, judgement, text, budget)).map_err(|why| match why {
+                crate::pattern::Untested::Engine => PatternFailure::Engine,
+                other => PatternFailure::Declined(other.phrase()),
+            })
         };
         if let Err(failure) = &answer {
             PATTERN_UNCHECKED.with(|cell| cell.set(Some(failure.clone())));
@@ -270,23 +362,6 @@ impl CompiledPattern for GuardedPattern {
         answer
     }
 }
-
-/// Natively, patterns run on `regress` (ECMAScript syntax and semantics, `u` flag).
-#[cfg(not(target_arch = "wasm32"))]
-struct Regress;
-
-#[cfg(not(target_arch = "wasm32"))]
-impl PatternEngine for Regress {
-    fn compile(&self, source: &str) -> Result<Box<dyn CompiledPattern>, String> {
-        match regress::Regex::with_flags(source, "u") {
-            Ok(regex) => Ok(Box::new(RegressPattern(regex))),
-            Err(e) => Err(e.to_string()),
-        }
-    }
-}
-
-#[cfg(not(target_arch = "wasm32"))]
-struct RegressPattern(regress::Regex);
 
 /// Natively, the engine reads its bundled meta-schemas (and `application/json` contents) with
 /// serde_json; the wasm module installs the page's `JSON.parse` instead, and links no parser.
@@ -300,13 +375,6 @@ use boon::JsonParser;
 impl JsonParser for SerdeJson {
     fn parse(&self, text: &str) -> Result<Value, Box<dyn std::error::Error>> {
         Ok(serde_json::from_str(text)?)
-    }
-}
-
-#[cfg(not(target_arch = "wasm32"))]
-impl CompiledPattern for RegressPattern {
-    fn is_match(&self, text: &str) -> Result<bool, PatternFailure> {
-        Ok(self.0.find(text).is_some())
     }
 }
 
@@ -330,10 +398,28 @@ struct Entry {
     index: SchemaIndex,
     /// How many `compile` calls returned this handle and were not yet dropped.
     refs: u32,
-    /// What the schema was compiled from (JSON text, or the wire format when `wire`): compiling
-    /// the same again shares the entry.
+    /// What the schema was compiled from (JSON text, or the wire format when `wire`), with or
+    /// without the page's opt-in to unsafe patterns: compiling the same again shares the entry.
     source: Vec<u8>,
     wire: bool,
+    allow_unsafe: bool,
+    /// What the schema's slow patterns are routed to ([`SchemaCache::notes`]).
+    notes: Vec<PatternNote>,
+}
+
+/// A pattern of a schema that the page's backtracking engine cannot run on every string, and
+/// where it runs instead (`docs/behaviour.md`, "Patterns"): the package warns once per pattern
+/// when a tool with the schema is registered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PatternNote {
+    /// Where the pattern is in the schema, as a JSON Pointer (`/properties/host/pattern`, or
+    /// `/patternProperties/<key>` for a key that is a pattern).
+    pub path: String,
+    /// `pattern_linear` (long strings run on the linear-time engine) or `pattern_unsafe` (the
+    /// page opted in; long strings are not tested and the instance is invalid).
+    pub code: &'static str,
+    /// One sentence for a person, starting with the location.
+    pub message: String,
 }
 
 /// Compiled validators by handle.
@@ -363,7 +449,7 @@ impl SchemaCache {
     /// An empty cache.
     pub fn new() -> Self {
         #[cfg(not(target_arch = "wasm32"))]
-        install_pattern_engine(Box::new(Regress));
+        install_pattern_engine();
         #[cfg(not(target_arch = "wasm32"))]
         boon::set_json_parser(Box::new(SerdeJson));
         SchemaCache {
@@ -433,19 +519,32 @@ impl SchemaCache {
         wire: bool,
         read: impl FnOnce() -> Result<Value, SchemaProblem>,
     ) -> Result<u32, SchemaProblem> {
-        if let Some(entry) = self.entries.iter_mut().find(|e| e.wire == wire && e.source == source) {
+        let allow_unsafe = crate::pattern::unsafe_allowed();
+        if let Some(entry) = self.entries.iter_mut().find(|e| e.wire == wire && e.allow_unsafe == allow_unsafe && e.source == source) {
             entry.refs = entry.refs.saturating_add(1);
             return Ok(entry.handle);
         }
-        let (schemas, index) = self.build(read()?)?;
+        let schema = read()?;
+        NOTES.with(Cell::take);
+        let built = self.build(&schema);
+        let notes = NOTES.with(Cell::take);
+        let (schemas, index) = built?;
         let handle = self.next_handle;
         self.next_handle = handle.checked_add(1).ok_or_else(|| SchemaProblem {
             code: "too_many_schemas",
             message: "no schema handles are left in this cache".to_owned(),
             path: String::new(),
         })?;
-        self.entries.push(Entry { handle, schemas, index, refs: 1, source: source.to_vec(), wire });
+        self.entries.push(Entry { handle, schemas, index, refs: 1, source: source.to_vec(), wire, allow_unsafe, notes });
         Ok(handle)
+    }
+
+    /// The notes of compiled schema `handle`: each of its patterns that the page's backtracking
+    /// engine cannot run on every string (`pattern`, a `patternProperties` key, in any
+    /// subschema), where it is and where it runs instead. Empty for an unknown handle, and for
+    /// patterns compiled while the judgement was not loaded (they are judged at their first test).
+    pub fn notes(&self, handle: u32) -> &[PatternNote] {
+        self.entries.iter().find(|e| e.handle == handle).map_or(&[], |e| e.notes.as_slice())
     }
 
     /// Releases one reference to `handle`; the compiled schema goes with the last one. An unknown
@@ -515,8 +614,8 @@ impl SchemaCache {
         })
     }
 
-    fn build(&self, schema: Value) -> Result<(Schemas, SchemaIndex), SchemaProblem> {
-        let dialect = match &schema {
+    fn build(&self, schema: &Value) -> Result<(Schemas, SchemaIndex), SchemaProblem> {
+        let dialect = match schema {
             Value::Bool(_) => Some(self.default_dialect),
             Value::Object(map) => match map.get("$schema") {
                 None => Some(self.default_dialect),
@@ -557,7 +656,7 @@ impl SchemaCache {
                 .add_resource(uri, document.clone())
                 .map_err(|_| SchemaProblem::invalid(format!("document {uri} cannot be used: its URI is not absolute")))?;
         }
-        let problem = |e: CompileError| compile_problem(&e, &schema, dialect_name);
+        let problem = |e: CompileError| compile_problem(&e, schema, dialect_name);
         compiler.add_resource(SCHEMA_URL, schema.clone()).map_err(problem)?;
         let mut schemas = Schemas::new();
         let index = compiler.compile(SCHEMA_URL, &mut schemas).map_err(problem)?;
@@ -587,6 +686,7 @@ fn schema_too_deep() -> SchemaProblem {
 /// Validates `instance` against a compiled entry (see [`SchemaCache::validate`]).
 fn validate_entry(entry: &Entry, instance: &Value) -> Vec<Diagnostic> {
     PATTERN_UNCHECKED.with(|cell| cell.set(None));
+    PATTERN_BUDGET.with(crate::pattern::Budget::reset);
     let result = entry.schemas.validate(instance, entry.index);
     let unchecked = PATTERN_UNCHECKED.with(Cell::take);
     let mut out = Vec::new();
@@ -616,6 +716,7 @@ fn failure_text(failure: &PatternFailure) -> String {
             format!("it is longer than {max_chars} characters, the most a pattern is tested against")
         }
         PatternFailure::Engine => "the regular expression engine failed".to_owned(),
+        PatternFailure::Declined(reason) => (*reason).to_owned(),
     }
 }
 
@@ -659,6 +760,16 @@ fn compile_problem(error: &CompileError, schema: &Value, dialect: &str) -> Schem
             String::new(),
             format!("$ref {} names an anchor the schema does not define", quote(display_url(reference))),
         ),
+        CompileError::InvalidRegex { url, regex, src } if src.to_string().starts_with(UNSAFE_MARK) => {
+            let path = fragment_of(url);
+            let why = src.to_string();
+            let message = format!(
+                "{} has a pattern that {}",
+                at_schema(&path),
+                clip(why.strip_prefix(UNSAFE_MARK).unwrap_or(&why), 400)
+            );
+            return SchemaProblem { code: "unsafe_pattern", message: clip(&message, 600), path };
+        }
         CompileError::InvalidRegex { url, regex, src } => {
             let path = fragment_of(url);
             let message = format!(

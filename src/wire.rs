@@ -189,6 +189,9 @@ codes! {
         StoredGrants,
         /// `[]`, then the policy to lint (no engine needed).
         LintPolicy,
+        /// `[source, flags, allowUnsafe]`: compiles a pattern and answers whether it may run
+        /// (`unsafe_pattern` when its judgement refuses it); no engine needed.
+        CheckPattern,
     }
 }
 
@@ -215,6 +218,9 @@ codes! {
         ClearGrants,
         /// Whether the static tool filter lets agents see tool `arg`.
         IsVisible,
+        /// Patterns compiled from now on may (`arg` 1) or may not (`arg` 0) run although
+        /// neither engine can be trusted with them (`unsafePatterns`).
+        SetUnsafePatterns,
     }
 }
 

@@ -124,6 +124,7 @@ impl Call {
             arguments: &self.arguments,
             fingerprint: self.fingerprint.clone(),
             live_grant: self.live_grant,
+            pattern_budget: Default::default(),
         }
     }
 
@@ -381,6 +382,7 @@ fn facts<'a>(server: &'a str, name: &'a str, arguments: &'a Value) -> CallFacts<
         arguments,
         fingerprint: FingerprintState::Unchanged,
         live_grant: false,
+        pattern_budget: Default::default(),
     }
 }
 

@@ -592,3 +592,59 @@ fn unquote_takes_only_what_quote_writes() {
         assert_eq!(unquote(not_quoted), None, "{not_quoted}");
     }
 }
+
+#[test]
+fn slow_schema_patterns_are_noted_where_they_are() {
+    let mut cache = SchemaCache::new();
+    // One pattern split between the page's engine and the linear one, in a nested subschema,
+    // a patternProperties key and propertyNames; safe patterns and data are not noted.
+    let schema = serde_json::json!({
+        "properties": {
+            "mail": { "pattern": r"^[^\s@]+@[^\s@]+\.[^\s@]+$" },
+            "slug": { "pattern": "^[a-z0-9-]+$" },
+            "pattern": { "const": { "pattern": "^(a+)+$" } },
+        },
+        "patternProperties": { r"^(\w+\s?)*$": {} },
+        "prefixItems": [{ "propertyNames": { "pattern": "a*a*b" } }],
+        "enum": [{ "pattern": "^(a+)+$" }],
+    });
+    let h = cache.compile(&schema.to_string()).unwrap();
+    let mut notes: Vec<(&str, &str)> = cache.notes(h).iter().map(|note| (note.path.as_str(), note.code)).collect();
+    notes.sort_unstable();
+    assert_eq!(
+        notes,
+        vec![(r"/patternProperties/^(\w+\s?)*$", "pattern_linear"), ("/prefixItems/0/propertyNames/pattern", "pattern_linear"), ("/properties/mail/pattern", "pattern_linear")],
+    );
+    let note = cache.notes(h).iter().find(|note| note.path == "/properties/mail/pattern").unwrap();
+    assert!(note.message.starts_with("schema location /properties/mail/pattern has the pattern "), "{note:?}");
+    assert!(note.message.contains("linear-time engine"), "{note:?}");
+    // A key with `/` and `~` is escaped in the pointer.
+    let h = cache.compile(r#"{"patternProperties":{"a/~\\d+$":{}}}"#).unwrap();
+    assert_eq!(cache.notes(h).iter().map(|note| note.path.as_str()).collect::<Vec<_>>(), vec![r"/patternProperties/a~1~0\d+$"]);
+    assert!(cache.notes(h + 100).is_empty());
+}
+
+#[test]
+fn refused_schema_patterns_fail_unless_the_page_opts_in() {
+    use webmcp_warden::pattern::with_unsafe_allowed;
+    let mut cache = SchemaCache::new();
+    let schema = r#"{"properties":{"q":{"pattern":"^(a+)+\\1$"}}}"#;
+    let problem = cache.compile(schema).unwrap_err();
+    assert_eq!((problem.code, problem.path.as_str()), ("unsafe_pattern", "/properties/q/pattern"), "{problem:?}");
+    assert!(problem.message.starts_with("schema location /properties/q/pattern has a pattern that "), "{problem:?}");
+    assert!(problem.message.contains("unsafePatterns"), "{problem:?}");
+    // Opted in, it compiles, with a note; the same text compiled without the opt-in is still refused
+    // (the opt-in is part of what a compiled schema is shared by).
+    let h = with_unsafe_allowed(true, || cache.compile(schema)).unwrap();
+    assert_eq!(cache.notes(h).iter().map(|note| note.code).collect::<Vec<_>>(), vec!["pattern_unsafe"]);
+    assert_eq!(cache.compile(schema).unwrap_err().code, "unsafe_pattern");
+    assert_eq!(with_unsafe_allowed(true, || cache.compile(schema)).unwrap(), h);
+    // Short strings are tested; one past the pattern's limit is not, and the instance is invalid.
+    assert_eq!(cache.validate(h, r#"{"q":"a"}"#).unwrap().len(), 1, "nothing left for the back-reference: invalid");
+    assert!(cache.validate(h, r#"{"q":"aa"}"#).unwrap().is_empty(), "a, then the back-reference");
+    // A refused key of patternProperties is named by its own location.
+    let problem = cache.compile(r#"{"patternProperties":{"^(a+)+(?=x)":{}}}"#).unwrap_err();
+    assert_eq!((problem.code, problem.path.as_str()), ("unsafe_pattern", "/patternProperties/^(a+)+(?=x)"), "{problem:?}");
+    let d = cache.validate(h, &serde_json::json!({ "q": "a".repeat(5_000) }).to_string()).unwrap();
+    assert_eq!((d[0].path.as_str(), d[0].keyword.as_str()), ("/q", "pattern"), "{d:?}");
+}

@@ -276,6 +276,10 @@ export type RevokeGrantsAnswer = AnswerOf<typeof RevokeGrantsAnswer>;
 export const StoredGrantsAnswer = configured({ grants: { arrayOf: GRANT } });
 export type StoredGrantsAnswer = AnswerOf<typeof StoredGrantsAnswer>;
 
+/** `core.checkPattern`: whether a pattern the core compiled before its judgement loaded may run (`unsafe_pattern` when not). */
+export const CheckPatternAnswer = configured({});
+export type CheckPatternAnswer = AnswerOf<typeof CheckPatternAnswer>;
+
 /** `core.lintPolicy`: `lintPolicy()`'s diagnostics. */
 export const LintPolicyAnswer = configured({ diagnostics: { arrayOf: { object: { code: 'string', message: 'string', path: 'string' } } } });
 export type LintPolicyAnswer = AnswerOf<typeof LintPolicyAnswer>;

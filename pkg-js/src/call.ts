@@ -15,7 +15,7 @@
 // A resource read or a prompt get runs the same machine (`SubjectCall`, made by subject.ts): its
 // gate hooks in place of the before-hooks, the read or the get in place of the tool, its own
 // answer, shaping and telemetry event.
-import { ActionBits, approverFor, CallFailure, CallFlags, canonicalJson, core, CoreTrapped, decode, deepFrozenCopy, disposedOutcome, emitHookEvent, encode, ensureGrants, EVENTS, failedOutcome, genInvocationId, Op, Outcome, recordGrant, sealFirstListing, Signal, snapshotOf, Verdict } from './from-entry.js';
+import { ActionBits, approverFor, CallFailure, CallFlags, canonicalJson, core, CoreTrapped, decode, deepFrozenCopy, disposedOutcome, emitHookEvent, encode, ensureGrants, EVENTS, failedOutcome, genInvocationId, loadValidator, Op, Outcome, recordGrant, sealFirstListing, Signal, snapshotOf, Verdict } from './from-entry.js';
 import type { Warden } from './client.js';
 import { readReturn, type Returned } from './facts.js';
 import type { Decision, PolicyCall } from './governance.js';
@@ -238,6 +238,10 @@ class CallRun {
     // load fails the call before the tool, so an agent's retry repeats no action whose answer
     // was withheld. Once loaded (`register()` starts it), this costs one check.
     this.#shapes = (this.#options.shape ?? this.#tool.shape) === 'llm';
+    // A tool with a JSON Schema validates in the validator module, which shapes too: asked for
+    // first, so that shaping takes its module from it rather than loading one of its own.
+    const { input, output } = this.#tool.validation;
+    if (!shaperLoaded() && this.#shapes && (input !== undefined || output !== undefined)) void loadValidator([input, output]).catch(() => undefined);
     const shaping = !shaperLoaded() && this.#shapes ? loadShaper().catch(() => undefined) : undefined;
     const recording = payloadsChunk.loaded === undefined && this.#observed && (this.#w.settings.capturePayloads || this.#trace !== undefined) ? payloadsChunk.load().catch(() => undefined) : undefined;
     const loading = shaping === undefined ? recording : recording === undefined ? shaping : Promise.all([shaping, recording]);
@@ -477,6 +481,11 @@ class CallRun {
     return this.#step(Outcome.ToolThrew, 0, duration, { message: errorMessage(value) });
   }
 
+  /** Whether the tool's schemas may hold patterns neither engine can be trusted with (its own `unsafePatterns`, or the page's). */
+  #unsafePatterns(): boolean {
+    return this.#tool.validation.unsafePatterns === true || this.#w.settings.unsafePatterns;
+  }
+
   /**
    * The arguments as JSON, made once from what the call holds then (a Standard Schema's value
    * once it validated), and read back once into `#argsValue`; a diagnostic when JSON cannot
@@ -497,7 +506,7 @@ class CallRun {
   async #validateInput(what: number): Promise<number> {
     const output = this.#tool.validation.output;
     if (what & 2 && output !== undefined) {
-      const compiled = await compileSchema(output);
+      const compiled = await compileSchema(output, this.#unsafePatterns());
       if ('error' in compiled) return this.#step(Outcome.InvalidSchema, 0, 0, { which: 'outputSchema', message: compiled.error });
     }
     if (!(what & 1)) return this.#step(Outcome.Valid, 0);
@@ -530,7 +539,7 @@ class CallRun {
       if (proto !== undefined) return this.#step(Outcome.Invalid, 0, 0, { diagnostics: [proto] });
     }
     if (schema === undefined) return this.#step(Outcome.Valid, 0);
-    const result = await validateJsonText(schema, json, 'inputSchema', this.#w.settings);
+    const result = await validateJsonText(schema, json, 'inputSchema', this.#w.settings, this.#unsafePatterns());
     if (this.#signal.aborted) return this.#step(Outcome.Aborted, 0);
     if ('invalidSchema' in result) return this.#step(Outcome.InvalidSchema, 0, 0, { which: 'inputSchema', message: result.invalidSchema });
     return result.valid ? this.#step(Outcome.Valid, 0) : this.#step(Outcome.Invalid, 0, 0, { diagnostics: result.diagnostics });
@@ -589,7 +598,7 @@ class CallRun {
     if (schema === undefined || structured === undefined) return this.#step(Outcome.Valid, 0);
     const json = toJson(structured, { maxBytes: Number.MAX_SAFE_INTEGER, maxDepth: 100 });
     if (!json.ok) return this.#step(Outcome.Invalid, 0, 0, { diagnostics: [json.diagnostic] });
-    const result = await validateJsonText(schema, json, 'outputSchema', this.#w.settings);
+    const result = await validateJsonText(schema, json, 'outputSchema', this.#w.settings, this.#unsafePatterns());
     if (this.#signal.aborted) return this.#step(Outcome.Aborted, 0);
     if ('invalidSchema' in result) return this.#step(Outcome.InvalidSchema, 0, 0, { which: 'outputSchema', message: result.invalidSchema });
     return result.valid ? this.#step(Outcome.Valid, 0) : this.#step(Outcome.Invalid, 0, 0, { diagnostics: result.diagnostics });

@@ -64,6 +64,8 @@ export interface Settings {
   clock: () => number;
   /** `approvedFingerprints` as given, for predicates and the approver (`ctx`). */
   approvedFingerprints: Record<string, string> | 'first_listing' | undefined;
+  /** The page opted in to patterns neither engine can be trusted with (`unsafePatterns`). */
+  unsafePatterns: boolean;
 }
 
 /** The server id of tools that name none (the core's default too: `src/engine.rs`). */
@@ -88,6 +90,7 @@ function defaultSettings(): Settings {
     grantTtl: 86_400_000,
     clock: () => Date.now(),
     approvedFingerprints: undefined,
+    unsafePatterns: false,
   };
 }
 
@@ -249,6 +252,7 @@ export class Warden {
     for (const id of this.#log.globals) core.addGlobal(e, id, false, 'hooks');
     if (this.settings.serverId !== DEFAULT_SERVER_ID) core.setServerId(e, this.settings.serverId);
     if (this.settings.strictReturns) core.setHookReturns(e, true);
+    if (this.settings.unsafePatterns) core.setUnsafePatterns(e, true);
     if (this.#log.policy !== NULL_SETTING) core.setPolicy(e, this.#log.policy);
     if (this.#log.approved !== NULL_SETTING) core.setApprovedFingerprints(e, this.#log.approved);
     if (this.#log.filter !== NULL_SETTING) core.setToolFilter(e, this.#log.filter);
@@ -479,6 +483,15 @@ export class Warden {
   setStrictReturns(strict: boolean): void {
     if (this.#disposed || this.hasEngine) core.setHookReturns(this.engine(), strict);
     this.settings.strictReturns = strict;
+  }
+
+  /**
+   * Whether patterns the core compiles from now on may run although neither engine can be trusted
+   * with them (`unsafePatterns`); the page's schemas read it at their compilation.
+   */
+  setUnsafePatterns(allowed: boolean): void {
+    this.settings.unsafePatterns = allowed;
+    if (this.#disposed || this.hasEngine) core.setUnsafePatterns(this.engine(), allowed);
   }
 
   /** Applies a governance setting (policy, approved fingerprints, tool filter), wire-encoded. */

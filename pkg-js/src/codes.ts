@@ -145,6 +145,7 @@ export const Configure = {
   RevokeGrants: 13,
   StoredGrants: 14,
   LintPolicy: 15,
+  CheckPattern: 16,
 } as const;
 
 /** The steps of the `control` export (`wire::Control`). */
@@ -158,6 +159,7 @@ export const Control = {
   RecordBaseline: 7,
   ClearGrants: 8,
   IsVisible: 9,
+  SetUnsafePatterns: 10,
 } as const;
 
 /** What the `read` export answers (`wire::Read`). */

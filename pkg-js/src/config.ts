@@ -75,11 +75,21 @@ export interface WebMCPConfig {
   maxArgumentBytes?: number;
   /** Deepest nesting of arrays and objects in arguments they accept (`{}` is 1; default 64, at most 100). */
   maxArgumentDepth?: number;
+  /**
+   * Let patterns that neither the page's `RegExp` nor the linear-time engine can be trusted with
+   * (a back-reference or look-around in a pattern that can take exponential or polynomial time)
+   * run anyway, on the page's engine, for strings short enough to stay fast; longer strings are
+   * not tested (the pattern fails closed). Default `false`: such a pattern is refused
+   * (`ConfigurationError('unsafe_pattern')`). Applies to every pattern compiled after it (policy,
+   * matchers, JSON Schemas): give it in the same call as the policy, or before.
+   * (docs/behaviour.md, "Patterns").
+   */
+  unsafePatterns?: boolean;
 }
 
 const KNOWN_OPTIONS = new Set([
   'hooks', 'replace', 'hookTimeout', 'serverId', 'policy', 'onAsk', 'askTimeout', 'grantTtl', 'grantStore', 'approvedFingerprints',
-  'tools', 'maxResultBytesForLlm', 'telemetry', 'capturePayloads', 'redact', 'rejectProtoKeys', 'clock', 'maxArgumentBytes', 'maxArgumentDepth', 'hookReturns',
+  'tools', 'maxResultBytesForLlm', 'telemetry', 'capturePayloads', 'redact', 'rejectProtoKeys', 'clock', 'maxArgumentBytes', 'maxArgumentDepth', 'hookReturns', 'unsafePatterns',
 ]);
 
 /**
@@ -171,7 +181,7 @@ export function configure(w: Warden, options: WebMCPConfig): void {
   if (options.clock !== undefined && typeof options.clock !== 'function') refuse('clock', 'must be a function');
   if (serverId !== undefined && !(typeof serverId === 'string' && serverId.length > 0)) refuse('serverId', 'must be a non-empty string', undefined);
   if (typeof replace !== 'boolean') refuse('replace', 'must be a boolean', undefined);
-  for (const key of ['capturePayloads', 'rejectProtoKeys'] as const) {
+  for (const key of ['capturePayloads', 'rejectProtoKeys', 'unsafePatterns'] as const) {
     if (options[key] !== undefined && typeof options[key] !== 'boolean') refuse(key, 'must be a boolean');
   }
   if (options.hookReturns !== undefined && options.hookReturns !== 'strict' && options.hookReturns !== 'lenient') refuse('hookReturns', `must be 'lenient' or 'strict', not ${typeName(options.hookReturns)}`);
@@ -190,7 +200,10 @@ export function configure(w: Warden, options: WebMCPConfig): void {
   };
   let set: number | undefined;
   let policyHandles: ReadonlySet<number> | undefined;
+  // First: the patterns compiled below read it (and it is put back if they fail).
+  const unsafeBefore = w.settings.unsafePatterns;
   try {
+    if (options.unsafePatterns !== undefined) w.setUnsafePatterns(options.unsafePatterns);
     if (options.policy !== undefined) {
       const encoded = encodePolicy(w, options.policy);
       policyHandles = encoded.handles;
@@ -206,6 +219,7 @@ export function configure(w: Warden, options: WebMCPConfig): void {
     }
   } catch (err) {
     if (set !== undefined) w.dropHookSet(set);
+    if (w.settings.unsafePatterns !== unsafeBefore) w.setUnsafePatterns(unsafeBefore);
     restore();
     throw err;
   }

@@ -13,8 +13,10 @@
 // it (see `client.ts`).
 import * as glue from '../wasm/warden_core.js';
 import { decodeBase64 } from './embedded-bytes.js';
-import { inflateRaw, inflateRawAsync } from './inflate.js';
-import { WASM_DEFLATED_BASE64 } from '../wasm/warden_core_bytes.js';
+import { coreReplaced } from '../wasm/pattern-host.js';
+import { installPatternLoaders } from './patterns.js';
+import { unlzma, unlzmaAsync } from './unlzma.js';
+import { WASM_LZMA_BASE64 } from '../wasm/warden_core_bytes.js';
 import { Configure, Control, Read } from './codes.js';
 import { Writer, decode, encode } from './wire.js';
 import { WardenError } from './errors.js';
@@ -40,9 +42,13 @@ let memory: WebAssembly.Memory | undefined;
 export function coreGeneration(): number {
   if (!live) {
     try {
-      // Inflated and compiled here, on the main thread, unless `ready()` did it off the thread
-      // first; the bytes ship deflated (see build.mjs for why), the inflater is wasm (inflate.ts).
-      compiled ??= new WebAssembly.Module(inflateRaw(decodeBase64(WASM_DEFLATED_BASE64)) as BufferSource);
+      // Decoded and compiled here, on the main thread, unless `ready()` did it off the thread
+      // first; the bytes ship LZMA-compressed (see build.mjs for why), the decoder is wasm (unlzma.ts).
+      compiled ??= new WebAssembly.Module(unlzma(decodeBase64(WASM_LZMA_BASE64)) as BufferSource);
+      // The core's patterns are judged by modules the page loads when it first has one
+      // (patterns.ts); a new instance's pattern slots start empty.
+      installPatternLoaders();
+      if (generation > 0) coreReplaced();
       memory = glue.initSync({ module: compiled }).memory;
     } catch (err) {
       throw loadFailed(err);
@@ -81,11 +87,11 @@ let compiling: Promise<void> | undefined;
 
 /**
  * Resolves when the core is loaded. Optional: every API loads the core when it needs it, on the
- * main thread (decoding, inflating and compiling it takes about 10 ms there in Chromium). Called
- * early (`ready()` next to the app's first import, before the first `webmcp()`), it inflates
- * the bytes with the platform's `DecompressionStream` (in the page's stream tasks, not one long
- * one) and compiles them with `WebAssembly.compile` (off the main thread); the first `webmcp()`
- * then only instantiates. `register()` takes this path too when nothing loaded the core yet.
+ * main thread (decoding and compiling it is one long task there: bench/RESULTS.md). Called early
+ * (`ready()` next to the app's first import, before the first `webmcp()`), it decodes the bytes
+ * in slices with the page's other tasks in between and compiles them with `WebAssembly.compile`
+ * (off the main thread); the first `webmcp()` then only instantiates. `register()` takes this
+ * path too when nothing loaded the core yet.
  */
 export function ready(): Promise<void> {
   if (live) return Promise.resolve();
@@ -104,7 +110,7 @@ export function ready(): Promise<void> {
 /** The compiled module, made without blocking the main thread where the platform allows. */
 async function compileOffThread(): Promise<void> {
   if (compiled !== undefined) return;
-  const module = await WebAssembly.compile((await inflateRawAsync(decodeBase64(WASM_DEFLATED_BASE64))) as BufferSource);
+  const module = await WebAssembly.compile((await unlzmaAsync(decodeBase64(WASM_LZMA_BASE64))) as BufferSource);
   // A synchronous first use may have compiled it meanwhile; either module is the same code.
   compiled ??= module;
 }
@@ -233,6 +239,10 @@ export const core = {
   },
   storedGrants: (e: number) => configure(e, Configure.StoredGrants, []),
   lintPolicy: (spec: Uint8Array) => configure(0, Configure.LintPolicy, [], spec),
+  setUnsafePatterns: (e: number, allowed: boolean) => {
+    control(e, Control.SetUnsafePatterns, allowed ? 1 : 0);
+  },
+  checkPattern: (source: string, flags: string, allowUnsafe: boolean) => configure(0, Configure.CheckPattern, [source, flags, allowUnsafe]),
   sha256Hex: (text: string) => guard(() => glue.sha256Hex(text)),
   explainUnknown: (name: string) => guard(() => glue.explainUnknown(name)),
   /** Forces a trap (tests of the recovery only). */

@@ -1,10 +1,10 @@
-// Text to bytes, the way the package embeds its wasm modules: base64 (the deflated core and
-// validator) and hex (the core's inflater).
+// Text to bytes, the way the package embeds its wasm modules: base64 (every module, LZMA-compressed)
+// and hex (the LZMA decoder, which cannot be compressed by itself).
 
 /**
  * Decodes base64 natively where the platform can (`Uint8Array.fromBase64`: current browsers;
  * `Buffer` in Node), else with `atob` and a loop. Native matters on a page's first `webmcp()`:
- * Chromium decodes the core's ~95 KB of base64 in ~0.2 ms, the loop took ~3 ms cold (measured).
+ * Chromium decodes the core's ~70 KB of base64 in ~0.2 ms, the loop took ~3 ms cold (measured).
  */
 export function decodeBase64(base64: string): Uint8Array {
   const native = (Uint8Array as { fromBase64?: (text: string) => Uint8Array }).fromBase64;
@@ -19,9 +19,9 @@ export function decodeBase64(base64: string): Uint8Array {
 
 /**
  * Decodes hex natively where the platform can (`Uint8Array.fromHex`), else with a loop (a few
- * KB: the inflater). Hex rather than base64 for a module that ships undeflated: every byte is
- * two whole characters, so gzip and brotli still see the module's byte patterns (its ~4 KB
- * download 0.4 KB smaller than as base64, measured).
+ * KB: the decoder). Hex rather than base64 for a module that ships uncompressed: every byte is
+ * two whole characters, so gzip and brotli still see the module's byte patterns (0.4 KB less
+ * gzip than base64 for ~4 KB of wasm, measured).
  */
 export function decodeHex(hex: string): Uint8Array {
   const native = (Uint8Array as { fromHex?: (text: string) => Uint8Array }).fromHex;

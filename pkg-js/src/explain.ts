@@ -12,6 +12,7 @@ import { ensureGrants } from './grants.js';
 import { findTool, nameText } from './registry.js';
 import type { CallOptions } from './types.js';
 import { pipelineOrThrow } from './pipeline-loader.js';
+import { patternsSettled } from './patterns.js';
 import type { Diagnostic } from './types.js';
 import { decode, encode } from './wire.js';
 import type { EndExplainAnswer, ExplainUnknownAnswer } from './answers.js';
@@ -44,6 +45,8 @@ export async function explain(name: string, input?: unknown, given: Pick<CallOpt
   // A filter function is user code: not called here, so a tool it would hide is explained.
   const tool = findTool(w, name, false);
   if (tool === undefined) return decode(core.explainUnknown(nameText(name))) as ExplainUnknownAnswer;
+  // Policy's patterns are tested below: what they wait for loads first (docs/behaviour.md, "Patterns").
+  await patternsSettled();
   const select: ExplainStep = { step: 'select', tool: nameText(name), found: true };
   if (w.settings.filter !== undefined) select.filterFunction = 'not called in a dry run; it could still hide this tool';
   const engine = w.engine();
@@ -72,7 +75,7 @@ export async function explain(name: string, input?: unknown, given: Pick<CallOpt
         payload = { diagnostics: [proto] };
       } else if (tool.validation.input) {
         // The text alone: steps may have awaited since it was written (see JsonText).
-        const result = await validateJsonText(tool.validation.input, { text: json.text }, 'inputSchema', w.settings);
+        const result = await validateJsonText(tool.validation.input, { text: json.text }, 'inputSchema', w.settings, tool.validation.unsafePatterns === true || w.settings.unsafePatterns);
         if ('invalidSchema' in result) {
           outcome = Outcome.InvalidSchema;
           payload = { which: 'inputSchema', message: result.invalidSchema };

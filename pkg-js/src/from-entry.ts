@@ -50,8 +50,6 @@ export let sealFirstListing: Entry['sealFirstListing'];
 export let ensureGrants: Entry['ensureGrants'];
 /** grants.ts's `recordGrant`. */
 export let recordGrant: Entry['recordGrant'];
-/** inflate.ts's `inflateRawAsync`. */
-export let inflateRawAsync: Entry['inflateRawAsync'];
 /** mcp.ts's `toWireResult`. */
 export let toWireResult: Entry['toWireResult'];
 /** outcomes.ts's `disposedOutcome`. */
@@ -76,8 +74,18 @@ export let isMcpB: Entry['isMcpB'];
 export let emitHookEvent: Entry['emitHookEvent'];
 /** validator-loader.ts's `loadedValidator`. */
 export let loadedValidator: Entry['loadedValidator'];
+/** validator-loader.ts's `loadingValidator`. */
+export let loadingValidator: Entry['loadingValidator'];
 /** validator-loader.ts's `loadValidator`. */
 export let loadValidator: Entry['loadValidator'];
+/** patterns.ts's `hasJudge`. */
+export let hasJudge: Entry['hasJudge'];
+/** patterns.ts's `patternsSettled`. */
+export let patternsSettled: Entry['patternsSettled'];
+/** patterns.ts's `validatorMisses`. */
+export let validatorMisses: Entry['validatorMisses'];
+/** unlzma.ts's `unlzmaAsync`. */
+export let unlzmaAsync: Entry['unlzmaAsync'];
 /** wire.ts's `decode`. */
 export let decode: Entry['decode'];
 /** wire.ts's `encode`. */
@@ -93,8 +101,8 @@ export let Writer: Entry['Writer'];
 export function bindEntry(entry: Entry): void {
   ({
     canonicalJson, ActionBits, Bounds, CallFlags, EVENTS, Facts, Op, Outcome, Signal, Verdict, core, CoreTrapped, decodeBase64, CallFailure, RegistrationError, WardenError,
-    deepFrozenCopy, approverFor, sealFirstListing, ensureGrants, recordGrant, inflateRawAsync, toWireResult, disposedOutcome, failedOutcome,
-    genInvocationId, snapshotOf, dropBrowserRegistration, isVisible, unknownToolOutcome, getModelContext, isMcpB, emitHookEvent, loadedValidator, loadValidator,
+    deepFrozenCopy, approverFor, sealFirstListing, ensureGrants, recordGrant, toWireResult, disposedOutcome, failedOutcome,
+    genInvocationId, snapshotOf, dropBrowserRegistration, isVisible, unknownToolOutcome, getModelContext, isMcpB, emitHookEvent, loadedValidator, loadingValidator, loadValidator, hasJudge, patternsSettled, validatorMisses, unlzmaAsync,
     decode, encode, encodeJson, Tag, Writer,
   } = entry);
 }

@@ -22,7 +22,7 @@ export interface PipelineTool {
   /** The tool's own server id, if it has one. */
   readonly server: string | undefined;
   /** What validates its input and output, if anything. */
-  readonly validation: { input?: JsonSchema; standard?: StandardSchemaLike; output?: JsonSchema };
+  readonly validation: { input?: JsonSchema; standard?: StandardSchemaLike; output?: JsonSchema; unsafePatterns?: boolean };
   /** Shaping on the agent path (`'llm'` by default). */
   readonly shape: 'llm' | false;
   /** `false`: a plain object the tool returns becomes text only, without `structuredContent` (default `true`). */
@@ -77,7 +77,25 @@ export interface JsonText {
 }
 
 /** A compiled schema's handle, valid in one generation of the module; or why the schema is invalid. */
-export type Compiled = { handle: number; generation: number } | { error: string };
+export type Compiled =
+  | {
+      handle: number;
+      generation: number;
+      /** The schema's slow patterns (`src/validate.rs`, `PatternNote`), for `register()`'s warnings. */
+      notes: PatternNote[];
+      /** Compiled while the pattern judgement was not loaded (its load failed): its patterns are judged at their first test. */
+      unjudged: boolean;
+    }
+  | { error: string; code: string };
+
+/** A pattern of a schema that the page's backtracking engine cannot run on every string, and where it runs instead. */
+export interface PatternNote {
+  /** `pattern_linear` or `pattern_unsafe`. */
+  code: string;
+  message: string;
+  /** Where it is in the schema (a JSON Pointer). */
+  path: string;
+}
 
 /** Call options as `readCallOptions` (call-options.ts) read them: each field checked, `taint` a Set of its entries. */
 export interface ReadCallOptions {

@@ -16,12 +16,13 @@ import type * as Errors from './errors.js';
 import type * as Frozen from './frozen.js';
 import type * as Governance from './governance.js';
 import type * as Grants from './grants.js';
-import type * as Inflate from './inflate.js';
 import type * as Mcp from './mcp.js';
 import type * as Outcomes from './outcomes.js';
 import type * as Registry from './registry.js';
 import type * as Runtime from './runtime.js';
+import type * as Patterns from './patterns.js';
 import type * as Telemetry from './telemetry.js';
+import type * as Unlzma from './unlzma.js';
 import type * as ValidatorLoader from './validator-loader.js';
 import type * as Wire from './wire.js';
 
@@ -34,13 +35,14 @@ export type Entry = Pick<typeof Canonical, 'canonicalJson'> &
   Pick<typeof Frozen, 'deepFrozenCopy'> &
   Pick<typeof Governance, 'approverFor' | 'sealFirstListing'> &
   Pick<typeof Grants, 'ensureGrants' | 'recordGrant'> &
-  Pick<typeof Inflate, 'inflateRawAsync'> &
   Pick<typeof Mcp, 'toWireResult'> &
   Pick<typeof Outcomes, 'disposedOutcome' | 'failedOutcome' | 'genInvocationId' | 'snapshotOf'> &
   Pick<typeof Registry, 'dropBrowserRegistration' | 'isVisible' | 'unknownToolOutcome'> &
   Pick<typeof Runtime, 'getModelContext' | 'isMcpB'> &
+  Pick<typeof Patterns, 'hasJudge' | 'patternsSettled' | 'validatorMisses'> &
   Pick<typeof Telemetry, 'emitHookEvent'> &
-  Pick<typeof ValidatorLoader, 'loadedValidator' | 'loadValidator'> &
+  Pick<typeof Unlzma, 'unlzmaAsync'> &
+  Pick<typeof ValidatorLoader, 'loadedValidator' | 'loadingValidator' | 'loadValidator'> &
   Pick<typeof Wire, 'decode' | 'encode' | 'encodeJson' | 'Tag' | 'Writer'>;
 
 
@@ -63,13 +65,13 @@ export interface PipelineChunk {
   /** Syncs when the page's runtime changed since the last sync (registration.ts). */
   noticeRuntime(w: Warden): void;
   /** Compiles a JSON Schema once per schema object (validation.ts). */
-  compileSchema(schema: JsonSchema): Promise<Compiled>;
+  compileSchema(schema: JsonSchema, allowUnsafe?: boolean): Promise<Compiled>;
   /** A value as JSON text, or the diagnostic of why it has none (validation.ts). */
   toJson(value: unknown, limits?: Limits): ({ ok: true } & JsonText) | { ok: false; diagnostic: Diagnostic };
   /** Loads what few calls need (call-extras.ts: `call.display`, the `rejectProtoKeys` check). */
   loadExtras(): Promise<typeof Extras>;
   /** Validates JSON text against a JSON Schema (validation.ts). */
-  validateJsonText(schema: JsonSchema, json: JsonText, which: 'inputSchema' | 'outputSchema', limits: { maxArgumentBytes: number; maxArgumentDepth: number }): Promise<JsonValidated>;
+  validateJsonText(schema: JsonSchema, json: JsonText, which: 'inputSchema' | 'outputSchema', limits: { maxArgumentBytes: number; maxArgumentDepth: number }, allowUnsafe?: boolean): Promise<JsonValidated>;
   /** Validates a value against a JSON Schema (validation.ts). */
   validateJson(schema: JsonSchema, value: unknown, limits?: Limits): Promise<JsonValidated>;
   /** A tool's return value as an MCP result (normalize.ts). */

@@ -12,14 +12,15 @@ import { CallFailure, RegistrationError, WardenError } from './errors.js';
 import { deepFrozenCopy } from './frozen.js';
 import { approverFor, sealFirstListing } from './governance.js';
 import { ensureGrants, recordGrant } from './grants.js';
-import { inflateRawAsync } from './inflate.js';
 import type { Compiled, PipelineTool, RegisteredTool, SubjectCall } from './internal.js';
 import { toWireResult } from './mcp.js';
 import { disposedOutcome, failedOutcome, genInvocationId, snapshotOf } from './outcomes.js';
 import { dropBrowserRegistration, isVisible, unknownToolOutcome } from './registry.js';
 import { getModelContext, isMcpB } from './runtime.js';
+import { hasJudge, patternsSettled, validatorMisses } from './patterns.js';
 import { emitHookEvent } from './telemetry.js';
-import { loadedValidator, loadValidator } from './validator-loader.js';
+import { unlzmaAsync } from './unlzma.js';
+import { loadedValidator, loadingValidator, loadValidator } from './validator-loader.js';
 import { decode, encode, encodeJson, Tag, Writer } from './wire.js';
 import type { PipelineChunk } from './pipeline-contract.js';
 import type { ShapedResult } from './shape.js';
@@ -49,8 +50,8 @@ export function loadPipeline(): Promise<PipelineChunk> {
     // What the chunk uses of the entry (from-entry.ts), before any of its code runs.
     chunk.bindEntry({
       canonicalJson, ActionBits, Bounds, CallFlags, EVENTS, Facts, Op, Outcome, Signal, Verdict, core, CoreTrapped, decodeBase64, CallFailure, RegistrationError, WardenError,
-      deepFrozenCopy, approverFor, sealFirstListing, ensureGrants, recordGrant, inflateRawAsync, toWireResult, disposedOutcome, failedOutcome,
-      genInvocationId, snapshotOf, dropBrowserRegistration, isVisible, unknownToolOutcome, getModelContext, isMcpB, emitHookEvent, loadedValidator, loadValidator,
+      deepFrozenCopy, approverFor, sealFirstListing, ensureGrants, recordGrant, toWireResult, disposedOutcome, failedOutcome,
+      genInvocationId, snapshotOf, dropBrowserRegistration, isVisible, unknownToolOutcome, getModelContext, isMcpB, emitHookEvent, loadedValidator, loadingValidator, loadValidator, hasJudge, patternsSettled, validatorMisses, unlzmaAsync,
       decode, encode, encodeJson, Tag, Writer,
     });
     return (pipeline = chunk);
@@ -101,10 +102,21 @@ export function pipelineOrThrow(forCall = false): Promise<PipelineChunk> {
       });
 }
 
+/**
+ * {@link loadForCall}, after the pattern modules in flight have loaded: a call, a listing or a dry
+ * run can test the page's patterns, and a pattern whose judgement (or linear engine) is still
+ * loading could not be tested (docs/behaviour.md, "Patterns"). A load that fails leaves those
+ * patterns failing closed.
+ */
+function loadForPatterns(): Promise<PipelineChunk> {
+  const waiting = patternsSettled();
+  return waiting === undefined ? loadForCall() : Promise.all([loadForCall(), waiting]).then(([chunk]) => chunk);
+}
+
 /** Runs one governed call (`call.ts`); a chunk that does not load fails the call closed, as data. */
 export function runCall(w: Warden, tool: PipelineTool, input: unknown, options?: CallOptions | null, scope = 0): Promise<CallOutcome> {
-  if (pipeline !== undefined) return pipeline.runCall(w, tool, input, options, scope);
-  return loadForCall().then(
+  if (pipeline !== undefined && patternsSettled() === undefined) return pipeline.runCall(w, tool, input, options, scope);
+  return loadForPatterns().then(
     (chunk) => chunk.runCall(w, tool, input, options, scope),
     () => failedOutcome('tool', 'internal_error', INTERNAL_ERROR),
   );
@@ -112,8 +124,8 @@ export function runCall(w: Warden, tool: PipelineTool, input: unknown, options?:
 
 /** Runs one governed read or get (`call.ts`); fails closed like {@link runCall}. */
 export function runSubjectCall(w: Warden, subject: PipelineTool, about: SubjectCall, input: unknown, options: CallOptions | null | undefined, scope: number): Promise<CallOutcome> {
-  if (pipeline !== undefined) return pipeline.runSubjectCall(w, subject, about, input, options, scope);
-  return loadForCall().then(
+  if (pipeline !== undefined && patternsSettled() === undefined) return pipeline.runSubjectCall(w, subject, about, input, options, scope);
+  return loadForPatterns().then(
     (chunk) => chunk.runSubjectCall(w, subject, about, input, options, scope),
     () => failedOutcome('tool', 'internal_error', INTERNAL_ERROR),
   );
@@ -121,7 +133,9 @@ export function runSubjectCall(w: Warden, subject: PipelineTool, about: SubjectC
 
 /** The registered tools as an agent sees them (`listing.ts`). */
 export async function listContracts(w: Warden, tools: RegisteredTool[], options?: ListingOptions): Promise<ToolContract[]> {
-  return (await pipelineOrThrow(true)).listContracts(w, tools, options);
+  const chunk = await pipelineOrThrow(true);
+  await patternsSettled();
+  return chunk.listContracts(w, tools, options);
 }
 
 /** Brings the browser's registrations in line with the page (`registration.ts`). */
@@ -143,9 +157,9 @@ export function noticeRuntime(w: Warden): void {
   pipeline?.noticeRuntime(w);
 }
 
-/** Compiles a JSON Schema in the validator module (`validation.ts`): its handle, or why it is invalid. */
-export async function compileSchema(schema: JsonSchema): Promise<Compiled> {
-  return validatorLoaded((await pipelineOrThrow()).compileSchema(schema));
+/** Compiles a JSON Schema in the validator module (`validation.ts`): its handle and notes, or why it is invalid. */
+export async function compileSchema(schema: JsonSchema, allowUnsafe = false): Promise<Compiled> {
+  return validatorLoaded((await pipelineOrThrow()).compileSchema(schema, allowUnsafe));
 }
 
 /** `work`, which loads the validator module: a module that does not load rejects as a `WardenError`. */

@@ -67,13 +67,19 @@ export type PolicyPredicate = (call: PolicyCall, ctx: GovernanceContext) => bool
 /** A tool filter written in JS. */
 export type ToolFilterFn = (tool: ToolContract, ctx: { serverId: string }) => boolean;
 
-/** A policy predicate given as data, or a JS function. */
+/**
+ * A policy predicate given as data, or a JS function. `arg`: the value at a JSON pointer of the
+ * arguments; `min`, `max` and `matches` on a value of another type (a string for `min`, an array
+ * for `matches`) "could not tell": the rule holds in deny and ask, not in allow. `matches` runs
+ * where its judgement says (docs/behaviour.md, "Patterns"); `unsafePattern: true` lets this one
+ * pattern run although neither engine can be trusted with it (short strings only).
+ */
 export type PolicyWhen =
   | 'tainted'
   | { tainted: { ignore?: string[] } }
   | { annotation: Record<string, unknown> }
   | { principal: string | readonly string[] }
-  | { arg: string; equals?: unknown; in?: readonly unknown[]; matches?: string | RegExp; max?: number; min?: number; exists?: boolean }
+  | { arg: string; equals?: unknown; in?: readonly unknown[]; matches?: string | RegExp; max?: number; min?: number; exists?: boolean; unsafePattern?: boolean }
   | PolicyPredicate;
 
 /** A policy rule: a matcher, or a matcher with conditions, an id and a reason the agent reads. */

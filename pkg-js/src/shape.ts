@@ -1,14 +1,17 @@
-// Shaping a result for a model: the rules live in the Rust crate (`src/shape/`), built as the
-// shaping module (`--features shape-module`); this file runs that module and decides what
-// crosses its boundary, so that shaping costs what is kept, not what a tool returned. Below,
-// "the core" is that module.
+// Shaping a result for a model: the rules live in the Rust crate (`src/shape/`); this file runs
+// them and decides what crosses the boundary, so that shaping costs what is kept, not what a tool
+// returned. Below, "the core" is the module that shapes: the shaping module
+// (`--features shape-module`, in a chunk of its own, `shape-module.ts`), or, on a page that
+// validates with a JSON Schema, the validator module, which shapes too (one download instead of
+// two, sharing what both carry: bench/RESULTS.md, "Patterns"). `shaper.ts` picks it and hands it
+// over (`ShapeEngine`).
 //
-// This file is a chunk the page imports lazily, with the module's glue and bytes
-// (`shaper.ts` loads it: `register()` starts it, a call that shapes awaits it before its
-// answer). It imports nothing of the package at run time: what it needs of the entry's modules
-// (the JSON walk, the wire format, UTF-8 helpers, the inflater) comes as `ShapeDeps` when it
-// starts, because a chunk that imported them would make esbuild move them into a chunk shared
-// with the page's entry, one more request at import (`pkg-js/test/bundle-contents.test.mjs`).
+// This file is a chunk the page imports lazily (`shaper.ts` loads it: `register()` starts it, a
+// call that shapes awaits it before its answer). It imports nothing of the package at run time:
+// what it needs of the entry's modules (the JSON walk, the wire format, UTF-8 helpers) comes as
+// `ShapeDeps` when it starts, because a chunk that imported them would make esbuild move them
+// into a chunk shared with the page's entry, one more request at import
+// (`pkg-js/test/bundle-contents.test.mjs`).
 //
 // - Plain text that fits the cap (the common case) never crosses unless it may hold a removable
 //   character: a regex the core supplies finds such characters, and only they cross, with the
@@ -23,10 +26,8 @@
 //
 // Lone surrogates become U+FFFD on every path, so a shaped result is always well-formed text.
 //
-// Like the core, a trapped instance is replaced: the next crossing instantiates the compiled
-// module again. Shaping keeps nothing between crossings, so there is nothing to replay.
-import * as glue from '../wasm/warden_shape.js';
-import { WASM_DEFLATED_BASE64 } from '../wasm/warden_shape_bytes.js';
+// A trapped instance is replaced by the engine's owner (the module's guard: `shape-module.ts`,
+// `validator-module.ts`). Shaping keeps nothing between crossings, so there is nothing to replay.
 import type * as JsonWalk from './json-walk.js';
 import type { JsonSink } from './json-walk.js';
 import type * as Unicode from './unicode.js';
@@ -38,54 +39,50 @@ import type { ShapeResultAnswer } from './answers.js';
 /** What shaping uses of the entry's modules, handed over by `shaper.ts` when it starts this chunk. */
 export type ShapeDeps = Pick<typeof JsonWalk, 'isContainer' | 'jsonView' | 'ownMember' | 'SKIP' | 'Unsupported' | 'Unsayable' | 'walkJson'> &
   Pick<typeof Unicode, 'utf8Length' | 'wellFormed'> &
-  Pick<typeof Wire, 'decode' | 'Tag' | 'Writer'> & {
-    /** The asynchronous inflater of the embedded modules (`inflate.ts`). */
-    inflateRawAsync(bytes: Uint8Array): Promise<Uint8Array | ArrayBuffer>;
-    /** Base64 to bytes (`embedded-bytes.ts`). */
-    decodeBase64(text: string): Uint8Array;
-  };
+  Pick<typeof Wire, 'decode' | 'Tag' | 'Writer'>;
+
+/**
+ * The shaping exports of the module that shapes (`src/wasm/shape.rs`), each crossing guarded by the
+ * module's owner: a trap replaces the instance, and the crossing throws.
+ */
+export interface ShapeEngine {
+  scanText(text: string): Uint32Array;
+  shapeFlagNames(): string;
+  shapeLimits(): Uint32Array;
+  shapeMediaKinds(mime: string): number;
+  shapeResult(request: Uint8Array): Uint8Array;
+  /** Forces a trap (tests of the recovery only). */
+  testTrap(): void;
+  /** The size of the live instance's linear memory in bytes (0 before the first crossing). */
+  memoryBytes(): number;
+}
 
 /** What the entry handed over (`start`). */
 let entry: ShapeDeps;
-let compiled: WebAssembly.Module | undefined;
-let live = false;
-let memory: WebAssembly.Memory | undefined;
+/** The module that shapes. */
+let engine: ShapeEngine | undefined;
 
-/**
- * Starts this chunk: keeps `deps` and compiles the shaping module (inflated as `ready()` inflates
- * the core, by the platform's `DecompressionStream` where it can; compiled with
- * `WebAssembly.compile`, off the main thread). Called once, by `shaper.ts`.
- */
-export async function start(deps: ShapeDeps): Promise<void> {
+/** Starts this chunk with the entry's modules and the module that shapes. Called by `shaper.ts`. */
+export function start(deps: ShapeDeps, shapes: ShapeEngine): void {
   entry = deps;
-  compiled ??= await WebAssembly.compile((await deps.inflateRawAsync(deps.decodeBase64(WASM_DEFLATED_BASE64))) as BufferSource);
+  engine = shapes;
 }
 
-/** Runs one crossing on the live instance (made from the compiled module if none is); a trap drops it. */
-function guard<T>(crossing: () => T): T {
-  if (compiled === undefined) throw new Error('webmcp-warden: the shaping module is not loaded yet');
-  if (!live) {
-    memory = glue.initSync({ module: compiled }).memory;
-    live = true;
-  }
-  try {
-    return crossing();
-  } catch (err) {
-    // A trap (out of memory, a bug) leaves the instance half-changed: the next crossing gets a new one.
-    if (err instanceof WebAssembly.RuntimeError || (err instanceof Error && /unreachable/i.test(err.message))) live = false;
-    throw err;
-  }
+/** The engine, once started. */
+function current(): ShapeEngine {
+  if (engine === undefined) throw new Error('webmcp-warden: the shaping module is not loaded yet');
+  return engine;
 }
 
-/** The shaping module's exports (`src/wasm/shape.rs`), each crossing guarded. */
+/** The shaping exports of the module that shapes (tests and benchmarks wrap these). */
 export const shaper = {
-  scanText: (text: string) => guard(() => glue.scanText(text)),
-  shapeFlagNames: () => guard(() => glue.shapeFlagNames()),
-  shapeLimits: () => guard(() => glue.shapeLimits()),
-  shapeMediaKinds: (mime: string) => guard(() => glue.shapeMediaKinds(mime)),
-  shapeResult: (request: Uint8Array) => guard(() => glue.shapeResult(request)),
+  scanText: (text: string) => current().scanText(text),
+  shapeFlagNames: () => current().shapeFlagNames(),
+  shapeLimits: () => current().shapeLimits(),
+  shapeMediaKinds: (mime: string) => current().shapeMediaKinds(mime),
+  shapeResult: (request: Uint8Array) => current().shapeResult(request),
   /** Forces a trap (tests of the recovery only). */
-  testTrap: () => guard(() => glue.__testTrap()),
+  testTrap: () => current().testTrap(),
 };
 
 /**
@@ -93,7 +90,7 @@ export const shaper = {
  * memory only grows, so tests read it before and after a large result to show what shaping keeps.
  */
 export function shaperMemoryBytes(): number {
-  return live && memory !== undefined ? memory.buffer.byteLength : 0;
+  return engine === undefined ? 0 : engine.memoryBytes();
 }
 
 /** A result shaped for a model, with what shaping did. */

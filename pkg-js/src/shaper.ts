@@ -1,11 +1,13 @@
-// Loading shaping: the shaping module (the Rust crate's `src/shape/`, built with
-// `--features shape-module`) and the code that runs it (`shape.ts`) are one chunk the page
-// imports lazily. It needs no configuration, so it left the core a page compiles at its first
-// `webmcp()`: 11.5 KB (gzip) less at import, the code and the module together. `register()`
-// starts loading it, a call or a listing that shapes awaits it, and the public `shapeForModel`
-// (pipeline-loader.ts) loads it. What it needs of the entry's modules it is handed when it starts (see `shape.ts`).
+// Loading shaping: the code that runs it (`shape.ts`) is a chunk the page imports lazily, and the
+// module that shapes is the validator module when the page validates with a JSON Schema (it
+// shapes too: one download for both) or else the shaping module, a chunk of its own
+// (`shape-module.ts`). Shaping needs no configuration, so it left the core a page compiles at
+// its first `webmcp()`. `register()` starts loading it, a call or a listing that shapes awaits
+// it, and the public `shapeForModel` (pipeline-loader.ts) loads it. What it needs of the entry's
+// modules it is handed when it starts (see `shape.ts`).
 import type * as Shaping from './shape.js';
-import { decode, decodeBase64, inflateRawAsync, Tag, Writer } from './from-entry.js';
+import type { ShapeEngine } from './shape.js';
+import { decode, decodeBase64, loadingValidator, Tag, unlzmaAsync, Writer } from './from-entry.js';
 import { isContainer, jsonView, ownMember, SKIP, Unsupported, Unsayable, walkJson } from './json-walk.js';
 import { utf8Length, wellFormed } from './unicode.js';
 
@@ -17,16 +19,23 @@ export function shaperLoaded(): boolean {
   return shaping !== undefined;
 }
 
+/** The shaping module of its own, decoded and compiled. */
+function ownModule(): Promise<ShapeEngine> {
+  return import('./shape-module.js').then((chunk) => chunk.start({ decodeBase64, unlzmaAsync }));
+}
+
 /**
- * Loads the shaping chunk and compiles its module once (`WebAssembly.compile`, off the main
- * thread); answers the chunk's exports. A failed load (an offline chunk, a CSP without
- * `'wasm-unsafe-eval'`) rejects, and a later call tries again.
+ * Loads the shaping chunk and the module that shapes once: the validator module when it is
+ * loaded or loading (a page with a JSON Schema; should it fail to load, the shaping module), else
+ * the shaping module, compiled off the main thread. Answers the chunk's exports. A failed load
+ * (an offline chunk, a CSP without `'wasm-unsafe-eval'`) rejects, and a later call tries again.
  */
 export function loadShaper(): Promise<typeof Shaping> {
   if (shaping !== undefined) return Promise.resolve(shaping);
   loading ??= (async () => {
-    const chunk = await import('./shape.js');
-    await chunk.start({ isContainer, jsonView, ownMember, SKIP, Unsupported, Unsayable, walkJson, utf8Length, wellFormed, decode, Tag, Writer, inflateRawAsync, decodeBase64 });
+    const validator = loadingValidator();
+    const [chunk, engine] = await Promise.all([import('./shape.js'), validator === undefined ? ownModule() : validator.then((module) => module.shaping(), ownModule)]);
+    chunk.start({ isContainer, jsonView, ownMember, SKIP, Unsupported, Unsayable, walkJson, utf8Length, wellFormed, decode, Tag, Writer }, engine);
     shaping = chunk;
     return chunk;
   })();

@@ -14,6 +14,8 @@ import { dropSubject, syncSubjects } from './subject-registration.js';
 import { getWith, readOne, resourceKey } from './subject-call.js';
 import { TOOL_NAME_RULE } from './names.js';
 import { compileSchema, syncRegistrations } from './pipeline-loader.js';
+import { core } from './core.js';
+import { hasJudge, judgementMissing, patternsProblem } from './patterns.js';
 import { encode } from './wire.js';
 import { isPlainObject, typeName } from './values.js';
 import type {
@@ -251,9 +253,19 @@ async function register(record: SubjectRecord, opts?: { signal?: AbortSignal }):
   // A prompt's argsSchema that is not valid JSON Schema is reported here (the validator loads lazily).
   const schema = record.validation.input;
   if (schema !== undefined) {
-    const compiled = await compileSchema(schema);
-    if ('error' in compiled) fail(new ConfigurationError('invalid_schema', `prompt "${record.key}": argsSchema is not valid JSON Schema: ${compiled.error}`, 'argsSchema'));
+    const compiled = await compileSchema(schema, record.warden.settings.unsafePatterns);
+    if ('error' in compiled) {
+      const what = compiled.code === 'unsafe_pattern' ? 'has a pattern refused for its running time' : 'is not valid JSON Schema';
+      fail(new ConfigurationError(compiled.code, `prompt "${record.key}": argsSchema ${what}: ${compiled.error}`, 'argsSchema'));
+    } else if (compiled.unjudged && !hasJudge()) {
+      fail(judgementMissing());
+    } else {
+      for (const note of compiled.notes) console.warn(`webmcp-warden: prompt "${record.key}" argsSchema: ${note.message} (${note.code})`);
+    }
   }
+  // The page's other patterns (policy, matchers), compiled before the judgement had loaded.
+  const problem = await patternsProblem(core.checkPattern);
+  if (problem !== undefined) fail(problem);
   if (opts?.signal?.aborted) return noop;
   const meanwhile = record.attempt as SubjectRecord['attempt'];
   if (meanwhile !== undefined) return meanwhile.unregister;

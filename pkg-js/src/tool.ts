@@ -4,20 +4,21 @@ import type { Warden } from './client.js';
 import { fingerprintFields } from './canonical.js';
 import { ConfigurationError, RegistrationError, WardenError } from './errors.js';
 import { compileHookSet, mergeHooks } from './hookset.js';
-import type { AnyToolOptions } from './internal.js';
+import type { AnyToolOptions, PatternNote } from './internal.js';
 import type { ToolRecord } from './client.js';
 import { addToRegistry, dropBrowserRegistration, removeFromRegistry } from './registry.js';
 import { loadFailure, pipelineOrThrow, resyncRegistrations, runCall, syncRegistrations } from './pipeline-loader.js';
 import type { PipelineChunk } from './pipeline-contract.js';
 import { exportJsonSchema, isStandardSchema, type StandardSchemaLike } from './schema-export.js';
-import { liveGeneration, ready } from './core.js';
-import { loadValidator } from './validator-loader.js';
+import { core, liveGeneration, ready } from './core.js';
+import { hasJudge, judgementMissing, patternsProblem } from './patterns.js';
+import { loadingValidator, loadValidator } from './validator-loader.js';
 import { encode } from './wire.js';
 import type { CallOptions, CallOutcome, JsonSchema, RegistrationStatus, ToolContract, WebMCPTool } from './types.js';
 import { TOOL_NAME_RULE } from './names.js';
 import { isPlainObject, typeName } from './values.js';
 
-const KNOWN_OPTIONS = new Set(['name', 'title', 'description', 'inputSchema', 'schema', 'outputSchema', 'annotations', 'hooks', 'server', 'shape', 'structured', 'scope', 'enabled', 'exposedTo', 'browserSchema']);
+const KNOWN_OPTIONS = new Set(['name', 'title', 'description', 'inputSchema', 'schema', 'outputSchema', 'annotations', 'hooks', 'server', 'shape', 'structured', 'scope', 'enabled', 'exposedTo', 'browserSchema', 'unsafePatterns']);
 const BRAND = Symbol.for('webmcp-warden.tool');
 /** The signal a tool called directly with one argument gets (the pipeline has its own, perform.ts). */
 const NEVER_ABORTED = new AbortController().signal;
@@ -139,6 +140,7 @@ function checkOptions(options: AnyToolOptions): void {
   if (structured !== undefined && typeof structured !== 'boolean') refuse('structured must be a boolean');
   if (scope !== undefined && scope !== 'global' && scope !== 'scoped' && scope !== 'manual') refuse("scope must be 'global', 'scoped' or 'manual'");
   if (enabled !== undefined && typeof enabled !== 'boolean') refuse('enabled must be a boolean');
+  if (options.unsafePatterns !== undefined && typeof options.unsafePatterns !== 'boolean') refuse('unsafePatterns must be a boolean');
   const { exposedTo, browserSchema } = options;
   if (exposedTo !== undefined && !(Array.isArray(exposedTo) && exposedTo.every((origin) => typeof origin === 'string'))) refuse('exposedTo must be an array of origins');
   if (browserSchema !== undefined && browserSchema !== 'as-given' && browserSchema !== 'compatible') refuse("browserSchema must be 'as-given' or 'compatible'");
@@ -247,7 +249,7 @@ function makeTool(w: Warden, fn: (...args: any[]) => unknown, options: AnyToolOp
     schemaProblem,
     contract,
     server: options.server,
-    validation: { input: jsonInput, standard, output: options.outputSchema },
+    validation: { input: jsonInput, standard, output: options.outputSchema, unsafePatterns: options.unsafePatterns === true },
     shape: options.shape ?? 'llm',
     structured: options.structured,
     // Read when asked: a tool without hooks is hashed when the client's engine is made
@@ -364,28 +366,46 @@ async function register(record: ToolRecord, opts?: { signal?: AbortSignal }): Pr
   const loadingPipeline = pipelineOrThrow();
   loadingPipeline.then((chunk) => chunk.loadShaper()).catch(() => undefined);
   // Shaping's chunk is fetched now rather than once the pipeline asks for it (the same module:
-  // its loader only compiles what this fetched).
+  // its loader only compiles what this fetched), with the module that shapes: the validator
+  // module for a tool with a JSON Schema (it shapes too), else the shaping module.
   import('./shape.js').catch(() => undefined);
-  if (record.validation.input !== undefined || record.validation.output !== undefined) loadValidator().catch(() => undefined);
+  const schemas = [['inputSchema', record.validation.input], ['outputSchema', record.validation.output]] as const;
+  if (record.validation.input !== undefined || record.validation.output !== undefined) loadValidator([record.validation.input, record.validation.output]).catch(() => undefined);
+  else if (loadingValidator() === undefined) import('./shape-module.js').catch(() => undefined);
   let pipeline: PipelineChunk;
   try {
     pipeline = await loadingPipeline;
   } catch (err) {
     return fail(err as Error);
   }
-  // A schema that is not valid JSON Schema is reported here; the check needs the lazily loaded
-  // validator module, which is why register() is async. A module that cannot load is said so.
-  for (const [which, schema] of [['inputSchema', record.validation.input], ['outputSchema', record.validation.output]] as const) {
+  // A schema that is not valid JSON Schema, or holds a pattern refused for the time it could take,
+  // is reported here; the check needs the lazily loaded validator module, which is why
+  // register() is async. A module that cannot load is said so. Its slow patterns are written to
+  // the console, once each.
+  const allowUnsafe = record.validation.unsafePatterns === true || record.warden.settings.unsafePatterns;
+  for (const [which, schema] of schemas) {
     if (schema === undefined) continue;
     let compiled: Awaited<ReturnType<PipelineChunk['compileSchema']>>;
     try {
-      compiled = await pipeline.compileSchema(schema);
+      compiled = await pipeline.compileSchema(schema, allowUnsafe);
     } catch (err) {
       return fail(loadFailure('the JSON Schema validator module', err));
     }
-    if ('error' in compiled) fail(new ConfigurationError('invalid_schema', `tool "${record.contract.name}": ${which} is not valid JSON Schema: ${compiled.error}`));
+    if ('error' in compiled) {
+      const what = compiled.code === 'unsafe_pattern' ? 'has a pattern refused for its running time' : 'is not valid JSON Schema';
+      fail(new ConfigurationError(compiled.code, `tool "${record.contract.name}": ${which} ${what}: ${compiled.error}`, which));
+    } else if (compiled.unjudged && !hasJudge()) {
+      // Its patterns could not be judged: they fail closed until the judgement loads.
+      fail(judgementMissing());
+    } else {
+      warnSlowPatterns(record, which, compiled.notes);
+    }
   }
   if (loadingCore !== undefined) await loadingCore;
+  // The page's other patterns (policy, matchers), compiled before the judgement had loaded: a
+  // refused one, or a judgement that did not load, is reported here (docs/behaviour.md, "Patterns").
+  const problem = await patternsProblem(core.checkPattern);
+  if (problem !== undefined) fail(problem);
   if (opts?.signal?.aborted) return noop;
   // Another register() may have finished while this one awaited the schemas.
   const meanwhile = record.attempt as ToolRecord['attempt'];
@@ -426,6 +446,24 @@ async function register(record: ToolRecord, opts?: { signal?: AbortSignal }): Pr
     return fail(error);
   }
   return attempt.unregister;
+}
+
+/** The slow patterns already written to the console, per tool record: `<which><path>`. */
+const warnedPatterns = new WeakMap<ToolRecord, Set<string>>();
+
+/**
+ * Writes one console warning per slow pattern of a tool's schema (the validator's notes: where it
+ * is, what makes it slow, where it runs instead), once per tool.
+ */
+function warnSlowPatterns(record: ToolRecord, which: string, notes: PatternNote[]): void {
+  if (notes.length === 0) return;
+  let warned = warnedPatterns.get(record);
+  if (warned === undefined) warnedPatterns.set(record, (warned = new Set()));
+  for (const note of notes) {
+    if (warned.has(which + note.path)) continue;
+    warned.add(which + note.path);
+    console.warn(`webmcp-warden: tool "${record.contract.name}" ${which}: ${note.message} (${note.code})`);
+  }
 }
 
 /** Takes back what a failed `register()` added: the live attempt, the registry entry, the browser registration. */

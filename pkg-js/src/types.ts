@@ -322,6 +322,15 @@ export interface WebMCPOptions<IS extends JsonSchema | undefined = JsonSchema, S
   scope?: 'global' | 'scoped' | 'manual';
   /** `false` makes `register()` a no-op. */
   enabled?: boolean;
+  /**
+   * Let this tool's JSON Schemas hold patterns that neither the page's `RegExp` nor the
+   * linear-time engine can be trusted with: they run on the page's engine for strings short
+   * enough to stay fast, and a longer string is not tested (the value is invalid). Default
+   * `false`: `register()` refuses such a schema (`ConfigurationError('unsafe_pattern')`).
+   * `configureWebMCP({ unsafePatterns: true })` opts in every pattern of the page.
+   * (docs/behaviour.md, "Patterns").
+   */
+  unsafePatterns?: boolean;
 }
 
 /**

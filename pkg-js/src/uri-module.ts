@@ -9,9 +9,9 @@
 // once), from bytes shipped in the package; stateless, so a trapped instance is simply
 // replaced by the next crossing.
 import * as glue from '../wasm/warden_uri.js';
-import { WASM_DEFLATED_BASE64 } from '../wasm/warden_uri_bytes.js';
+import { WASM_LZMA_BASE64 } from '../wasm/warden_uri_bytes.js';
 import { decodeBase64 } from './embedded-bytes.js';
-import { inflateRaw } from './inflate.js';
+import { unlzma } from './unlzma.js';
 import type { ResolveUriAnswer, UriTemplateAnswer } from './answers.js';
 
 let compiled: WebAssembly.Module | undefined;
@@ -22,7 +22,7 @@ let sentKeys: string | undefined;
 /** Runs one crossing on the live instance (made from the compiled module if none is); a trap drops it. */
 function guard<T>(crossing: () => T): T {
   if (!live) {
-    compiled ??= new WebAssembly.Module(inflateRaw(decodeBase64(WASM_DEFLATED_BASE64)) as BufferSource);
+    compiled ??= new WebAssembly.Module(unlzma(decodeBase64(WASM_LZMA_BASE64)) as BufferSource);
     glue.initSync({ module: compiled });
     live = true;
     sentKeys = undefined;

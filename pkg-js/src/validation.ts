@@ -12,20 +12,26 @@
 
 import { Ended, NEVER_ABORTED, perform, type AnyHook } from './perform.js';
 import type { StandardSchemaLike } from './schema-export.js';
-import type { Compiled, JsonText } from './internal.js';
+import type { Compiled, JsonText, PatternNote } from './internal.js';
 import type { Diagnostic, JsonSchema, JsonValidated, Limits } from './types.js';
 
 export type { Diagnostic };
 import { hasLoneSurrogate, utf8Length, wellFormed } from './unicode.js';
 import type { ValidatorModule } from './validator-loader.js';
-import { encodeJson, loadedValidator, loadValidator } from './from-entry.js';
-
-
+import { encodeJson, hasJudge, loadedValidator, loadValidator, patternsSettled, validatorMisses } from './from-entry.js';
 
 /** The default limits (`maxArgumentBytes`, `maxArgumentDepth`). */
 export const DEFAULT_LIMITS: Limits = { maxBytes: 1024 * 1024, maxDepth: 64 };
 
-const compiled = new WeakMap<object, Compiled>();
+/**
+ * Each schema object's compilation, without and with the page's opt-in to unsafe patterns
+ * (`unsafePatterns`): the opt-in decides whether a pattern is refused, so the two are compiled
+ * apart.
+ */
+const compiled = new WeakMap<object, [Compiled | undefined, Compiled | undefined]>();
+
+/** The token a compiled handle is registered under, one per schema object and opt-in. */
+const tokens = new WeakMap<object, [object, object]>();
 
 /**
  * Each compiled handle holds one reference in the module's cache; when its schema object is
@@ -41,16 +47,39 @@ const schemaReleaser =
       })
     : undefined;
 
-/** Compiles a JSON Schema once per schema object; answers its handle or why it is invalid. */
-export async function compileSchema(schema: JsonSchema): Promise<Compiled> {
-  return compileWith(await loadValidator(), schema);
+/**
+ * Compiles a JSON Schema once per schema object (and opt-in); answers its handle and notes, or
+ * why it cannot be used. Its patterns are judged: when the judgement (or the linear engine) is
+ * loading, this waits for it (docs/behaviour.md, "Patterns").
+ */
+export async function compileSchema(schema: JsonSchema, allowUnsafe = false): Promise<Compiled> {
+  const validator = await loadValidator([schema]);
+  let result = compileWith(validator, schema, allowUnsafe);
+  for (let waiting = patternsSettled(); waiting !== undefined; waiting = patternsSettled()) {
+    await waiting;
+    result = compileWith(validator, schema, allowUnsafe);
+  }
+  return result;
 }
 
-/** {@link compileSchema} on a loaded module, synchronously: the handle is valid in its current generation. */
-function compileWith(validator: ValidatorModule, schema: JsonSchema): Compiled {
-  const cached = compiled.get(schema);
+/**
+ * {@link compileSchema} on a loaded module, synchronously: the handle is valid in its current
+ * generation. A schema compiled while the judgement was not loaded is compiled again once it is
+ * (the module asked for it, and it started loading: the caller awaits `patternsSettled`).
+ */
+function compileWith(validator: ValidatorModule, schema: JsonSchema, allowUnsafe: boolean): Compiled {
+  const at = allowUnsafe ? 1 : 0;
+  const both = compiled.get(schema) ?? [undefined, undefined];
+  const cached = both[at];
   // A handle from before the module was replaced (after a trap) is gone: compile again.
-  if (cached !== undefined && ('error' in cached || cached.generation === validator.generation)) return cached;
+  if (cached !== undefined && ('error' in cached || (cached.generation === validator.generation && !(cached.unjudged && hasJudge())))) return cached;
+  let token = tokens.get(schema);
+  if (token === undefined) tokens.set(schema, (token = [{}, {}]));
+  if (cached !== undefined && 'handle' in cached && cached.generation === validator.generation) {
+    // Compiled before the judgement loaded: released, so that the module compiles it afresh.
+    schemaReleaser?.unregister(token[at]);
+    validator.dropSchema(cached.handle);
+  }
   let wire: Uint8Array;
   try {
     // Written and read back as JSON (toJSON, dropped members) before it crosses.
@@ -58,22 +87,25 @@ function compileWith(validator: ValidatorModule, schema: JsonSchema): Compiled {
     if (text === undefined) throw new Error('it is not a JSON value');
     wire = encodeJson(JSON.parse(text));
   } catch (err) {
-    const result = { error: `the schema cannot be written as JSON (${err instanceof Error ? err.message : String(err)})` };
-    compiled.set(schema, result);
+    const result = { error: `the schema cannot be written as JSON (${err instanceof Error ? err.message : String(err)})`, code: 'invalid_schema' };
+    both[at] = result;
+    compiled.set(schema, both);
     return result;
   }
-  const answer = JSON.parse(validator.compile(wire)) as { ok: true; handle: number } | { ok: false; error: { message: string } };
-  const result: Compiled = answer.ok ? { handle: answer.handle, generation: validator.generation } : { error: answer.error.message };
-  compiled.set(schema, result);
+  const misses = validatorMisses();
+  const answer = JSON.parse(validator.compile(wire, allowUnsafe)) as { ok: true; handle: number; notes: PatternNote[] } | { ok: false; error: { code: string; message: string } };
+  const result: Compiled = answer.ok
+    ? { handle: answer.handle, generation: validator.generation, notes: answer.notes, unjudged: validatorMisses() !== misses }
+    : { error: answer.error.message, code: answer.error.code === 'unsafe_pattern' ? 'unsafe_pattern' : 'invalid_schema' };
+  both[at] = result;
+  compiled.set(schema, both);
   if ('handle' in result) {
-    // The schema is the token too: a recompile after a trap replaces the registration.
-    schemaReleaser?.unregister(schema);
-    schemaReleaser?.register(schema, { handle: result.handle, generation: result.generation }, schema);
+    // The token is the schema's: a recompile (after a trap) replaces the registration.
+    schemaReleaser?.unregister(token[at]);
+    schemaReleaser?.register(schema, { handle: result.handle, generation: result.generation }, token[at]);
   }
   return result;
 }
-
-
 
 /**
  * Validates JSON text (what `toJson` wrote) against a JSON Schema; an invalid schema is
@@ -82,16 +114,27 @@ function compileWith(validator: ValidatorModule, schema: JsonSchema): Compiled {
  * `json.source` when there is one (measured: reading the text back with `JSON.parse` cost ~10 %
  * of validating a typical argument), from the text read back otherwise.
  */
-export async function validateJsonText(schema: JsonSchema, json: JsonText, _which: 'inputSchema' | 'outputSchema', limits: { maxArgumentBytes: number; maxArgumentDepth: number }): Promise<JsonValidated> {
+export async function validateJsonText(
+  schema: JsonSchema,
+  json: JsonText,
+  _which: 'inputSchema' | 'outputSchema',
+  limits: { maxArgumentBytes: number; maxArgumentDepth: number },
+  allowUnsafe = false,
+): Promise<JsonValidated> {
   const { text } = json;
   // The source is written now, before any await: it may change while the module loads, and
   // what is validated must be what the text says. Copied, since the next encoding (another
   // call's, during that await) reuses the buffer.
   const fromSource = 'source' in json ? encodeJson(json.source).slice() : undefined;
-  const validator = await loadValidator();
-  // Compiled (or found in the cache) and used with no await between: no trap elsewhere can
-  // replace the module in the meantime and leave a stale handle.
-  const schemaHandle = compileWith(validator, schema);
+  const validator = await loadValidator([schema]);
+  let schemaHandle = compileWith(validator, schema, allowUnsafe);
+  // What its patterns wait for (the judgement, the linear engine), compiled again once loaded.
+  for (let waiting = patternsSettled(); waiting !== undefined; waiting = patternsSettled()) {
+    await waiting;
+    schemaHandle = compileWith(validator, schema, allowUnsafe);
+  }
+  // From here, compiled (or found in the cache) and used with no await between: no trap
+  // elsewhere can replace the module in the meantime and leave a stale handle.
   if ('error' in schemaHandle) return { valid: false, invalidSchema: schemaHandle.error };
   const bytes = text.length * 3 <= limits.maxArgumentBytes ? text.length : utf8Length(text);
   if (bytes > limits.maxArgumentBytes) return { valid: false, diagnostics: [overLimit(bytes, limits.maxArgumentBytes).diagnostic] };

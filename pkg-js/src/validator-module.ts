@@ -1,25 +1,48 @@
 // The validator module's instance and its guard: what `validator-loader.ts` loads, in a chunk of
-// its own with the module's glue and host functions (`validator-chunk.ts`; the module's bytes
-// are fetched in parallel), so a page without a JSON Schema never downloads it. It imports
-// nothing at run time: a chunk that imported the package's other modules would make esbuild
-// move them into a chunk shared with the page's entry. How the module ships, and why:
-// `validator-loader.ts`.
+// its own with the module's glue and host functions (`validator-chunk.ts`; the bytes of the
+// module, or of the build that also judges patterns, are fetched in parallel), so a page without a JSON Schema never downloads it. The module shapes
+// too (`--features validator-module,shape-module`): a page that validates also shapes, and one
+// module carries what both need once (`ValidatorModule.shaping`). It imports nothing at run time:
+// a chunk that imported the package's other modules would make esbuild move them into a chunk
+// shared with the page's entry (the decoder and the pattern engines are handed over by the
+// loader). How the module ships, and why: `validator-loader.ts`.
+import type { ShapeEngine } from './shape.js';
 
 /** The validator module's exports, as loaded (the generated glue, plus its reset). */
 export interface Glue {
-  initSync(options: { module: WebAssembly.Module }): unknown;
+  initSync(options: { module: WebAssembly.Module }): { memory: WebAssembly.Memory };
   __wbg_reset(): void;
-  compile(schema: Uint8Array): string;
+  compile(schema: Uint8Array, allowUnsafe: boolean): string;
   validate(handle: number, instance: Uint8Array, maxDepth: number): string;
   dropSchema(handle: number): void;
   schemaCount(): number;
   __test_trap(): void;
+  // Shaping (`src/wasm/shape.rs`), built into the module.
+  scanText(text: string): Uint32Array;
+  shapeFlagNames(): string;
+  shapeLimits(): Uint32Array;
+  shapeMediaKinds(mime: string): number;
+  shapeResult(request: Uint8Array): Uint8Array;
+  __testTrap(): void;
+  /** The pattern judgement (`src/wasm/patterns.rs`): only the build that judges patterns has it. */
+  judge(source: string, flags: string, allowUnsafe: boolean): Uint32Array;
 }
 
-/** The pattern engine and JSON parser the module imports (its `RegExp`s live there, by id). */
+/** The pattern engines and JSON parser the module imports (its `RegExp`s live there, by id). */
 export interface Host {
   patternReleaseAll(): void;
   setJsonEncoder(encode: (value: unknown) => Uint8Array): void;
+  /** Hands over the judgement and the linear engine (the entry's pattern-host.js). */
+  setPatternEngines(engines: PatternEngines): void;
+}
+
+/** The judgement and the linear engine, by the module's pattern ids (pattern-host.js's `validatorEngines`). */
+export interface PatternEngines {
+  judge(id: number, source: string, flags: string, allowUnsafe: boolean): number;
+  word(index: number): number;
+  linearTest(id: number, text: string): boolean;
+  release(id: number): void;
+  releaseAll(): void;
 }
 
 /** Why a call answered without the module: it trapped (and was replaced), or it is unusable. */
@@ -37,18 +60,63 @@ export class ValidatorModule {
   /** How many times the instance was replaced after a trap (for tests and diagnostics). */
   replacements = 0;
 
+  /** The live instance's memory. */
+  #memory: WebAssembly.Memory;
+
   constructor(
     /** The module's glue (read by the test helpers below). */
     readonly glue: Glue,
     private readonly host: Host,
-    private readonly module: WebAssembly.Module,
+    /** The compiled module. */
+    readonly module: WebAssembly.Module,
   ) {
-    glue.initSync({ module });
+    this.#memory = glue.initSync({ module }).memory;
   }
 
-  /** Compiles a schema (a JSON value in the wire format): `{ ok, handle }` or `{ ok: false, error }`. */
-  compile(schema: Uint8Array): string {
-    return this.guard('compiling the schema', () => this.glue.compile(schema));
+  /**
+   * Its shaping exports, for shaping (`shape.ts`), each crossing guarded: a trap replaces the
+   * instance (the schemas are compiled again when next used) and the crossing throws.
+   */
+  shaping(): ShapeEngine {
+    const glue = this.glue;
+    return {
+      scanText: (text) => this.run(() => glue.scanText(text)),
+      shapeFlagNames: () => this.run(() => glue.shapeFlagNames()),
+      shapeLimits: () => this.run(() => glue.shapeLimits()),
+      shapeMediaKinds: (mime) => this.run(() => glue.shapeMediaKinds(mime)),
+      shapeResult: (request) => this.run(() => glue.shapeResult(request)),
+      testTrap: () => this.run(() => glue.__testTrap()),
+      memoryBytes: () => this.#memory.buffer.byteLength,
+    };
+  }
+
+  /**
+   * The pattern judgement of the build that has it (`undefined` otherwise), as pattern-host.js
+   * takes a judgement: its glue (replacing the instance is this guard's: `initSync` does
+   * nothing) and the compiled module.
+   */
+  judgement(): { glue: { initSync(): void; judge(source: string, flags: string, allowUnsafe: boolean): Uint32Array }; module: WebAssembly.Module } | undefined {
+    if (!WebAssembly.Module.exports(this.module).some((e) => e.name === 'judge')) return undefined;
+    const judge = this.glue.judge;
+    return { glue: { initSync: () => undefined, judge: (source, flags, allowUnsafe) => this.run(() => judge(source, flags, allowUnsafe)) }, module: this.module };
+  }
+
+  /** Runs one crossing that answers no JSON text: a trap replaces the instance, and the crossing throws. */
+  run<T>(crossing: () => T): T {
+    try {
+      return crossing();
+    } catch (err) {
+      if (err instanceof WebAssembly.RuntimeError || (err instanceof Error && /unreachable/i.test(err.message))) this.replace();
+      throw err;
+    }
+  }
+
+  /**
+   * Compiles a schema (a JSON value in the wire format; `allowUnsafe`: the page's opt-in to
+   * patterns neither engine can be trusted with): `{ ok, handle, notes }` or `{ ok: false, error }`.
+   */
+  compile(schema: Uint8Array, allowUnsafe = false): string {
+    return this.guard('compiling the schema', () => this.glue.compile(schema, allowUnsafe));
   }
 
   /**
@@ -101,7 +169,7 @@ export class ValidatorModule {
     this.host.patternReleaseAll();
     this.generation += 1;
     this.replacements += 1;
-    this.glue.initSync({ module: this.module });
+    this.#memory = this.glue.initSync({ module: this.module }).memory;
   }
 }
 
@@ -125,79 +193,11 @@ export function testTrap(validator: ValidatorModule): string {
 }
 
 /**
- * Compiles the module from its LZMA stream (decoded by `decoder`, the `unlzma/` crate's module;
+ * Compiles the module from its LZMA stream (decoded by `decode`, the entry's decoder, in slices;
  * compiled asynchronously: `WebAssembly.compile`, not the synchronous compile browsers refuse on
  * the main thread for large modules) and instantiates it.
  */
-export async function instantiate(glue: Glue, host: Host, stream: Uint8Array, decoder: Uint8Array): Promise<ValidatorModule> {
-  const module = await WebAssembly.compile((await unlzma(stream, decoder)) as BufferSource);
+export async function instantiate(glue: Glue, host: Host, stream: Uint8Array, decode: (stream: Uint8Array) => Promise<Uint8Array>): Promise<ValidatorModule> {
+  const module = await WebAssembly.compile((await decode(stream)) as BufferSource);
   return new ValidatorModule(glue, host, module);
-}
-
-/** The decoder module's exports (unlzma/src/wasm.rs). */
-interface DecoderExports {
-  readonly memory: WebAssembly.Memory;
-  /** Where the stream goes: the module's input buffer. */
-  input(): number;
-  /** Where the answer is read from. */
-  output(): number;
-  /** Starts on the first `length` bytes of the input: 0, or an error code (< 0). */
-  start(length: number): number;
-  /** Decodes at most `budget` more bytes: `PENDING`, the output's length once done, or an error code (< 0). */
-  resume(budget: number): number;
-}
-
-/** `resume`'s answer when it stopped at its budget (unlzma/src/wasm.rs). */
-const PENDING = -100;
-
-/**
- * How many bytes one slice of decoding writes: about 1.5 ms of the main thread in Chromium on the
- * machine the benchmarks run on (the validator takes ~8 slices), so that no task of ours is long
- * even on a phone several times slower.
- */
-const SLICE_BYTES = 32 * 1024;
-
-/** What each negative answer of the decoder means (unlzma/src/lib.rs, `Error`). */
-const REASONS = ['', 'the data ends before its end marker', 'unsupported properties', 'the data is corrupt', 'a distance too far back', 'the output is too large', 'the input is too large'];
-
-/**
- * Decodes the LZMA stream with the decoder module, instantiated for this one use, in slices with
- * the page's other tasks in between. Answers a view of the decoder's memory, which
- * `WebAssembly.compile` copies when called.
- */
-async function unlzma(stream: Uint8Array, decoder: Uint8Array): Promise<Uint8Array> {
-  const { instance } = await WebAssembly.instantiate(decoder as BufferSource);
-  const exports = instance.exports as unknown as DecoderExports;
-  const input = exports.input();
-  if (input + stream.length > exports.memory.buffer.byteLength) throw new Error(`webmcp-warden: cannot decode the validator module: ${REASONS[6]}`);
-  new Uint8Array(exports.memory.buffer, input, stream.length).set(stream);
-  let answer = exports.start(stream.length);
-  while (answer === 0) {
-    answer = exports.resume(SLICE_BYTES);
-    if (answer !== PENDING) break;
-    answer = 0;
-    await nextTask();
-  }
-  if (answer < 0) throw new Error(`webmcp-warden: the validator module does not decode: ${REASONS[-answer] ?? `code ${answer}`}`);
-  return new Uint8Array(exports.memory.buffer, exports.output(), answer);
-}
-
-/**
- * Lets the page's other tasks run: `scheduler.yield()` where there is one (Chromium), else a
- * message to ourselves (a task of its own, without the 4 ms that nested timers wait), else a
- * timer.
- */
-function nextTask(): Promise<void> {
-  const scheduler = (globalThis as { scheduler?: { yield?: () => Promise<void> } }).scheduler;
-  if (typeof scheduler?.yield === 'function') return scheduler.yield();
-  if (typeof MessageChannel !== 'function') return new Promise((resolve) => setTimeout(resolve, 0));
-  return new Promise((resolve) => {
-    const channel = new MessageChannel();
-    channel.port1.onmessage = () => {
-      channel.port1.close();
-      channel.port2.close();
-      resolve();
-    };
-    channel.port2.postMessage(null);
-  });
 }

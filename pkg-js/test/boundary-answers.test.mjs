@@ -141,6 +141,7 @@ const ANSWERS = {
   revokeGrants: 'RevokeGrantsAnswer',
   storedGrants: 'StoredGrantsAnswer',
   lintPolicy: 'LintPolicyAnswer',
+  checkPattern: 'CheckPatternAnswer',
   shapeResult: 'ShapeResultAnswer',
   resolveUri: 'ResolveUriAnswer',
   uriTemplate: 'UriTemplateAnswer',
@@ -153,7 +154,7 @@ const HOOK_IDS = { currentHookId: Read.CurrentHookId, lastHookId: Read.LastHookI
 /** The exports that answer scalars or typed arrays, not a wire buffer. */
 const SCALARS = [
   'engineNew', 'engineDrop', 'engineReset', 'engineCounts', 'dropHookSet', 'clearGlobal', 'setServerId', 'setHookReturns', 'dropTool', 'dropScope',
-  'begin', 'beginAt', 'step', 'stepWith', 'policyFacts', 'beginListing', 'listingStep', 'listingGiven', 'sealBaseline', 'isVisible', 'recordBaseline',
+  'begin', 'beginAt', 'step', 'stepWith', 'policyFacts', 'beginListing', 'listingStep', 'listingGiven', 'sealBaseline', 'isVisible', 'recordBaseline', 'setUnsafePatterns',
   'forgetGrant', 'clearGrants', 'scanText', 'shapeFlagNames', 'shapeLimits', 'shapeMediaKinds', 'sha256Hex', 'testTrap',
 ];
 
@@ -404,6 +405,12 @@ describe('every answer of the core fits its descriptor', () => {
     assert.ok(lintPolicy({ allow: ['*', 'a'] }).length > 0);
     assert.deepEqual(lintPolicy({ allow: ['a'] }), []);
     assert.equal(decode(core.lintPolicy(new Uint8Array([42]))).ok, false);
+  });
+
+  scenario('a pattern checked once its judgement loaded: allowed, refused', () => {
+    // lintPolicy loaded the judgement synchronously.
+    assert.equal(decode(core.checkPattern('^a', '', false)).ok, true);
+    assert.equal(decode(core.checkPattern('^(a+)+\\1$', '', false)).error.code, 'unsafe_pattern');
   });
 
   scenario('shaping: every kind of block, structured content, an error, a cut', async () => {

@@ -63,9 +63,13 @@ await tool.register();
  */
 const OPTIONAL = [
   'dist/subject.js', 'dist/subject-call.js', 'dist/subject-registration.js', 'dist/explain.js', 'dist/activity.js', 'dist/mcp-b.js', 'dist/validator-module.js', 'dist/engine.js', 'dist/otel.js',
-  'dist/shape.js', 'wasm/warden_shape.js', 'wasm/warden_shape_bytes.js',
+  'dist/shape.js', 'dist/shape-module.js', 'wasm/warden_shape.js', 'wasm/warden_shape_bytes.js',
   'dist/uri-module.js', 'wasm/warden_uri.js', 'wasm/warden_uri_bytes.js',
   'dist/forms.js', 'dist/react/use-webmcp-form.js', 'dist/schema-compat.js', 'dist/lint-tool.js',
+  // The pattern judgement and the linear engine: chunks of their own, loaded when a page has
+  // patterns; lintPolicy's synchronous copy of the judgement only with lintPolicy.
+  'dist/judge-chunk.js', 'wasm/warden_patterns.js', 'wasm/warden_patterns_bytes.js', 'dist/linear-chunk.js', 'wasm/warden_linear.js', 'wasm/warden_linear_bytes.js',
+  'dist/lint.js', 'wasm/warden_patterns_sync.js',
 ];
 
 test('a one-tool app carries none of the optional features', async (t) => {
@@ -77,7 +81,11 @@ test('a one-tool app carries none of the optional features', async (t) => {
   }
   const carried = OPTIONAL.filter((file) => modules.has(file));
   assert.deepEqual(carried, [], `the one-tool app carries ${carried.join(', ')}`);
-  for (const file of ['dist/shape.js', 'wasm/warden_shape.js', 'wasm/warden_shape_bytes.js']) assert.ok(modules.lazy.has(file), `${file} is in a lazily imported chunk`);
+  const lazy = ['dist/shape.js', 'dist/shape-module.js', 'wasm/warden_shape.js', 'wasm/warden_shape_bytes.js', 'dist/judge-chunk.js', 'wasm/warden_patterns_bytes.js', 'dist/linear-chunk.js', 'wasm/warden_linear_bytes.js'];
+  for (const file of [...lazy, 'dist/validator-chunk.js', 'wasm/warden_validate_bytes.js', 'wasm/warden_validate_judge_bytes.js']) {
+    assert.ok(modules.lazy.has(file), `${file} is in a lazily imported chunk`);
+  }
+  assert.ok(!modules.lazy.has('wasm/warden_patterns_sync.js'), "lintPolicy's copy of the judgement is in no chunk");
   const rows = [...modules].sort((a, b) => b[1] - a[1]);
   t.diagnostic(`entry chunk, package modules (minified bytes): ${rows.map(([file, bytes]) => `${file} ${bytes}`).join(', ')}`);
 });
@@ -94,6 +102,13 @@ test('a client of its own, configured, called and disposed, carries none of them
   `);
   const carried = OPTIONAL.filter((file) => modules.has(file));
   assert.deepEqual(carried, [], `the app carries ${carried.join(', ')}`);
+});
+
+test("lintPolicy() carries the pattern judgement in the entry, compiled synchronously; other pages never download that copy", async () => {
+  const lint = await bundle(`import { lintPolicy } from 'webmcp-warden'; console.log(lintPolicy({ deny: [{ when: { arg: '/q', matches: '^(a+)+$' } }] }));`);
+  for (const file of ['dist/lint.js', 'wasm/warden_patterns_sync.js']) assert.ok(lint.has(file), `${file} is in the entry`);
+  // Its bytes are most of it (the module, LZMA-compressed, base64-encoded).
+  assert.ok(lint.get('wasm/warden_patterns_sync.js') > 10_000, `${lint.get('wasm/warden_patterns_sync.js')} bytes`);
 });
 
 test('what a page uses, it carries: resources and prompts, dry runs', async () => {

@@ -18,7 +18,10 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { decodeBase64, decodeHex } from '../dist/embedded-bytes.js';
+import { decodeBase64 } from '../dist/embedded-bytes.js';
+import { unlzmaAsync } from '../dist/unlzma.js';
+import { patternsSettled, validatorEngines } from '../wasm/pattern-host.js';
+import { installPatternLoaders } from '../dist/patterns.js';
 import { instantiate } from '../dist/validator-module.js';
 import { encodeJson } from '../dist/wire.js';
 
@@ -38,10 +41,19 @@ function loadValidator() {
     const [glue, host, chunk] = await Promise.all([
       import('../wasm-test/warden_validate_suite.js'),
       import('../wasm-test/validator-host.js'),
-      import('../wasm-test/warden_validate_suite_lzma.js'),
+      import('../wasm-test/warden_validate_suite_bytes.js'),
     ]);
     host.setJsonEncoder(encodeJson);
-    return instantiate(glue, host, decodeBase64(chunk.WASM_LZMA_BASE64), decodeHex(chunk.UNLZMA_WASM_HEX));
+    installPatternLoaders();
+    host.setPatternEngines(validatorEngines);
+    const validator = await instantiate(glue, host, decodeBase64(chunk.WASM_LZMA_BASE64), unlzmaAsync);
+    // The pattern judgement and the linear engine, loaded up front (docs/behaviour.md,
+    // "Patterns"): the suite's schemas are compiled and validated synchronously below. A pattern
+    // the judgement routes to the linear engine asks for both.
+    const warm = JSON.parse(validator.compile(encodeJson({ pattern: '\\d+$' })));
+    for (let waiting = patternsSettled(); waiting !== undefined; waiting = patternsSettled()) await waiting;
+    validator.dropSchema(warm.handle);
+    return validator;
   })();
   return suiteModule;
 }

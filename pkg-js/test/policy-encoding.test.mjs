@@ -132,6 +132,9 @@ describe('RegExps mean what they mean in JS', () => {
   test('a hook matcher with a look-ahead or a back-reference is accepted and matches as in JS', async () => {
     const seen = [];
     configureWebMCP({
+      // The back-reference, in a pattern the judgement finds slow, runs only opted in
+      // (docs/behaviour.md, "Patterns"); the look-ahead at the start of an anchored pattern runs anyway.
+      unsafePatterns: true,
       hooks: {
         before: [
           { match: /^(?=read)\w+/, run: (ctx) => void seen.push(`ahead:${ctx.tool.toolName}`) },

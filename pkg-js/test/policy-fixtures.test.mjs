@@ -315,7 +315,9 @@ describe('policy-invalid.json through configureWebMCP', () => {
   });
 
   test('look-around and back-references are accepted: patterns mean what they mean in JS', () => {
-    assert.doesNotThrow(() => configureWebMCP({ policy: { ask: [{ match: /(a)\1/ }, { match: '*', when: { arg: '/q', matches: '(?<=a)b' } }, { server: 'shop', name: /^(?!admin_)/ }] } }));
+    // Anchored, so the judgement finds the back-reference fast on the page's engine (unanchored,
+    // it would be refused unless opted in: patterns.test.mjs).
+    assert.doesNotThrow(() => configureWebMCP({ policy: { ask: [{ match: /^(a)\1/ }, { match: '*', when: { arg: '/q', matches: '(?<=a)b' } }, { server: 'shop', name: /^(?!admin_)/ }] } }));
     assert.deepEqual(lintPolicy({ ask: [{ match: /^(?=get)\w+/ }] }), []);
   });
 
@@ -412,7 +414,7 @@ describe('policy-lint.json through lintPolicy', () => {
   });
 
   test('an invalid pattern is reported, the rest still linted', () => {
-    const found = lintPolicy({ allow: ['*', 'x'], deny: [{ match: /(a)\1/ }, { match: '*', when: { arg: '/q', matches: '(' } }] });
+    const found = lintPolicy({ allow: ['*', 'x'], deny: [{ match: /^(a)\1/ }, { match: '*', when: { arg: '/q', matches: '(' } }] });
     assert.deepEqual(found.map((d) => `${d.code}@${d.path}`).sort(), ['invalid_pattern@deny[1].when', 'shadowed_rule@allow[1]']);
   });
 });

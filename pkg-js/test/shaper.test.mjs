@@ -71,6 +71,40 @@ test('a first call without register() loads shaping itself; shape: false needs n
   assert.equal(result.loaded, true);
 });
 
+test('a tool with a JSON Schema shapes with the validator module, which shapes too: the shaping module is never loaded', () => {
+  const result = fresh(`
+    const compiledExports = [];
+    const compileAsync = WebAssembly.compile;
+    WebAssembly.compile = async (...args) => {
+      const module = await compileAsync(...args);
+      compiledExports.push(WebAssembly.Module.exports(module).map((e) => e.name));
+      return module;
+    };
+    const t = webmcp(() => 'a\\u200bb', { name: 'typed', description: 'Typed.', inputSchema: { type: 'object', properties: { q: { type: 'string' } } } });
+    await t.register();
+    const shaped = await t.invoke({ q: 'x' });
+    const shapers = compiledExports.filter((names) => names.includes('shapeResult'));
+    console.log(JSON.stringify({ text: shaped.result.content[0].text, shapers: shapers.map((names) => names.includes('validate')) }));
+  `);
+  assert.equal(result.text, 'ab');
+  assert.deepEqual(result.shapers, [true], 'one module that shapes was compiled: the validator');
+  // And a call without register() asks for the validator first, for the same reason.
+  const direct = fresh(`
+    const compiledExports = [];
+    const compileAsync = WebAssembly.compile;
+    WebAssembly.compile = async (...args) => {
+      const module = await compileAsync(...args);
+      compiledExports.push(WebAssembly.Module.exports(module).map((e) => e.name));
+      return module;
+    };
+    const t = webmcp(() => 'a\\u200bb', { name: 'typed', description: 'Typed.', inputSchema: { type: 'object', properties: { q: { type: 'string' } } } });
+    const shaped = await t.invoke({ q: 'x' });
+    console.log(JSON.stringify({ text: shaped.result.content[0].text, shapers: compiledExports.filter((names) => names.includes('shapeResult')).map((names) => names.includes('validate')) }));
+  `);
+  assert.equal(direct.text, 'ab');
+  assert.deepEqual(direct.shapers, [true]);
+});
+
 test('a shaping module that cannot load fails the call closed before the tool runs, with the generic text; the listing and register() reject saying why, leaving nothing behind; a later call loads it', () => {
   const result = fresh(`
     refuse = true;
@@ -152,27 +186,26 @@ test('shapeForModel, outside a call, answers a promise of the shaped result', ()
   assert.equal(result.shaped.truncated, false);
 });
 
-test("the shaping chunk inflates with the platform's stream where there is one, else with the package's inflater", () => {
-  const count = `
-    const inflaterCompiles = { n: 0 };
-    ${countSyncCompiles('inflaterCompiles', 'n', 'inflate')}
-  `;
-  const withStream = fresh(`
-    ${count}
+test("the shaping chunk is decoded by the entry's decoder, compiled once for every module, in slices with other tasks in between", () => {
+  const result = fresh(`
+    const decoderCompiles = { n: 0 };
+    ${countSyncCompiles('decoderCompiles', 'n', 'resume')}
+    const compileAsync = WebAssembly.compile;
+    WebAssembly.compile = async (...args) => {
+      const module = await compileAsync(...args);
+      if (WebAssembly.Module.exports(module).some((e) => e.name === 'resume')) decoderCompiles.n++;
+      return module;
+    };
+    let yields = 0;
+    globalThis.scheduler = { yield: () => Promise.resolve(void yields++) };
     const shaped = await shapeForModel({ content: [{ type: 'text', text: 'a\\u200bb' }] }, 'page', 1024);
-    console.log(JSON.stringify({ text: shaped.result.content[0].text, inflaterCompiles: inflaterCompiles.n }));
-  `);
-  assert.equal(withStream.text, 'ab');
-  assert.equal(withStream.inflaterCompiles, 0, 'DecompressionStream inflated it: the decoder was not compiled');
-  const withoutStream = fresh(`
-    ${count}
-    delete globalThis.DecompressionStream;
-    const shaped = await shapeForModel({ content: [{ type: 'text', text: 'a\\u200bb' }] }, 'page', 1024);
+    const afterShaping = yields;
     const { ready } = await import(${JSON.stringify(dist + 'core.js')});
     await ready();
-    console.log(JSON.stringify({ text: shaped.result.content[0].text, inflaterCompiles: inflaterCompiles.n, hasStream: typeof DecompressionStream }));
+    console.log(JSON.stringify({ text: shaped.result.content[0].text, decoderCompiles: decoderCompiles.n, afterShaping, yields }));
   `);
-  assert.equal(withoutStream.hasStream, 'undefined');
-  assert.equal(withoutStream.text, 'ab', 'shaped after the fallback inflated the module');
-  assert.equal(withoutStream.inflaterCompiles, 1, "the package's inflater, compiled once for both modules");
+  assert.equal(result.text, 'ab');
+  assert.equal(result.decoderCompiles, 1, 'the decoder, compiled once for the shaping module and the core');
+  assert.ok(result.afterShaping >= 1, `the shaping module took more than one slice (${result.afterShaping} yields)`);
+  assert.ok(result.yields >= result.afterShaping + 3, `the core took several slices (${result.yields - result.afterShaping} yields)`);
 });

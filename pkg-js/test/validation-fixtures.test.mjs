@@ -27,6 +27,7 @@ import { webmcp, configureWebMCP, invokeTool, ConfigurationError } from 'webmcp-
 import { installFakeModelContext } from 'webmcp-warden/testing';
 import { loadValidator } from '../dist/validator-loader.js';
 import { encodeJson } from '../dist/wire.js';
+import { patternsSettled } from '../wasm/pattern-host.js';
 import { loadFixture, recordingTools } from '../test-support/helpers.mjs';
 
 const cases = loadFixture('validation.json');
@@ -38,7 +39,14 @@ const DEFAULT_LIMITS = { maxBytes: 1024 * 1024, maxDepth: 64 };
  */
 async function moduleAnswer(c) {
   const v = await loadValidator();
-  const compiled = JSON.parse(v.compile(encodeJson(c.schema)));
+  let compiled = JSON.parse(v.compile(encodeJson(c.schema)));
+  // As the package does: a schema whose patterns asked for the judgement (or the linear engine)
+  // while it was loading is compiled again once it has (docs/behaviour.md, "Patterns").
+  for (let waiting = patternsSettled(); waiting !== undefined; waiting = patternsSettled()) {
+    await waiting;
+    if (compiled.ok) v.dropSchema(compiled.handle);
+    compiled = JSON.parse(v.compile(encodeJson(c.schema)));
+  }
   if (!compiled.ok) return { schemaError: compiled.error };
   const limits = { ...DEFAULT_LIMITS, ...c.limits };
   if (c.instanceJson !== undefined || Buffer.byteLength(JSON.stringify(c.instance ?? null)) > limits.maxBytes) return undefined;

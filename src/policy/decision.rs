@@ -179,8 +179,12 @@ pub struct Decision {
 pub enum FailedClosed {
     /// A JS function predicate threw, timed out or answered a non-boolean.
     Function,
-    /// A `matches` pattern could not test its string (too long, or the engine failed).
+    /// A `matches` pattern could not test its string (too long, over the call's pattern
+    /// budget, or the engine failed).
     Pattern,
+    /// An argument was of a type its predicate cannot judge (`min` on a string, `matches` on an
+    /// array).
+    Type,
 }
 
 impl Decision {
@@ -214,6 +218,9 @@ impl Decision {
             }
             Some(FailedClosed::Pattern) => {
                 explanation.push_str(", failing closed because a pattern could not test the argument");
+            }
+            Some(FailedClosed::Type) => {
+                explanation.push_str(", failing closed because an argument was not of the type its predicate judges");
             }
             None => {}
         }

@@ -194,9 +194,9 @@ fn scan(
     for &index in matched.list(list) {
         let Some(rule) = rules.get(index) else { continue };
         let closed = match (all_of(rule.data.iter().map(|predicate| predicate.holds(facts))), list) {
-            (Some(true), _) => None,
-            (None, List::Deny | List::Ask) => Some(FailedClosed::Pattern),
-            (Some(false), _) | (None, List::Allow) => continue,
+            (Ok(true), _) => None,
+            (Err(why), List::Deny | List::Ask) => Some(why),
+            (Ok(false), _) | (Err(_), List::Allow) => continue,
         };
         let rule_ref = RuleRef {
             list,

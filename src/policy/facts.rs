@@ -4,6 +4,7 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
+use crate::pattern::Budget;
 use crate::value::Value;
 
 /// Whether the called tool's definition is the approved one (`docs/behaviour.md`, "Fingerprint baselines").
@@ -45,5 +46,7 @@ pub struct CallFacts<'a> {
     /// A live grant exists for (principal, server/tool, current fingerprint): it counts as an
     /// approved fingerprint, so neither the pin nor the new-tool gate applies.
     pub live_grant: bool,
+    /// What the `matches` predicates of this decision may still spend on pattern tests.
+    pub pattern_budget: Budget,
 }
 

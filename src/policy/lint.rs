@@ -23,7 +23,7 @@ use crate::value::{Map, Value};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Diagnostic {
     /// A stable machine code: a compile error's code, or `shadowed_rule`, `duplicate_rule_id`,
-    /// `unknown_annotation`.
+    /// `unknown_annotation`, `pattern_linear`, `pattern_unsafe`.
     pub code: &'static str,
     /// One sentence for a person, starting with the path.
     pub message: String,
@@ -84,8 +84,59 @@ pub fn lint(spec: &Value) -> Vec<Diagnostic> {
         if let Some(found_one) = shadowed(entry, earlier) {
             found.push(found_one);
         }
+        slow_patterns(entry, &mut found);
     }
     found
+}
+
+/// The rule's patterns (a `RegExp` matcher, `matches` predicates) that the page's backtracking
+/// engine cannot run on every string: where each runs instead (`docs/behaviour.md`,
+/// "Patterns"). Patterns refused outright are compile errors, reported above.
+fn slow_patterns(entry: &Entry<'_>, found: &mut Vec<Diagnostic>) {
+    // (path, source, flags, opted in to unsafe patterns)
+    let mut patterns: Vec<(String, &str, &str, bool)> = Vec::new();
+    match entry.matcher {
+        Some(Value::Regex { source, flags }) => patterns.push((String::from("match"), source, flags, false)),
+        Some(Value::Object(map)) => {
+            if let Some(Value::Regex { source, flags }) = map.get("name") {
+                patterns.push((String::from("match.name"), source, flags, false));
+            }
+        }
+        _ => {}
+    }
+    for (path, predicate) in &entry.when {
+        let opted = predicate.get("unsafePattern") == Some(&Value::Bool(true));
+        match predicate.get("matches") {
+            Some(Value::String(source)) => patterns.push((cat![path, ".matches"], source, "", opted)),
+            Some(Value::Regex { source, flags }) => patterns.push((cat![path, ".matches"], source, flags, opted)),
+            _ => {}
+        }
+    }
+    for (path, source, flags, opted) in patterns {
+        let allowed = opted || crate::pattern::unsafe_allowed();
+        let Ok(pattern) = crate::pattern::Pattern::compile(source, flags, allowed) else { continue };
+        let Some(judgement) = pattern.judgement() else { continue };
+        let (code, short, how) = match judgement.route {
+            Some(crate::pattern::Route::Split { short }) => ("pattern_linear", short, "; longer strings are tested on the linear-time engine"),
+            Some(crate::pattern::Route::Unsafe { short }) => ("pattern_unsafe", short, "; it runs only because the page opted in (unsafePatterns), and longer strings are not tested (the rule fails closed)"),
+            _ => continue,
+        };
+        let where_ = cat![entry.path(), ".", path];
+        let message = cat![
+            where_.as_str(),
+            ": the pattern /",
+            source,
+            "/",
+            flags,
+            " ",
+            judgement.slowness().unwrap_or_default(),
+            " on the page's backtracking engine, which tests strings of at most ",
+            crate::strs::decimal(short),
+            " characters",
+            how
+        ];
+        found.push(Diagnostic { code, message, path: where_ });
+    }
 }
 
 /// A rule as lint sees it: where it is, its matcher's shape (`None` when it did not compile or

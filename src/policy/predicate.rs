@@ -4,11 +4,12 @@
 //! A JS function predicate (a [`Value::Function`] handle) is only recorded: the evaluation asks
 //! the TS layer to call it, after every data predicate of its rule held.
 //!
-//! A `matches` pattern runs on the page's engine ([`crate::pattern`]), which may be unable to
-//! test a string (longer than [`crate::pattern::INPUT_LIMIT`] UTF-16 units, or an engine
-//! failure). Predicates are therefore three-valued: `Some(true)`, `Some(false)`, or `None` for
-//! "could not tell", which the evaluation resolves by the rule's list (fail closed: a deny or
-//! ask rule applies, an allow rule does not).
+//! Predicates are three-valued: `Ok(true)`, `Ok(false)`, or `Err(why)` for "could not tell",
+//! which the evaluation resolves by the rule's list (fail closed: a deny or ask rule applies, an
+//! allow rule does not). A predicate cannot tell when a `matches` pattern could not test its
+//! string (see [`crate::pattern`]: too long, over the call's pattern budget, an engine failure)
+//! or when the value is of a type the operator cannot judge (`min` on `"50"`, `matches` on an
+//! array): an agent must not dodge a deny rule by sending the wrong type.
 
 use alloc::borrow::ToOwned;
 use alloc::string::String;
@@ -20,7 +21,8 @@ use super::json::{foreign, Pointer};
 use super::keys::unknown_key_message;
 use crate::error::ConfigError;
 use crate::matcher::pattern_error;
-use crate::pattern::Pattern;
+use super::decision::FailedClosed;
+use crate::pattern::{with_unsafe_allowed, Pattern};
 use crate::strs::{cat, decimal_usize};
 use crate::value::{Map, Value};
 
@@ -28,7 +30,7 @@ use crate::value::{Map, Value};
 const KINDS: [&str; 4] = ["annotation", "tainted", "principal", "arg"];
 
 /// The operators of an `arg` predicate.
-const OPERATORS: [&str; 6] = ["equals", "in", "matches", "max", "min", "exists"];
+const OPERATORS: [&str; 7] = ["equals", "in", "matches", "max", "min", "exists", "unsafePattern"];
 
 /// Annotation hints the WebMCP draft and MCP define; others are allowed (a page may add its
 /// own) but `lint` flags them, because a misspelt hint silently never matches.
@@ -90,10 +92,10 @@ pub(crate) enum Parsed {
 }
 
 impl DataPredicate {
-    /// Whether the predicate holds for this call; `None` when a pattern could not tell.
-    pub(crate) fn holds(&self, facts: &CallFacts<'_>) -> Option<bool> {
+    /// Whether the predicate holds for this call; `Err` when it could not tell, and why.
+    pub(crate) fn holds(&self, facts: &CallFacts<'_>) -> Result<bool, FailedClosed> {
         match self {
-            DataPredicate::Annotation(expected) => Some(expected.iter().all(|(hint, value)| {
+            DataPredicate::Annotation(expected) => Ok(expected.iter().all(|(hint, value)| {
                 // A missing (or null) hint has the draft's default, false, for boolean hints.
                 match facts
                     .annotations
@@ -104,61 +106,65 @@ impl DataPredicate {
                     None => *value == Value::Bool(false),
                 }
             })),
-            DataPredicate::Tainted { ignore } => Some(facts.taint.iter().any(|server| {
+            DataPredicate::Tainted { ignore } => Ok(facts.taint.iter().any(|server| {
                 server != facts.server && !ignore.iter().any(|ignored| ignored == server)
             })),
-            DataPredicate::Principal(ids) => Some(
+            DataPredicate::Principal(ids) => Ok(
                 facts
                     .principal
                     .is_some_and(|principal| ids.iter().any(|id| id == principal)),
             ),
             DataPredicate::Arg { pointer, operators } => {
                 let value = pointer.resolve(facts.arguments);
-                all_of(operators.iter().map(|operator| operator.holds(value)))
+                all_of(operators.iter().map(|operator| operator.holds(value, facts)))
             }
         }
     }
 }
 
-/// "All hold" over three-valued answers: `Some(false)` as soon as one is false (the others
-/// cannot change that), else `None` if one could not tell, else `Some(true)`.
-pub(crate) fn all_of(answers: impl Iterator<Item = Option<bool>>) -> Option<bool> {
-    let mut unknown = false;
+/// "All hold" over three-valued answers: `Ok(false)` as soon as one is false (the others
+/// cannot change that), else the first "could not tell", else `Ok(true)`.
+pub(crate) fn all_of(answers: impl Iterator<Item = Result<bool, FailedClosed>>) -> Result<bool, FailedClosed> {
+    let mut unknown = None;
     for answer in answers {
         match answer {
-            Some(false) => return Some(false),
-            None => unknown = true,
-            Some(true) => {}
+            Ok(false) => return Ok(false),
+            Err(why) => {
+                unknown.get_or_insert(why);
+            }
+            Ok(true) => {}
         }
     }
-    if unknown {
-        None
-    } else {
-        Some(true)
+    match unknown {
+        Some(why) => Err(why),
+        None => Ok(true),
     }
 }
 
 impl Operator {
     /// Whether the operator holds for the resolved value (`None` for `value`: the pointer did
-    /// not resolve); `None` when a pattern could not test the string.
-    fn holds(&self, value: Option<&Value>) -> Option<bool> {
+    /// not resolve, so only `exists` can hold); `Err` when it could not tell: a pattern could not
+    /// test the string, or the value is of a type the operator cannot judge.
+    fn holds(&self, value: Option<&Value>, facts: &CallFacts<'_>) -> Result<bool, FailedClosed> {
         match (self, value) {
-            (Operator::Exists(expected), value) => Some(value.is_some() == *expected),
-            (_, None) => Some(false),
-            (Operator::Equals(expected), Some(value)) => Some(value.json_eq(expected)),
+            (Operator::Exists(expected), value) => Ok(value.is_some() == *expected),
+            (_, None) => Ok(false),
+            (Operator::Equals(expected), Some(value)) => Ok(value.json_eq(expected)),
             (Operator::In(options), Some(value)) => {
-                Some(options.iter().any(|option| value.json_eq(option)))
+                Ok(options.iter().any(|option| value.json_eq(option)))
             }
             (Operator::Matches(pattern), Some(value)) => match value.as_str() {
-                Some(text) => pattern.test(text),
-                None => Some(false),
+                Some(text) => pattern.test(text, &facts.pattern_budget).ok_or(FailedClosed::Pattern),
+                None => Err(FailedClosed::Type),
             },
-            (Operator::Max(limit), Some(value)) => {
-                Some(value.as_f64().is_some_and(|number| number <= *limit))
-            }
-            (Operator::Min(limit), Some(value)) => {
-                Some(value.as_f64().is_some_and(|number| number >= *limit))
-            }
+            (Operator::Max(limit), Some(value)) => match value.as_f64() {
+                Some(number) => Ok(number <= *limit),
+                None => Err(FailedClosed::Type),
+            },
+            (Operator::Min(limit), Some(value)) => match value.as_f64() {
+                Some(number) => Ok(number >= *limit),
+                None => Err(FailedClosed::Type),
+            },
         }
     }
 }
@@ -352,11 +358,22 @@ fn parse_arg(map: &Map, errors: &mut Vec<ConfigError>) -> Option<Parsed> {
     };
     let mut operators = Vec::new();
     let mut broken = pointer.is_none();
+    // `unsafePattern: true` opts this predicate's `matches` in to running although neither
+    // engine can be trusted with it (`docs/behaviour.md`, "Patterns").
+    let allow_unsafe = match map.get("unsafePattern") {
+        None => false,
+        Some(Value::Bool(allowed)) => *allowed,
+        Some(other) => {
+            errors.push(invalid(cat!["`unsafePattern` takes true or false, not ", other.type_name()]));
+            broken = true;
+            false
+        }
+    };
     for (key, value) in map.iter() {
-        if key == "arg" {
+        if key == "arg" || key == "unsafePattern" {
             continue;
         }
-        match parse_operator(key, value) {
+        match with_unsafe_allowed(allow_unsafe, || parse_operator(key, value)) {
             Ok(operator) => operators.push(operator),
             Err(error) => {
                 errors.push(error);
@@ -443,8 +460,8 @@ fn parse_pattern(value: &Value) -> Result<Pattern, ConfigError> {
             ]))
         }
     };
-    Pattern::compile(source, flags).map_err(|reason| {
-        pattern_error(&cat!["`matches` pattern /", source, "/", flags], source, flags, &reason)
+    Pattern::compile(source, flags, crate::pattern::unsafe_allowed()).map_err(|error| {
+        pattern_error(&cat!["`matches` pattern /", source, "/", flags], source, flags, &error)
     })
 }
 

@@ -30,10 +30,13 @@ pub fn configure(engine: u32, request: u32, bytes: &[u8]) -> Vec<u8> {
     };
     let Some(request) = Request::from_code(request) else { return answer(Err(misuse())) };
     let args = Args(&args);
-    if request == Request::LintPolicy {
-        return answer(lint_policy(payload));
+    match request {
+        Request::LintPolicy => return answer(lint_policy(payload)),
+        Request::CheckPattern => return answer(check_pattern(&args)),
+        _ => {}
     }
-    engines::with(engine, |e| answer(run(e, request, &args, payload))).unwrap_or_else(no_engine)
+    // Every pattern a step compiles sees the page's opt-in (`unsafePatterns`).
+    engines::with(engine, |e| answer(crate::pattern::with_unsafe_allowed(e.unsafe_patterns(), || run(e, request, &args, payload)))).unwrap_or_else(no_engine)
 }
 
 /// The arguments of a request, read by position. A missing or mistyped one is the TS layer's
@@ -173,7 +176,18 @@ fn run(e: &mut Engine, request: Request, args: &Args<'_>, payload: &[u8]) -> Res
         }
         Request::StoredGrants => crate::object! { "grants" => e.governor().grants().to_value() },
         Request::LintPolicy => lint_policy(payload)?,
+        Request::CheckPattern => check_pattern(args)?,
     })
+}
+
+/// Whether a pattern may run, now that its judgement can be asked: the TS layer checks, when the
+/// judgement has loaded, the patterns the core compiled before it had (`docs/behaviour.md`,
+/// "Patterns"). `{ ok }`, or the `unsafe_pattern` (or `invalid_pattern`) error naming it.
+fn check_pattern(args: &Args<'_>) -> Result<Value, ConfigError> {
+    let (source, flags) = (args.str(0)?, args.str(1)?);
+    crate::pattern::Pattern::compile(source, flags, args.bool(2)?)
+        .map_err(|error| crate::matcher::pattern_error(&crate::strs::cat!["the pattern /", source, "/", flags], source, flags, &error))?;
+    Ok(done())
 }
 
 /// Diagnostics of a policy: `{ ok, diagnostics: [{ code, message, path }] }`.

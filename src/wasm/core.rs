@@ -40,6 +40,7 @@ pub fn control(engine: u32, step: u32, arg: u32) -> u32 {
             Control::RecordBaseline => e.record_baseline(arg),
             Control::ClearGrants => e.governor_mut().grants_mut().clear(),
             Control::IsVisible => return u32::from(e.is_visible(arg)),
+            Control::SetUnsafePatterns => e.set_unsafe_patterns(arg == 1),
         }
         0
     })

@@ -1,9 +1,11 @@
-//! The page's pattern engine for [`crate::pattern`]: JS's own `RegExp`, imported as a global
-//! (no JS file of ours: a snippet would have to ship beside the glue), and installed when the
-//! module starts.
+//! The page's pattern engines for [`crate::pattern`], installed when the module starts: JS's
+//! own `RegExp`, imported as a global, and, through `pkg-js/src/pattern-host.js`, the pattern
+//! judgement and the linear-time engine, wasm modules of their own the page loads when it first
+//! has a pattern (the judgement) and when a pattern first needs the linear engine.
 //!
 //! Compiled patterns are kept here as JS objects in a slot table; the core refers to them by
-//! slot. Only `new RegExp(source, flags)` and `RegExp.prototype.test` are called: never a
+//! slot, and the linear engine knows a pattern by the same slot. Only `new RegExp(source,
+//! flags)`, `RegExp.prototype.test` and the linear engine's functions are called: never a
 //! user's function, and nothing here calls back into the core.
 
 use alloc::borrow::ToOwned;
@@ -32,6 +34,27 @@ extern "C" {
     fn js_string(value: &JsValue) -> String;
 }
 
+#[wasm_bindgen(module = "/pkg-js/src/pattern-host.js")]
+extern "C" {
+    /// The judgement of pattern `slot` (its first word: `crate::pattern::Judgement::to_words`),
+    /// or `u32::MAX` while the judgement's module is not loaded (asking starts loading it). The
+    /// host prepares the linear engine for the slot when its route needs it.
+    #[wasm_bindgen(js_name = judgePattern)]
+    fn judge_pattern(slot: u32, source: &str, flags: &str, allow_unsafe: bool) -> u32;
+
+    /// The other words of the judgement `judgePattern` answered last.
+    #[wasm_bindgen(js_name = judgementWord)]
+    fn judgement_word(index: u32) -> u32;
+
+    /// Tests `text` on the linear engine; throws when the engine is not loaded or failed.
+    #[wasm_bindgen(catch, js_name = linearTest)]
+    fn linear_test(slot: u32, text: &str) -> Result<bool, JsValue>;
+
+    /// Forgets pattern `slot` in the linear engine.
+    #[wasm_bindgen(js_name = linearRelease)]
+    fn linear_release(slot: u32);
+}
+
 /// The compiled patterns, by slot (a `LazyCell`: `crate::pattern` says why).
 static TABLE: LazyCell<RefCell<Vec<Option<RegExp>>>> = LazyCell::new(|| RefCell::new(Vec::new()));
 
@@ -49,8 +72,17 @@ fn compile(source: &str, flags: &str) -> Result<u32, String> {
     u32::try_from(slot).map_err(|_| "too many patterns".to_owned())
 }
 
-fn test(handle: u32, text: &str) -> Option<bool> {
-    // A throw (a stack overflow deep in the engine) is "could not test": callers fail closed.
+fn judge(slot: u32, source: &str, flags: &str, allow_unsafe: bool) -> Option<[u32; 4]> {
+    let first = judge_pattern(slot, source, flags, allow_unsafe);
+    (first != u32::MAX).then(|| [first, judgement_word(1), judgement_word(2), judgement_word(3)])
+}
+
+fn test(handle: u32, text: &str, linear: bool) -> Option<bool> {
+    // A throw (a stack overflow deep in the engine, the linear engine not loaded) is "could not
+    // test": callers fail closed.
+    if linear {
+        return linear_test(handle, text).ok();
+    }
     super::borrow(&TABLE).get(usize::try_from(handle).ok()?)?.as_ref()?.test(text).ok()
 }
 
@@ -58,9 +90,10 @@ fn release(handle: u32) {
     let taken = usize::try_from(handle).ok().and_then(|slot| super::borrow(&TABLE).get_mut(slot).and_then(Option::take));
     // Dropped outside the borrow: dropping a JS object crosses the boundary.
     drop(taken);
+    linear_release(handle);
 }
 
-static HOST: Host = Host { compile, test, release };
+static HOST: Host = Host { compile, judge, test, release };
 
 /// Runs when the module is instantiated: patterns from now on use the page's engine.
 #[wasm_bindgen(start)]

@@ -10,12 +10,15 @@
 //! engine id, so the TS layer can replace an instance that trapped without a finalizer of the
 //! old instance freeing pointers in the new one.
 //!
-//! Four modules are built from this crate: the core (default, `--no-default-features`), which
+//! Six modules are built from this crate: the core (default, `--no-default-features`), which
 //! a page compiles synchronously at its first `webmcp()`; shaping (`--features shape-module`),
 //! stateless, which it loads before its first call; the JSON Schema validator (`--features
-//! validator-module`), which it loads only when a tool with a schema is first registered or
-//! called; and resource URIs (`--features uri-module`), stateless, which only a page that makes
-//! or reads resources compiles. Shaping is a module of its own because it needs no configuration: moving it out of
+//! validator-module`, built with shaping in it, and once more with the pattern judgement too),
+//! which it loads only when a tool with a schema is first registered or called; resource URIs
+//! (`--features uri-module`), stateless, which only a page that makes or reads resources
+//! compiles; and the pattern judgement (`--features patterns-module`) and the linear-time pattern
+//! engine (`--features linear-module`), which it loads only when it has patterns, and patterns
+//! the linear engine must run (`crate::pattern`). Shaping is a module of its own because it needs no configuration: moving it out of
 //! the core takes 8.2 KB (gzip) off the core as shipped, which a page downloads at import
 //! (`ARCHITECTURE.md`).
 
@@ -31,7 +34,7 @@ static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_all
 /// could call the module again); it traps, as `RefCell::borrow_mut`'s panic would, but without
 /// linking that panic's message (`BorrowMutError`'s `Display`, and with it `core::fmt`'s padding:
 /// ~0.8 KB of wasm).
-#[cfg(not(any(feature = "validator-module", feature = "shape-module", feature = "uri-module")))]
+#[cfg(not(any(feature = "validator-module", feature = "shape-module", feature = "uri-module", feature = "patterns-module")))]
 fn borrow<T>(cell: &::core::cell::RefCell<T>) -> ::core::cell::RefMut<'_, T> {
     match cell.try_borrow_mut() {
         Ok(borrowed) => borrowed,
@@ -39,16 +42,20 @@ fn borrow<T>(cell: &::core::cell::RefCell<T>) -> ::core::cell::RefMut<'_, T> {
     }
 }
 
-#[cfg(not(any(feature = "validator-module", feature = "shape-module", feature = "uri-module")))]
+#[cfg(not(any(feature = "validator-module", feature = "shape-module", feature = "uri-module", feature = "patterns-module", feature = "linear-module")))]
 mod configure;
-#[cfg(not(any(feature = "validator-module", feature = "shape-module", feature = "uri-module")))]
+#[cfg(not(any(feature = "validator-module", feature = "shape-module", feature = "uri-module", feature = "patterns-module", feature = "linear-module")))]
 mod core;
-#[cfg(not(any(feature = "validator-module", feature = "shape-module", feature = "uri-module")))]
+#[cfg(not(any(feature = "validator-module", feature = "shape-module", feature = "uri-module", feature = "patterns-module", feature = "linear-module")))]
 mod engines;
-#[cfg(not(any(feature = "validator-module", feature = "shape-module", feature = "uri-module")))]
+#[cfg(not(any(feature = "validator-module", feature = "shape-module", feature = "uri-module", feature = "patterns-module", feature = "linear-module")))]
 mod governance;
-#[cfg(not(any(feature = "validator-module", feature = "shape-module", feature = "uri-module")))]
+#[cfg(not(any(feature = "validator-module", feature = "shape-module", feature = "uri-module", feature = "patterns-module", feature = "linear-module")))]
 mod host;
+#[cfg(feature = "linear-module")]
+mod linear;
+#[cfg(feature = "patterns-module")]
+mod patterns;
 #[cfg(feature = "shape-module")]
 mod shape;
 #[cfg(feature = "uri-module")]

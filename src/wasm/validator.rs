@@ -11,7 +11,9 @@
 //! `float_roundtrip`, was ~10 KB of the chunk a page downloads). Answers go out as JSON text,
 //! and every answer is data:
 //!
-//! - `compile(schema)` → `{ "ok": true, "handle": 1 }` or `{ "ok": false, "error": { code, message, path? } }`;
+//! - `compile(schema, allowUnsafe)` → `{ "ok": true, "handle": 1, "notes": [{ code, message, path }] }`
+//!   (the schema's slow patterns, `SchemaCache::notes`) or `{ "ok": false, "error": { code, message, path? } }`
+//!   (`unsafe_pattern` for a pattern refused for its running time);
 //! - `validate(handle, instance, maxDepth)` → `{ "ok": true, "valid", "diagnostics", "summary" }`
 //!   or `{ "ok": false, "error" }` (`unknown_handle`); the instance's size is the caller's to
 //!   limit (`pkg-js/src/validation.ts` checks it on the JSON text);
@@ -20,9 +22,11 @@
 //! An answer with error code `validator_broken` means the table is unusable (a call died half
 //! way, which only a trap or a stack overflow can do): the loader then replaces the instance.
 //!
-//! Patterns run on the page's `RegExp` through `pkg-js/src/validator-host.js` (see the module
-//! docs of `crate::validate`, "Patterns"); each import is declared `catch`, so a JS exception
-//! comes back as an error value instead of unwinding through wasm.
+//! Patterns are the crate's judged patterns (`crate::pattern`): compiled on the page's `RegExp`,
+//! judged and, where the judgement says, tested on the linear engine, through
+//! `pkg-js/src/validator-host.js` (see the module docs of `crate::validate`, "Patterns"). The
+//! imports that can throw are declared `catch`, so a JS exception comes back as an error value
+//! instead of unwinding through wasm.
 
 // The validator module links std (`src/lib.rs`): its prelude and macros, in the crate's
 // `no_std` prelude.
@@ -31,7 +35,7 @@ use std::thread_local;
 
 use std::cell::RefCell;
 
-use boon::{CompiledPattern, JsonParser, PatternEngine, PatternFailure};
+use boon::JsonParser;
 use wasm_bindgen::prelude::*;
 
 use crate::validate::{install_pattern_engine, summary, Diagnostic, SchemaCache, SchemaProblem};
@@ -39,10 +43,19 @@ use crate::validate::{install_pattern_engine, summary, Diagnostic, SchemaCache, 
 #[wasm_bindgen(module = "/pkg-js/src/validator-host.js")]
 extern "C" {
     #[wasm_bindgen(catch, js_name = patternCompile)]
-    fn pattern_compile(source: &str) -> Result<u32, JsValue>;
+    fn pattern_compile(source: &str, flags: &str) -> Result<u32, JsValue>;
+
+    /// The first word of pattern `id`'s judgement, `u32::MAX` while the judgement is not loaded
+    /// (`crate::pattern::Judgement::to_words`).
+    #[wasm_bindgen(js_name = patternJudge)]
+    fn pattern_judge(id: u32, source: &str, flags: &str, allow_unsafe: bool) -> u32;
+
+    /// The other words of the judgement `patternJudge` answered last.
+    #[wasm_bindgen(js_name = judgementWord)]
+    fn judgement_word(index: u32) -> u32;
 
     #[wasm_bindgen(catch, js_name = patternTest)]
-    fn pattern_test(id: u32, text: &str) -> Result<bool, JsValue>;
+    fn pattern_test(id: u32, text: &str, linear: bool) -> Result<bool, JsValue>;
 
     #[wasm_bindgen(catch, js_name = patternRelease)]
     fn pattern_release(id: u32) -> Result<(), JsValue>;
@@ -63,33 +76,27 @@ impl JsonParser for PageJson {
     }
 }
 
-/// The page's `RegExp`, with the `u` flag.
-struct PageRegExp;
-
-impl PatternEngine for PageRegExp {
-    fn compile(&self, source: &str) -> Result<Box<dyn CompiledPattern>, String> {
-        match pattern_compile(source) {
-            Ok(id) => Ok(Box::new(PagePattern(id))),
-            Err(thrown) => Err(thrown.as_string().unwrap_or_else(|| "the page's RegExp refused it".to_owned())),
-        }
-    }
+/// The pattern engines of this module, through `validator-host.js`: the page's `RegExp`, the
+/// judgement and the linear engine.
+fn host_compile(source: &str, flags: &str) -> Result<u32, String> {
+    pattern_compile(source, flags).map_err(|thrown| thrown.as_string().unwrap_or_else(|| "the page's RegExp refused it".to_owned()))
 }
 
-/// A pattern compiled by the page, by its id in `validator-host.js`.
-struct PagePattern(u32);
-
-impl CompiledPattern for PagePattern {
-    fn is_match(&self, text: &str) -> Result<bool, PatternFailure> {
-        pattern_test(self.0, text).map_err(|_| PatternFailure::Engine)
-    }
+fn host_judge(id: u32, source: &str, flags: &str, allow_unsafe: bool) -> Option<[u32; 4]> {
+    let first = pattern_judge(id, source, flags, allow_unsafe);
+    (first != u32::MAX).then(|| [first, judgement_word(1), judgement_word(2), judgement_word(3)])
 }
 
-impl Drop for PagePattern {
-    fn drop(&mut self) {
-        // Forgetting an id cannot fail in the host; nothing to report if it did.
-        let _ = pattern_release(self.0);
-    }
+fn host_test(id: u32, text: &str, linear: bool) -> Option<bool> {
+    pattern_test(id, text, linear).ok()
 }
+
+fn host_release(id: u32) {
+    // Forgetting an id cannot fail in the host; nothing to report if it did.
+    let _ = pattern_release(id);
+}
+
+static HOST: crate::pattern::Host = crate::pattern::Host { compile: host_compile, judge: host_judge, test: host_test, release: host_release };
 
 thread_local! {
     /// The compiled schemas of this instance; created (and the pattern engine installed) on
@@ -102,7 +109,8 @@ fn with_cache(f: impl FnOnce(&mut SchemaCache) -> String) -> String {
     let answer = CACHE.with(|cell| {
         let mut slot = cell.try_borrow_mut().ok()?;
         let cache = slot.get_or_insert_with(|| {
-            install_pattern_engine(Box::new(PageRegExp));
+            crate::pattern::install(&HOST);
+            install_pattern_engine();
             boon::set_json_parser(Box::new(PageJson));
             SchemaCache::new()
         });
@@ -160,10 +168,28 @@ fn diagnostics_answer(diagnostics: &[Diagnostic]) -> String {
 }
 
 /// Compiles a schema (a JSON value in the wire format); answers `{ ok, handle }` or `{ ok: false, error }`.
+/// `allow_unsafe`: the page opted in to patterns neither engine can be trusted with
+/// (`unsafePatterns`).
 #[wasm_bindgen]
-pub fn compile(schema: &[u8]) -> String {
-    with_cache(|cache| match cache.compile_wire(schema) {
-        Ok(handle) => format!(r#"{{"handle":{handle},"ok":true}}"#),
+pub fn compile(schema: &[u8], allow_unsafe: bool) -> String {
+    with_cache(|cache| match crate::pattern::with_unsafe_allowed(allow_unsafe, || cache.compile_wire(schema)) {
+        Ok(handle) => {
+            let mut out = format!(r#"{{"handle":{handle},"notes":["#);
+            for (i, note) in cache.notes(handle).iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(r#"{"code":"#);
+                push_string(&mut out, note.code);
+                out.push_str(r#","message":"#);
+                push_string(&mut out, &note.message);
+                out.push_str(r#","path":"#);
+                push_string(&mut out, &note.path);
+                out.push('}');
+            }
+            out.push_str(r#"],"ok":true}"#);
+            out
+        }
         Err(problem) => problem_answer(&problem),
     })
 }

@@ -1,10 +1,10 @@
 //! A raw-LZMA decoder, small enough to ship as a wasm module of its own.
 //!
-//! webmcp-warden's JSON Schema validator is a wasm module that a page downloads when a tool with
-//! a schema is first registered or called (pkg-js/src/validator-loader.ts). It ships compressed
-//! inside a JS chunk, and LZMA packs it about 11 KB smaller than the best deflate (Zopfli): 80 KB
-//! against 91 KB (bench/RESULTS.md). No platform API decodes LZMA, so the chunk carries this
-//! decoder, compiled wasm of a few KB.
+//! Every wasm module of webmcp-warden ships LZMA-compressed inside a JS module: the core in the
+//! entry, the validator, shaping, the pattern judgement and the linear engine in chunks a page
+//! downloads when it first needs them (pkg-js/build.mjs). LZMA packs each smaller than the best
+//! deflate (Zopfli; bench/RESULTS.md), and no platform API decodes it, so the entry carries this
+//! decoder, compiled wasm of a few KB, and hands it to the chunks.
 //!
 //! The format is LZMA1 as the LZMA SDK's specification (`LzmaSpec.cpp`, Igor Pavlov, public
 //! domain) defines it, in the layout `xz --format=raw --lzma1=…` writes, behind one byte of our
@@ -20,7 +20,7 @@
 //! distances, short reps, corruption) and on real `xz` output, which ends with the end marker
 //! (tests/differential.rs, and a fuzz target in fuzz/), and never panics on bad input.
 //!
-//! Buffers are slices of `AtomicU8`, as in the `inflate/` crate: in the page they are `static`
+//! Buffers are slices of `AtomicU8`: in the page they are `static`
 //! buffers (src/wasm.rs) that the host writes and reads through the module's memory, and on
 //! wasm32 without threads a relaxed atomic access is a plain load or store.
 

@@ -1,18 +1,44 @@
 //! The module's exports: the host writes a stream into `input()`, calls `start`, then `resume`
 //! until it answers something else than [`PENDING`], and reads the answer from `output()`. Between
-//! two calls the host lets the page's other tasks run: a validator takes the decoder ~10 ms, in
-//! slices of a budget the host picks. The buffers and `input()` / `output()` are shared with
-//! `inflate/` (`warden_decoder_exports`); the model's probabilities and where the decode stands
-//! are statics too, as the module keeps them from one call to the next.
+//! two calls the host lets the page's other tasks run (the asynchronous loads decode in slices of
+//! a budget the host picks; the core's first use decodes in one go). No imports, no allocator:
+//! the buffers are statics of `AtomicU8`, zeroed (`.bss`, so they cost the download nothing; on
+//! wasm32 without threads a relaxed atomic access is a plain load or store), and each decode
+//! has an instance of its own, thrown away after it. The model's probabilities and where the
+//! decode stands are statics too, as the module keeps them from one call to the next. A panic
+//! cannot happen (the decoder checks every lookup); were one to, the module traps and the host
+//! reports it, as it does any other failure to decode.
 
 use crate::{resume as resume_stream, start as start_stream, Error, Probabilities, Progress, PROBABILITIES};
-use core::sync::atomic::{AtomicU16, AtomicU32, Ordering::Relaxed};
+use core::sync::atomic::{AtomicU16, AtomicU32, AtomicU8, Ordering::Relaxed};
 
-warden_decoder_exports::decoder_buffers! {
-    // The compressed validator is ~80 KB.
-    input: 512 * 1024,
-    // The validator is ~260 KB.
-    output: 1024 * 1024,
+/// The largest compressed module the host can write: the largest module the page decodes
+/// (the validator build that judges its own patterns) with room to grow.
+const INPUT_BYTES: usize = 512 * 1024;
+/// The largest module the decoder can write, with room to grow as [`INPUT_BYTES`].
+const OUTPUT_BYTES: usize = 1024 * 1024;
+
+static INPUT: [AtomicU8; INPUT_BYTES] = [const { AtomicU8::new(0) }; INPUT_BYTES];
+static OUTPUT: [AtomicU8; OUTPUT_BYTES] = [const { AtomicU8::new(0) }; OUTPUT_BYTES];
+
+/// Where the host writes the stream: the input buffer, in the module's memory.
+#[allow(unsafe_code)] // `no_mangle` is what exports a function from the module; nothing unsafe runs.
+#[no_mangle]
+pub extern "C" fn input() -> *const AtomicU8 {
+    INPUT.as_ptr()
+}
+
+/// Where the host reads the answer after decoding.
+#[allow(unsafe_code)] // as above
+#[no_mangle]
+pub extern "C" fn output() -> *const AtomicU8 {
+    OUTPUT.as_ptr()
+}
+
+/// A panic traps the module (see the module's documentation).
+#[panic_handler]
+fn panic(_: &core::panic::PanicInfo) -> ! {
+    core::arch::wasm32::unreachable()
 }
 
 /// `resume`'s answer when it stopped at its budget: call it again.

@@ -376,12 +376,13 @@ impl ObjCompiler<'_, '_, '_, '_, '_, '_> {
                 let mut v = vec![];
                 if let Some(Value::Object(obj)) = self.value("patternProperties") {
                     for pname in obj.keys() {
-                        let regex = Regex::new(pname).map_err(|src| CompileError::InvalidRegex {
-                            url: self.up.format("patternProperties"),
+                        let ptr = self.up.ptr.append2("patternProperties", pname);
+                        let location = format!("{}#{}", self.up.url, Fragment::encode(ptr.as_str()));
+                        let regex = Regex::new(pname, &location).map_err(|src| CompileError::InvalidRegex {
+                            url: location.clone(),
                             regex: pname.to_owned(),
                             src,
                         })?;
-                        let ptr = self.up.ptr.append2("patternProperties", pname);
                         let sch = self.enqueue_schema(ptr);
                         v.push((regex, sch));
                     }
@@ -462,8 +463,9 @@ impl ObjCompiler<'_, '_, '_, '_, '_, '_> {
             s.min_length = self.usize("minLength");
 
             if let Some(Value::String(p)) = self.value("pattern") {
-                s.pattern = Some(Regex::new(p).map_err(|src| CompileError::InvalidRegex {
-                    url: self.up.format("pattern"),
+                let location = self.up.format("pattern");
+                s.pattern = Some(Regex::new(p, &location).map_err(|src| CompileError::InvalidRegex {
+                    url: location.clone(),
                     regex: p.to_owned(),
                     src,
                 })?);

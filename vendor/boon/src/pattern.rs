@@ -13,10 +13,16 @@ pub trait CompiledPattern: Send + Sync {
     fn is_match(&self, text: &str) -> Result<bool, PatternFailure>;
 }
 
-/// Compiles JSON Schema patterns (`pattern`, `patternProperties`, `format: "regex"`).
+/// Compiles JSON Schema patterns (`pattern`, `patternProperties`) and checks `format: "regex"`.
 pub trait PatternEngine: Send + Sync {
-    /// Compiles `source`; `Err` holds why the engine refuses it.
-    fn compile(&self, source: &str) -> Result<Box<dyn CompiledPattern>, String>;
+    /// Compiles `source`, found at `location` (the URL of the `pattern` keyword, or of the
+    /// `patternProperties` key, with its JSON Pointer as the fragment); `Err` holds why the
+    /// engine refuses it.
+    fn compile(&self, source: &str, location: &str) -> Result<Box<dyn CompiledPattern>, String>;
+
+    /// Whether `source` is a pattern the engine reads (`format: "regex"`: in a meta-schema, a
+    /// schema's own patterns; in an instance, any string). Nothing is compiled for use.
+    fn check(&self, source: &str) -> Result<(), String>;
 }
 
 /// Why a string could not be tested against a pattern. Validation then fails: an unchecked
@@ -31,6 +37,9 @@ pub enum PatternFailure {
     },
     /// The engine failed while testing (for example, it ran out of stack).
     Engine,
+    /// The embedder declined to test the string, for the reason given (webmcp-warden: the call's
+    /// pattern work limit, or a pattern whose judgement did not load).
+    Declined(&'static str),
 }
 
 impl Display for PatternFailure {
@@ -40,6 +49,7 @@ impl Display for PatternFailure {
                 write!(f, "longer than {max_chars} characters, the most a pattern is tested against")
             }
             Self::Engine => write!(f, "the regular expression engine failed"),
+            Self::Declined(reason) => f.write_str(reason),
         }
     }
 }
@@ -59,9 +69,9 @@ pub(crate) struct Regex {
 }
 
 impl Regex {
-    pub(crate) fn new(source: &str) -> Result<Regex, Box<dyn Error>> {
+    pub(crate) fn new(source: &str, location: &str) -> Result<Regex, Box<dyn Error>> {
         let engine = ENGINE.get().ok_or("no pattern engine is installed")?;
-        let compiled = engine.compile(source)?;
+        let compiled = engine.compile(source, location)?;
         Ok(Regex {
             source: source.to_owned(),
             compiled,
@@ -85,5 +95,6 @@ impl std::fmt::Debug for Regex {
 
 /// Whether `source` is a pattern the engine accepts (`format: "regex"`).
 pub(crate) fn check(source: &str) -> Result<(), Box<dyn Error>> {
-    Regex::new(source).map(|_| ())
+    let engine = ENGINE.get().ok_or("no pattern engine is installed")?;
+    Ok(engine.check(source)?)
 }
