@@ -6,11 +6,11 @@
 // two, sharing what both carry: bench/RESULTS.md, "Patterns"). `shaper.ts` picks it and hands it
 // over (`ShapeEngine`).
 //
-// This file is a chunk the page imports lazily (`shaper.ts` loads it: `register()` starts it, a
-// call that shapes awaits it before its answer). It imports nothing of the package at run time:
-// what it needs of the entry's modules (the JSON walk, the wire format, UTF-8 helpers) comes as
-// `ShapeDeps` when it starts, because a chunk that imported them would make esbuild move them
-// into a chunk shared with the page's entry, one more request at import
+// This file is part of the pipeline chunk (`shaper.ts` imports it; `register()` starts loading
+// the chunk, a call that shapes awaits it before its answer). It imports nothing of the package
+// at run time: what it needs of the entry's modules (the JSON walk, the wire format, UTF-8
+// helpers) comes as `ShapeDeps` when it starts, so that it stays a leaf any chunk can carry
+// without esbuild moving entry modules into a chunk shared with the page's entry
 // (`pkg-js/test/bundle-contents.test.mjs`).
 //
 // - Plain text that fits the cap (the common case) never crosses unless it may hold a removable

@@ -1,11 +1,13 @@
-// Loading shaping: the code that runs it (`shape.ts`) is a chunk the page imports lazily, and the
-// module that shapes is the validator module when the page validates with a JSON Schema (it
+// Loading shaping: the code that runs it (`shape.ts`) is part of this chunk (the pipeline chunk,
+// which every page that registers or calls loads at the same moment: one file packs smaller than
+// two, `bench/RESULTS.md`), and the module that shapes is the validator module when the page validates with a JSON Schema (it
 // shapes too: one download for both) or else the shaping module, a chunk of its own
 // (`shape-module.ts`). Shaping needs no configuration, so it left the core a page compiles at
 // its first `webmcp()`. `register()` starts loading it, a call or a listing that shapes awaits
 // it, and the public `shapeForModel` (pipeline-loader.ts) loads it. What it needs of the entry's
 // modules it is handed when it starts (see `shape.ts`).
 import type * as Shaping from './shape.js';
+import { shapeForModel, shapeInCore, shaper, shaperMemoryBytes, shapeReference, shapeStats, start, stripText } from './shape.js';
 import type { ShapeEngine } from './shape.js';
 import { decode, decodeBase64, loadingValidator, Tag, unlzmaAsync, Writer } from './from-entry.js';
 import { isContainer, jsonView, ownMember, SKIP, Unsupported, Unsayable, walkJson } from './json-walk.js';
@@ -34,7 +36,10 @@ export function loadShaper(): Promise<typeof Shaping> {
   if (shaping !== undefined) return Promise.resolve(shaping);
   loading ??= (async () => {
     const validator = loadingValidator();
-    const [chunk, engine] = await Promise.all([import('./shape.js'), validator === undefined ? ownModule() : validator.then((module) => module.shaping(), ownModule)]);
+    // Named imports gathered here: a namespace import would make esbuild share its helper with the
+    // other chunks through one more chunk.
+    const chunk: typeof Shaping = { shapeForModel, shapeInCore, shaper, shaperMemoryBytes, shapeReference, shapeStats, start, stripText };
+    const engine = await (validator === undefined ? ownModule() : validator.then((module) => module.shaping(), ownModule));
     chunk.start({ isContainer, jsonView, ownMember, SKIP, Unsupported, Unsayable, walkJson, utf8Length, wellFormed, decode, Tag, Writer }, engine);
     shaping = chunk;
     return chunk;

@@ -360,15 +360,13 @@ async function register(record: ToolRecord, opts?: { signal?: AbortSignal }): Pr
   // synchronously at its first use below. A failure here is left to that first use to report.
   const loadingCore = liveGeneration() < 0 ? ready().catch(() => undefined) : undefined;
   // The pipeline chunk (the browser registration and the tool's calls run there), the validator
-  // module and shaping's chunk (the browser registration strips descriptions with it) load side
-  // by side; the pipeline compiles shaping's module. A chunk that does not download fails the
+  // module and the module that shapes (the browser registration strips descriptions with it) load
+  // side by side; the pipeline compiles shaping's module. A chunk that does not download fails the
   // registration here, before anything is registered, so the next register() starts over.
   const loadingPipeline = pipelineOrThrow();
   loadingPipeline.then((chunk) => chunk.loadShaper()).catch(() => undefined);
-  // Shaping's chunk is fetched now rather than once the pipeline asks for it (the same module:
-  // its loader only compiles what this fetched), with the module that shapes: the validator
-  // module for a tool with a JSON Schema (it shapes too), else the shaping module.
-  import('./shape.js').catch(() => undefined);
+  // The module that shapes is fetched now rather than once the pipeline asks for it: the
+  // validator module for a tool with a JSON Schema (it shapes too), else the shaping module.
   const schemas = [['inputSchema', record.validation.input], ['outputSchema', record.validation.output]] as const;
   if (record.validation.input !== undefined || record.validation.output !== undefined) loadValidator([record.validation.input, record.validation.output]).catch(() => undefined);
   else if (loadingValidator() === undefined) import('./shape-module.js').catch(() => undefined);
