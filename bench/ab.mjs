@@ -51,6 +51,20 @@ for (const [side, w] of Object.entries(pkgs)) {
   await w.webmcpResource(() => 'notes', { uri: 'notes://today', name: 'today', client }).register();
   readers[side] = client;
 }
+// The common case of a pattern (docs/behaviour.md, "Patterns"): the common e-mail pattern (tests/fixtures/patterns.json) on an ordinary address, as a
+// policy `matches` and as a schema `pattern`, on a client of their own per side.
+const EMAIL = '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$';
+const emails = {};
+for (const [side, w] of Object.entries(pkgs)) {
+  const client = w.createWarden();
+  client.configure({ policy: { deny: [{ match: 'by_policy', when: { arg: '/q', matches: EMAIL } }], default: 'allow' } });
+  const byPolicy = client.webmcp(() => 'ok', { name: 'by_policy', description: 'd', shape: false });
+  const bySchema = client.webmcp(() => 'ok', { name: 'by_schema', description: 'd', shape: false, inputSchema: { type: 'object', properties: { q: { type: 'string', pattern: EMAIL } } } });
+  await byPolicy.register();
+  await bySchema.register();
+  emails[side] = { byPolicy, bySchema };
+}
+const address = { q: 'ada.lovelace@example.org' };
 const clean = asciiText(1 << 20);
 const dirty = sprinkle(clean, 4096);
 // Cases run in order; the 200-rule policy is set (on both sides) before the full-pipeline case.
@@ -62,6 +76,8 @@ const cases = [
   ['`readResource` of a template instance (`user://42/profile`)', (s) => () => pkgs[s].readResource('user://42/profile', { client: readers[s] })],
   ['`readResource` of a resource of one URI (`notes://today`)', (s) => () => pkgs[s].readResource('notes://today', { client: readers[s] })],
   // `validateJson` alone (both builds export it from dist/validation.js): the validator's own speed.
+  ['the e-mail pattern on an address, policy `matches` (denied)', (s) => () => emails[s].byPolicy.invoke(address).then(() => undefined)],
+  ['the e-mail pattern on an address, schema `pattern`', (s) => () => emails[s].bySchema.invoke(address)],
   ['validateJson, the 403-byte valid instance', (s) => () => pkgs[s].validateJson(toolSchema, validInstance)],
   ['validateJson, the invalid instance (every error)', (s) => () => pkgs[s].validateJson(toolSchema, invalidInstance)],
   ['shapeForModel, 1 MiB clean ASCII, cap 2 MiB', (s) => () => pkgs[s].shapeForModel({ content: [{ type: 'text', text: clean }] }, 'page', 2 * 1048576 + 4096)],

@@ -294,12 +294,13 @@ fn note(source: &str, location: &str, judgement: crate::pattern::Judgement) {
         _ => return,
     };
     let path = fragment_of(location);
-    let message = format!(
-        "{} has the pattern {} that {} on the page's backtracking engine, which tests strings of at most {short} characters; {how}",
-        at_schema(&path),
-        quote(&clip(source, 120)),
-        judgement.slowness().unwrap_or_default()
-    );
+    // A split pattern too slow for any string runs on the linear-time engine alone.
+    let engine = if short == 0 && code == "pattern_linear" {
+        String::from("so every string is tested on the linear-time engine")
+    } else {
+        format!("on the page's backtracking engine, which tests strings of at most {short} characters; {how}")
+    };
+    let message = format!("{} has the pattern {} that {} {engine}", at_schema(&path), quote(&clip(source, 120)), judgement.slowness().unwrap_or_default());
     NOTES.with(|notes| {
         let mut all = notes.take();
         all.push(PatternNote { path, code, message });

@@ -116,6 +116,17 @@ fn the_bound_holds_on_hostile_texts() {
 }
 
 #[test]
+fn the_slowness_phrase_names_the_growth() {
+    let phrase = |source: &str| judge(source, "", false).slowness().unwrap_or_default();
+    assert!(phrase("^(a+)+$").contains("exponential time"), "{}", phrase("^(a+)+$"));
+    assert!(phrase("\\d+$").contains("quadratic time"), "{}", phrase("\\d+$"));
+    // Degree one, slow only by its factor: never called "constant".
+    let factor = phrase("^(.*a){12}$");
+    assert!(factor.contains("linear but with a large factor"), "{factor}");
+    assert_eq!(judge("^[a-z]+$", "", false).slowness(), None);
+}
+
+#[test]
 fn the_page_route_is_fast_at_the_cap() {
     for case in corpus().iter().filter(|case| case.route == "page") {
         let cost = judge(&case.pattern, &case.flags, false).cost.unwrap();

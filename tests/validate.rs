@@ -617,7 +617,11 @@ fn slow_schema_patterns_are_noted_where_they_are() {
     );
     let note = cache.notes(h).iter().find(|note| note.path == "/properties/mail/pattern").unwrap();
     assert!(note.message.starts_with("schema location /properties/mail/pattern has the pattern "), "{note:?}");
+    assert!(note.message.contains("which tests strings of at most "), "{note:?}");
     assert!(note.message.contains("linear-time engine"), "{note:?}");
+    // A pattern too slow for any string on the page's engine says it runs on the linear one alone.
+    let key = cache.notes(h).iter().find(|note| note.path.starts_with("/patternProperties")).unwrap();
+    assert!(key.message.contains("exponential time") && key.message.ends_with("so every string is tested on the linear-time engine"), "{key:?}");
     // A key with `/` and `~` is escaped in the pointer.
     let h = cache.compile(r#"{"patternProperties":{"a/~\\d+$":{}}}"#).unwrap();
     assert_eq!(cache.notes(h).iter().map(|note| note.path.as_str()).collect::<Vec<_>>(), vec![r"/patternProperties/a~1~0\d+$"]);

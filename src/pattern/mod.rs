@@ -259,14 +259,15 @@ impl Judgement {
         Some(match self.cost {
             None => String::from("cannot be read to bound its running time"),
             Some(cost) => {
+                // A bound of degree 0 or 1 is slow only by its factor (`(.*a){12}`).
                 let kind = match cost.deg {
-                    u8::MAX => "exponential",
-                    0 | 1 => "constant-factor",
-                    2 => "quadratic",
-                    3 => "cubic",
-                    _ => "polynomial",
+                    u8::MAX => "exponential time",
+                    0 | 1 => "time linear but with a large factor",
+                    2 => "quadratic time",
+                    3 => "cubic time",
+                    _ => "polynomial time",
                 };
-                crate::strs::cat!["can take ", kind, " time in the length of an agent's text"]
+                crate::strs::cat!["can take ", kind, " in the length of an agent's text"]
             }
         })
     }

@@ -130,13 +130,19 @@ fn slow_patterns(entry: &Entry<'_>, found: &mut Vec<Diagnostic>) {
             flags,
             " ",
             judgement.slowness().unwrap_or_default(),
-            " on the page's backtracking engine, which tests strings of at most ",
-            crate::strs::decimal(short),
-            " characters",
-            how
+            engine_phrase(code, short, how).as_str()
         ];
         found.push(Diagnostic { code, message, path: where_ });
     }
+}
+
+/// Where a slow pattern runs, as the end of its lint message: a split pattern too slow for any
+/// string runs on the linear-time engine alone.
+fn engine_phrase(code: &str, short: u32, how: &str) -> String {
+    if short == 0 && code == "pattern_linear" {
+        return String::from(", so every string is tested on the linear-time engine");
+    }
+    cat![" on the page's backtracking engine, which tests strings of at most ", crate::strs::decimal(short), " characters", how]
 }
 
 /// A rule as lint sees it: where it is, its matcher's shape (`None` when it did not compile or
