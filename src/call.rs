@@ -28,7 +28,7 @@ use alloc::vec::Vec;
 
 use crate::hooks::{Event, OnError, Subject};
 use crate::plan::Plan;
-use crate::policy::{settle_with_grant, settle_without_approver, Decision, Effect, EvalStep, Evaluation, Policy, PredicateResult};
+use crate::policy::{settle_with_grant, settle_without_approver, Decision, Effect, EvalStep, Evaluation, Policy, PredicateResult, RuleRef};
 use crate::returns::{judge_approval, judge_hook, Approval, Contract, Judged, ReturnFacts};
 use crate::strs::{cat, decimal_usize};
 use crate::value::{Map, Value};
@@ -62,11 +62,14 @@ pub enum Outcome {
     PredicateFalse = 11,
     /// A policy function predicate threw, timed out or returned a non-boolean.
     PredicateFailed = 12,
+    /// The ask was withdrawn before anyone answered it (`ask.cancel(reason)`: the approval UI
+    /// closed); the payload's `deny` says why.
+    Cancelled = 13,
 }
 
 impl Outcome {
     /// Every outcome, by wire code.
-    pub const ALL: [Outcome; 13] = [
+    pub const ALL: [Outcome; 14] = [
         Outcome::Start,
         Outcome::Returned,
         Outcome::Raised,
@@ -80,6 +83,7 @@ impl Outcome {
         Outcome::PredicateTrue,
         Outcome::PredicateFalse,
         Outcome::PredicateFailed,
+        Outcome::Cancelled,
     ];
 
     /// Decodes a wire code ([`Outcome::ALL`] is in code order: a test pins it).
@@ -244,6 +248,8 @@ pub struct CallSpec {
     pub mode: Mode,
     /// What the call is about: a tool, a resource or a prompt.
     pub subject: Subject,
+    /// The page suspended its agents, for this reason: the call is denied before anything runs.
+    pub suspended: Option<String>,
 }
 
 /// Why a call failed, as `invokeTool` reports it, and what the agent reads.
@@ -372,6 +378,9 @@ pub struct Call {
     removed: Vec<u32>,
     /// What predicates and the approver are shown of the call, fixed at its policy step.
     pub(crate) asked: Option<AskFacts>,
+    /// The rule whose function predicate the call asked for last (for the TS layer's
+    /// diagnostics, which name the rule a failing predicate belongs to).
+    predicate_rule: Option<RuleRef>,
 }
 
 /// What the engine must do for a call's policy step (the call cannot reach the governor).
@@ -404,6 +413,7 @@ impl Call {
             last_hook: None,
             removed: Vec::new(),
             asked: None,
+            predicate_rule: None,
         }
     }
 
@@ -479,13 +489,24 @@ impl Call {
         self.plan.hook(event, position).map(|hook| hook.id.as_str())
     }
 
+    /// The rule whose function predicate the call asked for last.
+    pub fn predicate_rule(&self) -> Option<&RuleRef> {
+        self.predicate_rule.as_ref()
+    }
+
     /// The decision record so far (empty unless the spec is observed).
     pub fn record(&self) -> &[Value] {
         &self.record
     }
 
-    /// Starts the call.
+    /// Starts the call. While the page's agents are suspended, the call is denied at once: no
+    /// hook, validation, predicate, approver or tool runs (denied hooks do, as for every denial).
     pub fn start(&mut self, signal: Signal) -> Action {
+        if let Some(reason) = self.spec.suspended.take() {
+            let mut action = self.decided(Decision::suspended(&reason), signal);
+            action.decided = true;
+            return action;
+        }
         if self.spec.mode == Mode::Explain {
             self.explain_hooks();
             return self.validate_input(signal);
@@ -785,8 +806,9 @@ impl Call {
                     self.skipped_predicates = self.skipped_predicates.saturating_add(1);
                     evaluation.predicate_result(handle, PredicateResult::Failed);
                 }
-                EvalStep::NeedPredicate { handle, .. } => {
+                EvalStep::NeedPredicate { handle, rule } => {
                     self.phase = Phase::Predicate(handle);
+                    self.predicate_rule = Some(rule);
                     return Action::new(Op::Predicate, handle);
                 }
                 EvalStep::Decided(decision) => {
@@ -865,6 +887,7 @@ impl Call {
             (Approval::Deny, _) => "deny",
             (Approval::DenyHalt, _) => "deny_halt",
             (Approval::Bad, Outcome::TimedOut) => "timeout",
+            (Approval::Bad, Outcome::Cancelled) => "cancelled",
             (Approval::Bad, _) => "failed",
         };
         self.note(|| crate::object! { "step" => "approval", "outcome" => named, "durationMs" => duration_ms });
@@ -888,9 +911,14 @@ impl Call {
                 let cause = match outcome {
                     Outcome::Raised => "raise",
                     Outcome::TimedOut => "timeout",
+                    Outcome::Cancelled => "cancelled",
                     _ => "bad_return",
                 };
-                let mut error = CallError::denied("ask_failed", cat!["the approval failed (", cause, ")"]);
+                let message = match payload.get("deny").and_then(Value::as_str) {
+                    Some(why) if outcome == Outcome::Cancelled && !why.is_empty() => cat!["the approval was cancelled (", why, ")"],
+                    _ => cat!["the approval failed (", cause, ")"],
+                };
+                let mut error = CallError::denied("ask_failed", message);
                 error.cause = Some(cause);
                 error.with_decision = true;
                 self.error = Some(error);

@@ -224,6 +224,8 @@ pub struct Engine {
     contract: Contract,
     /// Per (tool, policy): which rules' matchers select the tool. Cleared with the plans.
     matched_rules: VecMap<(u32, usize), Rc<MatchedRules>>,
+    /// Why the page suspended its agents (`suspendAgents(reason)`); `None` while they may act.
+    suspended: Option<String>,
 }
 
 fn check_handle(id: u32, what: &str) -> Result<(), ConfigError> {
@@ -366,6 +368,12 @@ impl Engine {
     pub fn set_server_id(&mut self, server_id: &str) {
         self.server_id = (server_id != DEFAULT_SERVER_ID).then(|| server_id.to_owned());
         self.changed();
+    }
+
+    /// Suspends the page's agents (`Some(reason)`): every call, read and get that starts is
+    /// denied with that reason, until `None` resumes them. Calls already running go on.
+    pub fn suspend(&mut self, reason: Option<String>) {
+        self.suspended = reason;
     }
 
     /// Sets which contract hook returns follow (`hookReturns`).
@@ -571,6 +579,7 @@ impl Engine {
             capture_payloads: flags.has(CallFlags::CAPTURE),
             mode: if flags.has(CallFlags::EXPLAIN) { Mode::Explain } else { Mode::Call },
             subject,
+            suspended: self.suspended.clone(),
         };
         let mut call = Call::new(plan, spec);
         call.tool = tool;
@@ -838,6 +847,7 @@ impl Engine {
         self.server_id = None;
         self.contract = Contract::default();
         self.governor = Governor::default();
+        self.suspended = None;
         self.changed();
         dropped
     }

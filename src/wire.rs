@@ -189,6 +189,8 @@ codes! {
         StoredGrants,
         /// `[]`, then the policy to lint (no engine needed).
         LintPolicy,
+        /// `[reason | null]`: suspends the engine's agents with that reason, or resumes them.
+        Suspend,
     }
 }
 
@@ -215,6 +217,9 @@ codes! {
         ClearGrants,
         /// Whether the static tool filter lets agents see tool `arg`.
         IsVisible,
+        /// Development mode (`hotReload`) on (`arg` 1) or off (`arg` 0): a changed definition
+        /// becomes the tool's baseline instead of meeting the pin.
+        SetRebaseline,
     }
 }
 
@@ -235,6 +240,9 @@ codes! {
         LastHookId,
         /// The id of a listing's current hook.
         ListingHookId,
+        /// The rule (`{ list, index, id?, label?, args? }`) whose function predicate a call asked
+        /// for last (`null` when it asked for none).
+        PredicateRule,
     }
 }
 

@@ -16,6 +16,7 @@ export const Outcome = {
   PredicateTrue: 10,
   PredicateFalse: 11,
   PredicateFailed: 12,
+  Cancelled: 13,
 } as const;
 
 /** What the core asks for next (`call::Op`), bits 0–3 of an action. */
@@ -140,6 +141,7 @@ export const Configure = {
   RevokeGrants: 13,
   StoredGrants: 14,
   LintPolicy: 15,
+  Suspend: 16,
 } as const;
 
 /** The steps of the `control` export (`wire::Control`). */
@@ -153,6 +155,7 @@ export const Control = {
   RecordBaseline: 7,
   ClearGrants: 8,
   IsVisible: 9,
+  SetRebaseline: 10,
 } as const;
 
 /** What the `read` export answers (`wire::Read`). */
@@ -164,6 +167,7 @@ export const Read = {
   CurrentHookId: 5,
   LastHookId: 6,
   ListingHookId: 7,
+  PredicateRule: 8,
 } as const;
 
 /** Hook events by their number in the core (`hooks::Event`). */

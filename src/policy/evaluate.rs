@@ -202,6 +202,8 @@ fn scan(
             list,
             index,
             id: rule.id.clone(),
+            label: rule.label.clone(),
+            args: rule.args.clone(),
         };
         if rule.functions.is_empty() {
             return Some(Decision::by_rule(rule_ref, rule.reason.clone(), closed));

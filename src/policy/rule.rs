@@ -13,7 +13,7 @@ use crate::strs::{cat, decimal_usize};
 use crate::value::{Map, Value};
 
 /// The keys of a rule object.
-const RULE_KEYS: [&str; 4] = ["match", "when", "id", "reason"];
+const RULE_KEYS: [&str; 5] = ["match", "when", "id", "reason", "label"];
 
 /// A compiled rule.
 #[derive(Debug, Clone)]
@@ -28,6 +28,10 @@ pub(crate) struct Rule {
     pub(crate) id: Option<String>,
     /// The `reason` text the user gave.
     pub(crate) reason: Option<String>,
+    /// The `label` the user gave: what an approval UI shows a person about this rule.
+    pub(crate) label: Option<String>,
+    /// The JSON pointers its `arg` predicates read, as written: the arguments that decide.
+    pub(crate) args: Vec<String>,
 }
 
 impl Rule {
@@ -38,6 +42,8 @@ impl Rule {
             functions: Vec::new(),
             id: None,
             reason: None,
+            label: None,
+            args: Vec::new(),
         }
     }
 }
@@ -108,7 +114,7 @@ pub(crate) fn parse_rule(value: &Value, errors: &mut Vec<ConfigError>, uris: boo
         Value::Object(map) => parse_object(map, errors, uris),
         other => {
             errors.push(invalid(cat![
-                "a rule is a matcher string or { match, when, id, reason }, not ",
+                "a rule is a matcher string or { match, when, id, reason, label }, not ",
                 other.type_name()
             ]));
             None
@@ -116,7 +122,7 @@ pub(crate) fn parse_rule(value: &Value, errors: &mut Vec<ConfigError>, uris: boo
     }
 }
 
-/// Parses `{ match?, when?, id?, reason? }`, collecting every problem in it.
+/// Parses `{ match?, when?, id?, reason?, label? }`, collecting every problem in it.
 fn parse_object(map: &Map, errors: &mut Vec<ConfigError>, uris: bool) -> Option<Rule> {
     let before = errors.len();
     report_unknown_keys(map, &RULE_KEYS, "unknown_rule_key", "a rule", "", errors);
@@ -137,6 +143,7 @@ fn parse_object(map: &Map, errors: &mut Vec<ConfigError>, uris: bool) -> Option<
     }
     let id = text_member(map, "id", errors);
     let reason = text_member(map, "reason", errors);
+    let label = text_member(map, "label", errors);
     match matcher {
         Some(matcher) if errors.len() == before => Some(Rule {
             matcher,
@@ -144,12 +151,32 @@ fn parse_object(map: &Map, errors: &mut Vec<ConfigError>, uris: bool) -> Option<
             functions,
             id,
             reason,
+            label,
+            args: arg_pointers(map.get("when")),
         }),
         _ => None,
     }
 }
 
-/// An optional non-empty string member (`id`, `reason`). An empty one is refused: an empty id
+/// The pointers of the `arg` predicates in `when` (one predicate or a list), in order, each once.
+fn arg_pointers(when: Option<&Value>) -> Vec<String> {
+    let mut pointers: Vec<String> = Vec::new();
+    let items = match when {
+        Some(Value::Array(items)) => items.as_slice(),
+        Some(single) => core::slice::from_ref(single),
+        None => &[],
+    };
+    for item in items {
+        if let Some(Value::String(pointer)) = item.get("arg") {
+            if !pointers.contains(pointer) {
+                pointers.push(pointer.clone());
+            }
+        }
+    }
+    pointers
+}
+
+/// An optional non-empty string member (`id`, `reason`, `label`). An empty one is refused: an empty id
 /// names nothing, and an empty reason would make the agent read just `Denied: `.
 fn text_member(
     map: &Map,

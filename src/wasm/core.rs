@@ -40,6 +40,7 @@ pub fn control(engine: u32, step: u32, arg: u32) -> u32 {
             Control::RecordBaseline => e.record_baseline(arg),
             Control::ClearGrants => e.governor_mut().grants_mut().clear(),
             Control::IsVisible => return u32::from(e.is_visible(arg)),
+            Control::SetRebaseline => e.governor_mut().set_rebaseline(arg == 1),
         }
         0
     })
@@ -59,6 +60,7 @@ pub fn read(engine: u32, what: u32, id: u32) -> Vec<u8> {
             Read::CurrentHookId => e.call(id).and_then(|call| call.current_hook_id()).map(Value::from),
             Read::LastHookId => e.call(id).and_then(|call| call.last_hook_id()).map(Value::from),
             Read::ListingHookId => e.listing(id).and_then(|listing| listing.current_hook_id()).map(Value::from),
+            Read::PredicateRule => e.call(id).and_then(|call| call.predicate_rule()).map(crate::policy::RuleRef::to_value),
         })
         .flatten()
     });
