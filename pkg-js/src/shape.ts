@@ -79,11 +79,11 @@ function guard<T>(crossing: () => T): T {
 
 /** The shaping module's exports (`src/wasm/shape.rs`), each crossing guarded. */
 export const shaper = {
-  scanText: (text: string) => guard(() => glue.scanText(text)),
+  scanText: (text: string): Uint32Array => guard(() => glue.scanText(text)),
   shapeFlagNames: () => guard(() => glue.shapeFlagNames()),
-  shapeLimits: () => guard(() => glue.shapeLimits()),
+  shapeLimits: (): Uint32Array => guard(() => glue.shapeLimits()),
   shapeMediaKinds: (mime: string) => guard(() => glue.shapeMediaKinds(mime)),
-  shapeResult: (request: Uint8Array) => guard(() => glue.shapeResult(request)),
+  shapeResult: (request: Uint8Array): Uint8Array => guard(() => glue.shapeResult(request)),
   /** Forces a trap (tests of the recovery only). */
   testTrap: () => guard(() => glue.__testTrap()),
 };
