@@ -28,7 +28,7 @@ use alloc::vec::Vec;
 
 use crate::hooks::{Event, OnError, Subject};
 use crate::plan::Plan;
-use crate::policy::{settle_with_grant, settle_without_approver, Decision, Effect, EvalStep, Evaluation, Policy, PredicateResult, RuleRef};
+use crate::policy::{settle_with_grant, settle_without_approver, Decision, Effect, EvalStep, Evaluation, Policy, PredicateResult};
 use crate::returns::{judge_approval, judge_hook, Approval, Contract, Judged, ReturnFacts};
 use crate::strs::{cat, decimal_usize};
 use crate::value::{Map, Value};
@@ -62,14 +62,11 @@ pub enum Outcome {
     PredicateFalse = 11,
     /// A policy function predicate threw, timed out or returned a non-boolean.
     PredicateFailed = 12,
-    /// The ask was withdrawn before anyone answered it (`ask.cancel(reason)`: the approval UI
-    /// closed); the payload's `deny` says why.
-    Cancelled = 13,
 }
 
 impl Outcome {
     /// Every outcome, by wire code.
-    pub const ALL: [Outcome; 14] = [
+    pub const ALL: [Outcome; 13] = [
         Outcome::Start,
         Outcome::Returned,
         Outcome::Raised,
@@ -83,7 +80,6 @@ impl Outcome {
         Outcome::PredicateTrue,
         Outcome::PredicateFalse,
         Outcome::PredicateFailed,
-        Outcome::Cancelled,
     ];
 
     /// Decodes a wire code ([`Outcome::ALL`] is in code order: a test pins it).
@@ -378,9 +374,6 @@ pub struct Call {
     removed: Vec<u32>,
     /// What predicates and the approver are shown of the call, fixed at its policy step.
     pub(crate) asked: Option<AskFacts>,
-    /// The rule whose function predicate the call asked for last (for the TS layer's
-    /// diagnostics, which name the rule a failing predicate belongs to).
-    predicate_rule: Option<RuleRef>,
 }
 
 /// What the engine must do for a call's policy step (the call cannot reach the governor).
@@ -413,7 +406,6 @@ impl Call {
             last_hook: None,
             removed: Vec::new(),
             asked: None,
-            predicate_rule: None,
         }
     }
 
@@ -489,22 +481,19 @@ impl Call {
         self.plan.hook(event, position).map(|hook| hook.id.as_str())
     }
 
-    /// The rule whose function predicate the call asked for last.
-    pub fn predicate_rule(&self) -> Option<&RuleRef> {
-        self.predicate_rule.as_ref()
-    }
-
     /// The decision record so far (empty unless the spec is observed).
     pub fn record(&self) -> &[Value] {
         &self.record
     }
 
-    /// Starts the call. While the page's agents are suspended, the call is denied at once: no
-    /// hook, validation, predicate, approver or tool runs (denied hooks do, as for every denial).
+    /// Starts the call. While the page's agents are suspended, the call is denied at once
+    /// (`denied` / `suspended`, the agent reading `Denied: <reason>`): no hook, validation,
+    /// predicate, approver or tool runs (denied hooks do, as for every denial).
     pub fn start(&mut self, signal: Signal) -> Action {
         if let Some(reason) = self.spec.suspended.take() {
-            let mut action = self.decided(Decision::suspended(&reason), signal);
-            action.decided = true;
+            self.error = Some(CallError::denied("suspended", reason));
+            let mut action = self.enter(Event::Denied, 0, signal);
+            action.failed_now = true;
             return action;
         }
         if self.spec.mode == Mode::Explain {
@@ -806,9 +795,8 @@ impl Call {
                     self.skipped_predicates = self.skipped_predicates.saturating_add(1);
                     evaluation.predicate_result(handle, PredicateResult::Failed);
                 }
-                EvalStep::NeedPredicate { handle, rule } => {
+                EvalStep::NeedPredicate { handle, .. } => {
                     self.phase = Phase::Predicate(handle);
-                    self.predicate_rule = Some(rule);
                     return Action::new(Op::Predicate, handle);
                 }
                 EvalStep::Decided(decision) => {
@@ -887,7 +875,6 @@ impl Call {
             (Approval::Deny, _) => "deny",
             (Approval::DenyHalt, _) => "deny_halt",
             (Approval::Bad, Outcome::TimedOut) => "timeout",
-            (Approval::Bad, Outcome::Cancelled) => "cancelled",
             (Approval::Bad, _) => "failed",
         };
         self.note(|| crate::object! { "step" => "approval", "outcome" => named, "durationMs" => duration_ms });
@@ -911,14 +898,9 @@ impl Call {
                 let cause = match outcome {
                     Outcome::Raised => "raise",
                     Outcome::TimedOut => "timeout",
-                    Outcome::Cancelled => "cancelled",
                     _ => "bad_return",
                 };
-                let message = match payload.get("deny").and_then(Value::as_str) {
-                    Some(why) if outcome == Outcome::Cancelled && !why.is_empty() => cat!["the approval was cancelled (", why, ")"],
-                    _ => cat!["the approval failed (", cause, ")"],
-                };
-                let mut error = CallError::denied("ask_failed", message);
+                let mut error = CallError::denied("ask_failed", cat!["the approval failed (", cause, ")"]);
                 error.cause = Some(cause);
                 error.with_decision = true;
                 self.error = Some(error);

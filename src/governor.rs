@@ -236,7 +236,12 @@ impl Governor {
         if self.sealed() {
             return;
         }
-        self.baselines.get_or_insert_with(definition.name.clone(), || definition.clone());
+        self.baseline_slot(definition);
+    }
+
+    /// The baseline of the definition's name, recorded now if there is none.
+    fn baseline_slot(&mut self, definition: &Definition) -> Option<&mut Definition> {
+        self.baselines.get_or_insert_with(definition.name.clone(), || definition.clone())
     }
 
     /// Development mode on or off (`configureWebMCP({ hotReload })`): while on, a tool whose
@@ -256,7 +261,9 @@ impl Governor {
         self.record_baseline(definition);
         let state = self.peek_fingerprint_state(definition);
         if self.rebaseline && matches!(state, FingerprintState::Changed { .. }) {
-            self.baselines.insert(definition.name.clone(), definition.clone());
+            if let Some(base) = self.baseline_slot(definition) {
+                *base = definition.clone();
+            }
             return FingerprintState::Unchanged;
         }
         state

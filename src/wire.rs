@@ -240,9 +240,6 @@ codes! {
         LastHookId,
         /// The id of a listing's current hook.
         ListingHookId,
-        /// The rule (`{ list, index, id?, label?, args? }`) whose function predicate a call asked
-        /// for last (`null` when it asked for none).
-        PredicateRule,
     }
 }
 

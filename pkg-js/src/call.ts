@@ -23,7 +23,8 @@ import { errorMessage, errorResult, normalizeResult } from './normalize.js';
 import { Ended, NEVER_ABORTED, perform, syncEndedAt, type AnyHook } from './perform.js';
 import { loadedShaping, loadShaper, shaperLoaded } from './shaper.js';
 import type { CallTrace, DecisionStep, TracedStep } from './telemetry.js';
-import { warnBadReturn } from './warnings.js';
+import { diagnose } from './diagnose.js';
+import type { Note, PredicateNote } from './diagnostics.js';
 import type { CallError, CallOptions, CallOutcome, CallToolResult, ToolContract } from './types.js';
 import { compileSchema, toJson, validateJsonText, validateStandard, type Diagnostic } from './validation.js';
 import type { AskFactsAnswer, CallDecisionAnswer, CallErrorAnswer, EndAnswer, PlanErrorAnswer } from './answers.js';
@@ -141,6 +142,10 @@ class CallRun {
   #shapeStep: DecisionStep | undefined;
   /** An instrumentation following this call (tracing), told of its start in the caller's context. */
   readonly #trace: CallTrace | undefined;
+  /** What failed closed in this call, for the console (only with `debug` on: diagnose.ts). */
+  #notes: Note[] | undefined;
+  /** A failed predicate's note, waiting for the decision policy then makes. */
+  #predicateNote: PredicateNote | undefined;
 
   constructor(w: Warden, tool: PipelineTool, input: unknown, options: CallOptions & { timeout?: number }, scope: number, about: SubjectCall | undefined) {
     this.#w = w;
@@ -211,11 +216,13 @@ class CallRun {
       if (begun < 0) {
         ended = true;
         if (shaping !== undefined) await shaping;
-        return this.#planFailure();
+        return this.#noted(this.#planFailure());
       }
       // The call's handle and its first action, packed in one number (one crossing to start).
       let action = begun >>> 0;
       this.#call = (begun - action) / 0x1_0000_0000;
+      // A suspended page's calls are decided at once (`policy.decision` is due).
+      this.#decided(action);
       for (;;) {
         this.#apply(action);
         const op = action & ActionBits.OpMask;
@@ -224,7 +231,7 @@ class CallRun {
           ended = true;
           if (shaping !== undefined) await shaping;
           // The core ended a call that succeeded with nothing to record: no answer to read.
-          return op === Op.FinishOk && handle === ActionBits.EndedQuietly ? this.#finish(QUIET_SUCCESS) : this.#finish();
+          return this.#noted(op === Op.FinishOk && handle === ActionBits.EndedQuietly ? this.#finish(QUIET_SUCCESS) : this.#finish());
         }
         // A step performed synchronously (a sync hook, a sync tool) answers at once: no promise
         // and no microtask per step, which is most of a hook's cost.
@@ -240,7 +247,7 @@ class CallRun {
       // A trapped core, or a bug in this package: the call still ends as data, and what was
       // thrown is never shown to the agent.
       if (shaping !== undefined) await shaping;
-      return this.#internalError(err);
+      return this.#noted(this.#internalError(err));
     } finally {
       if (this.#deadline && !this.#deadline.signal.aborted) this.#deadline.abort();
       if (!ended && this.#call >= 0 && this.#current()) {
@@ -331,12 +338,22 @@ class CallRun {
   }
 
   /** Reports a performed hook to the core; answers the next action. */
-  #hookDone(hook: { event: number }, hookId: string, started: number, [how, value]: [Ended, unknown]): number {
+  #hookDone(hook: { event: number; timeout?: number }, hookId: string, started: number, [how, value]: [Ended, unknown]): number {
     const duration = this.#observed ? performance.now() - started : 0;
     const outcome = this.#report(how, value);
     const action = this.#step(outcome, this.#reportedFacts, duration, this.#reportedPayload);
-    if (outcome === Outcome.Returned && ((action >>> ActionBits.VerdictShift) & 7) === Verdict.Failed) {
-      warnBadReturn(this.#w, EVENTS[hook.event] ?? 'before', core.lastHookId(this.#engine, this.#call) ?? undefined, (action & ActionBits.FailedNow) !== 0);
+    if (((action >>> ActionBits.VerdictShift) & 7) === Verdict.Failed && this.#w.settings.debug) {
+      const failed = (action & ActionBits.FailedNow) !== 0;
+      this.#note({
+        kind: 'hook',
+        event: EVENTS[hook.event] ?? 'before',
+        hookId: core.lastHookId(this.#engine, this.#call) ?? '?',
+        tool: this.#tool.contract.name,
+        cause: outcome === Outcome.Raised ? 'raise' : outcome === Outcome.TimedOut ? 'timeout' : 'bad_return',
+        failed,
+        message: failed ? this.#callFailure().message : undefined,
+        timeoutMs: (hook as { timeout?: number }).timeout ?? this.#w.settings.hookTimeout,
+      });
       this.#clock = -1;
     }
     if (this.#observed) {
@@ -478,6 +495,10 @@ class CallRun {
     const performed = predicate ? perform(predicate as AnyHook, [call, ctx], this.#w.settings.hookTimeout, this.#signal) : ([Ended.Raise, undefined] as [Ended, unknown]);
     const [how, value] = Array.isArray(performed) ? performed : await performed;
     const outcome = how === Ended.Aborted ? Outcome.Aborted : how !== Ended.Value || typeof value !== 'boolean' ? Outcome.PredicateFailed : value ? Outcome.PredicateTrue : Outcome.PredicateFalse;
+    if (outcome === Outcome.PredicateFailed && this.#w.settings.debug) {
+      this.#predicateNote = { kind: 'predicate', tool: this.#tool.contract.name, how: how === Ended.Raise ? 'raise' : how === Ended.Timeout ? 'timeout' : 'not_boolean', name: predicate?.name || undefined, timeoutMs: this.#w.settings.hookTimeout };
+      this.#note(this.#predicateNote);
+    }
     const action = this.#step(outcome, 0);
     this.#decided(action);
     return action;
@@ -486,15 +507,40 @@ class CallRun {
   async #approve(): Promise<number> {
     const decision = decode(core.callDecision(this.#engine, this.#call)) as CallDecisionAnswer;
     const call = this.#policyCall(decision ?? undefined);
-    const ctx = { signal: this.#signal, ...this.#governanceContext() };
+    // While something shows the page's asks (useApprovals, the devtools: `w.asks`), the approver
+    // works under a signal of its own, aborted too when the ask is answered through its request.
+    const book = this.#w.asks;
+    const asked = book === undefined ? undefined : new AbortController();
+    const signal = asked === undefined ? this.#signal : asked.signal;
+    if (asked !== undefined && this.#signal !== NEVER_ABORTED) {
+      if (this.#signal.aborted) asked.abort(this.#signal.reason);
+      else this.#signal.addEventListener('abort', () => asked.abort(this.#signal.reason), { once: true });
+    }
+    const ctx = { signal, ...this.#governanceContext() };
     const started = performance.now();
     const approver = this.#approver;
-    const performed = approver ? this.traced('approval', () => perform(approver as AnyHook, [call, ctx], this.#w.settings.askTimeout, this.#signal)) : ([Ended.Raise, undefined] as [Ended, unknown]);
+    let performed = approver ? this.traced('approval', () => perform(approver as AnyHook, [call, ctx], this.#w.settings.askTimeout, signal)) : ([Ended.Raise, undefined] as [Ended, unknown]);
+    if (book !== undefined && asked !== undefined && !Array.isArray(performed)) {
+      const working = performed;
+      performed = new Promise((resolve) => {
+        const close = book.open(call, this.#tool.contract.title, approver, this.#w.settings, (answer) => {
+          resolve([Ended.Value, answer]);
+          asked.abort();
+        });
+        void working.then((done) => {
+          close(done[0]);
+          resolve(done);
+        });
+      });
+    }
     const [how, value] = Array.isArray(performed) ? performed : await performed;
     const duration = performance.now() - started;
     const outcome = this.#report(how, value);
     const action = this.#step(outcome, this.#reportedFacts, duration, this.#reportedPayload);
-    if (outcome === Outcome.Returned && ((action >>> ActionBits.VerdictShift) & 7) === Verdict.Failed) warnBadReturn(this.#w, 'approver', undefined, true);
+    if (((action >>> ActionBits.VerdictShift) & 7) === Verdict.Failed && this.#w.settings.debug) {
+      const failure = this.#callFailure();
+      this.#note({ kind: 'approver', tool: this.#tool.contract.name, cause: failure.cause ?? 'bad_return', message: failure.message, explanation: decision?.explanation, timeoutMs: this.#w.settings.askTimeout });
+    }
     // `{ allow: 'always' }`: the core records the grant and the store keeps it. The approval of
     // this call stands even if the store cannot: the next call then asks again.
     if (action & ActionBits.Accepted) await recordGrant(this.#w, this.#call, this.#options.principal).catch(() => undefined);
@@ -590,13 +636,31 @@ class CallRun {
     return Object.freeze(call);
   }
 
+  // ---- diagnostics ---------------------------------------------------------------------------
+
+  /** Keeps a fail-closed event for the console (callers check `debug` first). */
+  #note(note: Note): void {
+    (this.#notes ??= []).push(note);
+  }
+
+  /** The outcome, once the call's diagnostics, if any, are written. */
+  #noted(outcome: CallOutcome): CallOutcome | Promise<CallOutcome> {
+    const notes = this.#notes;
+    return notes === undefined ? outcome : diagnose(this.#w, notes).then(() => outcome);
+  }
+
   // ---- telemetry -----------------------------------------------------------------------------
 
 
 
   /** Emits `policy.decision` when the core says policy just decided. */
   #decided(action: number): void {
-    if (!this.#observed || !(action & ActionBits.Decided)) return;
+    if (!(action & ActionBits.Decided)) return;
+    if (this.#predicateNote !== undefined) {
+      this.#predicateNote.explanation = (decode(core.callDecision(this.#engine, this.#call)) as CallDecisionAnswer)?.explanation;
+      this.#predicateNote = undefined;
+    }
+    if (!this.#observed) return;
     const decision = decode(core.callDecision(this.#engine, this.#call)) as CallDecisionAnswer;
     if (!decision) return;
     const event: Record<string, unknown> = { name: 'policy.decision', tool: this.#tool.contract.name, serverId: this.#serverId, invocationId: this.invocationId, effect: decision.effect, reason: decision.reason };
@@ -640,7 +704,11 @@ class CallRun {
         const shaped = this.#about ? this.#about.shape(outcome.result, this.#serverId, max) : loadedShaping().shapeForModel(outcome.result, this.#serverId, max);
         outcome.result = shaped.result as CallToolResult;
         this.#shapeStep = { step: 'shape', flags: shaped.flags, truncated: shaped.truncated };
+        if ((shaped.flags.length > 0 || shaped.truncated) && this.#w.settings.debug) this.#note({ kind: 'shape', tool: this.#tool.contract.name, flags: shaped.flags, truncated: shaped.truncated, maxBytes: max });
       }
+    }
+    if (!outcome.ok && outcome.error.reason === 'invalid_structured_content' && this.#w.settings.debug) {
+      this.#note({ kind: 'output', tool: this.#tool.contract.name, reason: outcome.error.reason, message: outcome.error.message });
     }
     if (this.#observed) {
       const steps = [...(record ?? [])];

@@ -16,7 +16,6 @@ export const Outcome = {
   PredicateTrue: 10,
   PredicateFalse: 11,
   PredicateFailed: 12,
-  Cancelled: 13,
 } as const;
 
 /** What the core asks for next (`call::Op`), bits 0–3 of an action. */
@@ -167,7 +166,6 @@ export const Read = {
   CurrentHookId: 5,
   LastHookId: 6,
   ListingHookId: 7,
-  PredicateRule: 8,
 } as const;
 
 /** Hook events by their number in the core (`hooks::Event`). */

@@ -217,6 +217,10 @@ export const core = {
     control(e, Control.ClearGrants);
   },
   storedGrants: (e: number): Uint8Array => configure(e, Configure.StoredGrants, []),
+  suspend: (e: number, reason: string | null): Uint8Array => configure(e, Configure.Suspend, [reason]),
+  setRebaseline: (e: number, on: boolean) => {
+    control(e, Control.SetRebaseline, on ? 1 : 0);
+  },
   lintPolicy: (spec: Uint8Array): Uint8Array => configure(0, Configure.LintPolicy, [], spec),
   sha256Hex: (text: string) => guard(() => glue.sha256Hex(text)),
   explainUnknown: (name: string): Uint8Array => guard(() => glue.explainUnknown(name)),

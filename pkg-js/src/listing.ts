@@ -10,7 +10,8 @@ import { Ended, NEVER_ABORTED, perform } from './perform.js';
 import { loadedShaping, loadShaper, shaperLoaded } from './shaper.js';
 import type { ListingOptions, ToolContract } from './types.js';
 import type { EndListingAnswer } from './answers.js';
-import { warnBadReturn } from './warnings.js';
+import { diagnose } from './diagnose.js';
+import type { Note } from './diagnostics.js';
 
 
 /**
@@ -48,6 +49,7 @@ async function runHooks(w: Warden, tools: RegisteredTool[], contracts: ToolContr
   if (listing < 0) throw new WardenError('too_many_listings', 'too many listings are in progress');
   const ctx = { invocationId: genInvocationId(), metadata: {} as Record<string, unknown>, principal: options.principal, assigns: options.assigns ?? {}, signal: options.signal ?? NEVER_ABORTED };
   const observed = w.telemetry.active();
+  const notes: Note[] = [];
   let ended = false;
   try {
     let action = core.listingStep(engine, listing, Outcome.Start, 0, 0, new Uint8Array());
@@ -64,6 +66,7 @@ async function runHooks(w: Warden, tools: RegisteredTool[], contracts: ToolContr
       if (op === Op.FinishOk || op === Op.FinishError) {
         ended = true;
         const answer = decode(core.endListing(engine, listing)) as EndListingAnswer;
+        if (notes.length > 0) await diagnose(w, notes);
         if (!answer.ok) throw new WardenError('hook_failed', answer.error?.message ?? 'a toolsListed hook failed');
         return (answer.listed ?? []).map((index) => contracts[index] as ToolContract);
       }
@@ -99,9 +102,12 @@ async function runHooks(w: Warden, tools: RegisteredTool[], contracts: ToolContr
         }
       }
       if (instance !== w.coreInstance) throw new CoreTrapped('the core was restarted during this listing');
-      const hookIdNow = outcome === Outcome.Returned ? core.listingHookId(engine, listing) : undefined;
+      const hookIdNow = outcome === Outcome.Returned || w.settings.debug ? core.listingHookId(engine, listing) : undefined;
       action = core.listingStep(engine, listing, outcome, facts, duration, payload);
-      if (outcome === Outcome.Returned && ((action >>> ActionBits.VerdictShift) & 7) === Verdict.Failed) warnBadReturn(w, 'toolsListed', hookIdNow ?? undefined, true);
+      if (((action >>> ActionBits.VerdictShift) & 7) === Verdict.Failed && w.settings.debug) {
+        const cause = outcome === Outcome.Raised ? 'raise' : outcome === Outcome.TimedOut ? 'timeout' : 'bad_return';
+        notes.push({ kind: 'hook', event: 'toolsListed', hookId: hookIdNow ?? '?', tool: tools.map((t) => t.contract.name).join(','), cause, failed: true, timeoutMs: hook.timeout ?? w.settings.hookTimeout });
+      }
       if (observed) emitHookEvent(w.telemetry, { tool: tools.map((t) => t.contract.name).join(','), serverId: w.settings.serverId, invocationId: ctx.invocationId, hookId, event: 'toolsListed', durationMs: duration }, outcome, action);
     }
   } finally {

@@ -16,6 +16,7 @@ import { dropBrowserRegistration, getModelContext, isMcpB, isVisible, Registrati
 import type { ToolRecord } from './client.js';
 import { listContracts } from './listing.js';
 import { runCall } from './call.js';
+import { diagnose } from './diagnose.js';
 import type { ToolContract } from './types.js';
 
 interface SyncState {
@@ -169,6 +170,7 @@ async function registerWithBrowser(w: Warden, record: ToolRecord, contract: Tool
     const message = cause instanceof Error ? cause.message : String(cause);
     record.status = 'error';
     record.error = new RegistrationError('registration_failed', `Failed to register tool "${record.contract.name}": ${message}`, { cause });
+    if (w.settings.debug) await diagnose(w, [{ kind: 'registration', tool: record.contract.name, code: 'registration_failed', message, via: 'browser' }]);
     return;
   }
   if (record.browser === browser) {

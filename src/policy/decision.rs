@@ -48,8 +48,6 @@ pub enum Reason {
     Grant,
     /// A rule, the pin or a new tool asked, and there is no approver: denied.
     NoApprover,
-    /// The page suspended its agents (`suspendAgents(reason)`): every call is denied.
-    Suspended,
 }
 
 impl Reason {
@@ -63,7 +61,6 @@ impl Reason {
             Reason::NewTool => "new_tool",
             Reason::Grant => "grant",
             Reason::NoApprover => "no_approver",
-            Reason::Suspended => "suspended",
         }
     }
 }
@@ -102,7 +99,7 @@ impl List {
     }
 }
 
-/// Which rule decided: `{ list, index, id?, label?, args? }`.
+/// Which rule decided: `{ list, index, id?, label? }`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RuleRef {
     /// The list the rule is in.
@@ -113,27 +110,21 @@ pub struct RuleRef {
     pub id: Option<String>,
     /// The `label` the user gave it, if any: what an approval UI shows a person.
     pub label: Option<String>,
-    /// The JSON pointers its `arg` predicates read (the arguments that decided), as written.
-    pub args: Vec<String>,
 }
 
 impl RuleRef {
     /// A reference to rule `index` of `list` with an id and nothing else (tests, dry runs).
     pub fn new(list: List, index: usize, id: Option<String>) -> RuleRef {
-        RuleRef { list, index, id, label: None, args: Vec::new() }
+        RuleRef { list, index, id, label: None }
     }
 
-    /// `{ list, index, id?, label?, args? }`, as the JS API shows it (`args` only when the rule
-    /// reads arguments).
+    /// `{ list, index, id?, label? }`, as the JS API shows it.
     pub fn to_value(&self) -> Value {
         let mut map = Map::new();
         map.insert("list", self.list.name().into());
         map.insert("index", self.index.into());
         map.insert_some("id", self.id.as_deref());
         map.insert_some("label", self.label.as_deref());
-        if !self.args.is_empty() {
-            map.insert("args", Value::from(self.args.clone()));
-        }
         Value::Object(map)
     }
 
@@ -307,27 +298,13 @@ impl Decision {
         }
     }
 
-    /// Every call is denied while the page's agents are suspended, with the page's reason.
-    pub(crate) fn suspended(reason: &str) -> Decision {
-        let mut explanation = cat!["Agents are suspended: ", reason];
-        end_sentence(&mut explanation);
-        Decision {
-            effect: Effect::Deny,
-            reason: Reason::Suspended,
-            rule: None,
-            explanation,
-            pin: None,
-            rule_reason: Some(reason.to_owned()),
-        }
-    }
-
     /// The text the agent reads when the call is denied: `Denied: <rule's reason or
     /// explanation>`. A deny rule's own `reason` is preferred because its author wrote it for
-    /// this reader, as is the page's reason for suspending its agents; every other denial (pin,
-    /// new tool, no approver, default) uses the explanation, which says what happened.
+    /// this reader; every other denial (pin, new tool, no approver, default) uses the
+    /// explanation, which says what happened.
     pub fn denial_text(&self) -> String {
         match (&self.rule_reason, self.reason, self.effect) {
-            (Some(text), Reason::Rule | Reason::Suspended, Effect::Deny) => cat!["Denied: ", text],
+            (Some(text), Reason::Rule, Effect::Deny) => cat!["Denied: ", text],
             _ => cat!["Denied: ", self.explanation],
         }
     }

@@ -203,7 +203,6 @@ fn scan(
             index,
             id: rule.id.clone(),
             label: rule.label.clone(),
-            args: rule.args.clone(),
         };
         if rule.functions.is_empty() {
             return Some(Decision::by_rule(rule_ref, rule.reason.clone(), closed));

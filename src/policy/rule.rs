@@ -30,8 +30,6 @@ pub(crate) struct Rule {
     pub(crate) reason: Option<String>,
     /// The `label` the user gave: what an approval UI shows a person about this rule.
     pub(crate) label: Option<String>,
-    /// The JSON pointers its `arg` predicates read, as written: the arguments that decide.
-    pub(crate) args: Vec<String>,
 }
 
 impl Rule {
@@ -43,7 +41,6 @@ impl Rule {
             id: None,
             reason: None,
             label: None,
-            args: Vec::new(),
         }
     }
 }
@@ -152,28 +149,9 @@ fn parse_object(map: &Map, errors: &mut Vec<ConfigError>, uris: bool) -> Option<
             id,
             reason,
             label,
-            args: arg_pointers(map.get("when")),
         }),
         _ => None,
     }
-}
-
-/// The pointers of the `arg` predicates in `when` (one predicate or a list), in order, each once.
-fn arg_pointers(when: Option<&Value>) -> Vec<String> {
-    let mut pointers: Vec<String> = Vec::new();
-    let items = match when {
-        Some(Value::Array(items)) => items.as_slice(),
-        Some(single) => core::slice::from_ref(single),
-        None => &[],
-    };
-    for item in items {
-        if let Some(Value::String(pointer)) = item.get("arg") {
-            if !pointers.contains(pointer) {
-                pointers.push(pointer.clone());
-            }
-        }
-    }
-    pointers
 }
 
 /// An optional non-empty string member (`id`, `reason`, `label`). An empty one is refused: an empty id

@@ -60,7 +60,6 @@ pub fn read(engine: u32, what: u32, id: u32) -> Vec<u8> {
             Read::CurrentHookId => e.call(id).and_then(|call| call.current_hook_id()).map(Value::from),
             Read::LastHookId => e.call(id).and_then(|call| call.last_hook_id()).map(Value::from),
             Read::ListingHookId => e.listing(id).and_then(|listing| listing.current_hook_id()).map(Value::from),
-            Read::PredicateRule => e.call(id).and_then(|call| call.predicate_rule()).map(crate::policy::RuleRef::to_value),
         })
         .flatten()
     });
