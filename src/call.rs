@@ -488,9 +488,10 @@ impl Call {
 
     /// Starts the call. While the page's agents are suspended, the call is denied at once
     /// (`denied` / `suspended`, the agent reading `Denied: <reason>`): no hook, validation,
-    /// predicate, approver or tool runs (denied hooks do, as for every denial).
+    /// predicate, approver or tool runs (denied hooks do, as for every denial). A dry run
+    /// explains the policy as it would decide once the agents are resumed.
     pub fn start(&mut self, signal: Signal) -> Action {
-        if let Some(reason) = self.spec.suspended.take() {
+        if let (Some(reason), Mode::Call) = (self.spec.suspended.take(), self.spec.mode) {
             self.error = Some(CallError::denied("suspended", reason));
             let mut action = self.enter(Event::Denied, 0, signal);
             action.failed_now = true;

@@ -60,6 +60,10 @@ fn a_suspended_page_denies_every_call_with_its_reason_before_anything_runs() {
 fn resuming_and_resetting_let_calls_through() {
     let mut engine = page();
     engine.suspend(Some("stop".into()));
+    // A dry run explains the policy as it decides once the agents are resumed.
+    let dry = engine.begin(3, 0, CallFlags(CallFlags::EXPLAIN)).unwrap();
+    assert_eq!(step(&mut engine, dry, Outcome::Start, &Value::Null).op, Op::FinishOk);
+    assert_eq!(to_json(&engine.end(dry).unwrap())["effect"], "allow");
     engine.suspend(None);
     let call = engine.begin(3, 0, CallFlags(0)).unwrap();
     assert_eq!(step(&mut engine, call, Outcome::Start, &Value::Null), Action { op: Op::CallHook, handle: 4, accepted: false, failed_now: false, verdict: webmcp_warden::call::Verdict::None, decided: false });
