@@ -62,6 +62,7 @@ const OPTIONAL = [
   'dist/subject.js', 'dist/subject-call.js', 'dist/subject-registration.js', 'dist/explain.js', 'dist/activity.js', 'dist/mcp-b.js', 'dist/validator-module.js', 'dist/engine.js', 'dist/otel.js',
   'dist/shape.js', 'wasm/warden_shape.js', 'wasm/warden_shape_bytes.js',
   'dist/uri-module.js', 'wasm/warden_uri.js', 'wasm/warden_uri_bytes.js',
+  'dist/devtools.js', 'dist/asks.js', 'dist/diagnostics.js',
 ];
 
 test('a one-tool app carries none of the optional features', async (t) => {
@@ -76,6 +77,17 @@ test('a one-tool app carries none of the optional features', async (t) => {
   for (const file of ['dist/shape.js', 'wasm/warden_shape.js', 'wasm/warden_shape_bytes.js']) assert.ok(modules.lazy.has(file), `${file} is in a lazily imported chunk`);
   const rows = [...modules].sort((a, b) => b[1] - a[1]);
   t.diagnostic(`entry chunk, package modules (minified bytes): ${rows.map(([file, bytes]) => `${file} ${bytes}`).join(', ')}`);
+});
+
+test('the devtools and the approval requests are nowhere in a page that does not import them; the diagnostics are a lazy chunk', async () => {
+  const modules = await bundle(ONE_TOOL);
+  for (const file of ['dist/devtools.js', 'dist/devtools-react.js', 'dist/asks.js']) {
+    assert.ok(!modules.has(file) && !modules.lazy.has(file), `${file} is in the one-tool app's build`);
+  }
+  // Written only when a diagnostic is due with debug on: a chunk a production page never fetches.
+  assert.ok(!modules.has('dist/diagnostics.js') && modules.lazy.has('dist/diagnostics.js'));
+  const withDevtools = await bundle(`import { mountWardenDevtools } from 'webmcp-warden/devtools'; mountWardenDevtools(document.body);`);
+  assert.ok(withDevtools.has('dist/devtools.js') && withDevtools.has('dist/asks.js'), 'a page that imports the devtools carries them');
 });
 
 test('a client of its own, configured, called and disposed, carries none of them either', async () => {
