@@ -96,7 +96,7 @@ export function createWarden(options?: WebMCPConfig): WardenClient {
     clearGrants: () => clearGrants(w),
     getGlobalHooks: () => mergeHooks(w.globalHooks, undefined),
     suspendAgents: (reason) => {
-      if (typeof reason !== 'string' || reason.trim() === '') throw new ConfigurationError('invalid_options', 'suspendAgents(reason): the reason is a non-empty string, which denied calls read', 'reason');
+      if (typeof reason !== 'string' || reason.trim() === '') throw new ConfigurationError('invalid_options', 'suspendAgents(reason): reason must be a non-empty string', 'reason');
       w.suspend(reason);
     },
     resumeAgents: () => w.suspend(undefined),

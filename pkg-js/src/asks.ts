@@ -115,7 +115,34 @@ export class AskBook {
   }
 
   /**
-   * Lists the ask of a call whose approver is working (call.ts). `give` is called at most once,
+   * An approval step of a call whose signal is `callSignal` (call.ts; none for the shared
+   * never-aborted signal, which must get no listeners): the signal its approver
+   * works under (aborted with the call's, and when the ask is answered through its request), and
+   * `race`, which lists the ask while the approver's step (`performed`, perform.ts's answer)
+   * works and answers whichever ends it first: the step, or the request's answer as a value.
+   */
+  step(callSignal: AbortSignal | undefined): { signal: AbortSignal; race(performed: Promise<[number, unknown]>, call: PolicyCall, title: string | undefined, approver: unknown, settings: { clock: () => number; askTimeout: number; policy?: unknown }): Promise<[number, unknown]> } {
+    const own = new AbortController();
+    if (callSignal?.aborted) own.abort(callSignal.reason);
+    else callSignal?.addEventListener('abort', () => own.abort(callSignal.reason), { once: true });
+    return {
+      signal: own.signal,
+      race: (performed, call, title, approver, settings) =>
+        new Promise((resolve) => {
+          const close = this.open(call, title, approver, settings, (answer) => {
+            resolve([0, answer]);
+            own.abort();
+          });
+          void performed.then((done) => {
+            close(done[0]);
+            resolve(done);
+          });
+        }),
+    };
+  }
+
+  /**
+   * Lists the ask of a call whose approver is working (`step`). `give` is called at most once,
    * with the answer given through the request; the function answered closes the ask with how the
    * approver's step ended (perform.ts's `Ended`), when the request was not answered first.
    */

@@ -24,7 +24,7 @@ import { Ended, NEVER_ABORTED, perform, syncEndedAt, type AnyHook } from './perf
 import { loadedShaping, loadShaper, shaperLoaded } from './shaper.js';
 import type { CallTrace, DecisionStep, TracedStep } from './telemetry.js';
 import { diagnose } from './diagnose.js';
-import type { Note, PredicateNote } from './diagnostics.js';
+import type { Note } from './diagnostics.js';
 import type { CallError, CallOptions, CallOutcome, CallToolResult, ToolContract } from './types.js';
 import { compileSchema, toJson, validateJsonText, validateStandard, type Diagnostic } from './validation.js';
 import type { AskFactsAnswer, CallDecisionAnswer, CallErrorAnswer, EndAnswer, PlanErrorAnswer } from './answers.js';
@@ -145,7 +145,7 @@ class CallRun {
   /** What failed closed in this call, for the console (only with `debug` on: diagnose.ts). */
   #notes: Note[] | undefined;
   /** A failed predicate's note, waiting for the decision policy then makes. */
-  #predicateNote: PredicateNote | undefined;
+  #predicateNote: Note | undefined;
 
   constructor(w: Warden, tool: PipelineTool, input: unknown, options: CallOptions & { timeout?: number }, scope: number, about: SubjectCall | undefined) {
     this.#w = w;
@@ -344,16 +344,7 @@ class CallRun {
     const action = this.#step(outcome, this.#reportedFacts, duration, this.#reportedPayload);
     if (((action >>> ActionBits.VerdictShift) & 7) === Verdict.Failed && this.#w.settings.debug) {
       const failed = (action & ActionBits.FailedNow) !== 0;
-      this.#note({
-        kind: 'hook',
-        event: EVENTS[hook.event] ?? 'before',
-        hookId: core.lastHookId(this.#engine, this.#call) ?? '?',
-        tool: this.#tool.contract.name,
-        cause: outcome === Outcome.Raised ? 'raise' : outcome === Outcome.TimedOut ? 'timeout' : 'bad_return',
-        failed,
-        message: failed ? this.#callFailure().message : undefined,
-        timeoutMs: (hook as { timeout?: number }).timeout ?? this.#w.settings.hookTimeout,
-      });
+      this.#note(['hook', EVENTS[hook.event] ?? 'before', core.lastHookId(this.#engine, this.#call) ?? '?', this.#tool.contract.name, outcome, failed ? this.#callFailure().message : undefined, hook.timeout ?? this.#w.settings.hookTimeout]);
       this.#clock = -1;
     }
     if (this.#observed) {
@@ -496,8 +487,7 @@ class CallRun {
     const [how, value] = Array.isArray(performed) ? performed : await performed;
     const outcome = how === Ended.Aborted ? Outcome.Aborted : how !== Ended.Value || typeof value !== 'boolean' ? Outcome.PredicateFailed : value ? Outcome.PredicateTrue : Outcome.PredicateFalse;
     if (outcome === Outcome.PredicateFailed && this.#w.settings.debug) {
-      this.#predicateNote = { kind: 'predicate', tool: this.#tool.contract.name, how: how === Ended.Raise ? 'raise' : how === Ended.Timeout ? 'timeout' : 'not_boolean', name: predicate?.name || undefined, timeoutMs: this.#w.settings.hookTimeout };
-      this.#note(this.#predicateNote);
+      this.#note((this.#predicateNote = ['predicate', this.#tool.contract.name, how, predicate?.name || undefined, this.#w.settings.hookTimeout]));
     }
     const action = this.#step(outcome, 0);
     this.#decided(action);
@@ -507,39 +497,22 @@ class CallRun {
   async #approve(): Promise<number> {
     const decision = decode(core.callDecision(this.#engine, this.#call)) as CallDecisionAnswer;
     const call = this.#policyCall(decision ?? undefined);
-    // While something shows the page's asks (useApprovals, the devtools: `w.asks`), the approver
-    // works under a signal of its own, aborted too when the ask is answered through its request.
-    const book = this.#w.asks;
-    const asked = book === undefined ? undefined : new AbortController();
-    const signal = asked === undefined ? this.#signal : asked.signal;
-    if (asked !== undefined && this.#signal !== NEVER_ABORTED) {
-      if (this.#signal.aborted) asked.abort(this.#signal.reason);
-      else this.#signal.addEventListener('abort', () => asked.abort(this.#signal.reason), { once: true });
-    }
+    // While something shows the page's asks (useApprovals, the devtools: `w.asks`), the ask is
+    // listed with its request, which can answer it, and the approver gets a signal of its own.
+    const step = this.#w.asks?.step(this.#signal === NEVER_ABORTED ? undefined : this.#signal);
+    const signal = step?.signal ?? this.#signal;
     const ctx = { signal, ...this.#governanceContext() };
     const started = performance.now();
     const approver = this.#approver;
     let performed = approver ? this.traced('approval', () => perform(approver as AnyHook, [call, ctx], this.#w.settings.askTimeout, signal)) : ([Ended.Raise, undefined] as [Ended, unknown]);
-    if (book !== undefined && asked !== undefined && !Array.isArray(performed)) {
-      const working = performed;
-      performed = new Promise((resolve) => {
-        const close = book.open(call, this.#tool.contract.title, approver, this.#w.settings, (answer) => {
-          resolve([Ended.Value, answer]);
-          asked.abort();
-        });
-        void working.then((done) => {
-          close(done[0]);
-          resolve(done);
-        });
-      });
-    }
+    if (step !== undefined && !Array.isArray(performed)) performed = step.race(performed, call, this.#tool.contract.title, approver, this.#w.settings) as Promise<[Ended, unknown]>;
     const [how, value] = Array.isArray(performed) ? performed : await performed;
     const duration = performance.now() - started;
     const outcome = this.#report(how, value);
     const action = this.#step(outcome, this.#reportedFacts, duration, this.#reportedPayload);
     if (((action >>> ActionBits.VerdictShift) & 7) === Verdict.Failed && this.#w.settings.debug) {
       const failure = this.#callFailure();
-      this.#note({ kind: 'approver', tool: this.#tool.contract.name, cause: failure.cause ?? 'bad_return', message: failure.message, explanation: decision?.explanation, timeoutMs: this.#w.settings.askTimeout });
+      this.#note(['approver', this.#tool.contract.name, failure.cause ?? 'bad_return', failure.message, decision?.explanation, this.#w.settings.askTimeout]);
     }
     // `{ allow: 'always' }`: the core records the grant and the store keeps it. The approval of
     // this call stands even if the store cannot: the next call then asks again.
@@ -657,7 +630,7 @@ class CallRun {
   #decided(action: number): void {
     if (!(action & ActionBits.Decided)) return;
     if (this.#predicateNote !== undefined) {
-      this.#predicateNote.explanation = (decode(core.callDecision(this.#engine, this.#call)) as CallDecisionAnswer)?.explanation;
+      this.#predicateNote[5] = (decode(core.callDecision(this.#engine, this.#call)) as CallDecisionAnswer)?.explanation;
       this.#predicateNote = undefined;
     }
     if (!this.#observed) return;
@@ -704,11 +677,11 @@ class CallRun {
         const shaped = this.#about ? this.#about.shape(outcome.result, this.#serverId, max) : loadedShaping().shapeForModel(outcome.result, this.#serverId, max);
         outcome.result = shaped.result as CallToolResult;
         this.#shapeStep = { step: 'shape', flags: shaped.flags, truncated: shaped.truncated };
-        if ((shaped.flags.length > 0 || shaped.truncated) && this.#w.settings.debug) this.#note({ kind: 'shape', tool: this.#tool.contract.name, flags: shaped.flags, truncated: shaped.truncated, maxBytes: max });
+        if ((shaped.flags.length > 0 || shaped.truncated) && this.#w.settings.debug) this.#note(['shape', this.#tool.contract.name, shaped.flags, shaped.truncated, max]);
       }
     }
     if (!outcome.ok && outcome.error.reason === 'invalid_structured_content' && this.#w.settings.debug) {
-      this.#note({ kind: 'output', tool: this.#tool.contract.name, reason: outcome.error.reason, message: outcome.error.message });
+      this.#note(['output', this.#tool.contract.name, outcome.error.message]);
     }
     if (this.#observed) {
       const steps = [...(record ?? [])];

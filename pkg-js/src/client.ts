@@ -80,7 +80,8 @@ export function development(): boolean {
     // no process.env: not Node, and no bundler defined it
   }
   try {
-    return (import.meta as { env?: { DEV?: unknown } }).env?.DEV === true;
+    // Written exactly so Vite replaces it with a literal; where nothing defines it, it throws.
+    return (import.meta as unknown as { env: { DEV?: unknown } }).env.DEV === true;
   } catch {
     return false;
   }

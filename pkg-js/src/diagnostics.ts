@@ -14,75 +14,29 @@
 // to log it (docs/behaviour.md, "Diagnostics").
 import type { Warden } from './client.js';
 
-/** A hook's failure: `failed` is the core's answer, whether it failed the call (or listing). */
-export interface HookNote {
-  kind: 'hook';
-  event: string;
-  hookId: string;
-  /** What was called: a tool's name, a resource's, a prompt's; a listing's tools, joined. */
-  tool: string;
-  cause: 'raise' | 'timeout' | 'bad_return' | 'removed';
-  failed: boolean;
-  /** The core's sentence for the call's failure, when the hook failed it. */
-  message?: string;
-  /** The deadline it ran past (cause `timeout`), in ms. */
-  timeoutMs?: number;
-}
-
-/** The approver's failure (`ask_failed`). */
-export interface ApproverNote {
-  kind: 'approver';
-  tool: string;
-  cause: string;
-  /** The core's sentence the agent read. */
-  message: string;
-  /** The decision that asked, in the core's words. */
-  explanation?: string;
-  timeoutMs?: number;
-}
-
-/** A function predicate that threw, timed out or answered a non-boolean. */
-export interface PredicateNote {
-  kind: 'predicate';
-  tool: string;
-  how: 'raise' | 'timeout' | 'not_boolean';
-  /** The function's name, when it has one. */
-  name?: string | undefined;
-  /** The decision policy then made, in the core's words (it names the rule a failure made apply). */
-  explanation?: string;
-  timeoutMs?: number;
-}
-
-/** A result that failed its own `outputSchema` (or an `outputSchema` that is not JSON Schema). */
-export interface OutputNote {
-  kind: 'output';
-  tool: string;
-  reason: string;
-  /** The core's sentence. */
-  message: string;
-}
-
-/** What shaping removed from a result before a model read it. */
-export interface ShapeNote {
-  kind: 'shape';
-  tool: string;
-  flags: readonly string[];
-  truncated: boolean;
-  maxBytes: number;
-}
-
-/** A registration that failed: refused by the browser, or a `register()` under `useWebMCP` that rejected. */
-export interface RegistrationNote {
-  kind: 'registration';
-  tool: string;
-  code: string;
-  message: string;
-  /** Where it failed: the browser's runtime, or a component's `useWebMCP`. */
-  via: 'browser' | 'useWebMCP';
-}
-
-/** One fail-closed event. */
-export type Note = HookNote | ApproverNote | PredicateNote | OutputNote | ShapeNote | RegistrationNote;
+/**
+ * One fail-closed event, as the pipeline hands it over: tuples, so that their fields cost no
+ * bytes in the pipeline chunk (a page downloads it at its first call; this chunk only in debug).
+ *
+ * - `hook`: event, hook id, what was called (a tool's name; a listing's tools, joined), the
+ *   step's outcome (the core's `Outcome`: 2 raised, 3 timed out, else a bad return), the core's
+ *   sentence when the hook failed the call (`''` for a listing, which has none; `undefined`
+ *   when the call went on without it), its deadline in ms;
+ * - `approver`: the tool, the core's cause and sentence, the decision that asked (its
+ *   explanation), `askTimeout`;
+ * - `predicate`: the tool, how it ended (perform.ts's `Ended`: 1 raised, 2 timed out, else not a
+ *   boolean), the function's name, `hookTimeout`, and the decision policy then made;
+ * - `output`: the tool and the core's sentence;
+ * - `shape`: the tool, the flags, whether it was cut, the cap;
+ * - `registration`: the tool, the error's code and message, where it failed.
+ */
+export type Note =
+  | [kind: 'hook', event: string, hookId: string, tool: string, outcome: number, said: string | undefined, timeoutMs: number]
+  | [kind: 'approver', tool: string, cause: string, message: string, explanation: string | undefined, timeoutMs: number]
+  | [kind: 'predicate', tool: string, ended: number, name: string | undefined, timeoutMs: number, explanation?: string]
+  | [kind: 'output', tool: string, message: string]
+  | [kind: 'shape', tool: string, flags: readonly string[], truncated: boolean, maxBytes: number]
+  | [kind: 'registration', tool: string, code: string, message: string, via: 'browser' | 'useWebMCP'];
 
 /** What each event's hooks may return (the hook returns table, docs/behaviour.md). */
 const SHAPES: Record<string, string> = {
@@ -126,37 +80,46 @@ export function report(w: Warden, notes: readonly Note[]): void {
 
 /** A note's lines: its dedupe key and its sentence. */
 function lines(note: Note): [string, string][] {
-  switch (note.kind) {
-    case 'hook':
-      return [[`hook\0${note.event}\0${note.hookId}\0${note.cause}`, hookLine(note)]];
+  switch (note[0]) {
+    case 'hook': {
+      const [, event, hookId, tool, outcome, said, timeoutMs] = note;
+      const cause = outcome === 2 ? 'raise' : outcome === 3 ? 'timeout' : 'bad_return';
+      return [[`hook\0${event}\0${hookId}\0${cause}`, hookLine(event, hookId, tool, cause, said, timeoutMs)]];
+    }
     case 'approver': {
-      const asked = note.explanation === undefined ? '' : ` The ask: ${note.explanation}`;
-      const what = failure(note.cause, note.timeoutMs);
-      const fix = note.cause === 'bad_return' ? `It may return ${SHAPES.approver}.` : note.cause === 'timeout' ? 'Fix: answer within askTimeout, or raise it with configureWebMCP({ askTimeout }).' : 'Fix: make the approver answer instead of throwing (what it threw is never written: catch it there to log it).';
-      return [[`approver\0${note.cause}`, `the approver (onAsk) ${what} for tool "${note.tool}", so the ask was denied (ask_failed): the agent read "Denied: ${note.message}".${asked} ${fix}`]];
+      const [, tool, cause, message, explanation, timeoutMs] = note;
+      const asked = explanation === undefined ? '' : ` The ask: ${explanation}`;
+      const fix = cause === 'bad_return' ? `It may return ${SHAPES.approver}.` : cause === 'timeout' ? 'Fix: answer within askTimeout, or raise it with configureWebMCP({ askTimeout }).' : 'Fix: make the approver answer instead of throwing (what it threw is never written: catch it there to log it).';
+      return [[`approver\0${cause}`, `the approver (onAsk) ${failure(cause, timeoutMs)} for tool "${tool}", so the ask was denied (ask_failed): the agent read "Denied: ${message}".${asked} ${fix}`]];
     }
     case 'predicate': {
-      const which = note.name === undefined ? 'a function predicate of the policy' : `the policy's function predicate "${note.name}"`;
-      const what = note.how === 'not_boolean' ? 'answered something other than true or false' : failure(note.how, note.timeoutMs);
-      const decided = note.explanation === undefined ? '' : ` Policy then decided: ${note.explanation}`;
-      const fix = note.how === 'timeout' ? 'answer within hookTimeout' : note.how === 'raise' ? 'catch what it does not mean to throw (what it threw is never written: catch it there to log it)' : 'answer exactly true or false';
-      return [[`predicate\0${note.name ?? ''}\0${note.how}\0${note.tool}`, `${which} ${what} for tool "${note.tool}", so it counted as failed: its rule applies in deny and ask, and not in allow.${decided} Fix: make it ${fix}.`]];
+      const [, tool, ended, name, timeoutMs, explanation] = note;
+      const how = ended === 1 ? 'raise' : ended === 2 ? 'timeout' : 'not_boolean';
+      const which = name === undefined ? 'a function predicate of the policy' : `the policy's function predicate "${name}"`;
+      const what = how === 'not_boolean' ? 'answered something other than true or false' : failure(how, timeoutMs);
+      const decided = explanation === undefined ? '' : ` Policy then decided: ${explanation}`;
+      const fix = how === 'timeout' ? 'answer within hookTimeout' : how === 'raise' ? 'catch what it does not mean to throw (what it threw is never written: catch it there to log it)' : 'answer exactly true or false';
+      return [[`predicate\0${name ?? ''}\0${how}\0${tool}`, `${which} ${what} for tool "${tool}", so it counted as failed: its rule applies in deny and ask, and not in allow.${decided} Fix: make it ${fix}.`]];
     }
-    case 'output':
-      return [[`output\0${note.tool}\0${note.reason}`, `the result of tool "${note.tool}" failed its outputSchema, so the call failed (${note.reason}): ${note.message}. Fix: return structuredContent that matches the tool's outputSchema, or correct the schema.`]];
+    case 'output': {
+      const [, tool, message] = note;
+      return [[`output\0${tool}`, `the result of tool "${tool}" failed its outputSchema, so the call failed (invalid_structured_content): ${message}. Fix: return structuredContent that matches the tool's outputSchema, or correct the schema.`]];
+    }
     case 'shape': {
+      const [, tool, flags, truncated, maxBytes] = note;
       const out: [string, string][] = [];
-      for (const flag of note.flags) {
-        out.push([`shape\0${note.tool}\0${flag}`, `shaping removed ${REMOVED[flag] ?? flag} from the result of tool "${note.tool}" before a model read it (provenance flag "${flag}"). Fix: return plain visible text; the removal is on purpose (docs: Shaping).`]);
+      for (const flag of flags) {
+        out.push([`shape\0${tool}\0${flag}`, `shaping removed ${REMOVED[flag] ?? flag} from the result of tool "${tool}" before a model read it (provenance flag "${flag}"). Fix: return plain visible text; the removal is on purpose (docs: Shaping).`]);
       }
-      if (note.truncated) {
-        out.push([`shape\0${note.tool}\0truncated`, `the result of tool "${note.tool}" passed maxResultBytesForLlm (${note.maxBytes} bytes), so shaping cut it. Fix: return less, or raise the cap with configureWebMCP({ maxResultBytesForLlm }).`]);
+      if (truncated) {
+        out.push([`shape\0${tool}\0truncated`, `the result of tool "${tool}" passed maxResultBytesForLlm (${maxBytes} bytes), so shaping cut it. Fix: return less, or raise the cap with configureWebMCP({ maxResultBytesForLlm }).`]);
       }
       return out;
     }
     case 'registration': {
-      const where = note.via === 'browser' ? "the browser's WebMCP runtime refused it" : 'useWebMCP could not register it';
-      return [[`registration\0${note.tool}\0${note.code}`, `tool "${note.tool}" is not registered: ${where} (${note.code}): ${note.message}. Fix: the tool's status is 'error' and its error says why; check its name, description and schemas against the runtime's rules.`]];
+      const [, tool, code, message, via] = note;
+      const where = via === 'browser' ? "the browser's WebMCP runtime refused it" : 'useWebMCP could not register it';
+      return [[`registration\0${tool}\0${code}`, `tool "${tool}" is not registered: ${where} (${code}): ${message}. Fix: the tool's status is 'error' and its error says why; check its name, description and schemas against the runtime's rules.`]];
     }
   }
 }
@@ -169,20 +132,20 @@ function failure(cause: string, timeoutMs: number | undefined): string {
   return 'returned a value outside its contract';
 }
 
-function hookLine(note: HookNote): string {
-  const who = `${note.event} hook "${note.hookId}"`;
-  const consequence = !note.failed
+function hookLine(event: string, hookId: string, tool: string, cause: string, said: string | undefined, timeoutMs: number): string {
+  const who = `${event} hook "${hookId}"`;
+  const consequence = said === undefined
     ? 'the hook was skipped'
-    : note.event === 'after'
+    : event === 'after'
       ? 'the result was withheld'
-      : note.event === 'toolsListed'
+      : event === 'toolsListed'
         ? 'the listing failed'
         : 'the call failed closed';
-  const said = note.failed && note.message !== undefined ? ` (the agent read "Error: ${note.message}")` : '';
-  const head = `${who} (${note.event === 'toolsListed' ? 'tools' : 'tool'} "${note.tool}") ${failure(note.cause, note.timeoutMs)}, so ${consequence}${said}.`;
-  switch (note.cause) {
+  const agent = said ? ` (the agent read "Error: ${said}")` : '';
+  const head = `${who} (${event === 'toolsListed' ? 'tools' : 'tool'} "${tool}") ${failure(cause, timeoutMs)}, so ${consequence}${agent}.`;
+  switch (cause) {
     case 'bad_return':
-      return `${head} It may return ${SHAPES[note.event] ?? 'nothing'}. See the hook returns section of the webmcp-warden docs.`;
+      return `${head} It may return ${SHAPES[event] ?? 'nothing'}. See the hook returns section of the webmcp-warden docs.`;
     case 'timeout':
       return `${head} Fix: make it answer within its deadline, or give it a longer one ({ run, timeout } or configureWebMCP({ hookTimeout })).`;
     case 'removed':

@@ -105,8 +105,7 @@ async function runHooks(w: Warden, tools: RegisteredTool[], contracts: ToolContr
       const hookIdNow = outcome === Outcome.Returned || w.settings.debug ? core.listingHookId(engine, listing) : undefined;
       action = core.listingStep(engine, listing, outcome, facts, duration, payload);
       if (((action >>> ActionBits.VerdictShift) & 7) === Verdict.Failed && w.settings.debug) {
-        const cause = outcome === Outcome.Raised ? 'raise' : outcome === Outcome.TimedOut ? 'timeout' : 'bad_return';
-        notes.push({ kind: 'hook', event: 'toolsListed', hookId: hookIdNow ?? '?', tool: tools.map((t) => t.contract.name).join(','), cause, failed: true, timeoutMs: hook.timeout ?? w.settings.hookTimeout });
+        notes.push(['hook', 'toolsListed', hookIdNow ?? '?', tools.map((t) => t.contract.name).join(','), outcome, '', hook.timeout ?? w.settings.hookTimeout]);
       }
       if (observed) emitHookEvent(w.telemetry, { tool: tools.map((t) => t.contract.name).join(','), serverId: w.settings.serverId, invocationId: ctx.invocationId, hookId, event: 'toolsListed', durationMs: duration }, outcome, action);
     }

@@ -170,7 +170,7 @@ async function registerWithBrowser(w: Warden, record: ToolRecord, contract: Tool
     const message = cause instanceof Error ? cause.message : String(cause);
     record.status = 'error';
     record.error = new RegistrationError('registration_failed', `Failed to register tool "${record.contract.name}": ${message}`, { cause });
-    if (w.settings.debug) await diagnose(w, [{ kind: 'registration', tool: record.contract.name, code: 'registration_failed', message, via: 'browser' }]);
+    if (w.settings.debug) await diagnose(w, [['registration', record.contract.name, 'registration_failed', message, 'browser']]);
     return;
   }
   if (record.browser === browser) {

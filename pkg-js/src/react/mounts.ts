@@ -66,7 +66,7 @@ export function joinMount(tool: WebMCPTool, handle: ScopeHandle | null): () => v
       const code = (err as { code?: unknown } | null)?.code;
       const message = err instanceof Error ? err.message : String(err);
       import('../diagnostics.js').then(
-        (chunk) => chunk.report(record.warden, [{ kind: 'registration', tool: record.contract.name, code: typeof code === 'string' ? code : 'registration_failed', message, via: 'useWebMCP' }]),
+        (chunk) => chunk.report(record.warden, [['registration', record.contract.name, typeof code === 'string' ? code : 'registration_failed', message, 'useWebMCP']]),
         () => undefined,
       );
     });
