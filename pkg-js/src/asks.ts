@@ -7,7 +7,6 @@
 // (`approve`, `deny`, `cancel`) settles the step as the approver's own answer would, judged by
 // the core the same way, and aborts the approver's `ctx.signal`. The store exists once something
 // shows asks (`asksOf`), so a page that shows none never loads this file.
-import type { Warden } from './client.js';
 import type { AskAnswer, PolicyCall } from './policy-types.js';
 import type { Decision } from './types.js';
 
@@ -188,8 +187,8 @@ export class AskBook {
   }
 }
 
-/** The ask book of client `w`, made on first use. */
-export function asksOf(w: Warden): AskBook {
+/** The ask book of client `w` (a `Warden`: typed by its one field, so this file imports no client), made on first use. */
+export function asksOf(w: { asks: AskBook | undefined }): AskBook {
   w.asks ??= new AskBook();
   return w.asks;
 }
