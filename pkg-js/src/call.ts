@@ -29,6 +29,9 @@ import type { CallError, CallOptions, CallOutcome, CallToolResult, ToolContract 
 import { compileSchema, toJson, validateJsonText, validateStandard, type Diagnostic } from './validation.js';
 import type { AskFactsAnswer, CallDecisionAnswer, CallErrorAnswer, EndAnswer, PlanErrorAnswer } from './answers.js';
 
+/** Bundlers replace `process.env.NODE_ENV`, so production builds drop the diagnostics' code (diagnose.ts). */
+declare const process: { env: { NODE_ENV?: string } };
+
 /** What a quiet ending means: the call succeeded and nothing was recorded. */
 const QUIET_SUCCESS = { ok: true } as const;
 
@@ -342,7 +345,7 @@ class CallRun {
     const duration = this.#observed ? performance.now() - started : 0;
     const outcome = this.#report(how, value);
     const action = this.#step(outcome, this.#reportedFacts, duration, this.#reportedPayload);
-    if (((action >>> ActionBits.VerdictShift) & 7) === Verdict.Failed && this.#w.settings.debug) {
+    if (((action >>> ActionBits.VerdictShift) & 7) === Verdict.Failed && typeof process !== 'undefined' && process.env.NODE_ENV !== 'production' && this.#w.settings.debug) {
       const failed = (action & ActionBits.FailedNow) !== 0;
       this.#note(['hook', EVENTS[hook.event] ?? 'before', core.lastHookId(this.#engine, this.#call) ?? '?', this.#tool.contract.name, outcome, failed ? this.#callFailure().message : undefined, hook.timeout ?? this.#w.settings.hookTimeout]);
       this.#clock = -1;
@@ -486,7 +489,7 @@ class CallRun {
     const performed = predicate ? perform(predicate as AnyHook, [call, ctx], this.#w.settings.hookTimeout, this.#signal) : ([Ended.Raise, undefined] as [Ended, unknown]);
     const [how, value] = Array.isArray(performed) ? performed : await performed;
     const outcome = how === Ended.Aborted ? Outcome.Aborted : how !== Ended.Value || typeof value !== 'boolean' ? Outcome.PredicateFailed : value ? Outcome.PredicateTrue : Outcome.PredicateFalse;
-    if (outcome === Outcome.PredicateFailed && this.#w.settings.debug) {
+    if (outcome === Outcome.PredicateFailed && typeof process !== 'undefined' && process.env.NODE_ENV !== 'production' && this.#w.settings.debug) {
       this.#note((this.#predicateNote = ['predicate', this.#tool.contract.name, how, predicate?.name || undefined, this.#w.settings.hookTimeout]));
     }
     const action = this.#step(outcome, 0);
@@ -510,7 +513,7 @@ class CallRun {
     const duration = performance.now() - started;
     const outcome = this.#report(how, value);
     const action = this.#step(outcome, this.#reportedFacts, duration, this.#reportedPayload);
-    if (((action >>> ActionBits.VerdictShift) & 7) === Verdict.Failed && this.#w.settings.debug) {
+    if (((action >>> ActionBits.VerdictShift) & 7) === Verdict.Failed && typeof process !== 'undefined' && process.env.NODE_ENV !== 'production' && this.#w.settings.debug) {
       const failure = this.#callFailure();
       this.#note(['approver', this.#tool.contract.name, failure.cause ?? 'bad_return', failure.message, decision?.explanation, this.#w.settings.askTimeout]);
     }
@@ -677,10 +680,10 @@ class CallRun {
         const shaped = this.#about ? this.#about.shape(outcome.result, this.#serverId, max) : loadedShaping().shapeForModel(outcome.result, this.#serverId, max);
         outcome.result = shaped.result as CallToolResult;
         this.#shapeStep = { step: 'shape', flags: shaped.flags, truncated: shaped.truncated };
-        if ((shaped.flags.length > 0 || shaped.truncated) && this.#w.settings.debug) this.#note(['shape', this.#tool.contract.name, shaped.flags, shaped.truncated, max]);
+        if ((shaped.flags.length > 0 || shaped.truncated) && typeof process !== 'undefined' && process.env.NODE_ENV !== 'production' && this.#w.settings.debug) this.#note(['shape', this.#tool.contract.name, shaped.flags, shaped.truncated, max]);
       }
     }
-    if (!outcome.ok && outcome.error.reason === 'invalid_structured_content' && this.#w.settings.debug) {
+    if (!outcome.ok && outcome.error.reason === 'invalid_structured_content' && typeof process !== 'undefined' && process.env.NODE_ENV !== 'production' && this.#w.settings.debug) {
       this.#note(['output', this.#tool.contract.name, outcome.error.message]);
     }
     if (this.#observed) {

@@ -13,6 +13,9 @@ import type { EndListingAnswer } from './answers.js';
 import { diagnose } from './diagnose.js';
 import type { Note } from './diagnostics.js';
 
+/** Bundlers replace `process.env.NODE_ENV`, so production builds drop the diagnostics' code (diagnose.ts). */
+declare const process: { env: { NODE_ENV?: string } };
+
 
 /**
  * The contracts an agent sees of `tools`, after the `toolsListed` hooks; with `shape: 'llm'`
@@ -102,9 +105,9 @@ async function runHooks(w: Warden, tools: RegisteredTool[], contracts: ToolContr
         }
       }
       if (instance !== w.coreInstance) throw new CoreTrapped('the core was restarted during this listing');
-      const hookIdNow = outcome === Outcome.Returned || w.settings.debug ? core.listingHookId(engine, listing) : undefined;
+      const hookIdNow = outcome === Outcome.Returned || (typeof process !== 'undefined' && process.env.NODE_ENV !== 'production' && w.settings.debug) ? core.listingHookId(engine, listing) : undefined;
       action = core.listingStep(engine, listing, outcome, facts, duration, payload);
-      if (((action >>> ActionBits.VerdictShift) & 7) === Verdict.Failed && w.settings.debug) {
+      if (((action >>> ActionBits.VerdictShift) & 7) === Verdict.Failed && typeof process !== 'undefined' && process.env.NODE_ENV !== 'production' && w.settings.debug) {
         notes.push(['hook', 'toolsListed', hookIdNow ?? '?', tools.map((t) => t.contract.name).join(','), outcome, '', hook.timeout ?? w.settings.hookTimeout]);
       }
       if (observed) emitHookEvent(w.telemetry, { tool: tools.map((t) => t.contract.name).join(','), serverId: w.settings.serverId, invocationId: ctx.invocationId, hookId, event: 'toolsListed', durationMs: duration }, outcome, action);

@@ -19,6 +19,9 @@ import { runCall } from './call.js';
 import { diagnose } from './diagnose.js';
 import type { ToolContract } from './types.js';
 
+/** Bundlers replace `process.env.NODE_ENV`, so production builds drop the diagnostics' code (diagnose.ts). */
+declare const process: { env: { NODE_ENV?: string } };
+
 interface SyncState {
   running: Promise<void>;
   queued: Promise<void> | undefined;
@@ -170,7 +173,7 @@ async function registerWithBrowser(w: Warden, record: ToolRecord, contract: Tool
     const message = cause instanceof Error ? cause.message : String(cause);
     record.status = 'error';
     record.error = new RegistrationError('registration_failed', `Failed to register tool "${record.contract.name}": ${message}`, { cause });
-    if (w.settings.debug) await diagnose(w, [['registration', record.contract.name, 'registration_failed', message, 'browser']]);
+    if (typeof process !== 'undefined' && process.env.NODE_ENV !== 'production' && w.settings.debug) await diagnose(w, [['registration', record.contract.name, 'registration_failed', message, 'browser']]);
     return;
   }
   if (record.browser === browser) {
