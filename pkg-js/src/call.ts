@@ -622,7 +622,7 @@ class CallRun {
   /** The outcome, once the call's diagnostics, if any, are written. */
   #noted(outcome: CallOutcome): CallOutcome | Promise<CallOutcome> {
     const notes = this.#notes;
-    return notes === undefined ? outcome : diagnose(this.#w, notes).then(() => outcome);
+    return typeof process !== 'undefined' && process.env.NODE_ENV !== 'production' && notes !== undefined ? diagnose(this.#w, notes).then(() => outcome) : outcome;
   }
 
   // ---- telemetry -----------------------------------------------------------------------------
@@ -632,7 +632,7 @@ class CallRun {
   /** Emits `policy.decision` when the core says policy just decided. */
   #decided(action: number): void {
     if (!(action & ActionBits.Decided)) return;
-    if (this.#predicateNote !== undefined) {
+    if (typeof process !== 'undefined' && process.env.NODE_ENV !== 'production' && this.#predicateNote !== undefined) {
       this.#predicateNote[5] = (decode(core.callDecision(this.#engine, this.#call)) as CallDecisionAnswer)?.explanation;
       this.#predicateNote = undefined;
     }

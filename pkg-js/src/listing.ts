@@ -69,7 +69,7 @@ async function runHooks(w: Warden, tools: RegisteredTool[], contracts: ToolContr
       if (op === Op.FinishOk || op === Op.FinishError) {
         ended = true;
         const answer = decode(core.endListing(engine, listing)) as EndListingAnswer;
-        if (notes.length > 0) await diagnose(w, notes);
+        if (typeof process !== 'undefined' && process.env.NODE_ENV !== 'production' && notes.length > 0) await diagnose(w, notes);
         if (!answer.ok) throw new WardenError('hook_failed', answer.error?.message ?? 'a toolsListed hook failed');
         return (answer.listed ?? []).map((index) => contracts[index] as ToolContract);
       }
