@@ -4,12 +4,15 @@
 //   WARDEN_SETUP_DONE=1 bash scripts/build.sh      # or: node pkg-js/build.mjs
 //   node --expose-gc bench/soak.mjs                # 1M calls, 100k create/drop cycles
 //   node --expose-gc bench/soak.mjs --calls 200000 --cycles 20000   # a shorter run
+//   node --expose-gc bench/soak.mjs --bare --checkpoints 1          # cycles with no macrotask
 //
 // Phase 1, calls: one tool under global hooks (before + after) and a small policy, invoked
 // 1,000,000 times in sequence through the whole pipeline (`tool.invoke`).
 // Phase 2, cycles: 100,000 times `webmcp()` a tool with its own hooks, register it with the
 // page (`document.modelContext`, the package's spec-faithful fake), unregister it and drop the
-// reference; the `FinalizationRegistry` gives its core resources back once it is collected.
+// reference; `unregister()` gives its core resources back at once, and the `FinalizationRegistry`
+// its handles once it is collected. `--bare`: no WebMCP runtime, so a cycle awaits microtasks
+// only and no finalizer runs between two checkpoints (a page's loop with no macrotask turn).
 // Tool names cycle through a few (a page re-creates the same tools): the core keeps each name's
 // first definition for rug-pull checks on purpose, so fresh names would grow by design.
 //
@@ -42,7 +45,7 @@ const { coreMemoryBytes } = await import(pkgUrl('dist/core.js').href);
 const { shaperMemoryBytes } = await import(pkgUrl('dist/shape.js').href);
 const { installFakeModelContext } = await import(pkgUrl('dist/testing.js').href);
 
-installFakeModelContext();
+if (!process.argv.includes('--bare')) installFakeModelContext();
 const counter = { before: 0, after: 0 };
 const hooks = {
   before: [(ctx) => void (ctx.metadata.started = 1), { id: 'count', run: () => void counter.before++ }],

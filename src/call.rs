@@ -1092,12 +1092,16 @@ impl Call {
         let mut step = crate::object! { "step" => "validation", "target" => target, "ok" => outcome == Outcome::Valid };
         if outcome != Outcome::Valid {
             let mut diagnostics = diagnostics_of(outcome, payload);
-            // A Standard Schema's own messages may quote the arguments: payload, not telemetry.
+            // Paths name the caller's keys and messages may quote values (a Standard Schema's
+            // own, `additionalProperties 'x'`, …): payload, not telemetry, unless payloads are
+            // captured. What remains is the schema's keyword, and the message of a schema that
+            // is not valid JSON Schema (the page's own schema, no argument in it).
             if !self.spec.capture_payloads {
                 if let Value::Array(items) = &mut diagnostics {
                     for item in items {
                         if let Value::Object(fields) = item {
-                            if fields.get("keyword").and_then(Value::as_str) == Some("standard") {
+                            fields.remove("path");
+                            if fields.get("keyword").and_then(Value::as_str) != Some("schema") {
                                 fields.remove("message");
                             }
                         }

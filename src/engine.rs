@@ -34,10 +34,14 @@ use crate::value::Value;
 /// The default server id of tools that name none.
 pub const DEFAULT_SERVER_ID: &str = "page";
 
-/// A table indexed by the handles the TS layer chose.
+/// A table of what the TS layer gave handles to, kept sorted by handle: it holds what is live and
+/// nothing more, however far apart the handles are. A page that unregisters tools keeps their
+/// handles taken while the tool objects live (the TS layer takes them out of the engine at once,
+/// docs/behaviour.md, "Clients and lifecycle"), so handles can grow far past what the engine
+/// holds; a table indexed by handle grew with them, and every walk of it with it.
 #[derive(Debug)]
 struct Table<T> {
-    items: Vec<Option<T>>,
+    items: Vec<(u32, T)>,
 }
 
 impl<T> Default for Table<T> {
@@ -47,37 +51,39 @@ impl<T> Default for Table<T> {
 }
 
 impl<T> Table<T> {
+    /// Where `id` is, or where it would go.
+    fn at(&self, id: u32) -> Result<usize, usize> {
+        self.items.binary_search_by(|(key, _)| key.cmp(&id))
+    }
+
     fn get(&self, id: u32) -> Option<&T> {
-        self.items.get(id as usize).and_then(Option::as_ref)
+        self.at(id).ok().and_then(|at| self.items.get(at)).map(|(_, item)| item)
     }
 
     fn contains(&self, id: u32) -> bool {
-        self.get(id).is_some()
+        self.at(id).is_ok()
     }
 
     /// Stores `item` under `id`. Caller checks `id` is free and within bounds.
     fn put(&mut self, id: u32, item: T) {
-        let index = id as usize;
-        // `push` rather than `resize_with`, whose extend path is a generic instance per table.
-        while self.items.len() <= index {
-            self.items.push(None);
-        }
-        if let Some(slot) = self.items.get_mut(index) {
-            *slot = Some(item);
+        match self.at(id) {
+            Ok(at) => {
+                if let Some(slot) = self.items.get_mut(at) {
+                    slot.1 = item;
+                }
+            }
+            // INVARIANT: `at` is where the search says `id` goes, at most the length.
+            Err(at) => self.items.insert(at, (id, item)),
         }
     }
 
     fn remove(&mut self, id: u32) -> Option<T> {
-        let item = self.items.get_mut(id as usize).and_then(Option::take);
-        // Shrink past trailing free slots so a table that emptied gives its memory back.
-        while matches!(self.items.last(), Some(None)) {
-            self.items.pop();
-        }
-        item
+        // INVARIANT: `at` is where the search found `id`, below the length.
+        self.at(id).ok().map(|at| self.items.remove(at).1)
     }
 
     fn len(&self) -> usize {
-        count_some(&self.items)
+        self.items.len()
     }
 }
 
@@ -314,12 +320,10 @@ impl Engine {
             }
             // Tools and scopes that still name the set lose it, and no cached plan holds its
             // hooks: the TS layer may give the set's id and its hooks' handles to others.
-            for tool in &mut self.tools.items {
-                let Some(tool) = tool else { continue };
+            for (_, tool) in &mut self.tools.items {
                 tool.sets.retain(|set| *set != id);
             }
-            for scope in &mut self.scopes.items {
-                let Some(scope) = scope else { continue };
+            for (_, scope) in &mut self.scopes.items {
                 if scope.set == Some(id) {
                     scope.set = None;
                 }
@@ -342,8 +346,7 @@ impl Engine {
         if !replace {
             self.hooks_of(&self.global, &mut others);
         }
-        for tool in &self.tools.items {
-            let Some(tool) = tool else { continue };
+        for (_, tool) in &self.tools.items {
             if !tool.standalone {
                 self.hooks_of(&tool.sets, &mut others);
             }
@@ -834,8 +837,7 @@ impl Engine {
         let mut dropped = Vec::new();
         for id in core::mem::take(&mut self.global) {
             let mut kept = false;
-            for tool in &self.tools.items {
-                let Some(tool) = tool else { continue };
+            for (_, tool) in &self.tools.items {
                 kept |= tool.sets.contains(&id);
             }
             if !kept {

@@ -159,6 +159,11 @@ pub struct HookSet {
 
 const ENTRY_KEYS: [&str; 5] = ["run", "match", "id", "timeout", "onError"];
 
+/// The longest deadline in milliseconds a hook (or any duration the TS layer hands a timer) may
+/// have: 2^31 − 1, the largest delay `setTimeout` holds. A longer one would not wait longer: the
+/// timer fires at once, so every call would time out (docs/behaviour.md, "Timeouts").
+pub const MAX_TIMER_MS: u32 = 0x7fff_ffff;
+
 impl HookSet {
     /// Checks and compiles a hooks object as the TS layer sends it (see the module docs): each
     /// hook's function is a [`Value::Function`] whose handle becomes the hook's handle.
@@ -279,11 +284,12 @@ fn compile_entry(entry: &Value, event: Event, index: usize) -> Result<Hook, Conf
     }
     if let Some(timeout) = present(desc, "timeout") {
         match timeout.as_f64() {
-            Some(ms) if ms.is_finite() && ms > 0.0 => hook.timeout_ms = Some(ms),
+            // NaN and Infinity fail a comparison, so no `is_finite` is needed.
+            Some(ms) if ms > 0.0 && ms <= f64::from(MAX_TIMER_MS) => hook.timeout_ms = Some(ms),
             _ => {
                 return Err(ConfigError::new(
                     "invalid_hook",
-                    cat!["`timeout` must be a positive number of milliseconds, not ", describe(timeout)],
+                    cat!["`timeout` must be a positive number of milliseconds (at most 2147483647), not ", describe(timeout)],
                 ))
             }
         }

@@ -136,8 +136,9 @@ const RECORD_STEP = {
         step: { oneOf: ['validation'] },
         target: { oneOf: ['input', 'output'] },
         ok: 'boolean',
-        // A Standard Schema's own messages are left out unless payloads are captured.
-        diagnostics: { optional: { arrayOf: { object: { path: 'string', keyword: 'string', message: { optional: 'string' } } } } },
+        // Paths and messages (which name the caller's keys, or quote values) are left out unless
+        // payloads are captured; a schema that is not valid JSON Schema keeps its message.
+        diagnostics: { optional: { arrayOf: { object: { path: { optional: 'string' }, keyword: 'string', message: { optional: 'string' } } } } },
       },
     },
     { object: { step: { oneOf: ['policy'] }, decision: DECISION } },

@@ -6,13 +6,13 @@ import { Warden } from './client.js';
 import { configure, type WebMCPConfig } from './config.js';
 import { clearGrants, listGrants, resetGrants, revokeGrant, type Grant } from './grants.js';
 import { mergeHooks } from './hookset.js';
-import { listContracts, noticeRuntime, resyncRegistrations, runCall } from './pipeline-loader.js';
+import { noticeRuntime, pipelineOrThrow, resyncRegistrations, runCall } from './pipeline-loader.js';
 import { findTool, isVisible, unknownToolOutcome } from './registry.js';
 import { disposedOutcome } from './outcomes.js';
 import { sealFirstListing } from './governance.js';
 import type { TelemetryHandler } from './telemetry.js';
 import { createTool, unregisterAll } from './tool.js';
-import { ConfigurationError } from './errors.js';
+import { ConfigurationError, WardenError } from './errors.js';
 import type { CallOptions, CallOutcome, ListingOptions, ToolContract, ToolFactory, WebMCPHooks } from './types.js';
 
 /**
@@ -148,8 +148,16 @@ export interface ClientOption {
  * left as they are, for those checks to refuse.
  */
 export function clientOption<T>(options: T): [Warden, T] {
-  if (options === null || typeof options !== 'object' || !('client' in options)) return [defaultWarden(), options];
-  const { client, ...rest } = options as T & ClientOption;
+  let client: WardenClient | undefined;
+  let rest: Record<string, unknown>;
+  try {
+    if (options === null || typeof options !== 'object' || !('client' in options)) return [defaultWarden(), options];
+    ({ client, ...rest } = options as T & ClientOption & Record<string, unknown>);
+  } catch {
+    // Options that cannot be read (a getter or proxy that throws): the function's own checks
+    // read them again and refuse them as data.
+    return [defaultWarden(), options];
+  }
   const w = client === undefined ? defaultWarden() : internalOf(client);
   if (w === undefined) throw new ConfigurationError('invalid_options', 'client must be a client made by createWarden()', 'client');
   return [w, rest as T];
@@ -162,6 +170,8 @@ export function clientOption<T>(options: T): [Warden, T] {
 export async function invokeTool(w: Warden, name: string, input?: unknown, options?: CallOptions): Promise<CallOutcome> {
   // Disposed first: a disposed client's registry is empty, and "unknown tool" would mislead.
   if (w.isDisposed) return disposedOutcome();
+  // A registered tool means the core loaded (register() loads it first), so asking the core who
+  // is visible cannot fail to load it.
   const tool = findTool(w, name);
   if (tool === undefined) return unknownToolOutcome(name);
   return runCall(w, tool, input, options, tool.scope);
@@ -170,15 +180,19 @@ export async function invokeTool(w: Warden, name: string, input?: unknown, optio
 /**
  * The registered tools as an agent would see them, after the `toolsListed` hooks. A failing
  * `toolsListed` hook fails the listing (rejects with a `WardenError` whose code is
- * `hook_failed`) rather than answering an empty list.
+ * `hook_failed`) rather than answering an empty list; options that are not `ListingOptions`
+ * reject with `WardenError('invalid_options')` before anything runs.
  */
-export async function listTools(w: Warden, options: ListingOptions = {}): Promise<ToolContract[]> {
+export async function listTools(w: Warden, options?: ListingOptions): Promise<ToolContract[]> {
   // A disposed client refuses (this throws `ConfigurationError('disposed')`).
   w.engine();
+  const pipeline = await pipelineOrThrow(true);
+  const read = pipeline.readListingOptions(options);
+  if (typeof read === 'string') throw new WardenError('invalid_options', read);
   const tools = [...w.registry.values()].filter((tool) => isVisible(w, tool));
   // The first listing is a first sight: it records each tool's baseline definition, and seals
   // the baseline when the page asked for `approvedFingerprints: 'first_listing'`.
   for (const tool of tools) w.noteBaseline(tool.coreTool);
   sealFirstListing(w);
-  return listContracts(w, tools, options);
+  return pipeline.listContracts(w, tools, read);
 }

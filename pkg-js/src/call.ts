@@ -7,14 +7,15 @@
 // never throws for a call that went wrong: every path ends in data.
 //
 // The arguments become JSON once, at the first step that needs them (validation, policy, a
-// predicate, the approver); from then on that JSON *is* the arguments: the validator, the
-// policy, the digest and the approver read it, and the tool receives a fresh parse of it, so
-// an inherited property or a later mutation of the caller's object cannot reach the tool.
+// predicate, the approver), read back once; from then on that JSON *is* the arguments: the
+// validator, the policy, the digest and the approver read it, and the tool receives it, so an
+// inherited property, a getter, a `toJSON` or a later mutation of the caller's object (a
+// Standard Schema's value may be that object) cannot reach the tool unjudged.
 //
 // A resource read or a prompt get runs the same machine (`SubjectCall`, made by subject.ts): its
 // gate hooks in place of the before-hooks, the read or the get in place of the tool, its own
 // answer, shaping and telemetry event.
-import { ActionBits, approverFor, CallFailure, CallFlags, canonicalJson, core, CoreTrapped, decode, deepFrozenCopy, disposedOutcome, emitHookEvent, encode, ensureGrants, EVENTS, failedOutcome, genInvocationId, Op, Outcome, recordGrant, sealFirstListing, Signal, snapshotOf, taintSet, Verdict } from './from-entry.js';
+import { ActionBits, approverFor, CallFailure, CallFlags, canonicalJson, core, CoreTrapped, decode, deepFrozenCopy, disposedOutcome, emitHookEvent, encode, ensureGrants, EVENTS, failedOutcome, genInvocationId, Op, Outcome, recordGrant, sealFirstListing, Signal, snapshotOf, Verdict } from './from-entry.js';
 import type { Warden } from './client.js';
 import { readReturn, type Returned } from './facts.js';
 import type { Decision, PolicyCall } from './governance.js';
@@ -26,8 +27,41 @@ import type { CallTrace, DecisionStep, TracedStep } from './telemetry.js';
 import { diagnose } from './diagnose.js';
 import type { Note } from './diagnostics.js';
 import type { CallError, CallOptions, CallOutcome, CallToolResult, ToolContract } from './types.js';
+import { readCallOptions, type ReadCallOptions } from './call-options.js';
+import type * as PayloadsModule from './payloads.js';
+import type { PayloadSource } from './payloads.js';
 import { compileSchema, toJson, validateJsonText, validateStandard, type Diagnostic } from './validation.js';
+import type * as Extras from './call-extras.js';
 import type { AskFactsAnswer, CallDecisionAnswer, CallErrorAnswer, EndAnswer, PlanErrorAnswer } from './answers.js';
+
+/**
+ * A chunk only some calls need, loaded once by `load()`; `loaded` is the module once it is. A
+ * failed load rejects, and the next `load()` tries again.
+ */
+function lazily<M>(importer: () => Promise<M>): { loaded: M | undefined; load(): Promise<M> } {
+  let loading: Promise<M> | undefined;
+  const chunk = {
+    loaded: undefined as M | undefined,
+    load: (): Promise<M> =>
+      (loading ??= importer().then(
+        (module) => (chunk.loaded = module),
+        (err: unknown) => {
+          loading = undefined;
+          throw err;
+        },
+      )),
+  };
+  return chunk;
+}
+
+/** Recording payloads (payloads.ts): only pages that capture them load it; one that cannot load records none. */
+const payloadsChunk = lazily(() => import('./payloads.js'));
+
+/** What few calls need (call-extras.ts: `call.display`, the `rejectProtoKeys` check); one that cannot load fails the call closed. */
+const extrasChunk = lazily(() => import('./call-extras.js'));
+
+/** Loads call-extras.ts (for `explain`, through the pipeline chunk). */
+export const loadExtras = (): Promise<typeof Extras> => extrasChunk.load();
 
 /** Bundlers replace `process.env.NODE_ENV`, so production builds drop the diagnostics' code (diagnose.ts). */
 declare const process: { env: { NODE_ENV?: string } };
@@ -36,42 +70,11 @@ declare const process: { env: { NODE_ENV?: string } };
 const QUIET_SUCCESS = { ok: true } as const;
 
 
-const CALL_OPTION_KEYS = new Set(['principal', 'taint', 'shape', 'signal', 'timeout', 'assigns']);
-
-/** What is wrong with a caller's call options, if anything (misuse still ends as data). */
-function optionsProblem(options: unknown): string | undefined {
-  if (options === undefined || options === null) return undefined;
-  if (typeof options !== 'object') return `call options must be an object, not ${typeof options}`;
-  for (const key of Object.keys(options)) {
-    if (!CALL_OPTION_KEYS.has(key)) return `unknown call option "${key}" (expected principal, taint, shape, signal, timeout, assigns)`;
-  }
-  const { principal, signal, shape, assigns, taint, timeout } = options as CallOptions & { timeout?: unknown };
-  if (principal !== undefined && typeof principal !== 'string') return 'call option principal must be a string';
-  if (signal !== undefined && !(signal instanceof AbortSignal)) return 'call option signal must be an AbortSignal';
-  if (shape !== undefined && shape !== 'llm' && shape !== false) return "call option shape must be 'llm' or false";
-  if (assigns !== undefined && (assigns === null || typeof assigns !== 'object')) return 'call option assigns must be an object';
-  if (timeout !== undefined && !(typeof timeout === 'number' && Number.isFinite(timeout) && timeout > 0)) return 'call option timeout must be a positive number of milliseconds';
-  if (taint !== undefined && taint !== null && !isStringIterable(taint)) return 'call option taint must be an array or Set of server ids (strings)';
-  return undefined;
-}
-
-function isStringIterable(value: unknown): boolean {
-  if (typeof value === 'string') return true;
-  if (value === null || typeof value !== 'object' || typeof (value as { [Symbol.iterator]?: unknown })[Symbol.iterator] !== 'function') return false;
-  try {
-    for (const item of value as Iterable<unknown>) if (typeof item !== 'string') return false;
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-
 /** Runs one governed call of `tool` under provider `scope` (0: none). Never throws for a failed call. */
 export async function runCall(w: Warden, tool: PipelineTool, input: unknown, options?: CallOptions | null, scope = 0): Promise<CallOutcome> {
-  const problem = optionsProblem(options);
-  if (problem !== undefined) return failedOutcome('validation', 'invalid_options', problem);
-  const run = new CallRun(w, tool, input, options ?? {}, scope, undefined);
+  const read = readCallOptions(options);
+  if (typeof read === 'string') return failedOutcome('validation', 'invalid_options', read);
+  const run = new CallRun(w, tool, input, read, scope, undefined);
   const activity = w.activity;
   if (activity === undefined || !activity.observed) return run.traced('call', () => run.run());
   const active = { invocationId: run.invocationId, tool: tool.contract.name, startedAt: performance.now() };
@@ -86,9 +89,9 @@ export async function runCall(w: Warden, tool: PipelineTool, input: unknown, opt
  * for a failed call; `result` of a failure is the text the agent reads, as an error result.
  */
 export async function runSubjectCall(w: Warden, subject: PipelineTool, about: SubjectCall, input: unknown, options: CallOptions | null | undefined, scope: number): Promise<CallOutcome> {
-  const problem = optionsProblem(options);
-  if (problem !== undefined) return failedOutcome('validation', 'invalid_options', problem);
-  return new CallRun(w, subject, input, options ?? {}, scope, about).run();
+  const read = readCallOptions(options);
+  if (typeof read === 'string') return failedOutcome('validation', 'invalid_options', read);
+  return new CallRun(w, subject, input, read, scope, about).run();
 }
 
 /** The state of one call, and one performer per op. */
@@ -96,7 +99,7 @@ class CallRun {
   readonly #w: Warden;
   readonly #tool: PipelineTool;
   #input: unknown;
-  readonly #options: CallOptions & { timeout?: number };
+  readonly #options: ReadCallOptions;
   readonly #scope: number;
   /** What a resource read or prompt get does differently (undefined: a tool call). */
   readonly #about: SubjectCall | undefined;
@@ -104,8 +107,12 @@ class CallRun {
   readonly #started: number;
   readonly #serverId: string;
   readonly invocationId = genInvocationId();
-  readonly #signal: AbortSignal;
+  /** The call's signal: the caller's, or the call's own when it has a timeout (set as the call starts). */
+  #signal: AbortSignal = NEVER_ABORTED;
+  /** The call's own controller (a timeout), its timer, and how it follows the caller's signal. */
   #deadline: AbortController | undefined;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #follow: (() => void) | undefined;
   #timedOut = false;
   readonly #taint: Set<string>;
   readonly #metadata: Record<string, unknown> = {};
@@ -119,8 +126,13 @@ class CallRun {
   #instance = -1;
   #call = -1;
   #output: unknown = undefined;
-  /** The arguments as JSON, once a step needed them. */
+  /** The arguments as JSON, once a step needed them: what every step after judges. */
   #argsJson: string | undefined;
+  /**
+   * That JSON read back, once: the validator and the policy are sent it, the approver and
+   * predicates get frozen copies of it, and the tool receives it. Nobody else ever holds it.
+   */
+  #argsValue: unknown = undefined;
   #argsDigest: string | undefined;
   #validated: unknown = undefined;
   /** What the last performed step returned, read once. */
@@ -143,6 +155,14 @@ class CallRun {
   #errorIsThrown = false;
   #failure: (CallError & { decision?: Decision }) | undefined;
   #shapeStep: DecisionStep | undefined;
+  /** What the tool received, as it will be recorded, when payloads may be (telemetry, tracing). */
+  #received: PayloadSource | undefined;
+  /**
+   * What loads before the tool runs, when it was not loaded as the call began: the shaping module
+   * (`#shapes`: the answer is shaped, so the tool never runs without it), the payload recorder.
+   */
+  #beforeTool: Promise<unknown> | undefined;
+  #shapes = false;
   /** An instrumentation following this call (tracing), told of its start in the caller's context. */
   readonly #trace: CallTrace | undefined;
   /** What failed closed in this call, for the console (only with `debug` on: diagnose.ts). */
@@ -150,7 +170,7 @@ class CallRun {
   /** A failed predicate's note, waiting for the decision policy then makes. */
   #predicateNote: Note | undefined;
 
-  constructor(w: Warden, tool: PipelineTool, input: unknown, options: CallOptions & { timeout?: number }, scope: number, about: SubjectCall | undefined) {
+  constructor(w: Warden, tool: PipelineTool, input: unknown, options: ReadCallOptions, scope: number, about: SubjectCall | undefined) {
     this.#w = w;
     this.#tool = tool;
     this.#input = input;
@@ -162,27 +182,51 @@ class CallRun {
     this.#serverId = tool.server ?? w.settings.serverId;
     // Synchronous, before the call's first await: the caller's context is still the active one.
     // Instrumentations (tracing) follow tool calls.
-    this.#trace = this.#observed && about === undefined ? w.telemetry.follow?.({ tool: tool.contract.name, serverId: this.#serverId, invocationId: this.invocationId, input }) : undefined;
-    this.#taint = taintSet(options.taint);
+    this.#trace = this.#observed && about === undefined ? w.telemetry.follow?.({ tool: tool.contract.name, serverId: this.#serverId, invocationId: this.invocationId }) : undefined;
+    this.#taint = options.taint;
     this.#assigns = options.assigns ?? {};
     this.#approver = approverFor(w, scope);
-    const given = options.signal ?? NEVER_ABORTED;
-    if (options.timeout !== undefined) {
-      const deadline = new AbortController();
-      this.#deadline = deadline;
-      const onAbort = () => deadline.abort(given.reason);
-      if (given.aborted) deadline.abort(given.reason);
-      else if (given !== NEVER_ABORTED) given.addEventListener('abort', onAbort, { once: true });
-      setTimeout(() => {
-        if (!deadline.signal.aborted) {
-          this.#timedOut = true;
-          deadline.abort(new DOMException('the call ran past its timeout', 'TimeoutError'));
-        }
-      }, options.timeout);
-      this.#signal = deadline.signal;
-    } else {
+  }
+
+  /**
+   * Sets up the call's signal: the caller's, or with a `timeout` one of the call's own that follows
+   * it and aborts when the time is up. Called as the call starts, inside its `try`: a signal that
+   * throws when read ends the call as data. `#disarm` undoes it when the call ends.
+   */
+  #arm(): void {
+    const given = this.#options.signal ?? NEVER_ABORTED;
+    const timeout = this.#options.timeout;
+    if (timeout === undefined) {
       this.#signal = given;
+      return;
     }
+    const deadline = new AbortController();
+    this.#deadline = deadline;
+    this.#signal = deadline.signal;
+    if (given.aborted) deadline.abort(given.reason);
+    else if (given !== NEVER_ABORTED) {
+      this.#follow = () => deadline.abort(given.reason);
+      given.addEventListener('abort', this.#follow, { once: true });
+    }
+    this.#timer = setTimeout(() => {
+      if (!deadline.signal.aborted) {
+        this.#timedOut = true;
+        deadline.abort(new DOMException('the call ran past its timeout', 'TimeoutError'));
+      }
+    }, timeout);
+  }
+
+  /** Ends what `#arm` set up: the timer and the listener on the caller's signal (which may live on). */
+  #disarm(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    if (this.#follow !== undefined) {
+      try {
+        this.#options.signal?.removeEventListener('abort', this.#follow);
+      } catch {
+        // a signal that throws now: nothing more to undo
+      }
+    }
+    if (this.#deadline && !this.#deadline.signal.aborted) this.#deadline.abort();
   }
 
   /** Runs one part of the call inside the instrumentation's context, when one follows the call. */
@@ -197,18 +241,27 @@ class CallRun {
   }
 
   async run(): Promise<CallOutcome> {
-    // Shaping runs synchronously at the end (`#answer`). Its module loads while the call runs
-    // (its hooks still start at once) and is awaited before the answer; one that cannot load
-    // fails the call closed there. Once loaded (`register()` starts it), this costs one check.
-    const shaping = !shaperLoaded() && (this.#options.shape ?? this.#tool.shape) === 'llm' ? loadShaper().catch(() => undefined) : undefined;
+    // Shaping runs synchronously at the end (`#answer`). Its module loads while the call's hooks
+    // run (they still start at once) and is awaited before the tool runs: a module that cannot
+    // load fails the call before the tool, so an agent's retry repeats no action whose answer
+    // was withheld. Once loaded (`register()` starts it), this costs one check.
+    this.#shapes = (this.#options.shape ?? this.#tool.shape) === 'llm';
+    const shaping = !shaperLoaded() && this.#shapes ? loadShaper().catch(() => undefined) : undefined;
+    const recording = payloadsChunk.loaded === undefined && this.#observed && (this.#w.settings.capturePayloads || this.#trace !== undefined) ? payloadsChunk.load().catch(() => undefined) : undefined;
+    const loading = shaping === undefined ? recording : recording === undefined ? shaping : Promise.all([shaping, recording]);
+    this.#beforeTool = loading;
     let ended = false;
     try {
+      this.#arm();
       this.#engine = this.#w.engine();
+      // A tool unregister() took out of the engine goes back for the call (one check otherwise).
+      if (this.#about === undefined) this.#w.attach(this.#tool.coreTool);
       this.#instance = this.#w.coreInstance;
       // Fingerprint baselines are tools' (resources and prompts have no pins).
       if (this.#about === undefined) sealFirstListing(this.#w);
+      // `rejectProtoKeys` checks a tool's arguments even without a JSON Schema (as JSON).
       const flags =
-        (this.#tool.validation.standard ? CallFlags.StandardInput : this.#tool.validation.input ? CallFlags.JsonInput : 0) |
+        (this.#tool.validation.standard ? CallFlags.StandardInput : this.#tool.validation.input || (this.#w.settings.rejectProtoKeys && this.#about === undefined) ? CallFlags.JsonInput : 0) |
         (this.#tool.validation.output ? CallFlags.OutputSchema : 0) |
         (this.#approver ? CallFlags.Approver : 0) |
         (this.#observed ? CallFlags.Observed : 0) |
@@ -218,7 +271,7 @@ class CallRun {
       const begun = target === undefined ? core.begin(this.#engine, this.#tool.coreTool, this.#scope, flags, signal) : core.beginAt(this.#engine, this.#tool.coreTool, this.#scope, flags, target, signal);
       if (begun < 0) {
         ended = true;
-        if (shaping !== undefined) await shaping;
+        if (loading !== undefined) await loading;
         return this.#noted(this.#planFailure());
       }
       // The call's handle and its first action, packed in one number (one crossing to start).
@@ -232,7 +285,7 @@ class CallRun {
         const handle = action >>> ActionBits.HandleShift;
         if (op === Op.FinishOk || op === Op.FinishError) {
           ended = true;
-          if (shaping !== undefined) await shaping;
+          if (loading !== undefined) await loading;
           // The core ended a call that succeeded with nothing to record: no answer to read.
           return this.#noted(op === Op.FinishOk && handle === ActionBits.EndedQuietly ? this.#finish(QUIET_SUCCESS) : this.#finish());
         }
@@ -249,10 +302,10 @@ class CallRun {
     } catch (err) {
       // A trapped core, or a bug in this package: the call still ends as data, and what was
       // thrown is never shown to the agent.
-      if (shaping !== undefined) await shaping;
+      if (loading !== undefined) await loading;
       return this.#noted(this.#internalError(err));
     } finally {
-      if (this.#deadline && !this.#deadline.signal.aborted) this.#deadline.abort();
+      this.#disarm();
       if (!ended && this.#call >= 0 && this.#current()) {
         try {
           core.end(this.#engine, this.#call);
@@ -308,7 +361,7 @@ class CallRun {
       case Op.CallHook:
         return this.#callHook(handle);
       case Op.RunTool:
-        return this.#runTool();
+        return this.#beforeTool === undefined ? this.#runTool() : this.#runToolWhenLoaded(this.#beforeTool);
       case Op.ValidateInput:
         return this.#validateInput(handle);
       case Op.EvaluatePolicy:
@@ -394,10 +447,23 @@ class CallRun {
     return Outcome.Returned;
   }
 
+  /** Runs the tool once what it waits for loaded; throws (the call ends as `internal_error`) when shaping cannot load. */
+  async #runToolWhenLoaded(loading: Promise<unknown>): Promise<number> {
+    await loading;
+    this.#beforeTool = undefined;
+    if (this.#shapes && !shaperLoaded()) throw new Error('the shaping module did not load');
+    if (!this.#current()) throw new CoreTrapped('the core was restarted during this call');
+    return this.#runTool();
+  }
+
   #runTool(): number | Promise<number> {
-    // The single value: the tool gets a fresh parse of the JSON every governance step read
-    // (a Standard Schema's own value, which nobody else holds, is passed as it is).
-    if (this.#argsJson !== undefined && !this.#tool.validation.standard) this.#input = JSON.parse(this.#argsJson);
+    // The single value: once a step judged the arguments as JSON, the tool gets that JSON read
+    // back (never the caller's object, nor a Standard Schema's value, which may be the caller's:
+    // a getter, a `toJSON`, an inherited key or a later change would reach the tool unjudged).
+    if (this.#argsJson !== undefined) this.#input = this.#argsValue;
+    // Payloads record what the tool received, taken now (the tool may change its own input).
+    const payloads = payloadsChunk.loaded;
+    if (payloads !== undefined && this.#observed && (this.#w.settings.capturePayloads || this.#trace !== undefined)) this.#received = payloads.argumentsSource(this.#argsJson, this.#input, true);
     // Durations only feed the decision record and telemetry: no clock reads when nobody listens.
     const started = this.#observed ? performance.now() : 0;
     const about = this.#about;
@@ -422,12 +488,21 @@ class CallRun {
     return this.#step(Outcome.ToolThrew, 0, duration, { message: errorMessage(value) });
   }
 
-  /** The arguments as JSON, made once; `undefined` with a diagnostic when JSON cannot carry them. */
+  /**
+   * The arguments as JSON, made once from what the call holds then (a Standard Schema's value
+   * once it validated), and read back once into `#argsValue`; a diagnostic when JSON cannot
+   * carry them.
+   */
   #argumentsJson(): ({ ok: true } & JsonText) | { ok: false; diagnostic: Diagnostic } {
-    if (this.#argsJson !== undefined) return { ok: true, text: this.#argsJson };
-    const json = toJson(this.#input, { maxBytes: this.#w.settings.maxArgumentBytes, maxDepth: this.#w.settings.maxArgumentDepth });
-    if (json.ok) this.#argsJson = json.text;
-    return json;
+    if (this.#argsJson !== undefined) return { ok: true, text: this.#argsJson, source: this.#argsValue };
+    const source = this.#tool.validation.standard && this.#validated !== undefined ? (this.#validated as { value: unknown }).value : this.#input;
+    const json = toJson(source, { maxBytes: this.#w.settings.maxArgumentBytes, maxDepth: this.#w.settings.maxArgumentDepth });
+    if (!json.ok) return json;
+    // Read back from the text, never the value it was written from: a getter that answers
+    // differently on each read could otherwise make what is validated differ from the text.
+    this.#argsJson = json.text;
+    this.#argsValue = JSON.parse(json.text);
+    return { ok: true, text: json.text, source: this.#argsValue };
   }
 
   async #validateInput(what: number): Promise<number> {
@@ -448,12 +523,24 @@ class CallRun {
       if (result.how === 'aborted') return this.#step(Outcome.Aborted, 0);
       if (!result.valid) return this.#step(Outcome.Invalid, 0, 0, { diagnostics: result.diagnostics });
       this.#validated = { value: result.value };
+      // The value the tool would receive, as JSON, when `__proto__` keys are refused.
+      if (this.#w.settings.rejectProtoKeys && this.#about === undefined) {
+        const json = this.#argumentsJson();
+        if (!json.ok) return this.#step(Outcome.Invalid, 0, 0, { diagnostics: [json.diagnostic] });
+        const proto = (extrasChunk.loaded ?? (await extrasChunk.load())).protoKeyProblem(json.text, this.#argsValue);
+        if (proto !== undefined) return this.#step(Outcome.Invalid, 0, 0, { diagnostics: [proto] });
+      }
       return this.#step(Outcome.Valid, 0);
     }
     const schema = this.#tool.validation.input;
-    if (schema === undefined) return this.#step(Outcome.Valid, 0);
+    if (schema === undefined && !(this.#w.settings.rejectProtoKeys && this.#about === undefined)) return this.#step(Outcome.Valid, 0);
     const json = this.#argumentsJson();
     if (!json.ok) return this.#step(Outcome.Invalid, 0, 0, { diagnostics: [json.diagnostic] });
+    if (this.#w.settings.rejectProtoKeys && this.#about === undefined) {
+      const proto = (extrasChunk.loaded ?? (await extrasChunk.load())).protoKeyProblem(json.text, this.#argsValue);
+      if (proto !== undefined) return this.#step(Outcome.Invalid, 0, 0, { diagnostics: [proto] });
+    }
+    if (schema === undefined) return this.#step(Outcome.Valid, 0);
     const result = await validateJsonText(schema, json, 'inputSchema', this.#w.settings);
     if (this.#signal.aborted) return this.#step(Outcome.Aborted, 0);
     if ('invalidSchema' in result) return this.#step(Outcome.InvalidSchema, 0, 0, { which: 'inputSchema', message: result.invalidSchema });
@@ -462,19 +549,14 @@ class CallRun {
 
   /** The policy step; bit 0 of `what`: the policy reads the arguments, send them. */
   async #evaluatePolicy(what: number): Promise<number> {
-    const source = this.#tool.validation.standard && this.#validated !== undefined ? (this.#validated as { value: unknown }).value : this.#input;
-    let json = this.#argsJson !== undefined ? ({ ok: true, text: this.#argsJson } as const) : undefined;
-    if (json === undefined) {
-      const made = toJson(source, { maxBytes: this.#w.settings.maxArgumentBytes, maxDepth: this.#w.settings.maxArgumentDepth });
-      if (!made.ok) return this.#step(Outcome.Invalid, 0, 0, { diagnostics: [made.diagnostic] });
-      this.#argsJson = made.text;
-      json = made;
-    }
+    const json = this.#argumentsJson();
+    if (!json.ok) return this.#step(Outcome.Invalid, 0, 0, { diagnostics: [json.diagnostic] });
     await ensureGrants(this.#w);
     if (!this.#current()) throw new CoreTrapped('the core was restarted during this call');
     if (this.#about === undefined) this.#w.noteBaseline(this.#tool.coreTool, false);
     const facts: Record<string, unknown> = { taint: [...this.#taint], nowMs: this.#w.settings.clock() };
-    if (what & 1) facts.arguments = JSON.parse(json.text);
+    // Encoded (copied) as it is sent: the core never hands it back.
+    if (what & 1) facts.arguments = this.#argsValue;
     if (this.#options.principal !== undefined) facts.principal = this.#options.principal;
     const action = core.policyFacts(this.#engine, this.#call, encode(facts), this.#signalState());
     if (action === 0) throw new Error('the core does not know this call');
@@ -484,7 +566,7 @@ class CallRun {
 
   async #predicate(handle: number): Promise<number> {
     const predicate = this.#w.predicates.table[handle];
-    const call = this.#policyCall(undefined);
+    const call = this.#policyCall(undefined, extrasChunk.loaded ?? (await extrasChunk.load()));
     const ctx = this.#governanceContext();
     const performed = predicate ? perform(predicate as AnyHook, [call, ctx], this.#w.settings.hookTimeout, this.#signal) : ([Ended.Raise, undefined] as [Ended, unknown]);
     const [how, value] = Array.isArray(performed) ? performed : await performed;
@@ -499,7 +581,7 @@ class CallRun {
 
   async #approve(): Promise<number> {
     const decision = decode(core.callDecision(this.#engine, this.#call)) as CallDecisionAnswer;
-    const call = this.#policyCall(decision ?? undefined);
+    const call = this.#policyCall(decision ?? undefined, extrasChunk.loaded ?? (await extrasChunk.load()));
     // While something shows the page's asks (useApprovals, the devtools: `w.asks`), the ask is
     // listed with its request, which can answer it, and the approver gets a signal of its own.
     const step = this.#w.asks?.step(this.#signal === NEVER_ABORTED ? undefined : this.#signal);
@@ -589,19 +671,22 @@ class CallRun {
       assigns: this.#assigns,
       hasApprover: this.#approver !== undefined,
       approvedFingerprints: this.#w.settings.approvedFingerprints,
+      exposedTo: this.#tool.options?.exposedTo?.slice(),
     };
   }
 
   /** What the approver and function predicates see (a deeply frozen copy of the arguments). */
-  #policyCall(decision: Decision | undefined): PolicyCall {
+  #policyCall(decision: Decision | undefined, { displayText }: typeof Extras): PolicyCall {
     const facts = decode(core.askFacts(this.#engine, this.#call)) as AskFactsAnswer;
     const json = this.#argumentsJson();
-    const args = json.ok ? JSON.parse(json.text) : undefined;
+    const args = json.ok ? this.#argsValue : undefined;
     if (this.#argsDigest === undefined && json.ok) this.#argsDigest = digestOf(args);
     const call: PolicyCall = {
       serverId: facts.serverId,
       name: facts.name,
+      // A copy: the approver and predicates never hold what the tool will receive.
       arguments: deepFrozenCopy(args),
+      display: json.ok ? displayText(json.text) : '',
       argsDigest: this.#argsDigest ?? '',
       fingerprint: facts.fingerprint,
       principal: this.#options.principal,
@@ -674,7 +759,8 @@ class CallRun {
       if (!shaperLoaded()) {
         // Only when the shaping module did not load (its chunk is missing, or the page's CSP
         // refuses wasm): the answer is withheld, so nothing unshaped reaches a model.
-        outcome = failedOutcome('tool', 'internal_error', 'internal error in webmcp-warden: the shaping module did not load');
+        // The agent reads the generic text only (docs/behaviour.md, Outcomes).
+        outcome = failedOutcome('tool', 'internal_error', 'internal error in webmcp-warden');
       } else {
         const max = this.#w.settings.maxResultBytesForLlm;
         const shaped = this.#about ? this.#about.shape(outcome.result, this.#serverId, max) : loadedShaping().shapeForModel(outcome.result, this.#serverId, max);
@@ -692,7 +778,8 @@ class CallRun {
       const event: Record<string, unknown> = {
         name: this.#about?.stopEvent ?? 'tool_call.stop',
         tool: this.#tool.contract.name,
-        ...(this.#about?.target !== undefined ? { uri: this.#about.target } : {}),
+        // The URI read holds what the agent chose (a template's variables): a payload.
+        ...(this.#about?.target !== undefined && this.#w.settings.capturePayloads ? { uri: this.#about.target } : {}),
         serverId: this.#serverId,
         invocationId: this.invocationId,
         status: outcome.ok ? 'ok' : 'error',
@@ -703,9 +790,11 @@ class CallRun {
         event.errorKind = outcome.error.kind;
         event.errorReason = outcome.error.reason;
       }
-      if (this.#w.settings.capturePayloads) {
-        event.arguments = this.#input;
-        event.result = outcome.result;
+      const capture = this.#w.settings.capturePayloads;
+      // Without the recorder (its chunk did not load) no payload is recorded.
+      const payloads = payloadsChunk.loaded;
+      if (payloads !== undefined && (capture || this.#trace !== undefined)) {
+        payloads.recordCall(event, this.#received ?? payloads.argumentsSource(this.#argsJson, this.#input, false), outcome.result, capture, this.#w.settings.redact, this.#trace);
       }
       this.#w.telemetry.emit(event as never);
     }

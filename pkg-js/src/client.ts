@@ -18,6 +18,7 @@ import { memoryGrantStore, type Grant, type GrantStore } from './grant-stores.js
 import { Predicates } from './predicates.js';
 import type { Approver, ToolFilterFn } from './policy-types.js';
 import type { AnyHook } from './perform.js';
+import type { Redactor } from './payloads.js';
 import type { AnyToolOptions, RegisteredTool, RegistrationStatus } from './internal.js';
 import type { PromptDefinition, ResourceDefinition, WebMCPHooks } from './types.js';
 import type { Accepted, AddGlobalAnswer, ConfigureAnswer, DefineHookSetAnswer, DefineSubjectAnswer, LoadGrantsAnswer, Refused, StoredGrantsAnswer } from './answers.js';
@@ -48,6 +49,10 @@ export interface Settings {
   serverId: string;
   maxResultBytesForLlm: number;
   capturePayloads: boolean;
+  /** Refuse arguments with a `__proto__` key anywhere (`rejectProtoKeys`). */
+  rejectProtoKeys: boolean;
+  /** What captured payloads go through before they are recorded (`redact`). */
+  redact: Redactor | undefined;
   strictReturns: boolean;
   maxArgumentBytes: number;
   maxArgumentDepth: number;
@@ -98,6 +103,8 @@ function defaultSettings(): Settings {
     serverId: DEFAULT_SERVER_ID,
     maxResultBytesForLlm: 102_400,
     capturePayloads: false,
+    rejectProtoKeys: false,
+    redact: undefined,
     strictReturns: false,
     maxArgumentBytes: 1024 * 1024,
     maxArgumentDepth: 64,
@@ -130,6 +137,8 @@ interface ToolEntry {
   subject?: number;
   /** Its fingerprint, as the core answered it; absent until an engine has defined it. */
   fingerprint?: string;
+  /** Taken out of the engine by `unregister()` (`detachTool`); defined again at its next use. */
+  detached?: boolean;
 }
 
 /** The fingerprint in a `defineTool` answer; none when the core refused (a replay goes on). */
@@ -172,6 +181,8 @@ export class Warden {
   readonly handles = new Handles();
   /** Hook functions by handle. */
   readonly hooks = new Map<number, HookRecord>();
+  /** The handles of each hook set's functions (`hookset.ts` files them), to forget a set's without a walk of every hook. */
+  readonly setHooks = new Map<number, number[]>();
   /** Policy function predicates by handle. */
   readonly predicates = new Predicates();
   /** An `approvedFingerprints: 'first_listing'` baseline was sealed. */
@@ -212,6 +223,10 @@ export class Warden {
   #disposed = false;
   /** Hook sets written in the log only, which no engine has checked yet (`defineHookSet`). */
   readonly #logOnly = new Set<number>();
+  /** Tool hook sets taken out of the engine with their last tool (`detachTool`), kept in the log. */
+  readonly #detachedSets = new Set<number>();
+  /** Tools taken out of the engine, each defined again at its next use (`attach`). */
+  readonly #detachedTools = new Set<number>();
   readonly #log = {
     sets: new Map<number, { spec: Uint8Array; label: string }>(),
     globals: [] as number[],
@@ -269,7 +284,7 @@ export class Warden {
   #replay(): void {
     const e = this.#engineId;
     this.#logOnly.clear();
-    for (const [id, { spec, label }] of this.#log.sets) core.defineHookSet(e, id, spec, label);
+    for (const [id, { spec, label }] of this.#log.sets) if (!this.#detachedSets.has(id)) core.defineHookSet(e, id, spec, label);
     for (const id of this.#log.globals) core.addGlobal(e, id, false, 'hooks');
     if (this.settings.serverId !== DEFAULT_SERVER_ID) core.setServerId(e, this.settings.serverId);
     if (this.settings.strictReturns) core.setHookReturns(e, true);
@@ -289,6 +304,7 @@ export class Warden {
       this.handles.give(temporary);
     }
     for (const [id, entry] of this.#log.tools) {
+      if (entry.detached) continue;
       if (entry.definition === undefined) core.defineStandaloneTool(e, id, entry.name, entry.sets, entry.label);
       else if (entry.subject !== undefined) core.defineSubject(e, id, entry.subject, entry.definition, entry.server, entry.sets, entry.label);
       else entry.fingerprint = fingerprintIn(core.defineTool(e, id, entry.definition, entry.server, entry.sets, entry.label));
@@ -320,17 +336,22 @@ export class Warden {
   dropHookSet(id: number): void {
     if (this.#disposed || this.hasEngine) core.dropHookSet(this.engine(), id);
     this.#logOnly.delete(id);
+    this.#detachedSets.delete(id);
     const logged = this.#log.sets.get(id);
     this.#log.sets.delete(id);
     this.#log.globals = this.#log.globals.filter((set) => set !== id);
     if (logged === undefined) return;
-    for (const [handle, record] of [...this.hooks]) {
-      if (record.set === id) {
-        this.hooks.delete(handle);
-        this.handles.give(handle);
-      }
-    }
+    this.#forgetHooks(id);
     this.handles.give(id);
+  }
+
+  /** Forgets the functions of hook set `set` and gives their handles back. */
+  #forgetHooks(set: number): void {
+    for (const handle of this.setHooks.get(set) ?? []) {
+      this.hooks.delete(handle);
+      this.handles.give(handle);
+    }
+    this.setHooks.delete(set);
   }
 
   /**
@@ -373,12 +394,69 @@ export class Warden {
    */
   defineTool(id: number, definition: Uint8Array, name: string, server: string | undefined, sets: Uint32Array, label: string): void {
     const entry: ToolEntry = { definition, name, server, sets, label };
+    // A re-wrapped tool shares its sets with the tool it wraps, which unregister() may have
+    // taken out of the engine: they go back first.
+    this.#attachSets(sets);
     // Its own hook sets could make the core refuse it (an id a global hook has); sets only
     // logged hold plain functions, which have no ids.
     if (this.#disposed || this.hasEngine || sets.some((set) => !this.#logOnly.has(set))) {
       entry.fingerprint = answered<DefineSubjectAnswer>(core.defineTool(this.engine(), id, definition, server, sets, label)).fingerprint;
     }
     this.#log.tools.set(id, entry);
+  }
+
+  /** Defines again in the engine the sets of `sets` that were taken out with their last tool. */
+  #attachSets(sets: Uint32Array): void {
+    if (this.#detachedSets.size === 0) return;
+    for (const set of sets) {
+      const logged = this.#log.sets.get(set);
+      if (!this.#detachedSets.has(set) || logged === undefined) continue;
+      answered(core.defineHookSet(this.engine(), set, logged.spec, logged.label));
+      this.#detachedSets.delete(set);
+    }
+  }
+
+  /**
+   * Takes tool `id` out of the engine, with `sets`, the hook sets no other tool uses: what `unregister()`
+   * makes unreachable from an agent, given back to the core at once rather than when the tool
+   * object is collected (a page that makes and unregisters tools in a loop, with no macrotask
+   * for finalizers in between, kept every one in the core's memory, which only grows). The tool
+   * object lives on: its definition and sets stay in the log, and its next use (`register()`, a
+   * call, a re-wrap) defines them again with the same handles (`attach`). With a call or a
+   * listing in flight nothing is taken out (none may lose its tool midway): the finalizer frees
+   * it as before.
+   */
+  detachTool(id: number, sets: number[]): void {
+    if (this.#disposed || !this.hasEngine) return;
+    const entry = this.#log.tools.get(id);
+    // Only tools made by webmcp() come here (not resources, prompts or standalone tools).
+    if (entry === undefined || entry.detached) return;
+    const e = this.engine();
+    const [, , , , , calls = 0, listings = 0] = core.engineCounts(e);
+    if (calls > 0 || listings > 0) return;
+    core.dropTool(e, id);
+    entry.detached = true;
+    this.#detachedTools.add(id);
+    for (const set of sets) {
+      if (!this.#log.sets.has(set)) continue;
+      core.dropHookSet(e, set);
+      this.#detachedSets.add(set);
+    }
+  }
+
+  /**
+   * Defines tool `id` again if `unregister()` took it out of the engine (`detachTool`). Costs one
+   * check when nothing is detached. Throws `ConfigurationError` when the engine now refuses it (a
+   * global hook added since holds one of its hooks' ids).
+   */
+  attach(id: number): void {
+    if (this.#detachedTools.size === 0 || !this.#detachedTools.has(id)) return;
+    const entry = this.#log.tools.get(id);
+    if (entry === undefined || entry.definition === undefined) return;
+    this.#attachSets(entry.sets);
+    answered(core.defineTool(this.engine(), id, entry.definition, entry.server, entry.sets, entry.label));
+    entry.detached = false;
+    this.#detachedTools.delete(id);
   }
 
   /**
@@ -414,6 +492,7 @@ export class Warden {
   /** Forgets a tool (from the log only, when no engine has it yet). */
   dropTool(id: number): void {
     if (this.#disposed || this.hasEngine) core.dropTool(this.engine(), id);
+    this.#detachedTools.delete(id);
     this.#log.tools.delete(id);
     this.handles.give(id);
   }
@@ -521,12 +600,7 @@ export class Warden {
     const dropped = [...core.engineReset(this.engine())];
     for (const set of dropped) {
       this.#log.sets.delete(set);
-      for (const [handle, record] of [...this.hooks]) {
-        if (record.set === set) {
-          this.hooks.delete(handle);
-          this.handles.give(handle);
-        }
-      }
+      this.#forgetHooks(set);
       this.handles.give(set);
     }
     for (const scope of this.#log.scopes.keys()) this.handles.give(scope);

@@ -61,6 +61,11 @@ export const ActionBits = {
   EndedQuietly: 1,
 } as const;
 
+/** Bounds the core sets on what the TS layer accepts (`hooks::MAX_TIMER_MS`: the longest delay a timer holds). */
+export const Bounds = {
+  MaxTimerMs: 2147483647,
+} as const;
+
 /** What the TS layer says about a call when it starts (`engine::CallFlags`). */
 export const CallFlags = {
   JsonInput: 1,

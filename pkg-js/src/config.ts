@@ -2,6 +2,7 @@
 // Everything is checked before anything changes, so a `ConfigurationError` leaves the
 // configuration as it was.
 import type { Warden } from './client.js';
+import { Bounds } from './codes.js';
 import { ConfigurationError } from './errors.js';
 import { encodePolicy, type Approver, type Policy, type ToolFilterFn } from './governance.js';
 import { useGrantStore, type GrantStore } from './grants.js';
@@ -14,11 +15,11 @@ import { isPlainObject, typeName } from './values.js';
 
 /** Options of {@link configureWebMCP}. */
 export interface WebMCPConfig {
-  /** Global hooks, concatenated onto the existing ones unless `replace: true`. */
+  /** Global hooks, concatenated onto the existing ones unless `replace: true` (a hook already among them is kept once). */
   hooks?: WebMCPHooks;
   /** Replace the global hooks instead of adding to them. */
   replace?: boolean;
-  /** Default hook deadline in milliseconds (5000). */
+  /** Default hook deadline in milliseconds (5000; at most 2^31 − 1, the longest delay a timer holds). */
   hookTimeout?: number;
   /** The server id of tools that name none (`"page"`). */
   serverId?: string;
@@ -26,7 +27,7 @@ export interface WebMCPConfig {
   policy?: Policy | null;
   /** The approver that settles asks. `null` removes it. */
   onAsk?: Approver | null;
-  /** The approver's deadline in milliseconds (60 000). */
+  /** The approver's deadline in milliseconds (60 000; at most 2^31 − 1, the longest delay a timer holds). */
   askTimeout?: number;
   /** How long `{ allow: 'always' }` lasts, in milliseconds (one day). */
   grantTtl?: number;
@@ -50,8 +51,24 @@ export interface WebMCPConfig {
   maxResultBytesForLlm?: number;
   /** A telemetry handler. */
   telemetry?: TelemetryHandler | null;
-  /** Put arguments and results in `tool_call.stop` events. */
+  /**
+   * Put arguments (as the tool received them) and results in `tool_call.stop` events, as JSON,
+   * each at most 16 384 characters (a longer one becomes a notice).
+   */
   capturePayloads?: boolean;
+  /**
+   * What captured payloads go through first: `redact(value, where)` gets a copy of the
+   * arguments (`where: 'arguments'`) or the result (`'result'`) and answers what to record
+   * (`undefined`: nothing). Synchronous; a throw records a notice. `null` removes it.
+   */
+  redact?: ((value: unknown, where: 'arguments' | 'result') => unknown) | null;
+  /**
+   * Refuse a tool call whose arguments have a `__proto__` key anywhere (`validation` /
+   * `invalid_arguments`, keyword `proto_key`), for tools whose code merges arguments into objects
+   * (`Object.assign`, a deep merge), where such a key would set a prototype. Default `false`: it
+   * is an ordinary own key, validated and passed on.
+   */
+  rejectProtoKeys?: boolean;
   /** The clock grants and the core read, in ms since the epoch (default `Date.now`); for tests. */
   clock?: () => number;
   /** Largest JSON of arguments the validator and the policy accept, in UTF-8 bytes (default 1 MiB). */
@@ -77,7 +94,7 @@ export interface WebMCPConfig {
 
 const KNOWN_OPTIONS = new Set([
   'hooks', 'replace', 'hookTimeout', 'serverId', 'policy', 'onAsk', 'askTimeout', 'grantTtl', 'grantStore', 'approvedFingerprints',
-  'tools', 'maxResultBytesForLlm', 'telemetry', 'capturePayloads', 'clock', 'maxArgumentBytes', 'maxArgumentDepth', 'hookReturns', 'debug', 'hotReload',
+  'tools', 'maxResultBytesForLlm', 'telemetry', 'capturePayloads', 'redact', 'rejectProtoKeys', 'clock', 'maxArgumentBytes', 'maxArgumentDepth', 'hookReturns', 'debug', 'hotReload',
 ]);
 
 /**
@@ -87,11 +104,44 @@ const KNOWN_OPTIONS = new Set([
 export const MAX_ARGUMENT_DEPTH = 100;
 
 /** Settings copied as given (once checked) into the client's `Settings`, which use the same names. */
-const PLAIN_SETTINGS = ['askTimeout', 'grantTtl', 'clock', 'maxResultBytesForLlm', 'capturePayloads', 'maxArgumentBytes', 'maxArgumentDepth', 'hookTimeout'] as const;
+const PLAIN_SETTINGS = ['askTimeout', 'grantTtl', 'clock', 'maxResultBytesForLlm', 'capturePayloads', 'rejectProtoKeys', 'maxArgumentBytes', 'maxArgumentDepth', 'hookTimeout'] as const;
 
 /** Refuses option `key`: `configureWebMCP: <key> <why>`, at `path` (the option itself unless said). */
 function refuse(key: string, why: string, path: string | undefined = key): never {
   throw new ConfigurationError('invalid_config', `configureWebMCP: ${key} ${why}`, path);
+}
+
+/** Clients already warned that a hook was given again (one console warning per client). */
+const warnedRepeats = new WeakSet<Warden>();
+
+/**
+ * `hooks` without the entries (functions or hook objects, by identity) the client's global hooks
+ * already hold for the same event; the object itself when there are none. One console warning
+ * per client says what was skipped and what to do. Hooks that cannot be read are left as they
+ * are, for the core's check to refuse.
+ */
+function withoutRepeats(w: Warden, hooks: WebMCPHooks | undefined): WebMCPHooks | undefined {
+  if (!isPlainObject(hooks)) return hooks;
+  const kept: Record<string, unknown> = {};
+  let repeated = false;
+  let fresh = false;
+  try {
+    for (const key of Object.keys(hooks)) {
+      const entries: unknown = (hooks as Record<string, unknown>)[key];
+      const held = (w.globalHooks as Record<string, unknown[] | undefined>)[key] ?? [];
+      const left = Array.isArray(entries) ? entries.filter((entry) => !held.includes(entry) || !(repeated = true)) : entries;
+      fresh ||= !Array.isArray(left) || left.length > 0;
+      kept[key] = left;
+    }
+  } catch {
+    return hooks;
+  }
+  if (repeated && !warnedRepeats.has(w)) {
+    warnedRepeats.add(w);
+    console.warn('webmcp-warden: configureWebMCP({ hooks }) was given hooks already among the global hooks; each is kept once (replace: true sets them instead).');
+  }
+  // Nothing new at all: no hook set is made (an empty one per call would pile up in the plan).
+  return fresh ? (kept as WebMCPHooks) : undefined;
 }
 
 /**
@@ -105,13 +155,19 @@ export function configure(w: Warden, options: WebMCPConfig): void {
   for (const key of Object.keys(options)) {
     if (!KNOWN_OPTIONS.has(key)) throw new ConfigurationError('unknown_option', `configureWebMCP: unknown option "${key}"`);
   }
-  const { hooks, replace = false, serverId } = options;
-  const positive = (key: 'hookTimeout' | 'askTimeout' | 'grantTtl' | 'maxArgumentBytes' | 'maxArgumentDepth') => {
+  const { replace = false, serverId } = options;
+  // Without `replace`, a hook already among the global hooks is not added again (a React effect
+  // that configures on every render would otherwise add one more copy each time).
+  const hooks = replace ? options.hooks : withoutRepeats(w, options.hooks);
+  // Deadlines become timers, and a timer cannot wait longer than 2^31 − 1 ms: a longer delay
+  // fires at once (every call would time out). `grantTtl` is no timer (an expiry the core
+  // compares with the clock), so it takes any positive number.
+  const positive = (key: 'hookTimeout' | 'askTimeout' | 'grantTtl' | 'maxArgumentBytes' | 'maxArgumentDepth', most = Number.MAX_VALUE) => {
     const value = options[key];
-    if (value !== undefined && !(typeof value === 'number' && Number.isFinite(value) && value > 0)) refuse(key, `must be a positive number, not ${String(value)}`);
+    if (value !== undefined && !(typeof value === 'number' && value > 0 && value <= most)) refuse(key, `must be a positive number${most < Number.MAX_VALUE ? `, at most ${most} milliseconds (the longest delay a timer holds)` : ''}, not ${String(value)}`);
   };
-  positive('hookTimeout');
-  positive('askTimeout');
+  positive('hookTimeout', Bounds.MaxTimerMs);
+  positive('askTimeout', Bounds.MaxTimerMs);
   positive('grantTtl');
   const cap = options.maxResultBytesForLlm;
   // 0 is a cap too: a shaped result then keeps nothing but the truncation notice.
@@ -123,14 +179,14 @@ export function configure(w: Warden, options: WebMCPConfig): void {
     if (options[key] !== undefined && !Number.isInteger(options[key])) refuse(key, `must be a positive integer, not ${String(options[key])}`);
   }
   if (options.maxArgumentDepth !== undefined && options.maxArgumentDepth > MAX_ARGUMENT_DEPTH) refuse('maxArgumentDepth', `must be at most ${MAX_ARGUMENT_DEPTH}, not ${options.maxArgumentDepth}`);
-  for (const key of ['onAsk', 'telemetry'] as const) {
+  for (const key of ['onAsk', 'telemetry', 'redact'] as const) {
     const value = options[key];
     if (value !== undefined && value !== null && typeof value !== 'function') refuse(key, `must be a function, not ${typeName(value)}`);
   }
   if (options.clock !== undefined && typeof options.clock !== 'function') refuse('clock', 'must be a function');
   if (serverId !== undefined && !(typeof serverId === 'string' && serverId.length > 0)) refuse('serverId', 'must be a non-empty string', undefined);
   if (typeof replace !== 'boolean') refuse('replace', 'must be a boolean', undefined);
-  for (const key of ['capturePayloads', 'debug', 'hotReload'] as const) {
+  for (const key of ['capturePayloads', 'rejectProtoKeys', 'debug', 'hotReload'] as const) {
     if (options[key] !== undefined && typeof options[key] !== 'boolean') refuse(key, 'must be a boolean');
   }
   if (options.hookReturns !== undefined && options.hookReturns !== 'strict' && options.hookReturns !== 'lenient') refuse('hookReturns', `must be 'lenient' or 'strict', not ${typeName(options.hookReturns)}`);
@@ -188,6 +244,7 @@ export function configure(w: Warden, options: WebMCPConfig): void {
     w.sealed = false;
   }
   if (options.telemetry !== undefined) w.telemetry.setConfigured(options.telemetry ?? undefined);
+  if (options.redact !== undefined) s.redact = options.redact ?? undefined;
   if (options.hookReturns !== undefined) w.setStrictReturns(options.hookReturns === 'strict');
   if (options.debug !== undefined) s.debug = options.debug;
   if (options.hotReload !== undefined) w.setHotReload(options.hotReload);

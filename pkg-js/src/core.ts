@@ -17,6 +17,7 @@ import { inflateRaw, inflateRawAsync } from './inflate.js';
 import { WASM_DEFLATED_BASE64 } from '../wasm/warden_core_bytes.js';
 import { Configure, Control, Read } from './codes.js';
 import { Writer, decode, encode } from './wire.js';
+import { WardenError } from './errors.js';
 import type { HookIdAnswer } from './answers.js';
 
 /** Thrown when the core trapped during a crossing; the call that saw it ends as `internal_error`. */
@@ -38,14 +39,28 @@ let memory: WebAssembly.Memory | undefined;
  */
 export function coreGeneration(): number {
   if (!live) {
-    // Inflated and compiled here, on the main thread, unless `ready()` did it off the thread
-    // first; the bytes ship deflated (see build.mjs for why), the inflater is wasm (inflate.ts).
-    compiled ??= new WebAssembly.Module(inflateRaw(decodeBase64(WASM_DEFLATED_BASE64)) as BufferSource);
-    memory = glue.initSync({ module: compiled }).memory;
+    try {
+      // Inflated and compiled here, on the main thread, unless `ready()` did it off the thread
+      // first; the bytes ship deflated (see build.mjs for why), the inflater is wasm (inflate.ts).
+      compiled ??= new WebAssembly.Module(inflateRaw(decodeBase64(WASM_DEFLATED_BASE64)) as BufferSource);
+      memory = glue.initSync({ module: compiled }).memory;
+    } catch (err) {
+      throw loadFailed(err);
+    }
     generation++;
     live = true;
   }
   return generation;
+}
+
+/**
+ * What a failed load of the core is thrown as: a `WardenError('internal_error')` saying why (a
+ * page whose CSP refuses wasm, a module that does not compile), never the platform's bare
+ * `CompileError`. For the page's developer: a call that meets it answers only the generic text.
+ */
+function loadFailed(err: unknown): WardenError {
+  if (err instanceof WardenError) return err;
+  return new WardenError('internal_error', `webmcp-warden: the core module could not be loaded (${err instanceof Error ? err.message : String(err)})`, { cause: err });
 }
 
 /** The live instance's generation without loading anything; `-1` when no instance is live. */
@@ -74,15 +89,15 @@ let compiling: Promise<void> | undefined;
  */
 export function ready(): Promise<void> {
   if (live) return Promise.resolve();
-  compiling ??= compileOffThread().then(
-    () => {
+  compiling ??= compileOffThread()
+    .then(() => {
       coreGeneration();
-    },
-    (err: unknown) => {
+    })
+    .catch((err: unknown) => {
+      // A later ready() (or the next use) tries again.
       compiling = undefined;
-      throw err;
-    },
-  );
+      throw loadFailed(err);
+    });
   return compiling;
 }
 

@@ -7,7 +7,8 @@ export class WardenError extends Error {
 
   constructor(code: string, message: string, options?: { cause?: unknown }) {
     super(message, options);
-    this.name = new.target.name;
+    // No `this.name = new.target.name`: a production build renames classes (it read `R`). Each
+    // class carries its name as a literal on its prototype (below), as `Error` does.
     this.code = code;
   }
 }
@@ -51,6 +52,9 @@ export class CallFailure extends WardenError {
     this.hookId = hookId;
   }
 }
+
+// The names as literals (object keys survive minification; class names do not).
+for (const [name, Class] of Object.entries({ WardenError, ConfigurationError, RegistrationError, NotSupportedError, CallFailure })) Class.prototype.name = name;
 
 /** A `{ code, message, path }` answer from the core, thrown as a ConfigurationError. */
 export function configurationError(error: { code: string; message: string; path?: string }): ConfigurationError {

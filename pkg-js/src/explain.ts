@@ -6,9 +6,10 @@ import { clientOption, type ClientOption } from './api.js';
 import { CallFlags, Op, ActionBits, Outcome, Signal } from './codes.js';
 import { core } from './core.js';
 import { canonicalJson } from './canonical.js';
-import { approverFor, taintSet, type Decision } from './governance.js';
+import { approverFor, type Decision } from './governance.js';
+import { WardenError } from './errors.js';
 import { ensureGrants } from './grants.js';
-import { findTool } from './registry.js';
+import { findTool, nameText } from './registry.js';
 import type { CallOptions } from './types.js';
 import { pipelineOrThrow } from './pipeline-loader.js';
 import type { Diagnostic } from './types.js';
@@ -33,17 +34,21 @@ export type Explanation = Decision & { steps: ExplainStep[]; argsDigest?: string
  * input or deny in a real call; the steps list which would run.
  */
 export async function explain(name: string, input?: unknown, given: Pick<CallOptions, 'principal' | 'taint'> & ClientOption = {}): Promise<Explanation> {
-  const [w, options] = clientOption(given);
+  const [w, rest] = clientOption(given);
   // A disposed client refuses, as its other configuration-time methods do.
   w.engine();
+  const { readCallOptions, toJson, validateJsonText, loadExtras } = await pipelineOrThrow();
+  // Read once, as a call reads them (the other call options are accepted and have no effect here).
+  const options = readCallOptions(rest);
+  if (typeof options === 'string') throw new WardenError('invalid_options', options);
   // A filter function is user code: not called here, so a tool it would hide is explained.
   const tool = findTool(w, name, false);
-  if (tool === undefined) return decode(core.explainUnknown(String(name))) as ExplainUnknownAnswer;
-  const { toJson, validateJsonText } = await pipelineOrThrow();
-  const select: ExplainStep = { step: 'select', tool: String(name), found: true };
+  if (tool === undefined) return decode(core.explainUnknown(nameText(name))) as ExplainUnknownAnswer;
+  const select: ExplainStep = { step: 'select', tool: nameText(name), found: true };
   if (w.settings.filter !== undefined) select.filterFunction = 'not called in a dry run; it could still hide this tool';
   const engine = w.engine();
-  const flags = (tool.validation.standard ? CallFlags.StandardInput : tool.validation.input ? CallFlags.JsonInput : 0) | (approverFor(w, tool.scope) ? CallFlags.Approver : 0) | CallFlags.Explain;
+  const rejectProto = w.settings.rejectProtoKeys;
+  const flags = (tool.validation.standard ? CallFlags.StandardInput : tool.validation.input || rejectProto ? CallFlags.JsonInput : 0) | (approverFor(w, tool.scope) ? CallFlags.Approver : 0) | CallFlags.Explain;
   const begun = core.begin(engine, tool.coreTool, tool.scope, flags, Signal.Live);
   if (begun < 0) throw new Error('the tool cannot be planned');
   // The call's handle and its first action, packed in one number (see `begin` in src/wasm/core.rs).
@@ -58,9 +63,13 @@ export async function explain(name: string, input?: unknown, given: Pick<CallOpt
     if (op === Op.ValidateInput) {
       let payload: unknown;
       let outcome: number = Outcome.Valid;
+      const proto = json.ok && rejectProto ? (await loadExtras()).protoKeyProblem(json.text, JSON.parse(json.text)) : undefined;
       if (!json.ok) {
         outcome = Outcome.Invalid;
         payload = { diagnostics: [json.diagnostic] };
+      } else if (proto !== undefined) {
+        outcome = Outcome.Invalid;
+        payload = { diagnostics: [proto] };
       } else if (tool.validation.input) {
         // The text alone: steps may have awaited since it was written (see JsonText).
         const result = await validateJsonText(tool.validation.input, { text: json.text }, 'inputSchema', w.settings);
@@ -77,7 +86,7 @@ export async function explain(name: string, input?: unknown, given: Pick<CallOpt
       await ensureGrants(w);
       const args = json.ok ? JSON.parse(json.text) : null;
       if (json.ok) argsDigest = core.sha256Hex(canonicalJson(args));
-      const facts: Record<string, unknown> = { arguments: args, taint: [...taintSet(options.taint)], nowMs: w.settings.clock() };
+      const facts: Record<string, unknown> = { arguments: args, taint: [...options.taint], nowMs: w.settings.clock() };
       if (options.principal !== undefined) facts.principal = options.principal;
       action = core.policyFacts(engine, call, encode(facts), Signal.Live);
     } else {

@@ -12,6 +12,8 @@ import type { Entry } from './pipeline-contract.js';
 export let canonicalJson: Entry['canonicalJson'];
 /** codes.ts's `ActionBits`. */
 export let ActionBits: Entry['ActionBits'];
+/** codes.ts's `Bounds`. */
+export let Bounds: Entry['Bounds'];
 /** codes.ts's `CallFlags`. */
 export let CallFlags: Entry['CallFlags'];
 /** codes.ts's `EVENTS`. */
@@ -44,8 +46,6 @@ export let deepFrozenCopy: Entry['deepFrozenCopy'];
 export let approverFor: Entry['approverFor'];
 /** governance.ts's `sealFirstListing`. */
 export let sealFirstListing: Entry['sealFirstListing'];
-/** governance.ts's `taintSet`. */
-export let taintSet: Entry['taintSet'];
 /** grants.ts's `ensureGrants`. */
 export let ensureGrants: Entry['ensureGrants'];
 /** grants.ts's `recordGrant`. */
@@ -92,8 +92,8 @@ export let Writer: Entry['Writer'];
 /** Binds every name above to the entry's own; called once, before the chunk's code runs. */
 export function bindEntry(entry: Entry): void {
   ({
-    canonicalJson, ActionBits, CallFlags, EVENTS, Facts, Op, Outcome, Signal, Verdict, core, CoreTrapped, decodeBase64, CallFailure, RegistrationError, WardenError,
-    deepFrozenCopy, approverFor, sealFirstListing, taintSet, ensureGrants, recordGrant, inflateRawAsync, toWireResult, disposedOutcome, failedOutcome,
+    canonicalJson, ActionBits, Bounds, CallFlags, EVENTS, Facts, Op, Outcome, Signal, Verdict, core, CoreTrapped, decodeBase64, CallFailure, RegistrationError, WardenError,
+    deepFrozenCopy, approverFor, sealFirstListing, ensureGrants, recordGrant, inflateRawAsync, toWireResult, disposedOutcome, failedOutcome,
     genInvocationId, snapshotOf, dropBrowserRegistration, isVisible, unknownToolOutcome, getModelContext, isMcpB, emitHookEvent, loadedValidator, loadValidator,
     decode, encode, encodeJson, Tag, Writer,
   } = entry);

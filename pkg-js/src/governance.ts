@@ -24,17 +24,6 @@ export function approverFor(w: Warden, scope: number): Approver | undefined {
 export const scopeApprovers = new WeakMap<Warden, (scope: number) => Approver | undefined>();
 
 /**
- * The call's taint as a Set of server ids. A single string is one server id
- * (`taint: 'web'` is `['web']`, never the letters of "web", which TypeScript's
- * `Iterable<string>` would allow); other entries become strings, so each one still counts.
- */
-export function taintSet(taint: Iterable<unknown> | string | null | undefined): Set<string> {
-  if (taint === undefined || taint === null) return new Set();
-  if (typeof taint === 'string') return new Set([taint]);
-  return new Set(Array.from(taint, String));
-}
-
-/**
  * A policy in the wire format the core compiles: functions become predicate handles (the same
  * function the same handle, so a predicate named in several rules is asked at most once per
  * call), RegExps typed tokens, and what JSON cannot say an unsupported value the core names.

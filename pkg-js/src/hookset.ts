@@ -49,6 +49,7 @@ export function compileHookSet(w: Warden, hooks: unknown, label: string): number
   }
   // A function the core did not file as a hook (none today) gives its handle back.
   for (const handle of taken) if (!used.has(handle)) w.handles.give(handle);
+  w.setHooks.set(set, [...used]);
   return set;
 }
 

@@ -61,6 +61,7 @@ export type { Diagnostic } from './types.js';
 export { shapeForModel } from './pipeline-loader.js';
 export type { ShapedResult } from './shape.js';
 export { getModelContext, isWebMCPSupported } from './runtime.js';
+export { lintTool, type ToolLint, type LintableDefinition } from './lint-tool.js';
 export { PROVENANCE_META_KEY } from './mcp.js';
 export { isWebMCPTool, toSnakeCase } from './tool.js';
 export type * from './types.js';

@@ -27,6 +27,8 @@ export interface PipelineTool {
   readonly shape: 'llm' | false;
   /** `false`: a plain object the tool returns becomes text only, without `structuredContent` (default `true`). */
   readonly structured?: boolean;
+  /** A tool's options, of which calls read `exposedTo` (for predicates and the approver). */
+  readonly options?: { readonly exposedTo?: readonly string[] };
 }
 
 /** A tool the in-page registry holds. */
@@ -76,3 +78,13 @@ export interface JsonText {
 
 /** A compiled schema's handle, valid in one generation of the module; or why the schema is invalid. */
 export type Compiled = { handle: number; generation: number } | { error: string };
+
+/** Call options as `readCallOptions` (call-options.ts) read them: each field checked, `taint` a Set of its entries. */
+export interface ReadCallOptions {
+  principal: string | undefined;
+  taint: Set<string>;
+  shape: 'llm' | false | undefined;
+  signal: AbortSignal | undefined;
+  timeout: number | undefined;
+  assigns: Record<string, unknown> | undefined;
+}

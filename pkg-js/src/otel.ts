@@ -20,7 +20,7 @@
 // deciding, the tool working) under bars too thin to see, and cost a span each on every call.
 import { context, trace, SpanKind, SpanStatusCode, type Attributes, type Context, type Span, type Tracer } from '@opentelemetry/api';
 import { getDefaultWarden, internalOf, type WardenClient } from './api.js';
-import { instrument, type CallStart, type CallTrace, type DecisionStep, type TelemetryEvent, type ToolCallStopEvent, type TracedStep } from './telemetry.js';
+import { instrument, type CallStart, type CallTrace, type DecisionStep, type PayloadReader, type TelemetryEvent, type ToolCallStopEvent, type TracedStep } from './telemetry.js';
 import type { CallOutcome } from './types.js';
 
 /**
@@ -47,17 +47,26 @@ export interface InstrumentWebMCPOptions {
    */
   tracer?: Tracer;
   /**
-   * Record the arguments the caller passed (`gen_ai.tool.call.arguments`) and, for a call that
-   * succeeded, the result the caller received (`gen_ai.tool.call.result`), as JSON text. Off by
-   * default: both may hold personal data. Independent of the client's own `capturePayloads`
-   * (which governs `onTelemetry` events). What a hook or a tool threw is never recorded.
+   * Record the arguments the tool received (`gen_ai.tool.call.arguments`: after before-hook
+   * rewrites and validation, or the call's final arguments when the tool did not run) and, for
+   * a call that succeeded, the result the caller received (`gen_ai.tool.call.result`), as JSON
+   * text of at most 16 384 characters (a longer payload, or one JSON cannot say, is recorded as
+   * a notice). Off by default: both may hold personal data. Independent of the client's own
+   * `capturePayloads` (which governs `onTelemetry` events). What a hook or a tool threw is
+   * never recorded.
    */
   capturePayloads?: boolean;
+  /**
+   * What captured payloads go through first: `redact(value, where)` gets a copy of the arguments
+   * (`where: 'arguments'`) or the result (`'result'`) and answers what to record (`undefined`:
+   * nothing). Synchronous; a throw records a notice. Independent of the client's `redact`.
+   */
+  redact?: (value: unknown, where: 'arguments' | 'result') => unknown;
   /** The client whose calls are traced (from `createWarden()`); default the page's default client. */
   client?: WardenClient;
 }
 
-const OPTION_KEYS = new Set(['tracer', 'capturePayloads', 'client']);
+const OPTION_KEYS = new Set(['tracer', 'capturePayloads', 'redact', 'client']);
 
 /** One call being traced. */
 interface Followed {
@@ -70,6 +79,8 @@ interface Followed {
   decidedAt?: number;
   approval?: Child;
   run?: Child;
+  /** Reads the call's payloads (offered as the call ends), when payloads are captured. */
+  read?: PayloadReader;
   /** When `tool_call.stop` arrived; the span ends then. */
   stoppedAt?: number;
   settled: boolean;
@@ -99,13 +110,14 @@ interface Child {
 export function instrumentWebMCP(options: InstrumentWebMCPOptions = {}): () => void {
   if (options === null || typeof options !== 'object') throw new TypeError('instrumentWebMCP expects an options object');
   for (const key of Object.keys(options)) {
-    if (!OPTION_KEYS.has(key)) throw new TypeError(`instrumentWebMCP: unknown option "${key}" (expected tracer, capturePayloads, client)`);
+    if (!OPTION_KEYS.has(key)) throw new TypeError(`instrumentWebMCP: unknown option "${key}" (expected tracer, capturePayloads, redact, client)`);
   }
-  const { tracer: given, capturePayloads, client } = options;
+  const { tracer: given, capturePayloads, redact, client } = options;
   if (given !== undefined && (given === null || typeof (given as Partial<Tracer>).startSpan !== 'function')) {
     throw new TypeError('instrumentWebMCP: tracer must be an OpenTelemetry Tracer');
   }
   if (capturePayloads !== undefined && typeof capturePayloads !== 'boolean') throw new TypeError('instrumentWebMCP: capturePayloads must be a boolean');
+  if (redact !== undefined && typeof redact !== 'function') throw new TypeError('instrumentWebMCP: redact must be a function');
   const w = internalOf(client ?? getDefaultWarden());
   if (w === undefined) throw new TypeError('instrumentWebMCP: client must be a client made by createWarden()');
   // The global provider is a proxy: a provider registered after this call still gets the spans.
@@ -125,14 +137,15 @@ export function instrumentWebMCP(options: InstrumentWebMCPOptions = {}): () => v
       'gen_ai.tool.type': 'function',
       'webmcp_warden.server.id': call.serverId,
     };
-    if (capture) {
-      const args = jsonText(call.input);
-      if (args !== undefined) attributes['gen_ai.tool.call.arguments'] = args;
-    }
     const span = tracer.startSpan(`execute_tool ${call.tool}`, { kind: SpanKind.INTERNAL, startTime: startedAt, attributes }, parent);
     const followed: Followed = { invocationId: call.invocationId, span, ctx: trace.setSpan(parent, span), hooks: [], settled: false, closed: false };
     calls.set(call.invocationId, followed);
-    return { step: (step, run) => runStep(followed, step, run) };
+    return {
+      step: (step, run) => runStep(followed, step, run),
+      payloads: (read) => {
+        if (capture) followed.read = read;
+      },
+    };
   };
 
   function runStep<T>(followed: Followed, step: TracedStep, run: () => T): T {
@@ -141,10 +154,15 @@ export function instrumentWebMCP(options: InstrumentWebMCPOptions = {}): () => v
       whenSettled(result, (value) => {
         followed.settled = true;
         const outcome = value as CallOutcome | undefined;
-        if (capture) {
-          // The conventions record a result only for an execution that succeeded.
-          const text = outcome?.ok === true ? jsonText(outcome.result) : undefined;
-          if (text !== undefined) isolated(() => followed.span.setAttribute('gen_ai.tool.call.result', text));
+        const read = followed.read;
+        if (read !== undefined) {
+          isolated(() => {
+            const args = textOf(read('arguments', redact));
+            if (args !== undefined) followed.span.setAttribute('gen_ai.tool.call.arguments', args);
+            // The conventions record a result only for an execution that succeeded.
+            const result = outcome?.ok === true ? textOf(read('result', redact)) : undefined;
+            if (result !== undefined) followed.span.setAttribute('gen_ai.tool.call.result', result);
+          });
         }
         if (followed.stoppedAt === undefined) isolated(() => outcomeFromResult(followed.span, outcome));
         close(followed);
@@ -348,14 +366,9 @@ function isolated(fn: () => void): void {
   }
 }
 
-/** The payload as JSON text (span attributes hold no objects), or nothing when JSON cannot say it. */
-function jsonText(value: unknown): string | undefined {
-  try {
-    const text = JSON.stringify(value);
-    return typeof text === 'string' ? text : undefined;
-  } catch {
-    return undefined;
-  }
+/** A recorded payload as a span attribute: its JSON text, or the notice that stands for it. */
+function textOf(recorded: ReturnType<PayloadReader>): string | undefined {
+  return recorded === undefined ? undefined : 'json' in recorded ? recorded.json : recorded.notice;
 }
 
 /**

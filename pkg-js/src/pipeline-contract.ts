@@ -4,8 +4,9 @@
 // modules, so the entry's types never depend on the chunk's modules (and the chunk's on the
 // entry's only through here).
 import type { Warden } from './client.js';
-import type { Compiled, JsonText, PipelineTool, RegisteredTool, SubjectCall } from './internal.js';
+import type { Compiled, JsonText, PipelineTool, ReadCallOptions, RegisteredTool, SubjectCall } from './internal.js';
 import type * as Shaping from './shape.js';
+import type * as Extras from './call-extras.js';
 import type { CallOptions, CallOutcome, CallToolResult, Diagnostic, JsonSchema, JsonValidated, Limits, ListingOptions, NormalizeOptions, ToolContract } from './types.js';
 import type * as Canonical from './canonical.js';
 import type * as Codes from './codes.js';
@@ -26,12 +27,12 @@ import type * as Wire from './wire.js';
 
 /** Everything the entry hands the chunk, by the name its module exports it under (from-entry.ts). */
 export type Entry = Pick<typeof Canonical, 'canonicalJson'> &
-  Pick<typeof Codes, 'ActionBits' | 'CallFlags' | 'EVENTS' | 'Facts' | 'Op' | 'Outcome' | 'Signal' | 'Verdict'> &
+  Pick<typeof Codes, 'ActionBits' | 'Bounds' | 'CallFlags' | 'EVENTS' | 'Facts' | 'Op' | 'Outcome' | 'Signal' | 'Verdict'> &
   Pick<typeof Core, 'core' | 'CoreTrapped'> &
   Pick<typeof EmbeddedBytes, 'decodeBase64'> &
   Pick<typeof Errors, 'CallFailure' | 'RegistrationError' | 'WardenError'> &
   Pick<typeof Frozen, 'deepFrozenCopy'> &
-  Pick<typeof Governance, 'approverFor' | 'sealFirstListing' | 'taintSet'> &
+  Pick<typeof Governance, 'approverFor' | 'sealFirstListing'> &
   Pick<typeof Grants, 'ensureGrants' | 'recordGrant'> &
   Pick<typeof Inflate, 'inflateRawAsync'> &
   Pick<typeof Mcp, 'toWireResult'> &
@@ -47,6 +48,10 @@ export type Entry = Pick<typeof Canonical, 'canonicalJson'> &
 export interface PipelineChunk {
   /** Hands the chunk what it uses of the entry; called once, before anything else. */
   bindEntry(entry: Entry): void;
+  /** A call's options read once (call-options.ts): checked, or a sentence saying what is wrong. */
+  readCallOptions(options: unknown): ReadCallOptions | string;
+  /** A listing's options read once (call-options.ts): checked, or a sentence saying what is wrong. */
+  readListingOptions(options: unknown): ListingOptions | string;
   /** Runs one governed call (call.ts); never throws for a failed call. */
   runCall(w: Warden, tool: PipelineTool, input: unknown, options: CallOptions | null | undefined, scope: number): Promise<CallOutcome>;
   /** Runs one governed resource read or prompt get (call.ts). */
@@ -61,6 +66,8 @@ export interface PipelineChunk {
   compileSchema(schema: JsonSchema): Promise<Compiled>;
   /** A value as JSON text, or the diagnostic of why it has none (validation.ts). */
   toJson(value: unknown, limits?: Limits): ({ ok: true } & JsonText) | { ok: false; diagnostic: Diagnostic };
+  /** Loads what few calls need (call-extras.ts: `call.display`, the `rejectProtoKeys` check). */
+  loadExtras(): Promise<typeof Extras>;
   /** Validates JSON text against a JSON Schema (validation.ts). */
   validateJsonText(schema: JsonSchema, json: JsonText, which: 'inputSchema' | 'outputSchema', limits: { maxArgumentBytes: number; maxArgumentDepth: number }): Promise<JsonValidated>;
   /** Validates a value against a JSON Schema (validation.ts). */

@@ -5,12 +5,12 @@
 // rejects with a `WardenError` saying why; the next use tries again.
 import type { Warden } from './client.js';
 import { canonicalJson } from './canonical.js';
-import { ActionBits, CallFlags, EVENTS, Facts, Op, Outcome, Signal, Verdict } from './codes.js';
+import { ActionBits, Bounds, CallFlags, EVENTS, Facts, Op, Outcome, Signal, Verdict } from './codes.js';
 import { core, CoreTrapped, liveGeneration, ready } from './core.js';
 import { decodeBase64 } from './embedded-bytes.js';
 import { CallFailure, RegistrationError, WardenError } from './errors.js';
 import { deepFrozenCopy } from './frozen.js';
-import { approverFor, sealFirstListing, taintSet } from './governance.js';
+import { approverFor, sealFirstListing } from './governance.js';
 import { ensureGrants, recordGrant } from './grants.js';
 import { inflateRawAsync } from './inflate.js';
 import type { Compiled, PipelineTool, RegisteredTool, SubjectCall } from './internal.js';
@@ -48,8 +48,8 @@ export function loadPipeline(): Promise<PipelineChunk> {
   loading ??= import('./pipeline.js').then(({ pipeline: chunk }) => {
     // What the chunk uses of the entry (from-entry.ts), before any of its code runs.
     chunk.bindEntry({
-      canonicalJson, ActionBits, CallFlags, EVENTS, Facts, Op, Outcome, Signal, Verdict, core, CoreTrapped, decodeBase64, CallFailure, RegistrationError, WardenError,
-      deepFrozenCopy, approverFor, sealFirstListing, taintSet, ensureGrants, recordGrant, inflateRawAsync, toWireResult, disposedOutcome, failedOutcome,
+      canonicalJson, ActionBits, Bounds, CallFlags, EVENTS, Facts, Op, Outcome, Signal, Verdict, core, CoreTrapped, decodeBase64, CallFailure, RegistrationError, WardenError,
+      deepFrozenCopy, approverFor, sealFirstListing, ensureGrants, recordGrant, inflateRawAsync, toWireResult, disposedOutcome, failedOutcome,
       genInvocationId, snapshotOf, dropBrowserRegistration, isVisible, unknownToolOutcome, getModelContext, isMcpB, emitHookEvent, loadedValidator, loadValidator,
       decode, encode, encodeJson, Tag, Writer,
     });
@@ -72,10 +72,22 @@ function loadForCall(): Promise<PipelineChunk> {
   return Promise.all([loadPipeline(), ready().catch(() => undefined)]).then(([chunk]) => chunk);
 }
 
-/** Why the chunk did not load, for an error message. */
-function why(err: unknown): string {
-  return `internal error in webmcp-warden: the pipeline chunk did not load (${err instanceof Error ? err.message : String(err)})`;
+/**
+ * What a failed load is thrown as, for the page's developer (`register()`, `listTools()`,
+ * `explain()`, `validateJson`, `shapeForModel`): a `WardenError('internal_error')` saying what did
+ * not load and why, never the platform's bare error (a `TypeError` of `import()`, a
+ * `CompileError`). A call answers only the generic text instead ({@link INTERNAL_ERROR}).
+ */
+export function loadFailure(what: string, err: unknown): WardenError {
+  if (err instanceof WardenError) return err;
+  return new WardenError('internal_error', `internal error in webmcp-warden: ${what} did not load (${err instanceof Error ? err.message : String(err)})`, { cause: err });
 }
+
+/**
+ * What a call answers when something it needs did not load: the generic text only. The loader's
+ * message (a chunk's URL, the platform's words) is the page's, not the agent's.
+ */
+export const INTERNAL_ERROR = 'internal error in webmcp-warden';
 
 /**
  * {@link loadPipeline}, rejecting with `WardenError('internal_error')` when the chunk does not
@@ -85,7 +97,7 @@ export function pipelineOrThrow(forCall = false): Promise<PipelineChunk> {
   return pipeline !== undefined
     ? Promise.resolve(pipeline)
     : (forCall ? loadForCall() : loadPipeline()).catch((err: unknown) => {
-        throw new WardenError('internal_error', why(err), { cause: err });
+        throw loadFailure('the pipeline chunk', err);
       });
 }
 
@@ -94,7 +106,7 @@ export function runCall(w: Warden, tool: PipelineTool, input: unknown, options?:
   if (pipeline !== undefined) return pipeline.runCall(w, tool, input, options, scope);
   return loadForCall().then(
     (chunk) => chunk.runCall(w, tool, input, options, scope),
-    (err: unknown) => failedOutcome('tool', 'internal_error', why(err)),
+    () => failedOutcome('tool', 'internal_error', INTERNAL_ERROR),
   );
 }
 
@@ -103,7 +115,7 @@ export function runSubjectCall(w: Warden, subject: PipelineTool, about: SubjectC
   if (pipeline !== undefined) return pipeline.runSubjectCall(w, subject, about, input, options, scope);
   return loadForCall().then(
     (chunk) => chunk.runSubjectCall(w, subject, about, input, options, scope),
-    (err: unknown) => failedOutcome('tool', 'internal_error', why(err)),
+    () => failedOutcome('tool', 'internal_error', INTERNAL_ERROR),
   );
 }
 
@@ -133,7 +145,14 @@ export function noticeRuntime(w: Warden): void {
 
 /** Compiles a JSON Schema in the validator module (`validation.ts`): its handle, or why it is invalid. */
 export async function compileSchema(schema: JsonSchema): Promise<Compiled> {
-  return (await pipelineOrThrow()).compileSchema(schema);
+  return validatorLoaded((await pipelineOrThrow()).compileSchema(schema));
+}
+
+/** `work`, which loads the validator module: a module that does not load rejects as a `WardenError`. */
+function validatorLoaded<T>(work: Promise<T>): Promise<T> {
+  return work.catch((err: unknown) => {
+    throw loadFailure('the JSON Schema validator module', err);
+  });
 }
 
 /**
@@ -148,7 +167,7 @@ export async function compileSchema(schema: JsonSchema): Promise<Compiled> {
  * @param limits - The most UTF-8 bytes and the deepest nesting allowed (default 1 MiB, 64 levels).
  */
 export async function validateJson(schema: JsonSchema, value: unknown, limits?: Limits): Promise<JsonValidated> {
-  if (pipeline !== undefined) return pipeline.validateJson(schema, value, limits);
+  if (pipeline !== undefined) return validatorLoaded(pipeline.validateJson(schema, value, limits));
   // The walk that writes the JSON loads with the pipeline: until then, the JSON text the value
   // makes now stands for it (the same text, hence the same verdict). A value JSON.stringify
   // refuses (a cycle, a BigInt) is walked once loaded, for its diagnostic.
@@ -159,7 +178,7 @@ export async function validateJson(schema: JsonSchema, value: unknown, limits?: 
   } catch {
     // Kept as is: the walk says why it has no JSON form.
   }
-  return (await pipelineOrThrow()).validateJson(schema, now, limits);
+  return validatorLoaded((await pipelineOrThrow()).validateJson(schema, now, limits));
 }
 
 /**
@@ -171,5 +190,8 @@ export async function validateJson(schema: JsonSchema, value: unknown, limits?: 
  * @param maxBytes - The most UTF-8 bytes of the result a model may read.
  */
 export async function shapeForModel(result: CallToolResult, serverId: string, maxBytes: number): Promise<ShapedResult> {
-  return (await (await pipelineOrThrow()).loadShaper()).shapeForModel(result, serverId, maxBytes);
+  const shaping = await (await pipelineOrThrow()).loadShaper().catch((err: unknown) => {
+    throw loadFailure('the shaping module', err);
+  });
+  return shaping.shapeForModel(result, serverId, maxBytes);
 }

@@ -6,9 +6,10 @@
 // `PipelineChunk` (pipeline-contract.ts).
 import type { PipelineChunk } from './pipeline-contract.js';
 import { bindEntry } from './from-entry.js';
-import { runCall, runSubjectCall } from './call.js';
+import { loadExtras, runCall, runSubjectCall } from './call.js';
+import { readCallOptions, readListingOptions } from './call-options.js';
 import { listContracts } from './listing.js';
-import { noticeRuntime, syncRegistrations } from './registration.js';
+import { noteOutcome, noticeRuntime, syncRegistrations } from './registration.js';
 import { normalizeResult } from './normalize.js';
 import { loadedShaping, loadShaper } from './shaper.js';
 import { compileSchema, toJson, validateJson, validateJsonText } from './validation.js';
@@ -16,13 +17,21 @@ import { compileSchema, toJson, validateJson, validateJsonText } from './validat
 /** The chunk's one export. */
 export const pipeline: PipelineChunk = {
   bindEntry,
-  runCall,
+  readCallOptions,
+  readListingOptions,
+  // A tool's call on any agent path; what shaping did may change what browsers are told (registration.ts).
+  runCall: (w, tool, input, options, scope) =>
+    runCall(w, tool, input, options, scope).then((outcome) => {
+      noteOutcome(w, tool, outcome);
+      return outcome;
+    }),
   runSubjectCall,
   listContracts,
   syncRegistrations,
   noticeRuntime,
   compileSchema,
   toJson,
+  loadExtras,
   validateJsonText,
   validateJson,
   normalizeResult,

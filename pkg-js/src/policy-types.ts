@@ -11,6 +11,14 @@ export interface PolicyCall {
   name: string;
   /** The exact final arguments, as a deeply frozen copy. */
   arguments: unknown;
+  /**
+   * The arguments as text to show a person, for display only (never to decide on): their JSON
+   * with every invisible or direction-changing character (format and control characters,
+   * default-ignorable code points, line and paragraph separators) written as its code point,
+   * `\u{202E}`, so `{ amount: '\u202E0001\u202C$' }` cannot read as `$1000`. Empty when the
+   * arguments have no JSON form.
+   */
+  display: string;
   /** Lowercase hex SHA-256 of their RFC 8785 canonical JSON. */
   argsDigest: string;
   /** The tool definition's fingerprint. */
@@ -49,6 +57,8 @@ export interface GovernanceContext {
   hasApprover: boolean;
   /** The `approvedFingerprints` setting in force. */
   approvedFingerprints: Record<string, string> | 'first_listing' | null | undefined;
+  /** The origins the tool is exposed to beyond its own (its `exposedTo` option), if it has any. */
+  exposedTo?: readonly string[];
 }
 
 /**

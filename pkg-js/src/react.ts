@@ -16,12 +16,14 @@
 // - react/approval-dialog.ts <ApprovalDialog>, headless, over useApprovals()
 // - react/use-webmcp.ts useWebMCP()
 // - react/use-subject.ts useWebMCPResource() and useWebMCPPrompt()
+// - react/use-webmcp-form.ts useWebMCPForm(): a declarative form governed while mounted
 //
 // Named re-exports only: a 'use client' module cannot `export *` (React Server Components need
 // every client reference by name).
 export { WebMCPProvider, useApprovals, type WebMCPProviderProps } from './react/provider.js';
 export { useWebMCP, type UseWebMCPResult } from './react/use-webmcp.js';
 export { useWebMCPResource, useWebMCPPrompt, type UseWebMCPSubjectResult } from './react/use-subject.js';
+export { useWebMCPForm, type UseWebMCPFormOptions } from './react/use-webmcp-form.js';
 export { useAgentActivity, type ExecutionState } from './react/activity.js';
 export { WebMCPHooksContext, useWebMCPHooksContext, useWardenClient } from './react/context.js';
 export { ApprovalDialog, type ApprovalDialogProps, type ApprovalDialogState } from './react/approval-dialog.js';

@@ -6,18 +6,26 @@
 // serialized `sync`, so React StrictMode's mount → unmount → mount leaves exactly one live
 // registration and `status` tells the truth.
 //
-// A runtime may arrive after the tools (MCP-B initialized late, an extension): each
+// A runtime may arrive after the tools (MCP-B initialized late, a polyfill, an extension): each
 // registration remembers the runtime that holds it, and a sync re-registers with the page's
 // current runtime. A sync runs on every `register()`, `listTools()` and `invokeTool()` whose
-// runtime differs from the last one seen, and when MCP-B's tab transport announces itself on
-// `window` (docs/mcp-b.md: the options measured, and the init orders).
+// runtime differs from the last one seen, when MCP-B's tab transport announces itself on
+// `window` (docs/mcp-b.md), and while tools wait without a runtime, at polls that back off and
+// stop (docs/runtimes.md, "A runtime that starts late").
+//
+// What the browser is sent is the listed contract, adapted to what browsers read
+// (docs/runtimes.md): MCP's annotations mapped to WebMCP's, `untrustedContentHint` where the
+// page asked for it, and, with `browserSchema: 'compatible'`, a schema without the keywords a
+// browser may refuse. The adapting is `schema-compat.ts`, a chunk loaded only for a definition
+// that has something to adapt. Every call to the runtime itself is `runtime-adapter.ts`.
 import type { Warden } from './client.js';
 import { dropBrowserRegistration, getModelContext, isMcpB, isVisible, RegistrationError, toWireResult, unknownToolOutcome, WardenError } from './from-entry.js';
 import type { ToolRecord } from './client.js';
 import { listContracts } from './listing.js';
 import { runCall } from './call.js';
 import { diagnose } from './diagnose.js';
-import type { ToolContract } from './types.js';
+import { registerWith, signalOf } from './runtime-adapter.js';
+import type { CallOutcome, ToolContract } from './types.js';
 
 /** Bundlers replace `process.env.NODE_ENV`, so production builds drop the diagnostics' code (diagnose.ts). */
 declare const process: { env: { NODE_ENV?: string } };
@@ -110,6 +118,7 @@ async function sync(w: Warden): Promise<void> {
       dropBrowserRegistration(record);
       record.status = visible.includes(record) ? 'unsupported' : 'unregistered';
     }
+    if (visible.length > 0) pollForRuntime(w);
     return;
   }
   let listed: ToolContract[];
@@ -130,38 +139,99 @@ async function sync(w: Warden): Promise<void> {
   await Promise.all(
     records.map(async (record) => {
       if (w.registry.get(record.contract.name) !== record) return;
-      const contract = byName.get(record.contract.name);
-      const key = contract === undefined ? undefined : JSON.stringify(contract);
-      if (key !== undefined && record.browser?.key === key && record.browser.runtime === runtime) {
+      const listedContract = byName.get(record.contract.name);
+      let sent: Sent | undefined;
+      try {
+        sent = listedContract === undefined ? undefined : await forBrowser(w, record, listedContract);
+      } catch (err) {
+        // The adapting chunk did not download (or the listed definition has no JSON form):
+        // nothing is registered, and register() says why.
+        if (w.registry.get(record.contract.name) !== record) return;
+        dropBrowserRegistration(record);
+        record.status = 'error';
+        record.error = new WardenError('internal_error', `webmcp-warden: tool "${record.contract.name}" could not be prepared for the browser (${String(err)})`, { cause: err });
+        return;
+      }
+      if (w.registry.get(record.contract.name) !== record) return;
+      if (sent !== undefined && record.browser?.key === sent.key && record.browser.runtime === runtime) {
         if (record.status !== 'registering') record.status = 'registered';
         return;
       }
       dropBrowserRegistration(record);
-      if (contract === undefined || key === undefined) {
+      if (sent === undefined) {
         record.status = 'unregistered';
         return;
       }
-      await registerWithBrowser(w, record, contract, key);
+      await registerWithBrowser(w, record, sent);
     }),
   );
 }
 
-async function registerWithBrowser(w: Warden, record: ToolRecord, contract: ToolContract, key: string): Promise<void> {
+/** What a tool's browser registration sends: its descriptor (without `execute`), and its key. */
+interface Sent {
+  descriptor: Record<string, unknown>;
+  /** What the registration was made with: a change means registering again. */
+  key: string;
+  /** What `schema-compat.ts` would add to a refusal's message. */
+  hint?: string;
+}
+
+/**
+ * Keys of a JSON text a browser may refuse: only a definition whose JSON has one (or annotations
+ * outside WebMCP's, or a hint to add) loads `schema-compat.ts`, which tells a keyword from a
+ * property of that name.
+ */
+const MAYBE_REFUSED = /"(\$(ref|defs|dynamicRef|recursiveRef)|definitions|format|unevaluated\w+|dependent\w+|content(Encoding|MediaType|Schema))":/;
+/** WebMCP's annotations (docs/runtimes.md, "Annotations"): other members are mapped or reported. */
+const WEBMCP_HINTS = ['readOnlyHint', 'untrustedContentHint', 'consequentialHint', 'debugging'];
+/** Tools whose results shaping flagged, for `untrustedContentHint: 'auto'`. */
+const flagged = new WeakSet<ToolRecord>();
+
+/** The descriptor the browser is sent for `contract` (the listed one), adapted (docs/runtimes.md). */
+async function forBrowser(w: Warden, record: ToolRecord, contract: ToolContract): Promise<Sent> {
+  const descriptor: Record<string, unknown> = { name: contract.name, description: contract.description, inputSchema: contract.inputSchema };
+  for (const field of ['title', 'outputSchema', 'annotations'] as const) if (contract[field] !== undefined) descriptor[field] = contract[field];
+  // `untrustedContentHint: 'auto'` is sent as a boolean: true for a tool of another server (its
+  // output is what taint counts) and for one whose results shaping had to clean.
+  const auto = contract.annotations?.untrustedContentHint === 'auto';
+  const untrusted = auto && ((record.server !== undefined && record.server !== w.settings.serverId) || flagged.has(record));
+  const sent: Sent = { descriptor, key: '' };
+  if (auto || MAYBE_REFUSED.test(JSON.stringify([contract.inputSchema, contract.outputSchema])) || Object.keys(contract.annotations ?? {}).some((key) => !WEBMCP_HINTS.includes(key))) {
+    sent.hint = (await import('./schema-compat.js')).adaptForBrowser(descriptor, record, record.options.browserSchema === 'compatible', untrusted);
+  }
+  sent.key = JSON.stringify([descriptor, record.options.exposedTo]);
+  return sent;
+}
+
+/**
+ * After a call of `record` on any agent path: for a tool whose annotations say
+ * `untrustedContentHint: 'auto'`, a result shaping flagged (hidden characters, media or content
+ * it removed) marks it, and its registration is made again with `untrustedContentHint: true`.
+ */
+export function noteOutcome(w: Warden, record: unknown, outcome: CallOutcome): void {
+  const flags = (outcome.result as { provenance?: { flags?: unknown[] } } | undefined)?.provenance?.flags;
+  if ((record as ToolRecord).contract.annotations?.untrustedContentHint !== 'auto' || !flags?.length || w.registry.get((record as ToolRecord).contract.name) !== record || flagged.has(record as ToolRecord)) return;
+  flagged.add(record as ToolRecord);
+  void syncRegistrations(w).catch(() => undefined);
+}
+
+async function registerWithBrowser(w: Warden, record: ToolRecord, sent: Sent): Promise<void> {
   const runtime = getModelContext();
   if (!runtime) {
     record.status = 'unsupported';
     return;
   }
   const controller = new AbortController();
-  const browser = { controller, key, runtime };
+  const browser = { controller, key: sent.key, runtime };
   record.browser = browser;
   record.status = 'registering';
-  const descriptor: Record<string, unknown> = { name: contract.name, description: contract.description, inputSchema: contract.inputSchema };
-  for (const field of ['title', 'outputSchema', 'annotations'] as const) if (contract[field] !== undefined) descriptor[field] = contract[field];
-  descriptor.execute = (input: unknown, extra?: { signal?: AbortSignal }) => executeForBrowser(w, record, input, extra);
+  const descriptor = { ...sent.descriptor };
+  // An execute reaching a registration the page no longer holds runs nothing (docs/runtimes.md).
+  descriptor.execute = (input: unknown, extra?: unknown) => executeForBrowser(w, record, browser, input, extra);
   try {
-    if (!isMcpB(runtime)) await runtime.registerTool(descriptor as never, { signal: controller.signal });
-    else {
+    if (!isMcpB(runtime)) {
+      await registerWith(runtime, descriptor, controller.signal, record.options.exposedTo, () => console.warn(`webmcp-warden: tool "${record.contract.name}": this runtime does not support exposedTo, so only same-origin agents see it`));
+    } else {
       // MCP-B's interop is loaded only by pages that run MCP-B (docs/mcp-b.md).
       const { registerThroughMcpB } = await import('./mcp-b.js');
       if (record.browser !== browser) return;
@@ -172,8 +242,8 @@ async function registerWithBrowser(w: Warden, record: ToolRecord, contract: Tool
     record.browser = undefined;
     const message = cause instanceof Error ? cause.message : String(cause);
     record.status = 'error';
-    record.error = new RegistrationError('registration_failed', `Failed to register tool "${record.contract.name}": ${message}`, { cause });
-    if (typeof process !== 'undefined' && process.env.NODE_ENV !== 'production' && w.settings.debug) await diagnose(w, [['registration', record.contract.name, 'registration_failed', message, 'browser']]);
+    record.error = new RegistrationError('registration_failed', `Failed to register tool "${record.contract.name}": ${message}${sent.hint ?? ''}`, { cause });
+    if (typeof process !== 'undefined' && process.env.NODE_ENV !== 'production' && w.settings.debug) await diagnose(w, [['registration', record.contract.name, 'registration_failed', message + (sent.hint ?? ''), 'browser']]);
     return;
   }
   if (record.browser === browser) {
@@ -182,9 +252,35 @@ async function registerWithBrowser(w: Warden, record: ToolRecord, contract: Tool
   }
 }
 
-/** The `execute` registered with the browser: the whole pipeline, answering the result object. */
-async function executeForBrowser(w: Warden, record: ToolRecord, input: unknown, extra?: { signal?: AbortSignal }) {
-  if (!isVisible(w, record)) return unknownToolOutcome(record.contract.name).result;
-  const outcome = await runCall(w, record, input, extra?.signal ? { signal: extra.signal } : {}, record.scope);
+/**
+ * The `execute` registered with the browser: the whole pipeline, answering the result object.
+ * A runtime that still calls a registration the page ended (one that kept a reference, or never
+ * removed it) gets `not_found`, and nothing runs.
+ */
+async function executeForBrowser(w: Warden, record: ToolRecord, browser: ToolRecord['browser'], input: unknown, extra: unknown) {
+  if (record.browser !== browser || w.registry.get(record.contract.name) !== record || !isVisible(w, record)) return unknownToolOutcome(record.contract.name).result;
+  const signal = signalOf(extra);
+  const outcome = await runCall(w, record, input, signal ? { signal } : {}, record.scope);
+  noteOutcome(w, record, outcome);
   return toWireResult(outcome.result);
+}
+
+/** The clients polling for a runtime. */
+const polls = new WeakSet<Warden>();
+
+/**
+ * Looks for a runtime again while `w` has tools waiting for one: 0.1 s after the sync that found
+ * none, then after twice as long each time, the last about 51 s after it; then stops. A polyfill
+ * or an extension initialized late is picked up without another `register()`, and a page that
+ * never gets a runtime keeps no timer (docs/runtimes.md, "A runtime that starts late"). Only
+ * pages with a document poll; Node's timers do not keep a process alive for it.
+ */
+function pollForRuntime(w: Warden, delay = 100): void {
+  if ((delay === 100 && polls.has(w)) || (globalThis as { document?: unknown }).document === undefined) return;
+  polls.add(w);
+  (setTimeout(() => {
+    if (getModelContext() === undefined && delay < 25_600) return pollForRuntime(w, delay * 2);
+    polls.delete(w);
+    noticeRuntime(w);
+  }, delay) as unknown as { unref?: () => void }).unref?.();
 }

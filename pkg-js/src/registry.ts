@@ -40,7 +40,15 @@ export function isVisible(w: Warden, tool: RegisteredTool, callFilter = true): b
  * both cases, so a hidden tool's name cannot be probed.
  */
 export function unknownToolOutcome(name: unknown): CallOutcome {
-  return failedOutcome('not_found', 'unknown_tool', `Unknown tool "${String(name)}"`);
+  return failedOutcome('not_found', 'unknown_tool', `Unknown tool "${nameText(name)}"`);
+}
+
+/**
+ * A name as a message quotes it: a string cut to 200 characters (a caller's megabyte name is not
+ * echoed back), anything else by its type (never its own `toString`, which may throw).
+ */
+export function nameText(name: unknown): string {
+  return typeof name === 'string' ? name.slice(0, 200) : `(${name === null ? 'null' : typeof name})`;
 }
 
 /**

@@ -1,7 +1,8 @@
 // Telemetry: events for hooks, policy decisions and finished calls, and the instrumentation hook
 // tracing needs (a call's start, in the caller's context). Subscribers and instrumentations are
-// isolated: one that throws never fails a call. Arguments and results appear only with
-// `capturePayloads: true`; what a hook threw never appears.
+// isolated: one that throws never fails a call. Nothing the agent chose (arguments, results,
+// validation paths, a URI read) appears unless `capturePayloads: true`, and then capped and
+// through the page's `redact` (payloads.ts); what a hook threw never appears.
 import { ActionBits, Outcome, Verdict } from './codes.js';
 import { deepFrozenCopy } from './frozen.js';
 
@@ -54,10 +55,11 @@ export type DecisionStep =
       skipped?: true;
     }
   /**
-   * Diagnostics carry `path` and `keyword`; `message` too, except for a Standard Schema's own
-   * messages (which may quote the arguments) unless `capturePayloads` is on.
+   * Diagnostics carry the schema `keyword`; their `path` (which names the caller's keys) and
+   * `message` (which may quote values) only with `capturePayloads`, except the message of a
+   * schema that is not valid JSON Schema (`keyword: 'schema'`, the page's own).
    */
-  | { step: 'validation'; target: 'input' | 'output'; ok: boolean; diagnostics?: { path: string; keyword: string; message?: string }[] }
+  | { step: 'validation'; target: 'input' | 'output'; ok: boolean; diagnostics?: { path?: string; keyword: string; message?: string }[] }
   | { step: 'policy'; decision: unknown }
   | { step: 'approval'; outcome: string; durationMs?: number }
   | { step: 'tool' | 'read' | 'get'; outcome: 'returned' | 'threw' | 'aborted'; durationMs: number }
@@ -73,17 +75,22 @@ export interface ToolCallStopEvent extends TelemetryBase {
   durationMs: number;
   /** Every step taken, in order, so a developer can see why the call ended as it did. */
   record: DecisionStep[];
-  /** The arguments as the tool got them, after before-hook rewrites (only with `capturePayloads: true`). */
+  /**
+   * The arguments as the tool received them (after before-hook rewrites and validation; the
+   * call's final arguments when the tool did not run), as JSON data, after `redact` (only with
+   * `capturePayloads: true`). A payload whose JSON passes 16 384 characters, or has none, is a
+   * notice string instead.
+   */
   arguments?: unknown;
-  /** What the caller received (only with `capturePayloads: true`). */
+  /** What the caller received, recorded as `arguments` is (only with `capturePayloads: true`). */
   result?: unknown;
 }
 
 /** A resource read finished (its `resourceRead` hooks, policy, the read, shaping). */
 export interface ResourceReadStopEvent extends Omit<ToolCallStopEvent, 'name'> {
   name: 'resource_read.stop';
-  /** The URI read. */
-  uri: string;
+  /** The URI read (only with `capturePayloads: true`: its template variables are the agent's). */
+  uri?: string;
 }
 
 /** A prompt get finished (its `promptGet` hooks, validation of its arguments, policy, the get, shaping). */
@@ -113,10 +120,16 @@ export type TelemetryHandler = (event: TelemetryEvent) => void;
 export type TracedStep = 'call' | 'approval' | 'tool';
 
 /** What an instrumentation is told when a governed call starts. */
-export interface CallStart extends TelemetryBase {
-  /** The arguments as the caller passed them (a payload: an instrumentation keeps it only when asked to capture payloads). */
-  input: unknown;
-}
+export type CallStart = TelemetryBase;
+
+/**
+ * A call's payloads as an instrumentation may record them, offered once as the call ends (before
+ * its `tool_call.stop`): `read(where, redact)` answers the arguments the tool received (the
+ * call's final arguments when it did not run) or the result the caller receives, as JSON text
+ * after `redact` and at most the payload cap, or a notice saying why it was left out;
+ * `undefined` when `redact` answered `undefined`.
+ */
+export type PayloadReader = (where: 'arguments' | 'result', redact?: (value: unknown, where: 'arguments' | 'result') => unknown) => { json: string } | { notice: string } | undefined;
 
 /**
  * One call as an instrumentation follows it. `step` runs `run` as one part of the call and
@@ -127,6 +140,8 @@ export interface CallStart extends TelemetryBase {
 export interface CallTrace {
   /** Runs `run` (once, synchronously) as part `step` of the call; answers what it returned. */
   step<T>(step: TracedStep, run: () => T): T;
+  /** Offered the call's payloads once, as the call ends (an instrumentation that captures reads them). */
+  payloads?(read: PayloadReader): void;
 }
 
 /**
@@ -262,7 +277,18 @@ function makeFollower(): Follower {
       }
     }
     if (traces.length === 0) return undefined;
-    return { step: (step, run) => traces.reduce((inner, trace) => () => guardedStep(trace, step, inner), run)() };
+    return {
+      step: (step, run) => traces.reduce((inner, trace) => () => guardedStep(trace, step, inner), run)(),
+      payloads: (read) => {
+        for (const trace of traces) {
+          try {
+            trace.payloads?.(read);
+          } catch {
+            // isolated: what the instrumentation threw is not the call's
+          }
+        }
+      },
+    };
   };
   return Object.assign(follow, { instruments });
 }

@@ -107,6 +107,97 @@ export interface FakeModelContextOptions {
    * it is a real origin, else `'http://localhost'`.
    */
   origin?: string;
+  /**
+   * Which WebMCP the fake is: `'draft'` (default: the W3C draft, as Chromium ships it) or
+   * `'firefox'` (Firefox's and Chrome's first previews): `registerTool(tool)` is synchronous,
+   * answers `undefined`, throws its errors and never reads a signal; `unregisterTool(name)`
+   * removes a tool; `execute` is called as `execute(input, client)`; and
+   * {@link installFakeModelContext} installs it as `navigator.modelContext`.
+   */
+  shape?: 'draft' | 'firefox';
+  /** `1`: `execute` is called with the input only, as MCP-B's polyfill does. Default `2`. */
+  executeArity?: 1 | 2;
+  /**
+   * `true`: `getTools()` answers instances of {@link FakeTool}, as Chrome 160 does: members are
+   * getters (spreading and `JSON.stringify` copy nothing) and empty ones are `null`.
+   */
+  toolObjects?: boolean;
+  /**
+   * `true`: `registerTool` rejects with a `TypeError` for a schema using a keyword a proposed
+   * revision of the draft leaves out of the allowed subset ({@link REFUSABLE_SCHEMA_KEYWORDS}).
+   */
+  refuseSchemaKeywords?: boolean;
+}
+
+/** Keywords a proposed revision of the WebMCP draft has `registerTool` refuse in schemas. */
+export const REFUSABLE_SCHEMA_KEYWORDS: readonly string[] = [
+  '$ref', '$defs', 'definitions', 'format', 'unevaluatedProperties', 'dependentRequired', 'dependentSchemas', 'contentEncoding', 'contentMediaType',
+];
+
+/** Keywords whose value is one schema, a map of schemas, or a list of schemas. */
+const SUBSCHEMA_ONE = ['additionalProperties', 'propertyNames', 'additionalItems', 'contains', 'not', 'if', 'then', 'else', 'unevaluatedItems', 'unevaluatedProperties', 'contentSchema', 'items'];
+const SUBSCHEMA_MAP = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'];
+const SUBSCHEMA_LIST = ['allOf', 'anyOf', 'oneOf', 'prefixItems', 'items'];
+
+/** The first refusable keyword of `schema` where keywords are (not property names), or `undefined`. */
+function refusableKeyword(schema: unknown, depth = 0): string | undefined {
+  if (schema === null || typeof schema !== 'object' || Array.isArray(schema) || depth > 256) return undefined;
+  const s = schema as Record<string, unknown>;
+  for (const key of Object.keys(s)) if (REFUSABLE_SCHEMA_KEYWORDS.includes(key)) return key;
+  for (const [key, value] of Object.entries(s)) {
+    const children = Array.isArray(value) && SUBSCHEMA_LIST.includes(key) ? value : SUBSCHEMA_ONE.includes(key) && !Array.isArray(value) ? [value] : SUBSCHEMA_MAP.includes(key) && value !== null && typeof value === 'object' ? Object.values(value) : [];
+    for (const child of children) {
+      const found = refusableKeyword(child, depth + 1);
+      if (found !== undefined) return found;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * A tool as Chrome 160's `getTools()` answers it (the `Tool` interface): every member a getter
+ * on the prototype, so `{ ...tool }` and `JSON.stringify(tool)` copy nothing, and
+ * `inputSchema`, `outputSchema` and `annotations` are `null` when the tool has none. `source`
+ * is what `window` was.
+ */
+export class FakeTool {
+  readonly #info: RegisteredToolInfo;
+  /** @param info - the tool as the draft's dictionary has it */
+  constructor(info: RegisteredToolInfo) {
+    this.#info = info;
+  }
+  /** The tool's name. */
+  get name(): string {
+    return this.#info.name;
+  }
+  /** The tool's title (`''` when none). */
+  get title(): string {
+    return this.#info.title;
+  }
+  /** The tool's description. */
+  get description(): string {
+    return this.#info.description;
+  }
+  /** The parsed input schema, or `null`. */
+  get inputSchema(): Record<string, unknown> | null {
+    return this.#info.inputSchema ?? null;
+  }
+  /** The parsed output schema, or `null`. */
+  get outputSchema(): Record<string, unknown> | null {
+    return this.#info.outputSchema ?? null;
+  }
+  /** The annotations, or `null`. */
+  get annotations(): FakeToolAnnotations | null {
+    return this.#info.annotations ?? null;
+  }
+  /** The registering document's origin. */
+  get origin(): string {
+    return this.#info.origin;
+  }
+  /** The registering window (`globalThis` here). */
+  get source(): unknown {
+    return globalThis;
+  }
 }
 
 /** The `toolactivated` event: fired before a tool's `execute` is called. */
@@ -206,13 +297,34 @@ export class FakeModelContext extends EventTarget {
   ontoolcancel: EventHandler = null;
 
   readonly #tools = new Map<string, Registration>();
+  readonly #options: FakeModelContextOptions;
 
   /**
-   * @param options - `{ origin }`: the origin reported for tools
+   * @param options - `{ origin, shape, executeArity, toolObjects, refuseSchemaKeywords }`
    */
   constructor(options: FakeModelContextOptions = {}) {
     super();
+    this.#options = { ...options };
     this.origin = options.origin ?? defaultOrigin();
+    if (options.shape === 'firefox') {
+      // Firefox's shape: a synchronous registerTool that never reads a signal, and unregisterTool.
+      const register = (tool: FakeToolDescriptor): undefined => {
+        const settled = this.#register(tool, {});
+        settled.catch(() => undefined);
+        return undefined;
+      };
+      Object.defineProperty(this, 'registerTool', { value: register, configurable: true, writable: true });
+      Object.defineProperty(this, 'unregisterTool', {
+        configurable: true,
+        writable: true,
+        value: (name: string): undefined => {
+          const registration = this.#tools.get(String(name));
+          if (registration === undefined) throw invalidState(`No tool named "${String(name)}" is registered`);
+          registration.abort(undefined);
+          return undefined;
+        },
+      });
+    }
     for (const type of ['toolchange', 'toolactivated', 'toolcancel'] as const) {
       this.addEventListener(type, (ev) => {
         const handler = this[`on${type}`];
@@ -266,6 +378,12 @@ export class FakeModelContext extends EventTarget {
     const execute = tool.execute;
     const inputSchema = serializeSchema(tool.inputSchema, 'inputSchema');
     const outputSchema = serializeSchema(tool.outputSchema, 'outputSchema');
+    if (this.#options.refuseSchemaKeywords) {
+      for (const schema of [tool.inputSchema, tool.outputSchema]) {
+        const keyword = refusableKeyword(schema);
+        if (keyword !== undefined) throw new TypeError(`registerTool: the schema keyword "${keyword}" is not supported`);
+      }
+    }
     let annotations: string | undefined;
     if (tool.annotations !== undefined && tool.annotations !== null) {
       if (!isObject(tool.annotations)) throw new TypeError('registerTool: annotations must be an object');
@@ -334,7 +452,7 @@ export class FakeModelContext extends EventTarget {
    */
   async getTools(_options: { fromOrigins?: string[] } = {}): Promise<RegisteredToolInfo[]> {
     const names = [...this.#tools.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-    return names.map((name) => {
+    const listed = names.map((name) => {
       const reg = this.#tools.get(name)!;
       const info: RegisteredToolInfo = {
         name: reg.name,
@@ -347,6 +465,7 @@ export class FakeModelContext extends EventTarget {
       if (reg.annotations !== undefined) info.annotations = JSON.parse(reg.annotations);
       return info;
     });
+    return this.#options.toolObjects ? (listed.map((info) => new FakeTool(info)) as unknown as RegisteredToolInfo[]) : listed;
   }
 
   /**
@@ -447,7 +566,13 @@ export class FakeModelContext extends EventTarget {
         if (settled) return; // a toolactivated listener aborted the call
         let returned: unknown;
         try {
-          returned = reg.execute(input, { signal: controller.signal });
+          const shape = this.#options;
+          returned =
+            shape.executeArity === 1
+              ? (reg.execute as (input: unknown) => unknown)(input)
+              : shape.shape === 'firefox'
+                ? (reg.execute as (input: unknown, client: unknown) => unknown)(input, { requestUserInteraction: async (callback: () => unknown) => callback() })
+                : reg.execute(input, { signal: controller.signal });
         } catch {
           finish(() => reject(unknownError(`executeTool: tool "${name}" threw`)));
           return;
@@ -571,6 +696,7 @@ export interface InstalledFakeModelContext {
  * @param options - `{ origin }`
  */
 export function installFakeModelContext(options: FakeModelContextOptions = {}): InstalledFakeModelContext {
+  if (options.shape === 'firefox') return installOnNavigator(options);
   const g = globalThis as { document?: unknown };
   const createdDocument = g.document === undefined || g.document === null;
   if (createdDocument) g.document = {};
@@ -595,6 +721,32 @@ export function installFakeModelContext(options: FakeModelContextOptions = {}): 
       }
       if (previous !== undefined) Object.defineProperty(doc, 'modelContext', previous);
       else delete doc.modelContext;
+    },
+  };
+}
+
+/** Firefox's shape lives on `navigator.modelContext` (Node 21+ has a `navigator` of its own). */
+function installOnNavigator(options: FakeModelContextOptions): InstalledFakeModelContext {
+  const g = globalThis as { navigator?: unknown };
+  const own = Object.getOwnPropertyDescriptor(globalThis, 'navigator');
+  const createdNavigator = g.navigator === undefined || g.navigator === null;
+  if (createdNavigator) Object.defineProperty(globalThis, 'navigator', { value: {}, configurable: true, writable: true });
+  const nav = g.navigator as Record<string, unknown>;
+  const previous = Object.getOwnPropertyDescriptor(nav, 'modelContext');
+  const modelContext = new FakeModelContext(options);
+  Object.defineProperty(nav, 'modelContext', { value: modelContext, configurable: true, enumerable: true, writable: true });
+  let installed = true;
+  return {
+    modelContext,
+    uninstall(): void {
+      if (!installed) return;
+      installed = false;
+      if (previous !== undefined) Object.defineProperty(nav, 'modelContext', previous);
+      else delete nav.modelContext;
+      if (createdNavigator) {
+        if (own !== undefined) Object.defineProperty(globalThis, 'navigator', own);
+        else delete g.navigator;
+      }
     },
   };
 }

@@ -7,7 +7,7 @@ import { compileHookSet, mergeHooks } from './hookset.js';
 import type { AnyToolOptions } from './internal.js';
 import type { ToolRecord } from './client.js';
 import { addToRegistry, dropBrowserRegistration, removeFromRegistry } from './registry.js';
-import { pipelineOrThrow, resyncRegistrations, runCall, syncRegistrations } from './pipeline-loader.js';
+import { loadFailure, pipelineOrThrow, resyncRegistrations, runCall, syncRegistrations } from './pipeline-loader.js';
 import type { PipelineChunk } from './pipeline-contract.js';
 import { exportJsonSchema, isStandardSchema, type StandardSchemaLike } from './schema-export.js';
 import { liveGeneration, ready } from './core.js';
@@ -17,7 +17,7 @@ import type { CallOptions, CallOutcome, JsonSchema, RegistrationStatus, ToolCont
 import { TOOL_NAME_RULE } from './names.js';
 import { isPlainObject, typeName } from './values.js';
 
-const KNOWN_OPTIONS = new Set(['name', 'title', 'description', 'inputSchema', 'schema', 'outputSchema', 'annotations', 'hooks', 'server', 'shape', 'structured', 'scope', 'enabled']);
+const KNOWN_OPTIONS = new Set(['name', 'title', 'description', 'inputSchema', 'schema', 'outputSchema', 'annotations', 'hooks', 'server', 'shape', 'structured', 'scope', 'enabled', 'exposedTo', 'browserSchema']);
 const BRAND = Symbol.for('webmcp-warden.tool');
 /** The signal a tool called directly with one argument gets (the pipeline has its own, perform.ts). */
 const NEVER_ABORTED = new AbortController().signal;
@@ -139,6 +139,9 @@ function checkOptions(options: AnyToolOptions): void {
   if (structured !== undefined && typeof structured !== 'boolean') refuse('structured must be a boolean');
   if (scope !== undefined && scope !== 'global' && scope !== 'scoped' && scope !== 'manual') refuse("scope must be 'global', 'scoped' or 'manual'");
   if (enabled !== undefined && typeof enabled !== 'boolean') refuse('enabled must be a boolean');
+  const { exposedTo, browserSchema } = options;
+  if (exposedTo !== undefined && !(Array.isArray(exposedTo) && exposedTo.every((origin) => typeof origin === 'string'))) refuse('exposedTo must be an array of origins');
+  if (browserSchema !== undefined && browserSchema !== 'as-given' && browserSchema !== 'compatible') refuse("browserSchema must be 'as-given' or 'compatible'");
   // A tool's own hooks never see a resource read or a prompt get.
   const gate = isPlainObject(options.hooks) ? Object.keys(options.hooks).find((key) => key === 'resourceRead' || key === 'promptGet') : undefined;
   if (gate !== undefined) {
@@ -371,10 +374,15 @@ async function register(record: ToolRecord, opts?: { signal?: AbortSignal }): Pr
     return fail(err as Error);
   }
   // A schema that is not valid JSON Schema is reported here; the check needs the lazily loaded
-  // validator module, which is why register() is async.
+  // validator module, which is why register() is async. A module that cannot load is said so.
   for (const [which, schema] of [['inputSchema', record.validation.input], ['outputSchema', record.validation.output]] as const) {
     if (schema === undefined) continue;
-    const compiled = await pipeline.compileSchema(schema);
+    let compiled: Awaited<ReturnType<PipelineChunk['compileSchema']>>;
+    try {
+      compiled = await pipeline.compileSchema(schema);
+    } catch (err) {
+      return fail(loadFailure('the JSON Schema validator module', err));
+    }
     if ('error' in compiled) fail(new ConfigurationError('invalid_schema', `tool "${record.contract.name}": ${which} is not valid JSON Schema: ${compiled.error}`));
   }
   if (loadingCore !== undefined) await loadingCore;
@@ -383,10 +391,18 @@ async function register(record: ToolRecord, opts?: { signal?: AbortSignal }): Pr
   const meanwhile = record.attempt as ToolRecord['attempt'];
   if (meanwhile !== undefined) return meanwhile.unregister;
   const w = record.warden;
+  // The core before anything is registered: one that cannot load (a CSP without
+  // 'wasm-unsafe-eval') fails register() here, with nothing left behind. An unregister() may
+  // have taken the tool out of the engine: it goes back now (or says why it cannot).
+  try {
+    w.engine();
+    w.attach(record.coreTool);
+  } catch (err) {
+    return fail(loadFailure('the core module', err));
+  }
   if (!addToRegistry(w, record)) {
     fail(new RegistrationError('duplicate_name', `Failed to register tool "${record.contract.name}": another tool with this name is registered on this page`));
   }
-  w.noteBaseline(record.coreTool);
   const attempt = {
     unregister: () => {
       if (record.attempt === attempt) unregister(record);
@@ -394,10 +410,29 @@ async function register(record: ToolRecord, opts?: { signal?: AbortSignal }): Pr
   };
   record.attempt = attempt;
   record.error = null;
-  opts?.signal?.addEventListener('abort', attempt.unregister, { once: true });
-  await pipeline.syncRegistrations(w);
-  if (record.attempt === attempt && record.status === 'error' && record.error) throw record.error;
+  try {
+    w.noteBaseline(record.coreTool);
+    opts?.signal?.addEventListener('abort', attempt.unregister, { once: true });
+    await pipeline.syncRegistrations(w);
+  } catch (err) {
+    if (record.attempt === attempt) withdraw(record);
+    return fail(err instanceof Error ? err : new WardenError('internal_error', 'internal error in webmcp-warden'));
+  }
+  if (record.attempt === attempt && record.status === 'error' && record.error) {
+    // A register() that rejects leaves nothing behind: not in the page's registry (where an
+    // agent's call, or the next sync, would find it), not in the browser.
+    const error = record.error;
+    withdraw(record);
+    return fail(error);
+  }
   return attempt.unregister;
+}
+
+/** Takes back what a failed `register()` added: the live attempt, the registry entry, the browser registration. */
+function withdraw(record: ToolRecord): void {
+  record.attempt = undefined;
+  removeFromRegistry(record.warden, record);
+  dropBrowserRegistration(record);
 }
 
 function unregister(record: ToolRecord): void {
@@ -405,6 +440,16 @@ function unregister(record: ToolRecord): void {
   record.attempt = undefined;
   removeFromRegistry(record.warden, record);
   dropBrowserRegistration(record);
+  // What the registry held of the tool leaves the core now, not when the object is collected.
+  if (wasRegistered) {
+    try {
+      // With the hook sets only this tool uses (a re-wrap shares the older ones).
+      const users = setUsers.get(record.warden);
+      record.warden.detachTool(record.coreTool, record.hookSets.filter((set) => users?.get(set) === 1));
+    } catch {
+      // A disposed client or a trapped core: nothing to free now; the finalizer still runs.
+    }
+  }
   record.status = 'unregistered';
   // Other tools' listing may change without this one (a toolsListed hook sees fewer tools).
   if (wasRegistered) resyncRegistrations(record.warden);

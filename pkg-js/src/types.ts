@@ -9,21 +9,31 @@ export type JsonSchema = { readonly [key: string]: unknown };
 /** A value or a promise of it. */
 export type MaybePromise<T> = T | Promise<T>;
 
-/** Tool annotations, passed to the browser as given. */
+/**
+ * Tool annotations. They are fingerprinted as given; browsers are sent WebMCP's members, with
+ * MCP's mapped onto them (`destructiveHint` → `consequentialHint`, `openWorldHint` →
+ * `untrustedContentHint`; the table is in docs/runtimes.md, "Annotations").
+ */
 export interface ToolAnnotations {
   /** The tool only reads. */
   readOnlyHint?: boolean;
-  /** The tool's output may hold untrusted content (user-generated, third-party). */
-  untrustedContentHint?: boolean;
+  /**
+   * The tool's output may hold untrusted content (user-generated, third-party). `'auto'`:
+   * browsers are told `true` once the tool's server is not the page's `serverId` or shaping had
+   * to clean one of its results, else `false` (docs/runtimes.md, "Annotations").
+   */
+  untrustedContentHint?: boolean | 'auto';
   /** The call has significant, real-world or irreversible effects. */
   consequentialHint?: boolean;
-  /** The tool may destroy data (MCP hint). */
+  /** Marks a tool meant for developer tooling (WebMCP). */
+  debugging?: boolean;
+  /** The tool may destroy data (MCP hint; browsers are sent `consequentialHint` too). */
   destructiveHint?: boolean;
   /** Calling twice has the effect of calling once (MCP hint). */
   idempotentHint?: boolean;
-  /** The tool reaches beyond the page (MCP hint). */
+  /** The tool reaches beyond the page (MCP hint; browsers are sent `untrustedContentHint` too). */
   openWorldHint?: boolean;
-  /** A human-readable title. */
+  /** A human-readable title (MCP; browsers are sent it as the tool's `title` when it has none). */
   title?: string;
   [key: string]: unknown;
 }
@@ -77,7 +87,7 @@ export interface HookOptions<Run> {
   match?: HookMatcher;
   /** Names the hook in errors and telemetry; default `"<event>:<index>"`. */
   id?: string;
-  /** Deadline in milliseconds (default the global `hookTimeout`, 5000). */
+  /** Deadline in milliseconds (default the global `hookTimeout`, 5000; at most 2^31 − 1, the longest delay a timer holds). */
   timeout?: number;
   /** For `after` and `error` hooks: `'fail'` (default, fail closed) or `'ignore'`. */
   onError?: 'fail' | 'ignore';
@@ -282,8 +292,21 @@ export interface WebMCPOptions<IS extends JsonSchema | undefined = JsonSchema, S
   schema?: S;
   /** The JSON Schema of `structuredContent`; written inline or `as const`, it types the function's result. */
   outputSchema?: OS;
-  /** Hints for the agent, passed to the browser as given. */
+  /** Hints for the agent; browsers get WebMCP's members, MCP's mapped onto them (docs/runtimes.md). */
   annotations?: ToolAnnotations;
+  /**
+   * Origins of other documents whose agents may see the tool (WebMCP's `exposedTo`), passed to
+   * runtimes that support it; one that refuses it (MCP-B) registers the tool for same-origin
+   * agents only, with a console warning. Predicates and the approver read it as `ctx.exposedTo`.
+   */
+  exposedTo?: readonly string[];
+  /**
+   * `'compatible'`: browsers are sent the input and output schemas without the keywords a
+   * browser may refuse (`$ref` inlined, `format` in the description, …; docs/runtimes.md), while
+   * the package's validator keeps enforcing them as given. Default `'as-given'`, with a console
+   * warning naming such keywords.
+   */
+  browserSchema?: 'as-given' | 'compatible';
   /** Tool-level hooks (their `ctx.input` is typed from the schema). */
   hooks?: H;
   /** The tool's server id (default the global `serverId`, `"page"`). */
@@ -378,8 +401,8 @@ export interface CallOptions {
   /** A map passed to hooks as `ctx.assigns`. */
   assigns?: Record<string, unknown>;
   /**
-   * Milliseconds the whole call may take (a positive finite number); past it the call's signal
-   * aborts and the call ends as `aborted`.
+   * Milliseconds the whole call may take (a positive number, at most 2^31 − 1: the longest delay
+   * a timer holds); past it the call's signal aborts and the call ends as `aborted`.
    */
   timeout?: number;
 }

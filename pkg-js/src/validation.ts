@@ -133,40 +133,19 @@ export type StandardValidated =
  * Validates with a Standard Schema (awaited: async validators are enforced); the validated value
  * is what the tool receives. The call's abort signal ends the wait; there is no deadline, as for
  * the tool itself. What the validator threw comes back for the page's error hooks (never for
- * the agent); an answer that is neither a value nor issues is invalid (fail closed).
+ * the agent); an answer that is neither a value nor issues is invalid (fail closed). Reading the
+ * answer is `standard-result.ts`, a chunk loaded beside the first validation, so a page whose
+ * tools have JSON Schemas only never carries it.
  */
 export async function validateStandard(schema: StandardSchemaLike, value: unknown, signal: AbortSignal = NEVER_ABORTED): Promise<StandardValidated> {
+  const reading = import('./standard-result.js');
+  reading.catch(() => undefined);
   const standard = schema['~standard'];
   const performed = perform(((input: unknown) => standard.validate(input)) as AnyHook, [value], undefined, signal);
   const [how, result] = Array.isArray(performed) ? performed : await performed;
   if (how === Ended.Aborted) return { how: 'aborted' };
   if (how !== Ended.Value) return { how: 'threw', thrown: result };
-  try {
-    const issues = result !== null && typeof result === 'object' ? (result as { issues?: unknown }).issues : undefined;
-    if (Array.isArray(issues) && issues.length > 0) return { how: 'value', valid: false, diagnostics: issues.map(diagnosticOfIssue) };
-    if (result === null || typeof result !== 'object' || !('value' in result)) {
-      return { how: 'value', valid: false, diagnostics: [{ path: '', keyword: 'standard', message: 'could not be validated: the validator returned neither a value nor issues' }] };
-    }
-    return { how: 'value', valid: true, value: (result as { value: unknown }).value };
-  } catch (err) {
-    return { how: 'threw', thrown: err };
-  }
-}
-
-/** A Standard Schema issue (`{ message, path? }`) as a diagnostic, whatever the vendor put in it. */
-function diagnosticOfIssue(issue: unknown): Diagnostic {
-  const { message, path } = (issue !== null && typeof issue === 'object' ? issue : {}) as { message?: unknown; path?: unknown };
-  return { path: pointerOf(path), keyword: 'standard', message: typeof message === 'string' && message !== '' ? message : 'is invalid' };
-}
-
-function pointerOf(path: unknown): string {
-  if (!Array.isArray(path)) return '';
-  return path
-    .map((segment) => {
-      const key = segment !== null && typeof segment === 'object' && 'key' in segment ? (segment as { key: unknown }).key : segment;
-      return '/' + escapePointer(String(key));
-    })
-    .join('');
+  return (await reading).standardResult(result);
 }
 
 function escapePointer(key: string): string {

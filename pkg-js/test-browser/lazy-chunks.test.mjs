@@ -65,6 +65,7 @@ for (const [chunk, says] of [['shape.js', /shaping module did not load/], ['pipe
     assert.equal(failed.ok, false);
     assert.equal(failed.reason, 'internal_error');
     assert.ok(!failed.text.includes('secret') && !failed.text.includes('se\u200bcret'), `the answer is withheld: ${failed.text}`);
+    assert.equal(failed.text, 'Error: internal error in webmcp-warden', 'the agent reads the generic text only, no chunk URL');
     assert.ok(state.requests >= 1, 'the page asked for the chunk');
 
     state.online();

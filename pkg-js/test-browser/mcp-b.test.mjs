@@ -125,16 +125,18 @@ function checkExercise(out, label) {
   assert.match(reads['reviews://mug'].texts[1], /image\/svg\+xml/);
   assert.equal(reads['reviews://mug'].blobs, 0);
   assert.deepEqual([...reads['reviews://mug'].provenance.flags].sort(), ['media_dropped', 'zero_width']);
+  // In order: notes://today, secret://plans, vault://keys, reviews://mug, user://42/profile. The
+  // URI read is the agent's (a template's variables): a payload, absent without capturePayloads.
   assert.deepEqual(
     JSON.parse(JSON.stringify(out.readTelemetry)),
     [
-      { uri: 'notes://today', status: 'ok', errorKind: undefined, errorReason: undefined },
-      { uri: 'secret://plans', status: 'error', errorKind: 'denied', errorReason: 'hook_denied' },
-      { uri: 'vault://keys', status: 'error', errorKind: 'denied', errorReason: 'rule' },
-      { uri: 'reviews://mug', status: 'ok', errorKind: undefined, errorReason: undefined },
-      { uri: 'user://42/profile', status: 'ok', errorKind: undefined, errorReason: undefined },
+      { status: 'ok', errorKind: undefined, errorReason: undefined },
+      { status: 'error', errorKind: 'denied', errorReason: 'hook_denied' },
+      { status: 'error', errorKind: 'denied', errorReason: 'rule' },
+      { status: 'ok', errorKind: undefined, errorReason: undefined },
+      { status: 'ok', errorKind: undefined, errorReason: undefined },
     ].map((e) => JSON.parse(JSON.stringify(e))),
-    `${label}: resource_read.stop for every read`,
+    `${label}: resource_read.stop for every read, without the URI`,
   );
 
   // Prompts: prompts/list, prompts/get with arguments a hook rewrote, invalid arguments refused by us.

@@ -378,6 +378,9 @@ function assertNamesKept(result, build) {
   assert.notEqual(result.functionName, 'getCart', `${build} kept function names; the fixture must be minified`);
   assert.match(result.cart, /mug/, `${build}: the tool runs`);
   assert.equal(result.unnamed.code, 'missing_name', `${build}: a tool without a name fails start-up: ${JSON.stringify(result.unnamed)}`);
+  assert.equal(result.unnamed.name, 'ConfigurationError', `${build}: the error keeps its class name`);
+  // Keyed by the classes' names after the build (renamed), valued by their errors' names.
+  assert.deepEqual(Object.values(result.errorNames), ['WardenError', 'ConfigurationError', 'RegistrationError', 'NotSupportedError', 'CallFailure'], `${build}: every exported error keeps its name: ${JSON.stringify(result.errorNames)}`);
   assert.match(result.unnamed.message, /give the tool a name, such as webmcp\(fn, \{ name: "[a-z0-9_]+", description: "…" \}\)/);
   assert.match(result.unnamed.message, /production builds rename functions/);
   // In a large bundle a function gets a three-character name: refused, or kept with a warning.

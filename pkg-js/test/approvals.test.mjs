@@ -196,7 +196,7 @@ describe('the approver (onAsk)', () => {
     const assigns = { session: 7 };
     await invokeTool(name, { q: 'x' }, { principal: 'bob', taint: ['web'], assigns });
     const [{ call, ctx }] = onAsk.calls;
-    assert.deepEqual(Object.keys(call).sort(), ['argsDigest', 'arguments', 'decision', 'fingerprint', 'invocationId', 'name', 'principal', 'serverId']);
+    assert.deepEqual(Object.keys(call).sort(), ['argsDigest', 'arguments', 'decision', 'display', 'fingerprint', 'invocationId', 'name', 'principal', 'serverId']);
     assert.equal(call.serverId, 'shop');
     assert.equal(call.name, name);
     assert.equal(call.principal, 'bob');
@@ -363,6 +363,38 @@ describe('call.arguments and call.argsDigest', () => {
     b.n = 1_000_000;
     await running;
     assert.deepEqual(seen, [1, 2]);
+  });
+
+  test('call.display: the arguments as text with invisible and direction-changing characters made visible, for the approver and predicates alike', async () => {
+    const { name } = await tool();
+    const seen = {};
+    configureWebMCP({
+      policy: { ask: [{ match: '*', when: (call) => ((seen.predicate = call.display), true) }] },
+      onAsk: (call) => ((seen.approver = call.display), (seen.arguments = call.arguments), { allow: 'once' }),
+    });
+    assert.equal((await invokeTool(name, { amount: '\u202E0001\u202C$', note: 'a\u200Bb\u2066c\u{E0041}\u0085\uFE0F', plain: 'ok' })).ok, true);
+    assert.equal(seen.approver, '{"amount":"\\u{202E}0001\\u{202C}$","note":"a\\u{200B}b\\u{2066}c\\u{E0041}\\u{0085}\\u{FE0F}","plain":"ok"}');
+    assert.equal(seen.predicate, seen.approver, 'function predicates get the same call');
+    assert.equal(seen.arguments.amount, '\u202E0001\u202C$', 'arguments stay exact: display is for display only');
+    assert.ok(!/[\u200B\u202A-\u202E\u2066-\u2069]/u.test(seen.approver));
+    // Text a person can read is left as it is (a literal backslash stays JSON's escape).
+    configureWebMCP({ policy: { ask: ['*'] }, onAsk: (call) => ((seen.plain = call.display), { allow: 'once' }) });
+    await invokeTool(name, { q: 'café \\u{202E} 東京 👍🏽' });
+    assert.equal(seen.plain, JSON.stringify({ q: 'café \\u{202E} 東京 👍🏽' }));
+  });
+
+  test('a getter that answers differently on each read: the validator checks the very JSON the tool receives', async () => {
+    const seen = [];
+    const t = webmcp((input) => void seen.push(input.cmd), { name: 'getter_validated', description: 'd', inputSchema: { type: 'object', properties: { cmd: { enum: ['ls'] } } }, shape: false });
+    // Whatever the order of reads, the JSON text is what the validator and the tool both get:
+    // 'rm' either fails validation or never reaches the tool.
+    for (const order of [['ls', 'rm', 'ls', 'rm'], ['rm', 'ls', 'rm', 'ls'], ['ls', 'ls', 'rm', 'rm']]) {
+      let n = 0;
+      const outcome = await t.invoke({ get cmd() { return order[n++ % order.length]; } });
+      if (outcome.ok) assert.equal(seen.at(-1), 'ls', `${order}: the tool ran with what was validated`);
+      else assert.equal(outcome.error.reason, 'invalid_arguments', `${order}`);
+    }
+    assert.ok(!seen.includes('rm'));
   });
 
   test('an approver that only reads the arguments passes the check', async () => {

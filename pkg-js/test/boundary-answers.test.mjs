@@ -303,6 +303,10 @@ describe('every answer of the core fits its descriptor', () => {
     assert.deepEqual(inside, { error: null, hook: undefined });
     assert.equal((await c.invokeTool('worker', { fail: true })).error.reason, 'tool_error');
     assert.equal((await c.invokeTool('worker', { extra: 1 })).error.kind, 'validation');
+    // With payloads captured, the record's diagnostics carry their paths and messages too.
+    c.configure({ capturePayloads: true });
+    assert.equal((await c.invokeTool('worker', { extra: 1 })).error.kind, 'validation');
+    c.configure({ capturePayloads: false });
     // No decision yet: read on a live call before policy.
     const before = c.webmcp(() => 'x', { name: 'early', description: 'Early', hooks: { before: [() => void (inside = decode(core.callDecision(lastCall.e, lastCall.call)))] } });
     await before.register();

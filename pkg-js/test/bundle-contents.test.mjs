@@ -13,8 +13,10 @@ import assert from 'node:assert/strict';
 import { build } from 'esbuild';
 
 /** Bundles an app whose entry is `source`; answers the bytes each package module puts in the entry chunk. */
-async function bundle(source) {
+async function bundle(source, external = []) {
   const result = await build({
+    // React stays external: bundled, its CommonJS makes esbuild share a helper chunk among all chunks.
+    external,
     stdin: { contents: source, resolveDir: new URL('.', import.meta.url).pathname, loader: 'js' },
     bundle: true,
     minify: true,
@@ -28,7 +30,8 @@ async function bundle(source) {
     metafile: true,
     logLevel: 'silent',
   });
-  const [, entry] = Object.entries(result.metafile.outputs).find(([, output]) => output.entryPoint !== undefined);
+  // The page's entry (esbuild also names each dynamically imported chunk an entry point).
+  const [, entry] = Object.entries(result.metafile.outputs).find(([, output]) => output.entryPoint === '<stdin>');
   // A chunk the entry imports statically is one more request at import (esbuild makes one of the
   // code an entry shares with a lazily imported chunk): there must be none.
   const shared = entry.imports.filter((imported) => imported.kind === 'import-statement' && !imported.external).map((imported) => imported.path);
@@ -62,6 +65,7 @@ const OPTIONAL = [
   'dist/subject.js', 'dist/subject-call.js', 'dist/subject-registration.js', 'dist/explain.js', 'dist/activity.js', 'dist/mcp-b.js', 'dist/validator-module.js', 'dist/engine.js', 'dist/otel.js',
   'dist/shape.js', 'wasm/warden_shape.js', 'wasm/warden_shape_bytes.js',
   'dist/uri-module.js', 'wasm/warden_uri.js', 'wasm/warden_uri_bytes.js',
+  'dist/forms.js', 'dist/react/use-webmcp-form.js', 'dist/schema-compat.js', 'dist/lint-tool.js',
   'dist/devtools.js', 'dist/asks.js', 'dist/diagnostics.js',
 ];
 
@@ -116,4 +120,22 @@ test('what a page uses, it carries: resources and prompts, dry runs', async () =
   }
   const explain = await bundle(`import { explain } from 'webmcp-warden'; await explain('t', {});`);
   assert.ok(explain.has('dist/explain.js'));
+});
+
+test('form governance is carried only by pages that govern forms; the schema lint is a chunk of its own', async () => {
+  const oneTool = await bundle(ONE_TOOL);
+  for (const file of ['dist/forms.js', 'dist/react/use-webmcp-form.js']) assert.ok(!oneTool.has(file) && !oneTool.lazy.has(file), `a one-tool app carries none of ${file}, lazily or not`);
+  assert.ok(!oneTool.has('dist/schema-compat.js') && oneTool.lazy.has('dist/schema-compat.js'), 'the lint is a chunk registration loads when a definition has something to adapt');
+  const react = await bundle(`
+    import { useWebMCP } from 'webmcp-warden/react';
+    export function App() { useWebMCP(() => 'ok', { name: 'ping', description: 'Pings.' }); return null; }
+  `, ['react']);
+  for (const file of ['dist/forms.js', 'dist/react/use-webmcp-form.js']) assert.ok(!react.has(file) && !react.lazy.has(file), `a React app without useWebMCPForm carries none of ${file}`);
+  const forms = await bundle(`import { governForms } from 'webmcp-warden/forms'; governForms();`);
+  assert.ok(forms.has('dist/forms.js'), 'an app that governs forms carries it');
+  const reactForms = await bundle(`
+    import { useWebMCPForm } from 'webmcp-warden/react';
+    export function App() { useWebMCPForm(); return null; }
+  `, ['react']);
+  assert.ok(reactForms.has('dist/forms.js') && reactForms.has('dist/react/use-webmcp-form.js'), 'so does a React app with useWebMCPForm');
 });

@@ -344,3 +344,41 @@ describe('resetWebMCP() means reset', () => {
     }
   });
 });
+
+describe('configureWebMCP({ hooks }) given the same hooks again', () => {
+  const written = [];
+  let restore;
+  before(() => {
+    restore = captureConsole(written);
+  });
+  after(() => restore());
+
+  test('a hook already among the global hooks is kept once (by identity), with one console warning', async () => {
+    resetWebMCP();
+    const { getDefaultWarden } = await import('webmcp-warden');
+    const { internalOf } = await import('../dist/api.js');
+    const setsBefore = internalOf(getDefaultWarden()).counts().sets;
+    written.length = 0;
+    let runs = 0;
+    const audit = () => void runs++;
+    const object = { id: 'logged', run: () => void runs++ };
+    // A React effect that configures on every render, 20,000 renders.
+    for (let i = 0; i < 20_000; i++) configureWebMCP({ hooks: { before: [audit], after: [object] } });
+    const { getGlobalHooks } = await import('webmcp-warden');
+    assert.deepEqual([getGlobalHooks().before.length, getGlobalHooks().after.length], [1, 1]);
+    assert.equal(internalOf(getDefaultWarden()).counts().sets, setsBefore + 1, 'one hook set: the repeats made none');
+    const t = tool(() => 'ran');
+    assert.equal((await t.invoke({})).ok, true);
+    assert.equal(runs, 2, 'each hook ran once');
+    assert.equal(written.length, 1, written.join('\n'));
+    assert.match(written[0], /already among the global hooks; each is kept once \(replace: true sets them instead\)/);
+    // New functions are new hooks: they add up, as before (replace: true is the way to set them).
+    configureWebMCP({ hooks: { before: [() => {}] } });
+    configureWebMCP({ hooks: { before: [() => {}] } });
+    assert.equal(getGlobalHooks().before.length, 3);
+    configureWebMCP({ replace: true, hooks: { before: [audit] } });
+    configureWebMCP({ replace: true, hooks: { before: [audit] } });
+    assert.equal(getGlobalHooks().before.length, 1);
+    resetWebMCP();
+  });
+});

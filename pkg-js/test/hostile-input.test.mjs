@@ -320,6 +320,37 @@ describe('a __proto__ key', () => {
   });
 });
 
+describe('rejectProtoKeys: true', () => {
+  const text = '{"q":"x","opts":{"deep":[{"__proto__":{"isAdmin":true}}]}}';
+
+  test('refuses arguments with a __proto__ key anywhere, naming where, with or without a JSON Schema; the tool never runs', async () => {
+    configureWebMCP({ rejectProtoKeys: true });
+    const withSchema = recordingTool({ inputSchema: { type: 'object' } });
+    const without = recordingTool({});
+    const standard = recordingTool({ schema: z.any(), inputSchema: { type: 'object' } });
+    for (const { tool, calls } of [withSchema, without, standard]) {
+      const outcome = await tool.invoke(JSON.parse(text));
+      assert.deepEqual([outcome.ok, outcome.error.kind, outcome.error.reason], [false, 'validation', 'invalid_arguments']);
+      assert.deepEqual(outcome.error.diagnostics, [{ path: '/opts/deep/0/__proto__', keyword: 'proto_key', message: 'is a "__proto__" key, which this page refuses (rejectProtoKeys)' }]);
+      assert.equal(calls.length, 0);
+      // Text that only mentions the key, in a value or as part of a longer key, is no such key.
+      const fine = await tool.invoke({ q: '{"__proto__":1}', x__proto__: 1, '__proto__x': 2 });
+      assert.equal(fine.ok, true, JSON.stringify(fine.error));
+    }
+    const { explain } = await import('webmcp-warden');
+    await without.tool.register();
+    const dry = await explain(without.name, JSON.parse(text));
+    assert.ok(dry.steps.some((step) => step.step === 'validation' && step.ok === false && step.diagnostics[0].keyword === 'proto_key'), 'explain says so too');
+  });
+
+  test('off by default: the key is an ordinary own key (see above); only a boolean is accepted', async () => {
+    const { tool, calls } = recordingTool({});
+    assert.equal((await tool.invoke(JSON.parse(text))).ok, true);
+    assert.equal(calls.length, 1);
+    assert.throws(() => configureWebMCP({ rejectProtoKeys: 'yes' }), ConfigurationError);
+  });
+});
+
 describe('lone surrogates', () => {
   test('a well-formed surrogate pair (an emoji) is fine', async () => {
     const { tool, calls } = recordingTool({ inputSchema: { type: 'object', properties: { q: { type: 'string', maxLength: 1 } } } });

@@ -404,11 +404,11 @@ describe('payloads', () => {
     }
   });
 
-  test('with capturePayloads: the arguments passed and the result received, as JSON text', async () => {
+  test('with capturePayloads: the arguments the tool received and the result received, as JSON text', async () => {
     instrumentWebMCP({ tracer, capturePayloads: true });
     const outcome = await tool((input) => `${RESULT} for ${input.q}`, { hooks: { before: [({ input }) => ({ input: { q: `${input.q}!` } })] } }).invoke({ q: ARG });
     const span = callSpan();
-    assert.equal(span.attributes['gen_ai.tool.call.arguments'], JSON.stringify({ q: ARG }), 'the arguments the caller passed');
+    assert.equal(span.attributes['gen_ai.tool.call.arguments'], JSON.stringify({ q: `${ARG}!` }), 'the arguments the tool received, after the rewrite');
     assert.deepEqual(JSON.parse(span.attributes['gen_ai.tool.call.result']), outcome.result, 'the result the caller received');
     for (const s of spans().filter((s) => s !== span)) assert.ok(!exported(s).includes(ARG), `${s.name} holds a payload`);
   });
@@ -421,13 +421,62 @@ describe('payloads', () => {
     assert.ok(!('gen_ai.tool.call.result' in span.attributes));
   });
 
-  test('arguments JSON cannot say are left out, and the call goes on', async () => {
+  test('arguments JSON cannot say are a notice, and the call goes on', async () => {
     instrumentWebMCP({ tracer, capturePayloads: true });
     const cyclic = { a: 1 };
     cyclic.self = cyclic;
     const outcome = await tool(() => 'ok', { shape: false }).invoke(cyclic);
     assert.equal(outcome.ok, true);
-    assert.ok(!('gen_ai.tool.call.arguments' in callSpan().attributes));
+    assert.equal(callSpan().attributes['gen_ai.tool.call.arguments'], '[payload omitted by webmcp-warden: it has no JSON form]');
+  });
+
+  test('a refused 10 MB argument is a notice of a bounded size, not a 10 MB attribute; a large result too', async () => {
+    instrumentWebMCP({ tracer, capturePayloads: true });
+    const huge = 'x'.repeat(10_000_000);
+    const refused = await tool(() => 'never', { inputSchema: { type: 'object', properties: { q: { type: 'string', maxLength: 10 } } } }).invoke({ q: huge });
+    assert.equal(refused.ok, false);
+    const attribute = callSpan().attributes['gen_ai.tool.call.arguments'];
+    assert.ok(attribute.length < 200, `${attribute.length} characters`);
+    assert.match(attribute, /longer than \d+ characters/);
+    exporter.reset();
+    await tool(() => huge.slice(0, 100_000), { shape: false }).invoke({});
+    assert.ok(callSpan().attributes['gen_ai.tool.call.result'].length < 200);
+    exporter.reset();
+    // Just under the cap is recorded whole.
+    await tool(() => 'ok', { shape: false }).invoke({ q: 'y'.repeat(16_000) });
+    assert.equal(callSpan().attributes['gen_ai.tool.call.arguments'], JSON.stringify({ q: 'y'.repeat(16_000) }));
+  });
+
+  test('redact(value, where) decides what is recorded: a copy to change, undefined for nothing, a throw a notice', async () => {
+    const seen = [];
+    instrumentWebMCP({
+      tracer,
+      capturePayloads: true,
+      redact: (value, where) => {
+        seen.push(where);
+        if (where === 'arguments') {
+          delete value.card;
+          return value;
+        }
+        value.content[0].text = '[redacted]';
+        return value;
+      },
+    });
+    const outcome = await tool(() => 'the secret result', { shape: false }).invoke({ q: 'ok', card: '4111' });
+    assert.equal(outcome.result.content[0].text, 'the secret result', "the caller's result is untouched: redact got a copy");
+    const span = callSpan();
+    assert.equal(span.attributes['gen_ai.tool.call.arguments'], JSON.stringify({ q: 'ok' }));
+    assert.ok(!span.attributes['gen_ai.tool.call.result'].includes('secret'));
+    assert.deepEqual(seen, ['arguments', 'result']);
+    resetWebMCP();
+    exporter.reset();
+    instrumentWebMCP({ tracer, capturePayloads: true, redact: (value, where) => (where === 'arguments' ? undefined : (() => { throw new Error('secret redactor bug'); })()) });
+    await tool(() => 'r', { shape: false }).invoke({ q: 1 });
+    const quiet = callSpan();
+    assert.ok(!('gen_ai.tool.call.arguments' in quiet.attributes), 'undefined: nothing recorded');
+    assert.match(quiet.attributes['gen_ai.tool.call.result'], /redact threw/);
+    assert.ok(!exported(quiet).includes('secret redactor bug'));
+    assert.throws(() => instrumentWebMCP({ redact: 'no' }), /redact must be a function/);
   });
 });
 

@@ -7,7 +7,7 @@
 // - each block is a module of its own: it imports what it uses and declares the rest;
 // - a ```ts block runs in Node with webmcp-warden/testing's fake `document.modelContext`
 //   installed (so `register()` works) and must finish without throwing, within 20 s;
-// - a ```tsx block (React) runs the same way in a DOM (happy-dom) whose body holds
+// - a ```tsx block (React) runs the same way in a DOM (jsdom) whose body holds
 //   `<div id="root">`; once it finished, and its effects ran, what it rendered there is printed
 //   and must not be empty;
 // - `no-run` after the language (```ts no-run) type-checks a block without running it, for
@@ -94,18 +94,17 @@ for (const resolution of ['bundler', 'node16']) {
   });
 }
 
-/** A DOM for a React block: happy-dom's window as the page's globals, with `<div id="root">`. */
-const DOM_PRELUDE = `import { Window } from 'happy-dom';
-const window = new Window({ url: 'http://127.0.0.1/' });
+/** A DOM for a React block: jsdom's window as the page's globals, with `<div id="root">`. */
+const DOM_PRELUDE = `import { JSDOM } from 'jsdom';
+const { window } = new JSDOM('<!doctype html><html><body><div id="root"></div></body></html>', { url: 'http://127.0.0.1/' });
 Object.assign(globalThis, { window, document: window.document, HTMLElement: window.HTMLElement, Node: window.Node, Element: window.Element, MutationObserver: window.MutationObserver, getComputedStyle: window.getComputedStyle.bind(window) });
 Object.defineProperty(globalThis, 'navigator', { value: window.navigator, configurable: true });
-document.body.innerHTML = '<div id="root"></div>';
 `;
 /** After a React block: let its effects run, print what it rendered, close the window. */
 const DOM_EPILOGUE = `
 await new Promise((resolve) => setTimeout(resolve, 300));
 console.log('rendered: ' + document.getElementById('root').textContent);
-await window.happyDOM.close();
+window.close();
 `;
 
 for (const block of blocks.filter((b) => b.run)) {

@@ -71,11 +71,13 @@ test('a first call without register() loads shaping itself; shape: false needs n
   assert.equal(result.loaded, true);
 });
 
-test('a shaping module that cannot load fails the call closed, and the listing and register() with an error; a later call loads it', () => {
+test('a shaping module that cannot load fails the call closed before the tool runs, with the generic text; the listing and register() reject saying why, leaving nothing behind; a later call loads it', () => {
   const result = fresh(`
     refuse = true;
-    const t = webmcp(() => 'se\\u200bcret', { name: 'leaky', description: 'Answers with a hidden character.' });
+    let runs = 0;
+    const t = webmcp(() => (runs++, 'se\\u200bcret'), { name: 'leaky', description: 'Answers with a hidden character.' });
     const failed = await t.invoke({});
+    const runsAfterFailure = runs;
     let listing;
     try {
       await listTools();
@@ -92,22 +94,26 @@ test('a shaping module that cannot load fails the call closed, and the listing a
     } catch (err) {
       registration = { code: err.code, message: err.message, status: t.status };
     }
+    // Nothing of the failed register() is left: an agent's call does not find the tool.
+    const afterFailedRegister = await warden.invokeTool('leaky', {});
     refuse = false;
     const retried = await t.invoke({});
     // register() again, once the module loads: the browser registration is tried again.
     await t.register();
     const reregistered = t.status;
-    console.log(JSON.stringify({ failed: { ok: failed.ok, error: failed.error, text: failed.result.content[0].text }, listing, registration, retried: retried.result.content[0].text, reregistered, compiles: counts.shaper }));
+    console.log(JSON.stringify({ failed: { ok: failed.ok, error: failed.error, text: failed.result.content[0].text }, runsAfterFailure, listing, registration, afterFailedRegister: afterFailedRegister.error?.reason, retried: retried.result.content[0].text, reregistered, compiles: counts.shaper }));
   `);
   assert.equal(result.failed.ok, false);
   assert.equal(result.failed.error.reason, 'internal_error');
-  assert.match(result.failed.error.message, /shaping module did not load/);
-  assert.ok(!result.failed.text.includes('se\u200bcret') && !result.failed.text.includes('secret'), 'the unshaped answer is withheld');
+  assert.equal(result.failed.error.message, 'internal error in webmcp-warden', 'the agent reads the generic text only');
+  assert.equal(result.failed.text, 'Error: internal error in webmcp-warden');
+  assert.equal(result.runsAfterFailure, 0, 'the tool did not run: a retry repeats no action whose answer was withheld');
   assert.equal(result.listing.code, 'internal_error');
   assert.match(result.listing.message, /shaping module did not load/);
   assert.equal(result.registration.code, 'internal_error', 'register() rejects');
   assert.match(result.registration.message, /shaping module did not load/);
   assert.equal(result.registration.status, 'error');
+  assert.equal(result.afterFailedRegister, 'unknown_tool', 'a failed register() leaves nothing in the registry');
   assert.equal(result.retried, 'secret', 'a later call loaded it');
   assert.equal(result.reregistered, 'registered', 'a second register() tried the registration again');
   assert.ok(result.compiles >= 2, 'the failed load was tried again');

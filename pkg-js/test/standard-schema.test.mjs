@@ -442,3 +442,70 @@ describe('the validator module is loaded only for JSON Schema', () => {
     assert.deepEqual(loaded, []);
   });
 });
+
+// ------------------------------------------------------------------ the single value
+
+describe('what policy and the approver judged is exactly what the tool receives', () => {
+  /** A tool whose Standard Schema passes its input on as the value (as `z.any()` does), under an ask policy; records every approval and run. */
+  async function judged(schema = z.any(), approve = (call) => ({ allow: 'once' })) {
+    const seen = { approved: [], ran: [] };
+    const client = (await import('webmcp-warden')).createWarden({
+      policy: { deny: [{ match: 'shell', when: { arg: '/cmd', equals: 'rm' }, reason: 'no rm' }], ask: ['shell'] },
+      onAsk: async (call) => {
+        seen.approved.push(call.arguments);
+        return approve(call);
+      },
+    });
+    const t = client.webmcp((input) => void seen.ran.push(input), { name: 'shell', description: 'Runs a command.', schema, inputSchema: { type: 'object' }, shape: false });
+    return { t, seen, client };
+  }
+
+  test('the caller changing its argument while the approval is pending (z.any())', async () => {
+    let release;
+    const gate = new Promise((resolve) => (release = resolve));
+    const { t, seen } = await judged(z.any(), async () => (await gate, { allow: 'once' }));
+    const args = { cmd: 'ls' };
+    const pending = t.invoke(args);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    args.cmd = 'rm';
+    release();
+    assert.equal((await pending).ok, true);
+    assert.deepEqual(seen.approved, [{ cmd: 'ls' }]);
+    assert.deepEqual(seen.ran, [{ cmd: 'ls' }], 'the tool ran what was approved');
+  });
+
+  test('a toJSON, a getter, an inherited key and a nested z.any() never reach the tool unjudged', async () => {
+    for (const [what, schema, make] of [
+      ['toJSON', z.any(), () => ({ cmd: 'rm', toJSON: () => ({ cmd: 'ls' }) })],
+      ['a getter that changes', z.any(), () => { let n = 0; return { get cmd() { return n++ === 0 ? 'ls' : 'rm'; } }; }],
+      ['an inherited key', z.any(), () => Object.assign(Object.create({ cmd: 'rm' }), {})],
+      ['a nested z.any()', z.object({ opts: z.any() }), () => ({ opts: { cmd: 'rm', toJSON: () => ({ cmd: 'ls' }) } })],
+    ]) {
+      const { t, seen } = await judged(schema);
+      const outcome = await t.invoke(make());
+      assert.equal(seen.ran.length, seen.approved.length, what);
+      assert.deepEqual(seen.ran, seen.approved, `${what}: the tool received exactly what the approver saw`);
+      for (const input of seen.ran) {
+        assert.equal(Object.getPrototypeOf(input), Object.prototype, `${what}: plain data, not the caller's object`);
+        assert.ok(!JSON.stringify(input).includes('rm') || !outcome.ok, `${what}: "rm" ran although policy saw something else`);
+      }
+    }
+  });
+
+  test('a Standard Schema whose value has a getter: predicates, the approver and the tool read one JSON', async () => {
+    const reads = [];
+    const schema = handWritten((value) => ({ value: { get cmd() { reads.push(1); return reads.length === 1 ? 'rm' : 'ls'; } } }));
+    const { t, seen } = await judged(schema);
+    await t.invoke({});
+    assert.equal(reads.length, 2, 'read by the JSON check and JSON.stringify only, then never again');
+    assert.ok('value' in Object.getOwnPropertyDescriptor(seen.ran[0], 'cmd'), 'the tool got data, not the getter');
+    assert.deepEqual(seen.ran, seen.approved);
+    assert.equal(reads.length, 2);
+  });
+
+  test('without a policy nothing judges the JSON: the validated value is passed as it is (transforms keep their types)', async () => {
+    const { tool: t, calls } = recordingTool({ schema: z.object({ when: z.string().transform((s) => new Date(s)) }), inputSchema: { type: 'object' } });
+    assert.equal((await t.invoke({ when: '2026-01-02T00:00:00.000Z' })).ok, true);
+    assert.ok(calls[0].when instanceof Date);
+  });
+});

@@ -207,6 +207,74 @@ describe('payloads', () => {
     }
   });
 
+  test('captured arguments are what the tool received (after rewrites, before the tool changed them); a payload is at most 16 384 characters of JSON', async () => {
+    configureWebMCP({ capturePayloads: true });
+    const { events } = collect();
+    const t = tool((input) => {
+      input.q = 'changed by the tool';
+      return 'ok';
+    }, { shape: false, hooks: { before: [({ input }) => ({ input: { q: `${input.q}!` } })] } });
+    await t.invoke({ q: 'given' });
+    assert.deepStrictEqual(stopOf(events).arguments, { q: 'given!' });
+    events.length = 0;
+    const refused = await tool(() => 'never', { inputSchema: { type: 'object', properties: { q: { type: 'string', maxLength: 5 } } } }).invoke({ q: 'x'.repeat(10_000_000) });
+    assert.equal(refused.ok, false);
+    assert.match(stopOf(events).arguments, /^\[payload omitted by webmcp-warden: its JSON is longer than 16384 characters\]$/);
+    events.length = 0;
+    await tool(() => 'y'.repeat(20_000), { shape: false }).invoke({});
+    assert.match(stopOf(events).result, /longer than 16384 characters/);
+  });
+
+  test('redact(value, where) from configureWebMCP: a copy of each payload, what it answers is recorded', async () => {
+    const calls = [];
+    configureWebMCP({
+      capturePayloads: true,
+      redact: (value, where) => {
+        calls.push(where);
+        if (where === 'arguments') return { ...value, card: '****' };
+        value.content[0].text = 'hidden';
+        return value;
+      },
+    });
+    const { events } = collect();
+    const outcome = await tool(() => `${RESULT}`, { shape: false }).invoke({ q: 'a', card: '4111 1111' });
+    assert.equal(outcome.result.content[0].text, RESULT, 'the caller\'s result is not the redactor\'s copy');
+    const stop = stopOf(events);
+    assert.deepStrictEqual(stop.arguments, { q: 'a', card: '****' });
+    assert.equal(stop.result.content[0].text, 'hidden');
+    assert.deepEqual(calls, ['arguments', 'result']);
+    configureWebMCP({ redact: () => undefined });
+    events.length = 0;
+    await tool(() => 'r', { shape: false }).invoke({ q: 1 });
+    assert.ok(!('arguments' in stopOf(events)) && !('result' in stopOf(events)), 'undefined: nothing recorded');
+    configureWebMCP({ redact: () => Promise.resolve({}) });
+    events.length = 0;
+    await tool(() => 'r', { shape: false }).invoke({ q: 1 });
+    assert.match(stopOf(events).arguments, /redact threw or did not answer synchronously/);
+    configureWebMCP({ redact: null });
+    assert.throws(() => configureWebMCP({ redact: 'x' }), /redact must be a function/);
+  });
+
+  test('resource_read.stop carries the URI read (its template variables are the agent\'s) only with capturePayloads', async () => {
+    const { webmcpResource, readResource } = await import('webmcp-warden');
+    const notes = webmcpResource((url, params) => `note ${params.id}`, { uri: 'notes://{id}', name: 'notes' });
+    await notes.register();
+    try {
+      const { events } = collect();
+      assert.equal((await readResource(`notes://${ARG}`)).ok, true);
+      const stop = events.find((e) => e.name === 'resource_read.stop');
+      assert.ok(stop, 'a resource read reports');
+      assert.ok(!('uri' in stop));
+      assert.ok(!JSON.stringify(events).includes(ARG), 'no template variable in telemetry');
+      configureWebMCP({ capturePayloads: true });
+      events.length = 0;
+      await readResource(`notes://${ARG}`);
+      assert.equal(events.find((e) => e.name === 'resource_read.stop').uri, `notes://${ARG}`);
+    } finally {
+      notes.unregister();
+    }
+  });
+
   test("a Standard Schema's messages (which may quote arguments) are payload; paths and keywords are not", async () => {
     const standard = { '~standard': { version: 1, vendor: 'test', validate: (value) => ({ issues: [{ message: `expected a number, got ${value.q}`, path: ['q'] }] }) } };
     const t = tool(() => 'never', { schema: standard });
@@ -214,20 +282,38 @@ describe('payloads', () => {
     const outcome = await t.invoke({ q: ARG });
     assert.equal(outcome.error.kind, 'validation');
     const [validation] = stopOf(events).record;
-    assert.deepStrictEqual(validation, { step: 'validation', target: 'input', ok: false, diagnostics: [{ path: '/q', keyword: 'standard' }] });
+    assert.deepStrictEqual(validation, { step: 'validation', target: 'input', ok: false, diagnostics: [{ keyword: 'standard' }] });
     assert.ok(!JSON.stringify(events).includes(ARG));
     configureWebMCP({ capturePayloads: true });
     events.length = 0;
     await t.invoke({ q: ARG });
-    assert.equal(stopOf(events).record[0].diagnostics[0].message, `expected a number, got ${ARG}`);
+    assert.deepStrictEqual(stopOf(events).record[0].diagnostics, [{ path: '/q', keyword: 'standard', message: `expected a number, got ${ARG}` }]);
   });
 
-  test("the core's JSON Schema messages quote only the schema and are kept", async () => {
-    const t = tool(() => 'never', { inputSchema: { type: 'object', properties: { q: { type: 'integer' } } } });
+  test('validation paths and messages name the caller\'s keys: kept only with capturePayloads; keywords always', async () => {
+    const key = `key_${ARG}`;
+    const t = tool(() => 'never', { inputSchema: { type: 'object', properties: { q: { type: 'integer' } }, additionalProperties: false } });
+    const { events } = collect();
+    await t.invoke({ q: 'x', [key]: 1 });
+    const diagnostics = stopOf(events).record[0].diagnostics;
+    assert.ok(diagnostics.length >= 2);
+    for (const d of diagnostics) assert.deepStrictEqual(Object.keys(d), ['keyword']);
+    assert.ok(!JSON.stringify(events).includes(ARG), 'no agent-chosen key name in telemetry');
+    configureWebMCP({ capturePayloads: true });
+    events.length = 0;
+    await t.invoke({ q: 'x', [key]: 1 });
+    const captured = stopOf(events).record[0].diagnostics;
+    assert.ok(captured.some((d) => d.path === '/q' && d.keyword === 'type' && d.message === 'must be integer'), JSON.stringify(captured));
+  });
+
+  test("a schema that is not valid JSON Schema keeps its message (the page's own schema, no argument in it)", async () => {
+    const t = tool(() => 'never', { inputSchema: { type: 'object', properties: { q: { type: 'nonsense' } } } });
     const { events } = collect();
     await t.invoke({ q: ARG });
-    assert.deepStrictEqual(stopOf(events).record[0].diagnostics, [{ path: '/q', keyword: 'type', message: 'must be integer' }]);
-    assert.ok(!JSON.stringify(events).includes(ARG));
+    const [d] = stopOf(events).record[0].diagnostics;
+    assert.equal(d.keyword, 'schema');
+    assert.match(d.message, /inputSchema is not valid JSON Schema/);
+    assert.ok(!('path' in d));
   });
 });
 
@@ -343,7 +429,7 @@ describe('subscribers', () => {
     Object.defineProperty(input, 'trap', { enumerable: true, get: () => { throw new Error('getter'); } });
     const outcome = await tool(() => 'fine', { shape: false }).invoke(input);
     assert.equal(outcome.ok, true);
-    assert.equal(stopOf(events).arguments.ok, 1);
+    assert.equal(stopOf(events).arguments, '[payload omitted by webmcp-warden: it has no JSON form]');
   });
 
   test('with no subscriber nothing is built, and a subscriber added later gets the next call', async () => {

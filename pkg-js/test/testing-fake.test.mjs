@@ -498,3 +498,54 @@ describe('installFakeModelContext', () => {
     }
   });
 });
+
+describe('the other shapes (options)', () => {
+  const tool = (name, extra = {}) => ({ name, description: 'd', execute: (input, second) => ({ input, second: second === undefined ? 'none' : Object.keys(second) }), ...extra });
+
+  test("shape: 'firefox': a synchronous registerTool answering undefined, throwing; no signal; unregisterTool; execute(input, client)", async () => {
+    const mc = createFakeModelContext({ shape: 'firefox' });
+    const controller = new AbortController();
+    assert.equal(mc.registerTool(tool('a'), { signal: controller.signal }), undefined);
+    assert.throws(() => mc.registerTool(tool('a')), (err) => err.name === 'InvalidStateError', 'a duplicate throws at once');
+    controller.abort();
+    await tick();
+    assert.deepEqual(mc.registeredNames(), ['a'], 'the signal is never read');
+    assert.deepEqual(await mc.callTool('a', { x: 1 }), { input: { x: 1 }, second: ['requestUserInteraction'] });
+    assert.equal(mc.unregisterTool('a'), undefined);
+    assert.deepEqual(mc.registeredNames(), []);
+    assert.throws(() => mc.unregisterTool('a'), (err) => err.name === 'InvalidStateError');
+    const { modelContext, uninstall } = installFakeModelContext({ shape: 'firefox' });
+    assert.equal(globalThis.navigator.modelContext, modelContext, 'installed as navigator.modelContext');
+    assert.equal(globalThis.document?.modelContext, undefined);
+    uninstall();
+    assert.equal(globalThis.navigator?.modelContext, undefined);
+  });
+
+  test('executeArity: 1 calls execute(input) only', async () => {
+    const mc = createFakeModelContext({ executeArity: 1 });
+    await mc.registerTool(tool('a'));
+    assert.deepEqual(await mc.callTool('a', {}), { input: {}, second: 'none' });
+  });
+
+  test("toolObjects: getTools() answers Chrome 160's Tool objects: getters, null members, nothing to spread or stringify", async () => {
+    const mc = createFakeModelContext({ toolObjects: true });
+    await mc.registerTool(tool('a', { inputSchema: { type: 'object' } }));
+    const [listed] = await mc.getTools();
+    assert.equal(listed.name, 'a');
+    assert.deepEqual(listed.inputSchema, { type: 'object' });
+    assert.equal(listed.outputSchema, null);
+    assert.equal(listed.annotations, null);
+    assert.deepEqual({ ...listed }, {});
+    assert.equal(JSON.stringify(listed), '{}');
+    assert.equal(listed.source, globalThis);
+    assert.deepEqual(await mc.callTool('a', {}), { input: {}, second: ['signal'] }, 'executeTool takes a Tool object');
+  });
+
+  test('refuseSchemaKeywords: registerTool rejects a keyword where it is one, not a property of that name', async () => {
+    const mc = createFakeModelContext({ refuseSchemaKeywords: true });
+    await assert.rejects(mc.registerTool(tool('a', { inputSchema: { properties: { when: { type: 'string', format: 'date' } } } })), (err) => err instanceof TypeError && /"format"/.test(err.message));
+    await assert.rejects(mc.registerTool(tool('b', { inputSchema: { $defs: {}, type: 'object' } })), TypeError);
+    await mc.registerTool(tool('c', { inputSchema: { properties: { format: { type: 'string' } } } }));
+    assert.deepEqual(mc.registeredNames(), ['c']);
+  });
+});

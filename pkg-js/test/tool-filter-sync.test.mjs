@@ -93,3 +93,18 @@ test('a failing toolsListed hook leaves registrations as they were; a tool not y
   assert.equal(late.status, 'error');
   assert.deepEqual(await names(), ['kept_tool'], 'the browser keeps what it had');
 });
+
+test('a filter function runs for registered names only; a hidden tool and an unknown name answer the same', async () => {
+  const asked = [];
+  configureWebMCP({ tools: (contract) => (asked.push(contract.name), contract.name !== 'hidden_tool') });
+  const hidden = webmcp(() => 'h', { name: 'hidden_tool', description: 'Hidden' });
+  tools.push(hidden);
+  await hidden.register();
+  asked.length = 0;
+  const fromHidden = await invokeTool('hidden_tool', {});
+  const fromUnknown = await invokeTool('no_such_tool', {});
+  assert.deepEqual(asked, ['hidden_tool'], 'the filter ran for the registered name, not for the unknown one (docs/behaviour.md says what that tells)');
+  const named = (outcome, name) => JSON.parse(JSON.stringify(outcome).replaceAll(name, 'X'));
+  assert.deepEqual(named(fromHidden, 'hidden_tool'), named(fromUnknown, 'no_such_tool'));
+  assert.deepEqual([fromHidden.error.kind, fromHidden.error.reason], ['not_found', 'unknown_tool']);
+});
