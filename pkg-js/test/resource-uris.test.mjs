@@ -22,6 +22,8 @@ async function page({ resources = { deny: ['file:///secrets/{+rest}'], allow: ['
   const seen = { reads: [], hooks: [], asked: [], events: [] };
   w = createWarden({
     policy: { resources },
+    // Telemetry names the URI read only when payloads are captured (docs/behaviour.md, Telemetry).
+    capturePayloads: true,
     telemetry: (event) => seen.events.push(event),
     hooks: { resourceRead: [{ id: 'seen', run: (ctx) => void seen.hooks.push(ctx.uri) }, ...hooks] },
     onAsk: (call) => (seen.asked.push(call.name), onAsk?.(call) ?? { allow: 'once' }),
