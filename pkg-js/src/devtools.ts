@@ -157,7 +157,8 @@ export function mountWardenDevtools(element: Element, options: WardenDevtoolsOpt
     const body = h('div', { id: 'body', hidden: collapsed });
     if (!collapsed) body.append(...sections());
     root.replaceChildren(header, body);
-    if (focused !== undefined) (shadow.querySelector(`[data-key="${CSS.escape(focused)}"]`) as HTMLElement | null)?.focus();
+    // Found by comparing keys, not by a selector: a key holds tool names and ask ids.
+    if (focused !== undefined) Array.from(shadow.querySelectorAll<HTMLElement>('[data-key]')).find((node) => node.dataset.key === focused)?.focus();
   }
 
   function sections(): HTMLElement[] {
@@ -292,7 +293,7 @@ function stepText(step: DecisionStep): string {
     case 'hook':
       return `${step.event} hook "${step.hookId}": ${step.outcome}${step.skipped ? ' (skipped)' : ''}, ${step.durationMs.toFixed(1)} ms`;
     case 'validation':
-      return `validation of the ${step.target}: ${step.ok ? 'valid' : `invalid (${(step.diagnostics ?? []).map((d) => `${d.path || '(root)'} ${d.keyword}`).join(', ')})`}`;
+      return `validation of the ${step.target}: ${step.ok ? 'valid' : `invalid (${(step.diagnostics ?? []).map((d) => (d.path === undefined ? d.keyword : `${d.path || '(root)'} ${d.keyword}`)).join(', ')})`}`;
     case 'policy': {
       const decision = step.decision as { effect?: string; reason?: string; explanation?: string };
       return `policy: ${decision.effect ?? '?'} (${decision.reason ?? '?'}): ${decision.explanation ?? ''}`;
