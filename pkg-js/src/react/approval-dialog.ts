@@ -88,7 +88,8 @@ export function ApprovalDialog(props: ApprovalDialogProps): ReactElement | null 
   const state: ApprovalDialogState = {
     ask: shown,
     expired: current === undefined && expired !== undefined,
-    remainingMs: shown === undefined || shown === expired ? 0 : Math.max(0, shown.deadline - now),
+    // Clamped to the ask's own span: `now` is read once a second, and may predate the ask.
+    remainingMs: shown === undefined || shown === expired ? 0 : Math.min(shown.deadline - shown.createdAt, Math.max(0, shown.deadline - now)),
     pendingCount: pending.length,
     approve: (mode = 'once') => current?.approve(mode),
     deny: (reason = denyReason) => current?.deny(reason),
