@@ -11,8 +11,8 @@
 // - development mode (`hotReload`): a changed definition becomes the baseline instead of asking.
 import { test, describe, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { createWarden, ConfigurationError, getPrompt, readResource, webmcpPrompt, webmcpResource } from 'webmcp-warden';
-import { createFakeModelContext } from 'webmcp-warden/testing';
+import { createWarden, ConfigurationError, getDefaultWarden, getPrompt, invokeTool, readResource, resetWebMCP, resumeAgents, suspendAgents, webmcp, webmcpPrompt, webmcpResource } from 'webmcp-warden';
+import { createFakeModelContext, installFakeModelContext } from 'webmcp-warden/testing';
 import { internalOf } from '../dist/api.js';
 import { asksOf } from '../dist/asks.js';
 import { joinMount } from '../dist/react/mounts.js';
@@ -166,6 +166,28 @@ describe('suspending agents (the kill switch)', () => {
     const stop = events.find((e) => e.name === 'tool_call.stop' && e.errorReason === 'suspended');
     assert.ok(stop, 'the denied call is in telemetry');
     for (const bad of [undefined, '', '  ', 7]) assert.throws(() => c.suspendAgents(bad), (err) => err instanceof ConfigurationError && err.code === 'invalid_options');
+  });
+
+  test('the default client\'s suspendAgents / resumeAgents: the page\'s agents, and no other client\'s', async () => {
+    const runtime = installFakeModelContext();
+    try {
+      await webmcp(() => 'ran', { name: 'page_tool', description: 'd' }).register();
+      const own = c.webmcp(() => 'ran', { name: 'own_tool', description: 'd' });
+      suspendAgents('The page stopped its agents.');
+      assert.equal(getDefaultWarden().suspension(), 'The page stopped its agents.');
+      const denied = await invokeTool('page_tool', {});
+      assert.deepEqual([denied.error.reason, textOf(denied)], ['suspended', 'Denied: The page stopped its agents.']);
+      const agent = await runtime.modelContext.callTool('page_tool', {});
+      assert.equal(agent.content[0].text, 'Denied: The page stopped its agents.', "the browser's agent path is denied too");
+      assert.equal((await own.invoke({})).ok, true, 'a client of its own is not suspended');
+      assert.throws(() => suspendAgents(''), (err) => err instanceof ConfigurationError);
+      resumeAgents();
+      assert.equal(getDefaultWarden().suspension(), null);
+      assert.equal((await invokeTool('page_tool', {})).ok, true);
+    } finally {
+      resetWebMCP();
+      runtime.uninstall();
+    }
   });
 
   test('reset() resumes the agents; the suspension survives a core restart', async () => {
