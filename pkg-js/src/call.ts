@@ -63,7 +63,10 @@ const extrasChunk = lazily(() => import('./call-extras.js'));
 /** Loads call-extras.ts (for `explain`, through the pipeline chunk). */
 export const loadExtras = (): Promise<typeof Extras> => extrasChunk.load();
 
-/** Bundlers replace `process.env.NODE_ENV`, so production builds drop the diagnostics' code (diagnose.ts). */
+/**
+ * `process.env.NODE_ENV`, which bundlers replace: the guard of the diagnostics' code (diagnose.ts)
+ * is false where it says `'production'`; a page without `process` (a browser) relies on `debug`.
+ */
 declare const process: { env: { NODE_ENV?: string } };
 
 /** What a quiet ending means: the call succeeded and nothing was recorded. */
@@ -398,7 +401,7 @@ class CallRun {
     const duration = this.#observed ? performance.now() - started : 0;
     const outcome = this.#report(how, value);
     const action = this.#step(outcome, this.#reportedFacts, duration, this.#reportedPayload);
-    if (((action >>> ActionBits.VerdictShift) & 7) === Verdict.Failed && typeof process !== 'undefined' && process.env.NODE_ENV !== 'production' && this.#w.settings.debug) {
+    if (((action >>> ActionBits.VerdictShift) & 7) === Verdict.Failed && (typeof process === 'undefined' || process.env.NODE_ENV !== 'production') && this.#w.settings.debug) {
       const failed = (action & ActionBits.FailedNow) !== 0;
       this.#note(['hook', EVENTS[hook.event] ?? 'before', core.lastHookId(this.#engine, this.#call) ?? '?', this.#tool.contract.name, outcome, failed ? this.#callFailure().message : undefined, hook.timeout ?? this.#w.settings.hookTimeout]);
       this.#clock = -1;
@@ -571,7 +574,7 @@ class CallRun {
     const performed = predicate ? perform(predicate as AnyHook, [call, ctx], this.#w.settings.hookTimeout, this.#signal) : ([Ended.Raise, undefined] as [Ended, unknown]);
     const [how, value] = Array.isArray(performed) ? performed : await performed;
     const outcome = how === Ended.Aborted ? Outcome.Aborted : how !== Ended.Value || typeof value !== 'boolean' ? Outcome.PredicateFailed : value ? Outcome.PredicateTrue : Outcome.PredicateFalse;
-    if (outcome === Outcome.PredicateFailed && typeof process !== 'undefined' && process.env.NODE_ENV !== 'production' && this.#w.settings.debug) {
+    if (outcome === Outcome.PredicateFailed && (typeof process === 'undefined' || process.env.NODE_ENV !== 'production') && this.#w.settings.debug) {
       this.#note((this.#predicateNote = ['predicate', this.#tool.contract.name, how, predicate?.name || undefined, this.#w.settings.hookTimeout]));
     }
     const action = this.#step(outcome, 0);
@@ -595,7 +598,7 @@ class CallRun {
     const duration = performance.now() - started;
     const outcome = this.#report(how, value);
     const action = this.#step(outcome, this.#reportedFacts, duration, this.#reportedPayload);
-    if (((action >>> ActionBits.VerdictShift) & 7) === Verdict.Failed && typeof process !== 'undefined' && process.env.NODE_ENV !== 'production' && this.#w.settings.debug) {
+    if (((action >>> ActionBits.VerdictShift) & 7) === Verdict.Failed && (typeof process === 'undefined' || process.env.NODE_ENV !== 'production') && this.#w.settings.debug) {
       const failure = this.#callFailure();
       this.#note(['approver', this.#tool.contract.name, failure.cause ?? 'bad_return', failure.message, decision?.explanation, this.#w.settings.askTimeout]);
     }
@@ -707,7 +710,7 @@ class CallRun {
   /** The outcome, once the call's diagnostics, if any, are written. */
   #noted(outcome: CallOutcome): CallOutcome | Promise<CallOutcome> {
     const notes = this.#notes;
-    return typeof process !== 'undefined' && process.env.NODE_ENV !== 'production' && notes !== undefined ? diagnose(this.#w, notes).then(() => outcome) : outcome;
+    return (typeof process === 'undefined' || process.env.NODE_ENV !== 'production') && notes !== undefined ? diagnose(this.#w, notes).then(() => outcome) : outcome;
   }
 
   // ---- telemetry -----------------------------------------------------------------------------
@@ -717,7 +720,7 @@ class CallRun {
   /** Emits `policy.decision` when the core says policy just decided. */
   #decided(action: number): void {
     if (!(action & ActionBits.Decided)) return;
-    if (typeof process !== 'undefined' && process.env.NODE_ENV !== 'production' && this.#predicateNote !== undefined) {
+    if ((typeof process === 'undefined' || process.env.NODE_ENV !== 'production') && this.#predicateNote !== undefined) {
       this.#predicateNote[5] = (decode(core.callDecision(this.#engine, this.#call)) as CallDecisionAnswer)?.explanation;
       this.#predicateNote = undefined;
     }
@@ -766,10 +769,10 @@ class CallRun {
         const shaped = this.#about ? this.#about.shape(outcome.result, this.#serverId, max) : loadedShaping().shapeForModel(outcome.result, this.#serverId, max);
         outcome.result = shaped.result as CallToolResult;
         this.#shapeStep = { step: 'shape', flags: shaped.flags, truncated: shaped.truncated };
-        if ((shaped.flags.length > 0 || shaped.truncated) && typeof process !== 'undefined' && process.env.NODE_ENV !== 'production' && this.#w.settings.debug) this.#note(['shape', this.#tool.contract.name, shaped.flags, shaped.truncated, max]);
+        if ((shaped.flags.length > 0 || shaped.truncated) && (typeof process === 'undefined' || process.env.NODE_ENV !== 'production') && this.#w.settings.debug) this.#note(['shape', this.#tool.contract.name, shaped.flags, shaped.truncated, max]);
       }
     }
-    if (!outcome.ok && outcome.error.reason === 'invalid_structured_content' && typeof process !== 'undefined' && process.env.NODE_ENV !== 'production' && this.#w.settings.debug) {
+    if (!outcome.ok && outcome.error.reason === 'invalid_structured_content' && (typeof process === 'undefined' || process.env.NODE_ENV !== 'production') && this.#w.settings.debug) {
       this.#note(['output', this.#tool.contract.name, outcome.error.message]);
     }
     if (this.#observed) {

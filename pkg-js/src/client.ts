@@ -75,12 +75,13 @@ export interface Settings {
 
 /**
  * Whether the page runs a development build: `process.env.NODE_ENV` is not `'production'` or
- * Vite's `import.meta.env.DEV` is true. Both reads are written as bundlers replace them (so a
- * production build folds them away) and guarded, so a page without `process` reads no error.
+ * Vite's `import.meta.env.DEV` is true. Both reads are written exactly as bundlers replace them
+ * (a browser bundle has no `process`: a `typeof process` check would hide the bundler's value)
+ * and caught, so a page without `process` reads no error.
  */
 export function development(): boolean {
   try {
-    if (typeof process !== 'undefined' && process.env.NODE_ENV !== 'production') return true;
+    if (process.env.NODE_ENV !== 'production') return true;
   } catch {
     // no process.env: not Node, and no bundler defined it
   }

@@ -9,7 +9,10 @@ import type { ListingOptions, ToolContract } from './types.js';
 import type { EndListingAnswer } from './answers.js';
 import type { Note } from './diagnostics.js';
 
-/** Bundlers replace `process.env.NODE_ENV`, so production builds drop the diagnostics' code (diagnose.ts). */
+/**
+ * `process.env.NODE_ENV`, which bundlers replace: the guard of the diagnostics' code (diagnose.ts)
+ * is false where it says `'production'`; a page without `process` (a browser) relies on `debug`.
+ */
 declare const process: { env: { NODE_ENV?: string } };
 
 /**
@@ -42,7 +45,7 @@ export async function runHooks(deps: ListingDeps, w: Warden, tools: RegisteredTo
       if (op === Op.FinishOk || op === Op.FinishError) {
         ended = true;
         const answer = decode(core.endListing(engine, listing)) as EndListingAnswer;
-        if (typeof process !== 'undefined' && process.env.NODE_ENV !== 'production' && notes.length > 0) await diagnose(w, notes);
+        if ((typeof process === 'undefined' || process.env.NODE_ENV !== 'production') && notes.length > 0) await diagnose(w, notes);
         if (!answer.ok) throw new WardenError('hook_failed', answer.error?.message ?? 'a toolsListed hook failed');
         return (answer.listed ?? []).map((index) => contracts[index] as ToolContract);
       }
@@ -78,9 +81,9 @@ export async function runHooks(deps: ListingDeps, w: Warden, tools: RegisteredTo
         }
       }
       if (instance !== w.coreInstance) throw new CoreTrapped('the core was restarted during this listing');
-      const hookIdNow = outcome === Outcome.Returned || (typeof process !== 'undefined' && process.env.NODE_ENV !== 'production' && w.settings.debug) ? core.listingHookId(engine, listing) : undefined;
+      const hookIdNow = outcome === Outcome.Returned || ((typeof process === 'undefined' || process.env.NODE_ENV !== 'production') && w.settings.debug) ? core.listingHookId(engine, listing) : undefined;
       action = core.listingStep(engine, listing, outcome, facts, duration, payload);
-      if (((action >>> ActionBits.VerdictShift) & 7) === Verdict.Failed && typeof process !== 'undefined' && process.env.NODE_ENV !== 'production' && w.settings.debug) {
+      if (((action >>> ActionBits.VerdictShift) & 7) === Verdict.Failed && (typeof process === 'undefined' || process.env.NODE_ENV !== 'production') && w.settings.debug) {
         notes.push(['hook', 'toolsListed', hookIdNow ?? '?', tools.map((t) => t.contract.name).join(','), outcome, '', hook.timeout ?? w.settings.hookTimeout]);
       }
       if (observed) emitHookEvent(w.telemetry, { tool: tools.map((t) => t.contract.name).join(','), serverId: w.settings.serverId, invocationId: ctx.invocationId, hookId, event: 'toolsListed', durationMs: duration }, outcome, action);

@@ -141,6 +141,55 @@ describe('console diagnostics', () => {
   });
 });
 
+describe('the debug default in a bundled page without `process` (a browser)', () => {
+  // The page, bundled for the browser as a bundler does (process.env.NODE_ENV replaced), runs in a
+  // child Node with `process` deleted first: what the console got, and what the agent read.
+  const PAGE = `
+    import { createWarden } from 'webmcp-warden';
+    const c = createWarden(OPTIONS);
+    const t = c.webmcp(() => 'ran', { name: 'audited', description: 'd', hooks: { before: [{ id: 'audit', run: () => { throw new Error('${SECRET}'); } }] } });
+    const outcome = await t.invoke({});
+    globalThis.__report(outcome.result.content[0].text);
+  `;
+  const RUNNER = `
+    const lines = [];
+    console.warn = (...args) => lines.push(args.join(' '));
+    const log = console.log;
+    globalThis.__report = (text) => log(JSON.stringify({ text, warned: lines }));
+    delete globalThis.process;
+    if (typeof process !== 'undefined') throw new Error('process is still there');
+    await import('./page.js');
+  `;
+  async function runBundled(nodeEnv, options = '{}') {
+    const { build } = await import('esbuild');
+    const { mkdtempSync, writeFileSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const path = await import('node:path');
+    const { execFileSync } = await import('node:child_process');
+    const dir = mkdtempSync(path.join(tmpdir(), 'warden-debug-'));
+    try {
+      writeFileSync(path.join(dir, 'page.src.js'), PAGE.replace('OPTIONS', options));
+      writeFileSync(path.join(dir, 'run.mjs'), RUNNER);
+      await build({ entryPoints: { page: path.join(dir, 'page.src.js') }, bundle: true, format: 'esm', platform: 'browser', splitting: true, outdir: dir, define: { 'process.env.NODE_ENV': JSON.stringify(nodeEnv) }, nodePaths: [new URL('../../node_modules', import.meta.url).pathname], absWorkingDir: new URL('..', import.meta.url).pathname, logLevel: 'error' });
+      return JSON.parse(execFileSync(process.execPath, [path.join(dir, 'run.mjs')], { encoding: 'utf8', timeout: 30_000 }).trim().split('\n').at(-1));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  test('a development bundle writes the diagnostic by default; a production bundle writes nothing unless asked', { timeout: 90_000 }, async () => {
+    const development = await runBundled('development');
+    assert.equal(development.text, 'Error: before hook "audit" failed (raise)');
+    assert.equal(development.warned.length, 1, development.warned.join('\n'));
+    assert.match(development.warned[0], /^webmcp-warden: before hook "audit" \(tool "audited"\) threw, so the call failed closed/);
+    const production = await runBundled('production');
+    assert.deepEqual([production.text, production.warned], ['Error: before hook "audit" failed (raise)', []]);
+    const asked = await runBundled('production', '{ debug: true }');
+    assert.equal(asked.warned.length, 1, 'debug: true is heard where the build cannot tell');
+    for (const run of [development, production, asked]) assert.ok(!JSON.stringify(run).includes(SECRET));
+  });
+});
+
 describe('suspending agents (the kill switch)', () => {
   test('every call, read and get is denied with the reason, before anything but denied hooks runs; resume lets them through', async () => {
     const ran = [];
