@@ -103,6 +103,31 @@ describe('console diagnostics', () => {
     assert.equal(written.length, 4, all);
   });
 
+  test('the approver and function predicates: each way of failing has its sentence and fix, written once per cause', async () => {
+    c.configure({
+      askTimeout: 30,
+      hookTimeout: 30,
+      policy: {
+        ask: ['slow_ask', 'bad_ask'],
+        deny: [{ match: 'not_bool', when: function notBool() { return 'yes'; } }, { match: 'late', when: function late() { return sleep(200).then(() => true); } }],
+        default: 'allow',
+      },
+      onAsk: (call) => (call.name === 'slow_ask' ? new Promise(() => {}) : { allow: 'sometimes' }),
+    });
+    const tools = ['slow_ask', 'bad_ask', 'not_bool', 'late'].map((name) => c.webmcp(() => 'ran', { name, description: 'd' }));
+    const outcomes = [];
+    const written = await consoleOf(async () => {
+      for (let round = 0; round < 2; round++) for (const t of tools) outcomes.push(await t.invoke({}));
+    });
+    assert.deepEqual(outcomes.slice(0, 4).map((o) => [o.error.reason, o.error.cause]), [['ask_failed', 'timeout'], ['ask_failed', 'bad_return'], ['rule', undefined], ['rule', undefined]]);
+    assert.equal(written.length, 4, written.join('\n'));
+    const all = written.join('\n');
+    assert.match(all, /the approver \(onAsk\) ran past its deadline \(30 ms\) for tool "slow_ask", so the ask was denied \(ask_failed\): the agent read "Denied: the approval failed \(timeout\)"\. The ask: Asked by ask\[0\]\. Fix: answer within askTimeout/);
+    assert.match(all, /the approver \(onAsk\) returned a value outside its contract for tool "bad_ask", so the ask was denied \(ask_failed\).* It may return \{ allow: 'once' \}/);
+    assert.match(all, /the policy's function predicate "notBool" answered something other than true or false for tool "not_bool", so it counted as failed.* Fix: make it answer exactly true or false\./);
+    assert.match(all, /the policy's function predicate "late" ran past its deadline \(30 ms\) for tool "late", so it counted as failed.* Fix: make it answer within hookTimeout\./);
+  });
+
   test('a registration the browser refused, and a useWebMCP registration that failed', async () => {
     const runtime = createFakeModelContext();
     runtime.registerTool = () => Promise.reject(new TypeError('the runtime refuses this descriptor'));
