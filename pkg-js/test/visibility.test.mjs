@@ -171,17 +171,25 @@ describe('the debug default in a bundled page without `process` (a browser)', ()
   // child Node with `process` deleted first: what the console got, and what the agent read.
   const PAGE = `
     import { createWarden } from 'webmcp-warden';
-    const c = createWarden(OPTIONS);
+    const c = createWarden({ policy: { default: 'allow' }, ...OPTIONS });
     const t = c.webmcp(() => 'ran', { name: 'audited', description: 'd', hooks: { before: [{ id: 'audit', run: () => { throw new Error('${SECRET}'); } }] } });
     const outcome = await t.invoke({});
-    globalThis.__report(outcome.result.content[0].text);
+    // Development mode: a definition edited as hot reload edits it, then called.
+    const first = c.webmcp(() => 'v1', { name: 'edited', description: 'first' });
+    await first.register();
+    await c.invokeTool('edited', {});
+    first.unregister();
+    await c.webmcp(() => 'v2', { name: 'edited', description: 'edited during development' }).register();
+    const edited = await c.invokeTool('edited', {});
+    globalThis.__report(outcome.result.content[0].text, edited.ok ? 'ok' : edited.error.reason);
   `;
   const RUNNER = `
     const lines = [];
     console.warn = (...args) => lines.push(args.join(' '));
     const log = console.log;
-    globalThis.__report = (text) => log(JSON.stringify({ text, warned: lines }));
+    globalThis.__report = (text, edited) => log(JSON.stringify({ text, edited, warned: lines }));
     delete globalThis.process;
+    globalThis.document = {};
     if (typeof process !== 'undefined') throw new Error('process is still there');
     await import('./page.js');
   `;
@@ -202,13 +210,14 @@ describe('the debug default in a bundled page without `process` (a browser)', ()
     }
   }
 
-  test('a development bundle writes the diagnostic by default; a production bundle writes nothing unless asked', { timeout: 90_000 }, async () => {
+  test('a development bundle writes the diagnostic and re-baselines an edited tool by default; a production bundle does neither unless asked', { timeout: 90_000 }, async () => {
     const development = await runBundled('development');
     assert.equal(development.text, 'Error: before hook "audit" failed (raise)');
-    assert.equal(development.warned.length, 1, development.warned.join('\n'));
+    assert.equal(development.edited, 'ok', 'development mode: the edited definition is the baseline');
+    assert.equal(development.warned.length, 1, JSON.stringify(development));
     assert.match(development.warned[0], /^webmcp-warden: before hook "audit" \(tool "audited"\) threw, so the call failed closed/);
     const production = await runBundled('production');
-    assert.deepEqual([production.text, production.warned], ['Error: before hook "audit" failed (raise)', []]);
+    assert.deepEqual([production.text, production.edited, production.warned], ['Error: before hook "audit" failed (raise)', 'no_approver', []]);
     const asked = await runBundled('production', '{ debug: true }');
     assert.equal(asked.warned.length, 1, 'debug: true is heard where the build cannot tell');
     for (const run of [development, production, asked]) assert.ok(!JSON.stringify(run).includes(SECRET));
