@@ -244,6 +244,8 @@ pub struct CallSpec {
     pub mode: Mode,
     /// What the call is about: a tool, a resource or a prompt.
     pub subject: Subject,
+    /// The page suspended its agents, for this reason: the call is denied before anything runs.
+    pub suspended: Option<String>,
 }
 
 /// Why a call failed, as `invokeTool` reports it, and what the agent reads.
@@ -484,8 +486,17 @@ impl Call {
         &self.record
     }
 
-    /// Starts the call.
+    /// Starts the call. While the page's agents are suspended, the call is denied at once
+    /// (`denied` / `suspended`, the agent reading `Denied: <reason>`): no hook, validation,
+    /// predicate, approver or tool runs (denied hooks do, as for every denial). A dry run
+    /// explains the policy as it would decide once the agents are resumed.
     pub fn start(&mut self, signal: Signal) -> Action {
+        if let (Some(reason), Mode::Call) = (self.spec.suspended.take(), self.spec.mode) {
+            self.error = Some(CallError::denied("suspended", reason));
+            let mut action = self.enter(Event::Denied, 0, signal);
+            action.failed_now = true;
+            return action;
+        }
         if self.spec.mode == Mode::Explain {
             self.explain_hooks();
             return self.validate_input(signal);

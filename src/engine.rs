@@ -233,6 +233,8 @@ pub struct Engine {
     /// The page opted in to patterns neither engine can be trusted with (`unsafePatterns`):
     /// configuration steps compile their patterns under [`crate::pattern::with_unsafe_allowed`].
     unsafe_patterns: bool,
+    /// Why the page suspended its agents (`suspendAgents(reason)`); `None` while they may act.
+    suspended: Option<String>,
 }
 
 fn check_handle(id: u32, what: &str) -> Result<(), ConfigError> {
@@ -372,6 +374,12 @@ impl Engine {
     pub fn set_server_id(&mut self, server_id: &str) {
         self.server_id = (server_id != DEFAULT_SERVER_ID).then(|| server_id.to_owned());
         self.changed();
+    }
+
+    /// Suspends the page's agents (`Some(reason)`): every call, read and get that starts is
+    /// denied with that reason, until `None` resumes them. Calls already running go on.
+    pub fn suspend(&mut self, reason: Option<String>) {
+        self.suspended = reason;
     }
 
     /// Sets which contract hook returns follow (`hookReturns`).
@@ -589,6 +597,7 @@ impl Engine {
             capture_payloads: flags.has(CallFlags::CAPTURE),
             mode: if flags.has(CallFlags::EXPLAIN) { Mode::Explain } else { Mode::Call },
             subject,
+            suspended: self.suspended.clone(),
         };
         let mut call = Call::new(plan, spec);
         call.tool = tool;
@@ -857,6 +866,7 @@ impl Engine {
         self.contract = Contract::default();
         self.unsafe_patterns = false;
         self.governor = Governor::default();
+        self.suspended = None;
         self.changed();
         dropped
     }

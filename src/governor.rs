@@ -104,6 +104,9 @@ pub struct Governor {
     baselines: VecMap<String, Definition>,
     filter: Option<ToolFilter>,
     grants: GrantBook,
+    /// Development mode (`hotReload`): a changed definition becomes the tool's baseline instead
+    /// of meeting the pin, because hot reload re-defines tools as their code is edited.
+    rebaseline: bool,
 }
 
 impl Governor {
@@ -233,16 +236,37 @@ impl Governor {
         if self.sealed() {
             return;
         }
-        self.baselines.get_or_insert_with(definition.name.clone(), || definition.clone());
+        self.baseline_slot(definition);
+    }
+
+    /// The baseline of the definition's name, recorded now if there is none.
+    fn baseline_slot(&mut self, definition: &Definition) -> Option<&mut Definition> {
+        self.baselines.get_or_insert_with(definition.name.clone(), || definition.clone())
+    }
+
+    /// Development mode on or off (`configureWebMCP({ hotReload })`): while on, a tool whose
+    /// definition changed since its recorded baseline takes the new definition as its baseline
+    /// instead of meeting the pin. An explicit `approvedFingerprints` map is never rewritten.
+    pub fn set_rebaseline(&mut self, on: bool) {
+        self.rebaseline = on;
     }
 
     /// The tool's definition against the approved one, recording a baseline at first sight
-    /// (except with an explicit map, which is the baseline).
+    /// (except with an explicit map, which is the baseline). In development mode a changed
+    /// definition replaces its recorded baseline and counts as unchanged.
     pub fn fingerprint_state(&mut self, definition: &Definition) -> FingerprintState {
-        if !matches!(self.baseline, Baseline::Map(_)) {
-            self.record_baseline(definition);
+        if matches!(self.baseline, Baseline::Map(_)) {
+            return self.peek_fingerprint_state(definition);
         }
-        self.peek_fingerprint_state(definition)
+        self.record_baseline(definition);
+        let state = self.peek_fingerprint_state(definition);
+        if self.rebaseline && matches!(state, FingerprintState::Changed { .. }) {
+            if let Some(base) = self.baseline_slot(definition) {
+                *base = definition.clone();
+            }
+            return FingerprintState::Unchanged;
+        }
+        state
     }
 
     /// [`Governor::fingerprint_state`] without recording anything (for dry runs).

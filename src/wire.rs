@@ -192,6 +192,8 @@ codes! {
         /// `[source, flags, allowUnsafe]`: compiles a pattern and answers whether it may run
         /// (`unsafe_pattern` when its judgement refuses it); no engine needed.
         CheckPattern,
+        /// `[reason | null]`: suspends the engine's agents with that reason, or resumes them.
+        Suspend,
     }
 }
 
@@ -221,6 +223,9 @@ codes! {
         /// Patterns compiled from now on may (`arg` 1) or may not (`arg` 0) run although
         /// neither engine can be trusted with them (`unsafePatterns`).
         SetUnsafePatterns,
+        /// Development mode (`hotReload`) on (`arg` 1) or off (`arg` 0): a changed definition
+        /// becomes the tool's baseline instead of meeting the pin.
+        SetRebaseline,
     }
 }
 

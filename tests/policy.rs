@@ -397,11 +397,7 @@ fn a_pending_request_repeats_until_answered() {
     let mut evaluation = Evaluation::new(&policy, facts("shop", "x", &args));
     let expected = EvalStep::NeedPredicate {
         handle: 9,
-        rule: RuleRef {
-            list: List::Deny,
-            index: 0,
-            id: Some("guard".into()),
-        },
+        rule: RuleRef::new(List::Deny, 0, Some("guard".into())),
     };
     assert_eq!(evaluation.step(), expected);
     assert_eq!(evaluation.step(), expected);

@@ -83,11 +83,14 @@ function configured<const F extends Fields>(fields: F) {
   return { anyOf: [{ object: { ok: TRUE, ...fields } }, Refused] } as const;
 }
 
+/** `RuleRef::to_value`: which rule, its id and label when it has them. */
+const RULE = { object: { list: { oneOf: ['deny', 'ask', 'allow'] }, index: 'number', id: { optional: 'string' }, label: { optional: 'string' } } } as const satisfies Desc;
+
 /** `Decision::to_value`, also the top of an explanation. */
 const DECISION_FIELDS = {
   effect: { oneOf: ['allow', 'ask', 'deny'] },
   reason: 'string',
-  rule: { optional: { object: { list: { oneOf: ['deny', 'ask', 'allow'] }, index: 'number', id: { optional: 'string' } } } },
+  rule: { optional: RULE },
   explanation: 'string',
   pin: { optional: { object: { previous: 'string', current: 'string', changed: { arrayOf: 'string' } } } },
 } as const satisfies Fields;

@@ -44,6 +44,16 @@ export interface WardenClient {
   getGlobalHooks(): WebMCPHooks;
   /** Removes every global hook. */
   resetGlobalHooks(): void;
+  /**
+   * Suspends this client's agents (a kill switch): until `resumeAgents()`, every call, resource
+   * read and prompt get that starts is denied (`denied` / `suspended`), the agent reading
+   * `Denied: <reason>`; calls already running go on. Emits `agents.suspended`.
+   */
+  suspendAgents(reason: string): void;
+  /** Lets agents act again after `suspendAgents`. Emits `agents.resumed`. */
+  resumeAgents(): void;
+  /** Why the agents are suspended, or `null` while they may act. */
+  suspension(): string | null;
   /** Everything back to defaults: unregisters every tool, forgets hooks, settings, grants, subscribers. */
   reset(): void;
   /**
@@ -85,6 +95,12 @@ export function createWarden(options?: WebMCPConfig): WardenClient {
     revokeGrant: (filter) => revokeGrant(w, filter),
     clearGrants: () => clearGrants(w),
     getGlobalHooks: () => mergeHooks(w.globalHooks, undefined),
+    suspendAgents: (reason) => {
+      if (typeof reason !== 'string' || reason.trim() === '') throw new ConfigurationError('invalid_options', 'suspendAgents(reason): reason must be a non-empty string', 'reason');
+      w.suspend(reason);
+    },
+    resumeAgents: () => w.suspend(undefined),
+    suspension: () => w.suspended ?? null,
     resetGlobalHooks: () => {
       for (const set of w.clearGlobal()) w.dropHookSet(set);
       w.globalHooks = {};

@@ -24,7 +24,8 @@ import { errorMessage, errorResult, normalizeResult } from './normalize.js';
 import { Ended, NEVER_ABORTED, perform, syncEndedAt, type AnyHook } from './perform.js';
 import { loadedShaping, loadShaper, shaperLoaded } from './shaper.js';
 import type { CallTrace, DecisionStep, TracedStep } from './telemetry.js';
-import { warnBadReturn } from './warnings.js';
+import { diagnose } from './diagnose.js';
+import type { Note } from './diagnostics.js';
 import type { CallError, CallOptions, CallOutcome, CallToolResult, ToolContract } from './types.js';
 import { readCallOptions, type ReadCallOptions } from './call-options.js';
 import type * as PayloadsModule from './payloads.js';
@@ -61,6 +62,12 @@ const extrasChunk = lazily(() => import('./call-extras.js'));
 
 /** Loads call-extras.ts (for `explain`, through the pipeline chunk). */
 export const loadExtras = (): Promise<typeof Extras> => extrasChunk.load();
+
+/**
+ * `process.env.NODE_ENV`, which bundlers replace: the guard of the diagnostics' code (diagnose.ts)
+ * is false where it says `'production'`; a page without `process` (a browser) relies on `debug`.
+ */
+declare const process: { env: { NODE_ENV?: string } };
 
 /** What a quiet ending means: the call succeeded and nothing was recorded. */
 const QUIET_SUCCESS = { ok: true } as const;
@@ -161,6 +168,10 @@ class CallRun {
   #shapes = false;
   /** An instrumentation following this call (tracing), told of its start in the caller's context. */
   readonly #trace: CallTrace | undefined;
+  /** What failed closed in this call, for the console (only with `debug` on: diagnose.ts). */
+  #notes: Note[] | undefined;
+  /** A failed predicate's note, waiting for the decision policy then makes. */
+  #predicateNote: Note | undefined;
 
   constructor(w: Warden, tool: PipelineTool, input: unknown, options: ReadCallOptions, scope: number, about: SubjectCall | undefined) {
     this.#w = w;
@@ -268,11 +279,13 @@ class CallRun {
       if (begun < 0) {
         ended = true;
         if (loading !== undefined) await loading;
-        return this.#planFailure();
+        return this.#noted(this.#planFailure());
       }
       // The call's handle and its first action, packed in one number (one crossing to start).
       let action = begun >>> 0;
       this.#call = (begun - action) / 0x1_0000_0000;
+      // A suspended page's calls are decided at once (`policy.decision` is due).
+      this.#decided(action);
       for (;;) {
         this.#apply(action);
         const op = action & ActionBits.OpMask;
@@ -281,7 +294,7 @@ class CallRun {
           ended = true;
           if (loading !== undefined) await loading;
           // The core ended a call that succeeded with nothing to record: no answer to read.
-          return op === Op.FinishOk && handle === ActionBits.EndedQuietly ? this.#finish(QUIET_SUCCESS) : this.#finish();
+          return this.#noted(op === Op.FinishOk && handle === ActionBits.EndedQuietly ? this.#finish(QUIET_SUCCESS) : this.#finish());
         }
         // A step performed synchronously (a sync hook, a sync tool) answers at once: no promise
         // and no microtask per step, which is most of a hook's cost.
@@ -297,7 +310,7 @@ class CallRun {
       // A trapped core, or a bug in this package: the call still ends as data, and what was
       // thrown is never shown to the agent.
       if (loading !== undefined) await loading;
-      return this.#internalError(err);
+      return this.#noted(this.#internalError(err));
     } finally {
       this.#disarm();
       if (!ended && this.#call >= 0 && this.#current()) {
@@ -388,12 +401,13 @@ class CallRun {
   }
 
   /** Reports a performed hook to the core; answers the next action. */
-  #hookDone(hook: { event: number }, hookId: string, started: number, [how, value]: [Ended, unknown]): number {
+  #hookDone(hook: { event: number; timeout?: number }, hookId: string, started: number, [how, value]: [Ended, unknown]): number {
     const duration = this.#observed ? performance.now() - started : 0;
     const outcome = this.#report(how, value);
     const action = this.#step(outcome, this.#reportedFacts, duration, this.#reportedPayload);
-    if (outcome === Outcome.Returned && ((action >>> ActionBits.VerdictShift) & 7) === Verdict.Failed) {
-      warnBadReturn(this.#w, EVENTS[hook.event] ?? 'before', core.lastHookId(this.#engine, this.#call) ?? undefined, (action & ActionBits.FailedNow) !== 0);
+    if (((action >>> ActionBits.VerdictShift) & 7) === Verdict.Failed && (typeof process === 'undefined' || process.env.NODE_ENV !== 'production') && this.#w.settings.debug) {
+      const failed = (action & ActionBits.FailedNow) !== 0;
+      this.#note(['hook', EVENTS[hook.event] ?? 'before', core.lastHookId(this.#engine, this.#call) ?? '?', this.#tool.contract.name, outcome, failed ? this.#callFailure().message : undefined, hook.timeout ?? this.#w.settings.hookTimeout]);
       this.#clock = -1;
     }
     if (this.#observed) {
@@ -569,6 +583,9 @@ class CallRun {
     const performed = predicate ? perform(predicate as AnyHook, [call, ctx], this.#w.settings.hookTimeout, this.#signal) : ([Ended.Raise, undefined] as [Ended, unknown]);
     const [how, value] = Array.isArray(performed) ? performed : await performed;
     const outcome = how === Ended.Aborted ? Outcome.Aborted : how !== Ended.Value || typeof value !== 'boolean' ? Outcome.PredicateFailed : value ? Outcome.PredicateTrue : Outcome.PredicateFalse;
+    if (outcome === Outcome.PredicateFailed && (typeof process === 'undefined' || process.env.NODE_ENV !== 'production') && this.#w.settings.debug) {
+      this.#note((this.#predicateNote = ['predicate', this.#tool.contract.name, how, predicate?.name || undefined, this.#w.settings.hookTimeout]));
+    }
     const action = this.#step(outcome, 0);
     this.#decided(action);
     return action;
@@ -577,15 +594,23 @@ class CallRun {
   async #approve(): Promise<number> {
     const decision = decode(core.callDecision(this.#engine, this.#call)) as CallDecisionAnswer;
     const call = this.#policyCall(decision ?? undefined, extrasChunk.loaded ?? (await extrasChunk.load()));
-    const ctx = { signal: this.#signal, ...this.#governanceContext() };
+    // While something shows the page's asks (useApprovals, the devtools: `w.asks`), the ask is
+    // listed with its request, which can answer it, and the approver gets a signal of its own.
+    const step = this.#w.asks?.step(this.#signal === NEVER_ABORTED ? undefined : this.#signal);
+    const signal = step?.signal ?? this.#signal;
+    const ctx = { signal, ...this.#governanceContext() };
     const started = performance.now();
     const approver = this.#approver;
-    const performed = approver ? this.traced('approval', () => perform(approver as AnyHook, [call, ctx], this.#w.settings.askTimeout, this.#signal)) : ([Ended.Raise, undefined] as [Ended, unknown]);
+    let performed = approver ? this.traced('approval', () => perform(approver as AnyHook, [call, ctx], this.#w.settings.askTimeout, signal)) : ([Ended.Raise, undefined] as [Ended, unknown]);
+    if (step !== undefined && !Array.isArray(performed)) performed = step.race(performed, call, this.#tool.contract.title, approver, this.#w.settings) as Promise<[Ended, unknown]>;
     const [how, value] = Array.isArray(performed) ? performed : await performed;
     const duration = performance.now() - started;
     const outcome = this.#report(how, value);
     const action = this.#step(outcome, this.#reportedFacts, duration, this.#reportedPayload);
-    if (outcome === Outcome.Returned && ((action >>> ActionBits.VerdictShift) & 7) === Verdict.Failed) warnBadReturn(this.#w, 'approver', undefined, true);
+    if (((action >>> ActionBits.VerdictShift) & 7) === Verdict.Failed && (typeof process === 'undefined' || process.env.NODE_ENV !== 'production') && this.#w.settings.debug) {
+      const failure = this.#callFailure();
+      this.#note(['approver', this.#tool.contract.name, failure.cause ?? 'bad_return', failure.message, decision?.explanation, this.#w.settings.askTimeout]);
+    }
     // `{ allow: 'always' }`: the core records the grant and the store keeps it. The approval of
     // this call stands even if the store cannot: the next call then asks again.
     if (action & ActionBits.Accepted) await recordGrant(this.#w, this.#call, this.#options.principal).catch(() => undefined);
@@ -684,13 +709,31 @@ class CallRun {
     return Object.freeze(call);
   }
 
+  // ---- diagnostics ---------------------------------------------------------------------------
+
+  /** Keeps a fail-closed event for the console (callers check `debug` first). */
+  #note(note: Note): void {
+    (this.#notes ??= []).push(note);
+  }
+
+  /** The outcome, once the call's diagnostics, if any, are written. */
+  #noted(outcome: CallOutcome): CallOutcome | Promise<CallOutcome> {
+    const notes = this.#notes;
+    return (typeof process === 'undefined' || process.env.NODE_ENV !== 'production') && notes !== undefined ? diagnose(this.#w, notes).then(() => outcome) : outcome;
+  }
+
   // ---- telemetry -----------------------------------------------------------------------------
 
 
 
   /** Emits `policy.decision` when the core says policy just decided. */
   #decided(action: number): void {
-    if (!this.#observed || !(action & ActionBits.Decided)) return;
+    if (!(action & ActionBits.Decided)) return;
+    if ((typeof process === 'undefined' || process.env.NODE_ENV !== 'production') && this.#predicateNote !== undefined) {
+      this.#predicateNote[5] = (decode(core.callDecision(this.#engine, this.#call)) as CallDecisionAnswer)?.explanation;
+      this.#predicateNote = undefined;
+    }
+    if (!this.#observed) return;
     const decision = decode(core.callDecision(this.#engine, this.#call)) as CallDecisionAnswer;
     if (!decision) return;
     const event: Record<string, unknown> = { name: 'policy.decision', tool: this.#tool.contract.name, serverId: this.#serverId, invocationId: this.invocationId, effect: decision.effect, reason: decision.reason };
@@ -735,7 +778,11 @@ class CallRun {
         const shaped = this.#about ? this.#about.shape(outcome.result, this.#serverId, max) : loadedShaping().shapeForModel(outcome.result, this.#serverId, max);
         outcome.result = shaped.result as CallToolResult;
         this.#shapeStep = { step: 'shape', flags: shaped.flags, truncated: shaped.truncated };
+        if ((shaped.flags.length > 0 || shaped.truncated) && (typeof process === 'undefined' || process.env.NODE_ENV !== 'production') && this.#w.settings.debug) this.#note(['shape', this.#tool.contract.name, shaped.flags, shaped.truncated, max]);
       }
+    }
+    if (!outcome.ok && outcome.error.reason === 'invalid_structured_content' && (typeof process === 'undefined' || process.env.NODE_ENV !== 'production') && this.#w.settings.debug) {
+      this.#note(['output', this.#tool.contract.name, outcome.error.message]);
     }
     if (this.#observed) {
       const steps = [...(record ?? [])];

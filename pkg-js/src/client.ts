@@ -13,6 +13,7 @@ import { Handles } from './handles.js';
 import { decode, encode } from './wire.js';
 import { TelemetryBus } from './telemetry.js';
 import type { ActivityStore } from './activity.js';
+import type { AskBook } from './asks.js';
 import { memoryGrantStore, type Grant, type GrantStore } from './grant-stores.js';
 import { Predicates } from './predicates.js';
 import type { Approver, ToolFilterFn } from './policy-types.js';
@@ -66,7 +67,35 @@ export interface Settings {
   approvedFingerprints: Record<string, string> | 'first_listing' | undefined;
   /** The page opted in to patterns neither engine can be trusted with (`unsafePatterns`). */
   unsafePatterns: boolean;
+  /** The policy as given (an approval's summary reads which arguments its rule names). */
+  policy: unknown;
+  /** Console diagnostics of fail-closed events (`debug`; development builds by default). */
+  debug: boolean;
+  /** Development mode: changed definitions become the baseline (`hotReload`; development pages by default). */
+  hotReload: boolean;
 }
+
+/**
+ * Whether the page runs a development build: `process.env.NODE_ENV` is not `'production'` or
+ * Vite's `import.meta.env.DEV` is true. Both reads are written exactly as bundlers replace them
+ * (a browser bundle has no `process`: a `typeof process` check would hide the bundler's value)
+ * and caught, so a page without `process` reads no error.
+ */
+export function development(): boolean {
+  try {
+    if (process.env.NODE_ENV !== 'production') return true;
+  } catch {
+    // no process.env: not Node, and no bundler defined it
+  }
+  try {
+    // Written exactly so Vite replaces it with a literal; where nothing defines it, it throws.
+    return (import.meta as unknown as { env: { DEV?: unknown } }).env.DEV === true;
+  } catch {
+    return false;
+  }
+}
+
+declare const process: { env: { NODE_ENV?: string } };
 
 /** The server id of tools that name none (the core's default too: `src/engine.rs`). */
 const DEFAULT_SERVER_ID = 'page';
@@ -91,6 +120,10 @@ function defaultSettings(): Settings {
     clock: () => Date.now(),
     approvedFingerprints: undefined,
     unsafePatterns: false,
+    policy: undefined,
+    debug: development(),
+    // Hot reload re-defines a page's tools as their code is edited: only pages (a document) do it.
+    hotReload: typeof document !== 'undefined' && development(),
   };
 }
 
@@ -181,6 +214,13 @@ export class Warden {
   globalHooks: WebMCPHooks = {};
   /** Bumped by `reset()`: what the client gave out before is gone (React providers re-add theirs). */
   resets = 0;
+  /** Why the client's agents are suspended (`suspendAgents(reason)`); `undefined` while they may act. */
+  suspended: string | undefined = undefined;
+  /**
+   * The asks waiting for an answer, made by `asksOf` when something shows them (the React
+   * layer's `useApprovals()`, the devtools): a page without either never loads `asks.ts`.
+   */
+  asks: AskBook | undefined = undefined;
 
   #engineId = -1;
   #generation = 0;
@@ -253,6 +293,8 @@ export class Warden {
     if (this.settings.serverId !== DEFAULT_SERVER_ID) core.setServerId(e, this.settings.serverId);
     if (this.settings.strictReturns) core.setHookReturns(e, true);
     if (this.settings.unsafePatterns) core.setUnsafePatterns(e, true);
+    if (this.settings.hotReload) core.setRebaseline(e, true);
+    if (this.suspended !== undefined) core.suspend(e, this.suspended);
     if (this.#log.policy !== NULL_SETTING) core.setPolicy(e, this.#log.policy);
     if (this.#log.approved !== NULL_SETTING) core.setApprovedFingerprints(e, this.#log.approved);
     if (this.#log.filter !== NULL_SETTING) core.setToolFilter(e, this.#log.filter);
@@ -479,6 +521,24 @@ export class Warden {
     this.settings.serverId = serverId;
   }
 
+  /** Sets development mode (`hotReload`; as the server id, sent to an engine made later). */
+  setHotReload(on: boolean): void {
+    if (this.#disposed || this.hasEngine) core.setRebaseline(this.engine(), on);
+    this.settings.hotReload = on;
+  }
+
+  /**
+   * Suspends the client's agents (`reason`) or resumes them (`undefined`): the core denies every
+   * call, read and get that starts meanwhile. Emits `agents.suspended` / `agents.resumed`.
+   */
+  suspend(reason: string | undefined): void {
+    answered(core.suspend(this.engine(), reason ?? null));
+    const was = this.suspended;
+    this.suspended = reason;
+    if (reason !== undefined) this.telemetry.emit({ name: 'agents.suspended', reason });
+    else if (was !== undefined) this.telemetry.emit({ name: 'agents.resumed' });
+  }
+
   /** Sets the hook return contract (as the server id, sent to an engine made later). */
   setStrictReturns(strict: boolean): void {
     if (this.#disposed || this.hasEngine) core.setHookReturns(this.engine(), strict);
@@ -562,6 +622,9 @@ export class Warden {
     this.predicates.retain(this.predicates.inForce);
     this.sealed = false;
     Object.assign(this.settings, defaultSettings());
+    // The engine reset resumed the agents and left development mode; the default may want it.
+    this.suspended = undefined;
+    if (this.settings.hotReload) core.setRebaseline(this.engine(), true);
     this.telemetry.reset();
     this.activity?.reset();
     this.globalHooks = {};

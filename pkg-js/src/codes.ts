@@ -146,6 +146,7 @@ export const Configure = {
   StoredGrants: 14,
   LintPolicy: 15,
   CheckPattern: 16,
+  Suspend: 17,
 } as const;
 
 /** The steps of the `control` export (`wire::Control`). */
@@ -160,6 +161,7 @@ export const Control = {
   ClearGrants: 8,
   IsVisible: 9,
   SetUnsafePatterns: 10,
+  SetRebaseline: 11,
 } as const;
 
 /** What the `read` export answers (`wire::Read`). */

@@ -85,11 +85,26 @@ export interface WebMCPConfig {
    * (docs/behaviour.md, "Patterns").
    */
   unsafePatterns?: boolean;
+  /**
+   * Console diagnostics of every fail-closed event (a hook that threw, timed out or returned
+   * outside its contract, a failed approver or predicate, an output that failed its schema, what
+   * shaping removed, a refused registration): once per cause, with the hook or rule and the fix.
+   * Default: on in development builds (`process.env.NODE_ENV !== 'production'` or Vite's
+   * `import.meta.env.DEV`), off in production builds.
+   */
+  debug?: boolean;
+  /**
+   * Development mode for hot reload: a tool whose definition changed takes the new definition as
+   * its baseline instead of meeting the pin (an explicit `approvedFingerprints` map still pins).
+   * Default: on in development builds of a page (a `document`), off in production and on servers.
+   * Never turn it on in production: a changed definition is what the pin is there to catch.
+   */
+  hotReload?: boolean;
 }
 
 const KNOWN_OPTIONS = new Set([
   'hooks', 'replace', 'hookTimeout', 'serverId', 'policy', 'onAsk', 'askTimeout', 'grantTtl', 'grantStore', 'approvedFingerprints',
-  'tools', 'maxResultBytesForLlm', 'telemetry', 'capturePayloads', 'redact', 'rejectProtoKeys', 'clock', 'maxArgumentBytes', 'maxArgumentDepth', 'hookReturns', 'unsafePatterns',
+  'tools', 'maxResultBytesForLlm', 'telemetry', 'capturePayloads', 'redact', 'rejectProtoKeys', 'clock', 'maxArgumentBytes', 'maxArgumentDepth', 'hookReturns', 'unsafePatterns', 'debug', 'hotReload',
 ]);
 
 /**
@@ -181,7 +196,7 @@ export function configure(w: Warden, options: WebMCPConfig): void {
   if (options.clock !== undefined && typeof options.clock !== 'function') refuse('clock', 'must be a function');
   if (serverId !== undefined && !(typeof serverId === 'string' && serverId.length > 0)) refuse('serverId', 'must be a non-empty string', undefined);
   if (typeof replace !== 'boolean') refuse('replace', 'must be a boolean', undefined);
-  for (const key of ['capturePayloads', 'rejectProtoKeys', 'unsafePatterns'] as const) {
+  for (const key of ['capturePayloads', 'rejectProtoKeys', 'unsafePatterns', 'debug', 'hotReload'] as const) {
     if (options[key] !== undefined && typeof options[key] !== 'boolean') refuse(key, 'must be a boolean');
   }
   if (options.hookReturns !== undefined && options.hookReturns !== 'strict' && options.hookReturns !== 'lenient') refuse('hookReturns', `must be 'lenient' or 'strict', not ${typeName(options.hookReturns)}`);
@@ -227,7 +242,10 @@ export function configure(w: Warden, options: WebMCPConfig): void {
   else if (replace) w.globalHooks = {};
   const s = w.settings;
   if (options.tools !== undefined) s.filter = typeof options.tools === 'function' ? options.tools : undefined;
-  if (options.policy !== undefined) s.hasPolicy = options.policy !== null;
+  if (options.policy !== undefined) {
+    s.hasPolicy = options.policy !== null;
+    s.policy = options.policy ?? undefined;
+  }
   if (policyHandles !== undefined) {
     w.predicates.inForce = policyHandles;
     w.predicates.retain(policyHandles);
@@ -242,6 +260,8 @@ export function configure(w: Warden, options: WebMCPConfig): void {
   if (options.telemetry !== undefined) w.telemetry.setConfigured(options.telemetry ?? undefined);
   if (options.redact !== undefined) s.redact = options.redact ?? undefined;
   if (options.hookReturns !== undefined) w.setStrictReturns(options.hookReturns === 'strict');
+  if (options.debug !== undefined) s.debug = options.debug;
+  if (options.hotReload !== undefined) w.setHotReload(options.hotReload);
   if (serverId !== undefined) w.setServerId(serverId);
   // What the browser lists follows the filter, the server id and the toolsListed hooks.
   if (options.tools !== undefined || serverId !== undefined || hooks !== undefined || replace) resyncRegistrations(w);

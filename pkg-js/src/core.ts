@@ -158,28 +158,28 @@ export const core = {
   engineDrop: (e: number) => {
     control(e, Control.EngineDrop);
   },
-  engineReset: (e: number) => guard(() => glue.engineReset(e)),
-  engineCounts: (e: number) => guard(() => glue.engineCounts(e)),
-  defineHookSet: (e: number, set: number, spec: Uint8Array, label: string) => configure(e, Configure.DefineHookSet, [set, label], spec),
+  engineReset: (e: number): Uint32Array => guard(() => glue.engineReset(e)),
+  engineCounts: (e: number): Uint32Array => guard(() => glue.engineCounts(e)),
+  defineHookSet: (e: number, set: number, spec: Uint8Array, label: string): Uint8Array => configure(e, Configure.DefineHookSet, [set, label], spec),
   dropHookSet: (e: number, set: number) => {
     control(e, Control.DropHookSet, set);
   },
-  addGlobal: (e: number, set: number, replace: boolean, label: string) => configure(e, Configure.AddGlobal, [set, replace, label]),
-  clearGlobal: (e: number) => guard(() => glue.clearGlobal(e)),
+  addGlobal: (e: number, set: number, replace: boolean, label: string): Uint8Array => configure(e, Configure.AddGlobal, [set, replace, label]),
+  clearGlobal: (e: number): Uint32Array => guard(() => glue.clearGlobal(e)),
   setServerId: (e: number, id: string) => guard(() => glue.setServerId(e, id)),
   setHookReturns: (e: number, strict: boolean) => {
     control(e, Control.SetHookReturns, strict ? 1 : 0);
   },
-  defineTool: (e: number, tool: number, definition: Uint8Array, server: string | undefined, sets: Uint32Array, label: string) =>
+  defineTool: (e: number, tool: number, definition: Uint8Array, server: string | undefined, sets: Uint32Array, label: string): Uint8Array =>
     configure(e, Configure.DefineSubject, [tool, 0, server ?? null, Array.from(sets), label], definition),
-  defineStandaloneTool: (e: number, tool: number, name: string, sets: Uint32Array, label: string) =>
+  defineStandaloneTool: (e: number, tool: number, name: string, sets: Uint32Array, label: string): Uint8Array =>
     configure(e, Configure.DefineStandaloneTool, [tool, name, Array.from(sets), label]),
-  defineSubject: (e: number, id: number, subject: number, definition: Uint8Array, server: string | undefined, sets: Uint32Array, label: string) =>
+  defineSubject: (e: number, id: number, subject: number, definition: Uint8Array, server: string | undefined, sets: Uint32Array, label: string): Uint8Array =>
     configure(e, Configure.DefineSubject, [id, subject, server ?? null, Array.from(sets), label], definition),
   dropTool: (e: number, tool: number) => {
     control(e, Control.DropTool, tool);
   },
-  defineScope: (e: number, scope: number, parent: number, set: number | undefined, label: string) =>
+  defineScope: (e: number, scope: number, parent: number, set: number | undefined, label: string): Uint8Array =>
     configure(e, Configure.DefineScope, [scope, parent, set ?? null, label]),
   dropScope: (e: number, scope: number) => {
     control(e, Control.DropScope, scope);
@@ -193,7 +193,7 @@ export const core = {
     }
   },
   beginAt: (e: number, tool: number, scope: number, flags: number, target: string, signal: number) => guard(() => glue.beginAt(e, tool, scope, flags, target, signal)),
-  planError: (e: number, tool: number, scope: number) => configure(e, Configure.PlanError, [tool, scope]),
+  planError: (e: number, tool: number, scope: number): Uint8Array => configure(e, Configure.PlanError, [tool, scope]),
   // The crossings every call makes (begin, step, end) are guarded inline: no closure per call.
   step: (e: number, call: number, outcome: number, facts: number, signal: number, ms: number) => {
     if (!live) coreGeneration();
@@ -208,43 +208,47 @@ export const core = {
   policyFacts: (e: number, call: number, facts: Uint8Array, signal: number) => guard(() => glue.policyFacts(e, call, facts, signal)),
   currentHookId: (e: number, call: number) => hookId(e, Read.CurrentHookId, call),
   lastHookId: (e: number, call: number) => hookId(e, Read.LastHookId, call),
-  callError: (e: number, call: number) => guard(() => glue.read(e, Read.CallError, call)),
-  callDecision: (e: number, call: number) => guard(() => glue.read(e, Read.CallDecision, call)),
-  askFacts: (e: number, call: number) => guard(() => glue.read(e, Read.AskFacts, call)),
-  end: (e: number, call: number) => guard(() => glue.end(e, call)),
+  callError: (e: number, call: number): Uint8Array => guard(() => glue.read(e, Read.CallError, call)),
+  callDecision: (e: number, call: number): Uint8Array => guard(() => glue.read(e, Read.CallDecision, call)),
+  askFacts: (e: number, call: number): Uint8Array => guard(() => glue.read(e, Read.AskFacts, call)),
+  end: (e: number, call: number): Uint8Array => guard(() => glue.end(e, call)),
   beginListing: (e: number, tools: Uint32Array, scopes: Uint32Array) => guard(() => glue.beginListing(e, tools, scopes)),
   listingStep: (e: number, listing: number, outcome: number, facts: number, ms: number, payload: Uint8Array) =>
     guard(() => glue.listingStep(e, listing, outcome, facts, ms, payload)),
-  listingGiven: (e: number, listing: number) => guard(() => glue.listingGiven(e, listing)),
+  listingGiven: (e: number, listing: number): Uint32Array => guard(() => glue.listingGiven(e, listing)),
   listingHookId: (e: number, listing: number) => hookId(e, Read.ListingHookId, listing),
-  endListing: (e: number, listing: number) => guard(() => glue.read(e, Read.EndListing, listing)),
-  setPolicy: (e: number, spec: Uint8Array) => configure(e, Configure.SetPolicy, [], spec),
-  setApprovedFingerprints: (e: number, spec: Uint8Array) => configure(e, Configure.SetApprovedFingerprints, [], spec),
+  endListing: (e: number, listing: number): Uint8Array => guard(() => glue.read(e, Read.EndListing, listing)),
+  setPolicy: (e: number, spec: Uint8Array): Uint8Array => configure(e, Configure.SetPolicy, [], spec),
+  setApprovedFingerprints: (e: number, spec: Uint8Array): Uint8Array => configure(e, Configure.SetApprovedFingerprints, [], spec),
   sealBaseline: (e: number) => {
     control(e, Control.SealBaseline);
   },
-  setToolFilter: (e: number, spec: Uint8Array) => configure(e, Configure.SetToolFilter, [], spec),
+  setToolFilter: (e: number, spec: Uint8Array): Uint8Array => configure(e, Configure.SetToolFilter, [], spec),
   isVisible: (e: number, tool: number) => control(e, Control.IsVisible, tool) === 1,
   recordBaseline: (e: number, tool: number) => {
     control(e, Control.RecordBaseline, tool);
   },
-  recordGrant: (e: number, call: number, principal: string | undefined, now: number, ttl: number) =>
+  recordGrant: (e: number, call: number, principal: string | undefined, now: number, ttl: number): Uint8Array =>
     configure(e, Configure.RecordGrant, [call, principal ?? null, now, ttl]),
   forgetGrant: (e: number, grant: Uint8Array) => guard(() => glue.forgetGrant(e, grant)),
-  loadGrants: (e: number, stored: Uint8Array) => configure(e, Configure.LoadGrants, [], stored),
-  listGrants: (e: number, now: number) => configure(e, Configure.ListGrants, [now]),
-  revokeGrants: (e: number, filter: Uint8Array) => configure(e, Configure.RevokeGrants, [], filter),
+  loadGrants: (e: number, stored: Uint8Array): Uint8Array => configure(e, Configure.LoadGrants, [], stored),
+  listGrants: (e: number, now: number): Uint8Array => configure(e, Configure.ListGrants, [now]),
+  revokeGrants: (e: number, filter: Uint8Array): Uint8Array => configure(e, Configure.RevokeGrants, [], filter),
   clearGrants: (e: number) => {
     control(e, Control.ClearGrants);
   },
-  storedGrants: (e: number) => configure(e, Configure.StoredGrants, []),
-  lintPolicy: (spec: Uint8Array) => configure(0, Configure.LintPolicy, [], spec),
+  storedGrants: (e: number): Uint8Array => configure(e, Configure.StoredGrants, []),
+  suspend: (e: number, reason: string | null): Uint8Array => configure(e, Configure.Suspend, [reason]),
+  setRebaseline: (e: number, on: boolean) => {
+    control(e, Control.SetRebaseline, on ? 1 : 0);
+  },
+  lintPolicy: (spec: Uint8Array): Uint8Array => configure(0, Configure.LintPolicy, [], spec),
   setUnsafePatterns: (e: number, allowed: boolean) => {
     control(e, Control.SetUnsafePatterns, allowed ? 1 : 0);
   },
-  checkPattern: (source: string, flags: string, allowUnsafe: boolean) => configure(0, Configure.CheckPattern, [source, flags, allowUnsafe]),
+  checkPattern: (source: string, flags: string, allowUnsafe: boolean): Uint8Array => configure(0, Configure.CheckPattern, [source, flags, allowUnsafe]),
   sha256Hex: (text: string) => guard(() => glue.sha256Hex(text)),
-  explainUnknown: (name: string) => guard(() => glue.explainUnknown(name)),
+  explainUnknown: (name: string): Uint8Array => guard(() => glue.explainUnknown(name)),
   /** Forces a trap (tests of the recovery only). */
   testTrap: () => guard(() => glue.__testTrap()),
 };

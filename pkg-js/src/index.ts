@@ -54,6 +54,8 @@ export {
   type ToolCallStopEvent,
   type ResourceReadStopEvent,
   type PromptGetStopEvent,
+  type AgentsSuspendedEvent,
+  type AgentsResumedEvent,
 } from './telemetry.js';
 export { validateJson } from './pipeline-loader.js';
 export type { Diagnostic } from './types.js';
@@ -165,6 +167,19 @@ export function listTools(options?: ListingOptions): Promise<ToolContract[]> {
 /** Subscribes to telemetry events; answers the unsubscribe function. */
 export function onTelemetry(handler: TelemetryHandler): () => void {
   return getDefaultWarden().onTelemetry(handler);
+}
+
+/**
+ * Suspends the page's agents (the default client's; a kill switch): until {@link resumeAgents},
+ * every call, read and get that starts is denied with `reason` (`Denied: <reason>`).
+ */
+export function suspendAgents(reason: string): void {
+  getDefaultWarden().suspendAgents(reason);
+}
+
+/** Lets the page's agents act again after {@link suspendAgents}. */
+export function resumeAgents(): void {
+  getDefaultWarden().resumeAgents();
 }
 
 /** The live grants. */

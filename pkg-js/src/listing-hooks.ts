@@ -7,6 +7,13 @@ import type { RegisteredTool } from './internal.js';
 import type { ListingDeps } from './listing.js';
 import type { ListingOptions, ToolContract } from './types.js';
 import type { EndListingAnswer } from './answers.js';
+import type { Note } from './diagnostics.js';
+
+/**
+ * `process.env.NODE_ENV`, which bundlers replace: the guard of the diagnostics' code (diagnose.ts)
+ * is false where it says `'production'`; a page without `process` (a browser) relies on `debug`.
+ */
+declare const process: { env: { NODE_ENV?: string } };
 
 /**
  * Runs the `toolsListed` hooks of a listing of `tools` (whose contracts are `contracts`): the
@@ -14,13 +21,14 @@ import type { EndListingAnswer } from './answers.js';
  * fails.
  */
 export async function runHooks(deps: ListingDeps, w: Warden, tools: RegisteredTool[], contracts: ToolContract[], options: ListingOptions): Promise<ToolContract[]> {
-  const { ActionBits, core, CoreTrapped, decode, emitHookEvent, encode, genInvocationId, Op, Outcome, Verdict, WardenError, readReturn, Ended, NEVER_ABORTED, perform, warnBadReturn } = deps;
+  const { ActionBits, core, CoreTrapped, decode, emitHookEvent, encode, genInvocationId, Op, Outcome, Verdict, WardenError, readReturn, Ended, NEVER_ABORTED, perform, diagnose } = deps;
   const engine = w.engine();
   const instance = w.coreInstance;
   const listing = core.beginListing(engine, new Uint32Array(tools.map((t) => t.coreTool)), new Uint32Array(tools.map((t) => t.scope)));
   if (listing < 0) throw new WardenError('too_many_listings', 'too many listings are in progress');
   const ctx = { invocationId: genInvocationId(), metadata: {} as Record<string, unknown>, principal: options.principal, assigns: options.assigns ?? {}, signal: options.signal ?? NEVER_ABORTED };
   const observed = w.telemetry.active();
+  const notes: Note[] = [];
   let ended = false;
   try {
     let action = core.listingStep(engine, listing, Outcome.Start, 0, 0, new Uint8Array());
@@ -37,6 +45,7 @@ export async function runHooks(deps: ListingDeps, w: Warden, tools: RegisteredTo
       if (op === Op.FinishOk || op === Op.FinishError) {
         ended = true;
         const answer = decode(core.endListing(engine, listing)) as EndListingAnswer;
+        if ((typeof process === 'undefined' || process.env.NODE_ENV !== 'production') && notes.length > 0) await diagnose(w, notes);
         if (!answer.ok) throw new WardenError('hook_failed', answer.error?.message ?? 'a toolsListed hook failed');
         return (answer.listed ?? []).map((index) => contracts[index] as ToolContract);
       }
@@ -72,9 +81,11 @@ export async function runHooks(deps: ListingDeps, w: Warden, tools: RegisteredTo
         }
       }
       if (instance !== w.coreInstance) throw new CoreTrapped('the core was restarted during this listing');
-      const hookIdNow = outcome === Outcome.Returned ? core.listingHookId(engine, listing) : undefined;
+      const hookIdNow = outcome === Outcome.Returned || ((typeof process === 'undefined' || process.env.NODE_ENV !== 'production') && w.settings.debug) ? core.listingHookId(engine, listing) : undefined;
       action = core.listingStep(engine, listing, outcome, facts, duration, payload);
-      if (outcome === Outcome.Returned && ((action >>> ActionBits.VerdictShift) & 7) === Verdict.Failed) warnBadReturn(w, 'toolsListed', hookIdNow ?? undefined, true);
+      if (((action >>> ActionBits.VerdictShift) & 7) === Verdict.Failed && (typeof process === 'undefined' || process.env.NODE_ENV !== 'production') && w.settings.debug) {
+        notes.push(['hook', 'toolsListed', hookIdNow ?? '?', tools.map((t) => t.contract.name).join(','), outcome, '', hook.timeout ?? w.settings.hookTimeout]);
+      }
       if (observed) emitHookEvent(w.telemetry, { tool: tools.map((t) => t.contract.name).join(','), serverId: w.settings.serverId, invocationId: ctx.invocationId, hookId, event: 'toolsListed', durationMs: duration }, outcome, action);
     }
   } finally {

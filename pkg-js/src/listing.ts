@@ -14,13 +14,13 @@ import type { RegisteredTool } from './internal.js';
 import { Ended, NEVER_ABORTED, perform } from './perform.js';
 import { loadedShaping, loadShaper, shaperLoaded } from './shaper.js';
 import type { ListingOptions, ToolContract } from './types.js';
-import { warnBadReturn } from './warnings.js';
+import { diagnose } from './diagnose.js';
 
 /**
  * What the hooks' runner (`listing-hooks.ts`) uses of the pipeline chunk; made when it runs (the
  * entry's bindings are set once the chunk loaded, after this module's code ran).
  */
-const depsNow = () => ({ ActionBits, core, CoreTrapped, decode, emitHookEvent, encode, genInvocationId, Op, Outcome, Verdict, WardenError, readReturn, Ended, NEVER_ABORTED, perform, warnBadReturn });
+const depsNow = () => ({ ActionBits, core, CoreTrapped, decode, emitHookEvent, encode, genInvocationId, Op, Outcome, Verdict, WardenError, readReturn, Ended, NEVER_ABORTED, perform, diagnose });
 /** What `listing-hooks.ts` is handed. */
 export type ListingDeps = ReturnType<typeof depsNow>;
 

@@ -182,7 +182,7 @@ export function instrumentWebMCP(options: InstrumentWebMCPOptions = {}): () => v
   }
 
   function onEvent(event: TelemetryEvent): void {
-    const followed = calls.get(event.invocationId);
+    const followed = 'invocationId' in event ? calls.get(event.invocationId) : undefined;
     if (followed === undefined || followed.closed) return;
     const at = now();
     switch (event.name) {

@@ -38,7 +38,10 @@ export type AskAnswer = { allow: 'once' } | { allow: 'always' } | { deny: string
 
 /** What the approver sees of a call: always with the decision that asked. */
 export interface ApprovalCall extends PolicyCall {
-  /** The decision that asked (its `explanation` is the sentence to show a person). */
+  /**
+   * The decision that asked: its `explanation` is the developer's sentence (which rule, why);
+   * what to show a person is an ask's `summary` (`useApprovals()`, the devtools).
+   */
   decision: Decision;
 }
 
@@ -58,7 +61,10 @@ export interface GovernanceContext {
   exposedTo?: readonly string[];
 }
 
-/** The approver: settles asks. Its `signal` aborts when the call does or the ask times out. */
+/**
+ * The approver: settles asks. Its `signal` aborts when the call does, and, while the page shows
+ * its asks (`useApprovals()`, the devtools), when the ask was answered through its request.
+ */
 export type Approver = (call: ApprovalCall, ctx: GovernanceContext & { signal: AbortSignal }) => AskAnswer | Promise<AskAnswer>;
 
 /** A policy predicate written in JS: `(call, ctx) => boolean`. */
@@ -82,12 +88,15 @@ export type PolicyWhen =
   | { arg: string; equals?: unknown; in?: readonly unknown[]; matches?: string | RegExp; max?: number; min?: number; exists?: boolean; unsafePattern?: boolean }
   | PolicyPredicate;
 
-/** A policy rule: a matcher, or a matcher with conditions, an id and a reason the agent reads. */
+/**
+ * A policy rule: a matcher, or a matcher with conditions, an id, a reason the agent reads and a
+ * label a person reads (an approval UI's summary shows it).
+ */
 export type PolicyRule =
   | string
   | RegExp
   | { server: string; name: RegExp }
-  | { match?: string | RegExp | { server: string; name: RegExp }; when?: PolicyWhen | readonly PolicyWhen[]; id?: string; reason?: string };
+  | { match?: string | RegExp | { server: string; name: RegExp }; when?: PolicyWhen | readonly PolicyWhen[]; id?: string; reason?: string; label?: string };
 
 /** A policy rule (the same as {@link PolicyRule}). */
 export type Rule = PolicyRule;

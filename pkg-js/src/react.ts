@@ -13,6 +13,7 @@
 // - react/mounts.ts     mount reference counting: the first live mount registers, the last unregisters
 // - react/activity.ts   execution state read from the client's activity store
 // - react/provider.ts   <WebMCPProvider> and useApprovals()
+// - react/approval-dialog.ts <ApprovalDialog>, headless, over useApprovals()
 // - react/use-webmcp.ts useWebMCP()
 // - react/use-subject.ts useWebMCPResource() and useWebMCPPrompt()
 // - react/use-webmcp-form.ts useWebMCPForm(): a declarative form governed while mounted
@@ -25,5 +26,6 @@ export { useWebMCPResource, useWebMCPPrompt, type UseWebMCPSubjectResult } from 
 export { useWebMCPForm, type UseWebMCPFormOptions } from './react/use-webmcp-form.js';
 export { useAgentActivity, type ExecutionState } from './react/activity.js';
 export { WebMCPHooksContext, useWebMCPHooksContext, useWardenClient } from './react/context.js';
-export type { Ask, Approvals } from './react/approvals.js';
+export { ApprovalDialog, type ApprovalDialogProps, type ApprovalDialogState } from './react/approval-dialog.js';
+export type { Ask, Approvals, AskStatus, ApprovalSummary } from './react/approvals.js';
 export type { ActivitySnapshot, ActiveCall, ToolActivity } from './activity.js';

@@ -76,11 +76,11 @@ function current(): ShapeEngine {
 
 /** The shaping exports of the module that shapes (tests and benchmarks wrap these). */
 export const shaper = {
-  scanText: (text: string) => current().scanText(text),
+  scanText: (text: string): Uint32Array => current().scanText(text),
   shapeFlagNames: () => current().shapeFlagNames(),
-  shapeLimits: () => current().shapeLimits(),
+  shapeLimits: (): Uint32Array => current().shapeLimits(),
   shapeMediaKinds: (mime: string) => current().shapeMediaKinds(mime),
-  shapeResult: (request: Uint8Array) => current().shapeResult(request),
+  shapeResult: (request: Uint8Array): Uint8Array => current().shapeResult(request),
   /** Forces a trap (tests of the recovery only). */
   testTrap: () => current().testTrap(),
 };

@@ -39,7 +39,7 @@ export interface PolicyDecisionEvent extends TelemetryBase {
   name: 'policy.decision';
   effect: 'allow' | 'ask' | 'deny';
   reason: string;
-  rule?: { list: string; index: number; id?: string };
+  rule?: { list: string; index: number; id?: string; label?: string };
 }
 
 /** One step of a call's decision record. */
@@ -98,8 +98,20 @@ export interface PromptGetStopEvent extends Omit<ToolCallStopEvent, 'name'> {
   name: 'prompt_get.stop';
 }
 
-/** Any telemetry event. */
-export type TelemetryEvent = HookStopEvent | HookExceptionEvent | PolicyDecisionEvent | ToolCallStopEvent | ResourceReadStopEvent | PromptGetStopEvent;
+/** The page suspended its agents (`suspendAgents(reason)`): every call, read and get is denied with `reason`. */
+export interface AgentsSuspendedEvent {
+  name: 'agents.suspended';
+  /** What denied calls read (`Denied: <reason>`). */
+  reason: string;
+}
+
+/** The page resumed its agents (`resumeAgents()`). */
+export interface AgentsResumedEvent {
+  name: 'agents.resumed';
+}
+
+/** Any telemetry event. Events of one call carry `tool`, `serverId` and `invocationId`; the agents events are the page's. */
+export type TelemetryEvent = HookStopEvent | HookExceptionEvent | PolicyDecisionEvent | ToolCallStopEvent | ResourceReadStopEvent | PromptGetStopEvent | AgentsSuspendedEvent | AgentsResumedEvent;
 
 /** A telemetry subscriber. */
 export type TelemetryHandler = (event: TelemetryEvent) => void;

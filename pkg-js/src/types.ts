@@ -379,8 +379,8 @@ export interface Decision {
   effect: 'allow' | 'ask' | 'deny';
   /** `rule`, `default`, `no_rule`, `no_approver`, `fingerprint_changed`, `new_tool` or `grant`. */
   reason: string;
-  /** The deciding rule. */
-  rule?: { list: 'deny' | 'ask' | 'allow'; index: number; id?: string };
+  /** The deciding rule: its list and index, and its `id` and `label` when the policy gives them. */
+  rule?: { list: 'deny' | 'ask' | 'allow'; index: number; id?: string; label?: string };
   /** One sentence naming the deciding rule. */
   explanation: string;
   /** What changed, when the pin decided. */
@@ -420,7 +420,7 @@ export interface CallOptions {
 export interface CallError {
   /** `not_found | hook | validation | denied | tool | aborted`. */
   kind: 'not_found' | 'hook' | 'validation' | 'denied' | 'tool' | 'aborted';
-  /** The finer reason, such as `hook_failed`, `hook_denied`, `unknown_tool`. */
+  /** The finer reason, such as `hook_failed`, `hook_denied`, `unknown_tool`, `suspended`. */
   reason: string;
   /** One sentence; never what a hook threw. */
   message: string;

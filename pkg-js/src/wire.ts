@@ -34,8 +34,9 @@ const decoder = new TextDecoder();
 
 /** A growable byte buffer in the wire format. */
 export class Writer {
-  bytes = new Uint8Array(256);
-  view = new DataView(this.bytes.buffer);
+  // Typed without a buffer parameter, so that the declarations read on TypeScript before 5.7.
+  bytes: Uint8Array = new Uint8Array(256);
+  view: DataView = new DataView(this.bytes.buffer);
   at = 0;
 
   reserve(n: number): void {

@@ -10,7 +10,7 @@ window.__reactVersion = reactVersion;
 import { flushSync } from 'react-dom';
 import { createRoot, hydrateRoot } from 'react-dom/client';
 import { webmcp, configureWebMCP, resetWebMCP, createWarden, getDefaultWarden, invokeTool, listTools } from 'webmcp-warden';
-import { WebMCPProvider, useWebMCP, useApprovals, useAgentActivity, useWardenClient } from 'webmcp-warden/react';
+import { WebMCPProvider, useWebMCP, useApprovals, useAgentActivity, useWardenClient, ApprovalDialog } from 'webmcp-warden/react';
 import { installFakeModelContext } from 'webmcp-warden/testing';
 import { sleep, waitFor } from './page-helpers.js';
 
@@ -388,6 +388,64 @@ async function approvals(runtime) {
   }
 }
 
+// <ApprovalDialog>: the oldest pending ask as an accessible alertdialog; Allow once, Escape
+// denies, and an ask that expires while shown is announced until dismissed.
+async function dialog(runtime) {
+  resetWebMCP();
+  configureWebMCP({ askTimeout: 1500, policy: { ask: [{ match: 'dlg_*', label: 'Big payments need your approval', when: { arg: '/amount', min: 5 } }], default: 'allow' } });
+  const rt = useRuntime(runtime);
+  const root = mountRoot();
+  let tool;
+  function Pay() {
+    tool = useWebMCP(({ amount }) => `paid ${amount}`, { name: `dlg_pay_${runtime}`, title: 'Pay', description: 'Pays', inputSchema: { type: 'object', properties: { amount: { type: 'number' } } } }).tool;
+    return null;
+  }
+  const q = (selector) => root.element.querySelector(selector);
+  try {
+    root.render(
+      <WebMCPProvider approver>
+        <Pay />
+        <ApprovalDialog />
+      </WebMCPProvider>,
+    );
+    await waitFor(() => tool?.status === 'registered', 'registered');
+    const out = { idle: root.element.innerHTML };
+    let call = tool.invoke({ amount: 6 });
+    const dialogEl = await waitFor(() => q('[role="alertdialog"]'), 'the dialog');
+    out.shown = {
+      title: q('h2').textContent,
+      labelledBy: document.getElementById(dialogEl.getAttribute('aria-labelledby'))?.textContent,
+      describedBy: document.getElementById(dialogEl.getAttribute('aria-describedby'))?.textContent,
+      args: [...root.element.querySelectorAll('dt, dd')].map((el) => el.textContent),
+      time: q('[aria-live]').textContent,
+      focused: document.activeElement === dialogEl,
+      buttons: [...root.element.querySelectorAll('button')].map((b) => b.textContent),
+    };
+    [...root.element.querySelectorAll('button')].find((b) => b.textContent === 'Allow once').click();
+    out.approved = (await call).result.content[0].text;
+    await waitFor(() => q('[role="alertdialog"]') === null, 'the dialog to close');
+
+    call = tool.invoke({ amount: 7 });
+    const second = await waitFor(() => q('[role="alertdialog"]'), 'the dialog again');
+    second.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true }));
+    const denied = await call;
+    out.escape = { reason: denied.error?.reason, text: denied.result.content[0].text };
+
+    call = tool.invoke({ amount: 8 });
+    await waitFor(() => q('[role="alertdialog"]'), 'the dialog a third time');
+    const expired = await call;
+    const alert = await waitFor(() => q('[role="alert"]'), 'the expired notice');
+    out.expired = { reason: expired.error?.reason, cause: expired.error?.cause, notice: alert.textContent };
+    [...root.element.querySelectorAll('button')].find((b) => b.textContent === 'Dismiss').click();
+    await waitFor(() => q('[role="alert"]') === null, 'the notice to go');
+    out.dismissed = root.element.innerHTML;
+    return out;
+  } finally {
+    root.unmount();
+    rt.done();
+    resetWebMCP();
+  }
+}
 
 window.__ready = true;
 
@@ -635,5 +693,5 @@ async function hydrate(runtime) {
   }
 }
 
-window.__react = { strict, rerender, providerUpdate, twoProviders, toggle, approvals, execution, twoClients, hydrate };
+window.__react = { strict, rerender, providerUpdate, twoProviders, toggle, approvals, dialog, execution, twoClients, hydrate };
 window.__ready = true;

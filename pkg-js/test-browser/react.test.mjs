@@ -154,7 +154,24 @@ test('useApprovals: approve once / always, deny, deny with halt, abort, and unmo
   assert.deepEqual(r.aborted, { kind: 'aborted', pending: 0 });
   assert.equal(r.ran, 3, 'the tool ran only for approved calls');
   assert.equal(r.unmounted.reason, 'ask_denied');
-  assert.match(r.unmounted.text, /^Denied: /);
+  assert.equal(r.unmounted.text, 'Denied: the approval UI was closed', 'unmounting cancels what is still pending');
+});
+
+test('<ApprovalDialog>: the ask as an alertdialog with its summary; Allow once; Escape denies; an expired ask is announced until dismissed', { skip: skipReason }, async () => {
+  const r = await run('dialog', 'native');
+  assert.equal(r.idle, '', 'nothing is rendered while no ask waits');
+  assert.equal(r.shown.title, 'Big payments need your approval', "the rule's own label");
+  assert.equal(r.shown.labelledBy, r.shown.title);
+  assert.equal(r.shown.describedBy, 'Big payments need your approval — amount 6');
+  assert.deepEqual(r.shown.args, ['/amount', '6'], 'the argument that decided');
+  assert.match(r.shown.time, /^[12] s left$/);
+  assert.equal(r.shown.focused, true, 'the dialog takes the focus');
+  assert.deepEqual(r.shown.buttons, ['Allow once', 'Always allow', 'Deny']);
+  assert.equal(r.approved, 'paid 6');
+  assert.deepEqual(r.escape, { reason: 'ask_denied', text: 'Denied: The user declined.' });
+  assert.deepEqual([r.expired.reason, r.expired.cause], ['ask_failed', 'timeout']);
+  assert.match(r.expired.notice, /The request from Pay expired before anyone answered it/);
+  assert.equal(r.dismissed, '');
 });
 
 const NO_CHANGE = { renders: { slow: 0, other: 0, activity: 0 }, commits: { slow: 0, other: 0, activity: 0 } };

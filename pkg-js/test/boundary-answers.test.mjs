@@ -140,6 +140,7 @@ const ANSWERS = {
   listGrants: 'ListGrantsAnswer',
   revokeGrants: 'RevokeGrantsAnswer',
   storedGrants: 'StoredGrantsAnswer',
+  suspend: 'ConfigureAnswer',
   lintPolicy: 'LintPolicyAnswer',
   checkPattern: 'CheckPatternAnswer',
   shapeResult: 'ShapeResultAnswer',
@@ -155,7 +156,7 @@ const HOOK_IDS = { currentHookId: Read.CurrentHookId, lastHookId: Read.LastHookI
 const SCALARS = [
   'engineNew', 'engineDrop', 'engineReset', 'engineCounts', 'dropHookSet', 'clearGlobal', 'setServerId', 'setHookReturns', 'dropTool', 'dropScope',
   'begin', 'beginAt', 'step', 'stepWith', 'policyFacts', 'beginListing', 'listingStep', 'listingGiven', 'sealBaseline', 'isVisible', 'recordBaseline', 'setUnsafePatterns',
-  'forgetGrant', 'clearGrants', 'scanText', 'shapeFlagNames', 'shapeLimits', 'shapeMediaKinds', 'sha256Hex', 'testTrap',
+  'forgetGrant', 'clearGrants', 'setRebaseline', 'scanText', 'shapeFlagNames', 'shapeLimits', 'shapeMediaKinds', 'sha256Hex', 'testTrap',
 ];
 
 test('every export of core and of the shaping module is known: a wire answer (described), a hook id, or a scalar', () => {
@@ -347,7 +348,7 @@ describe('every answer of the core fits its descriptor', () => {
       await pay.register();
       const answersOfApprover = [() => ({ allow: 'always' }), () => ({ allow: 'once' }), () => ({ deny: 'no' }), () => Promise.reject(new Error('x'))];
       g.configure({
-        policy: { ask: [{ match: 'pay', id: 'pay-asks', when: (call) => call.name === 'pay' }], deny: [{ match: 'never_*', reason: 'never' }] },
+        policy: { ask: [{ match: 'pay', id: 'pay-asks', label: 'Payments need your approval', when: (call) => call.name === 'pay' }], deny: [{ match: 'never_*', reason: 'never' }] },
         onAsk: () => (answersOfApprover.shift() ?? (() => ({ allow: 'once' })))(),
       });
       assert.equal((await g.invokeTool('pay', {}, { principal: 'alice' })).ok, true, 'allowed always');
@@ -371,6 +372,14 @@ describe('every answer of the core fits its descriptor', () => {
     } finally {
       g.dispose();
     }
+  });
+
+  scenario('suspended agents: the call is denied with the reason; resumed, it runs', async () => {
+    c.suspendAgents('paused for the test');
+    const denied = await c.invokeTool('worker', {});
+    assert.deepEqual([denied.error.kind, denied.error.reason, denied.error.message], ['denied', 'suspended', 'paused for the test']);
+    c.resumeAgents();
+    assert.notEqual((await c.invokeTool('worker', {})).error?.reason, 'suspended');
   });
 
   scenario('plans: one that can be made and one that cannot', async () => {

@@ -70,6 +70,7 @@ const OPTIONAL = [
   // patterns; lintPolicy's synchronous copy of the judgement only with lintPolicy.
   'dist/judge-chunk.js', 'wasm/warden_patterns.js', 'wasm/warden_patterns_bytes.js', 'dist/linear-chunk.js', 'wasm/warden_linear.js', 'wasm/warden_linear_bytes.js',
   'dist/lint.js', 'wasm/warden_patterns_sync.js',
+  'dist/devtools.js', 'dist/asks.js', 'dist/diagnostics.js',
 ];
 
 test('a one-tool app carries none of the optional features', async (t) => {
@@ -88,6 +89,17 @@ test('a one-tool app carries none of the optional features', async (t) => {
   assert.ok(!modules.lazy.has('wasm/warden_patterns_sync.js'), "lintPolicy's copy of the judgement is in no chunk");
   const rows = [...modules].sort((a, b) => b[1] - a[1]);
   t.diagnostic(`entry chunk, package modules (minified bytes): ${rows.map(([file, bytes]) => `${file} ${bytes}`).join(', ')}`);
+});
+
+test('the devtools and the approval requests are nowhere in a page that does not import them; the diagnostics are a lazy chunk', async () => {
+  const modules = await bundle(ONE_TOOL);
+  for (const file of ['dist/devtools.js', 'dist/devtools-react.js', 'dist/asks.js']) {
+    assert.ok(!modules.has(file) && !modules.lazy.has(file), `${file} is in the one-tool app's build`);
+  }
+  // Written only when a diagnostic is due with debug on: a chunk a production page never fetches.
+  assert.ok(!modules.has('dist/diagnostics.js') && modules.lazy.has('dist/diagnostics.js'));
+  const withDevtools = await bundle(`import { mountWardenDevtools } from 'webmcp-warden/devtools'; mountWardenDevtools(document.body);`);
+  assert.ok(withDevtools.has('dist/devtools.js') && withDevtools.has('dist/asks.js'), 'a page that imports the devtools carries them');
 });
 
 test('a client of its own, configured, called and disposed, carries none of them either', async () => {

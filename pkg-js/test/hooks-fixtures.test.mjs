@@ -461,11 +461,13 @@ describe('config.json', () => {
   }
 });
 
-test('the console got one warning per hook that returned outside its contract, never a value, and nothing else', () => {
-  assert.ok(written.length > 0, 'the bad returns of the fixtures were warned about');
+test('the console got one diagnostic per hook and cause (a bad return says what it may return), never a value, and nothing else', () => {
+  const badReturns = written.filter((line) => line.includes('returned a value outside its contract'));
+  assert.ok(badReturns.length > 0, 'the bad returns of the fixtures were warned about');
   for (const line of written) {
-    assert.match(line, /^webmcp-warden: (before|after|error|denied|toolsListed|resourceRead|promptGet) hook "[^"]*" returned a value outside its contract, so .*\. It may return /);
+    assert.match(line, /^webmcp-warden: (before|after|error|denied|toolsListed|resourceRead|promptGet) hook "[^"]*" \(tools? "[^"]*"\) (threw|ran past its deadline|returned a value outside its contract|was removed while the call waited for it)(,| \(\d+ ms\),) so .*\. (Fix: |It may return )/);
     assert.ok(!line.includes('SECRET'), line);
   }
-  assert.equal(new Set(written).size, written.length, 'each hook is warned about once');
+  for (const line of badReturns) assert.match(line, /It may return /);
+  assert.equal(new Set(written).size, written.length, 'each hook and cause is written once');
 });

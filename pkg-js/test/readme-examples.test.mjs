@@ -1,13 +1,15 @@
 // The READMEs' examples cannot rot: every ```ts / ```tsx (or ```typescript) block of README.md
 // (the repository's) and pkg-js/README.md (the npm page) is type-checked with tsc --strict
-// against the built package, under bundler and node16 resolution, and every ```ts block is run
-// in Node against the built package.
+// against the built package, under bundler and node16 resolution, and every block is run in
+// Node against the built package.
 //
 // The rules for whoever writes the READMEs (nothing here knows today's blocks):
 // - each block is a module of its own: it imports what it uses and declares the rest;
 // - a ```ts block runs in Node with webmcp-warden/testing's fake `document.modelContext`
 //   installed (so `register()` works) and must finish without throwing, within 20 s;
-//   ```tsx blocks (React, a DOM) are only type-checked;
+// - a ```tsx block (React) runs the same way in a DOM (jsdom) whose body holds
+//   `<div id="root">`; once it finished, and its effects ran, what it rendered there is printed
+//   and must not be empty;
 // - `no-run` after the language (```ts no-run) type-checks a block without running it, for
 //   code that only makes sense in a browser; blocks in other languages (```js, ```sh) are
 //   neither checked nor run.
@@ -34,7 +36,7 @@ export function extractBlocks(file) {
     if (!['ts', 'tsx', 'typescript'].includes(lang)) continue;
     const line = text.slice(0, m.index).split('\n').length + 1;
     const flags = m[3].trim().split(/[\s,]+/);
-    blocks.push({ file, line, lang: lang === 'tsx' ? 'tsx' : 'ts', run: lang !== 'tsx' && !flags.includes('no-run'), code: m[4] });
+    blocks.push({ file, line, lang: lang === 'tsx' ? 'tsx' : 'ts', run: !flags.includes('no-run'), code: m[4] });
   }
   return blocks;
 }
@@ -92,18 +94,33 @@ for (const resolution of ['bundler', 'node16']) {
   });
 }
 
+/** A DOM for a React block: jsdom's window as the page's globals, with `<div id="root">`. */
+const DOM_PRELUDE = `import { JSDOM } from 'jsdom';
+const { window } = new JSDOM('<!doctype html><html><body><div id="root"></div></body></html>', { url: 'http://127.0.0.1/' });
+Object.assign(globalThis, { window, document: window.document, HTMLElement: window.HTMLElement, Node: window.Node, Element: window.Element, MutationObserver: window.MutationObserver, getComputedStyle: window.getComputedStyle.bind(window) });
+Object.defineProperty(globalThis, 'navigator', { value: window.navigator, configurable: true });
+`;
+/** After a React block: let its effects run, print what it rendered, close the window. */
+const DOM_EPILOGUE = `
+await new Promise((resolve) => setTimeout(resolve, 300));
+console.log('rendered: ' + document.getElementById('root').textContent);
+window.close();
+`;
+
 for (const block of blocks.filter((b) => b.run)) {
   test(`the example at ${block.where} runs against the built package`, { timeout: 60_000 }, async () => {
-    const js = transformSync(block.code, { loader: 'ts', format: 'esm', target: 'es2022', sourcefile: block.where }).code;
-    const file = path.join(work, block.name.replace(/\.ts$/, '.mjs'));
-    const prelude = "import { installFakeModelContext } from 'webmcp-warden/testing';\ninstallFakeModelContext();\n";
-    writeFileSync(file, `${prelude}${js}`);
+    const tsx = block.lang === 'tsx';
+    const js = transformSync(block.code, { loader: block.lang, format: 'esm', target: 'es2022', jsx: 'automatic', sourcefile: block.where }).code;
+    const file = path.join(work, block.name.replace(/\.tsx?$/, '.mjs'));
+    const prelude = `${tsx ? DOM_PRELUDE : ''}import { installFakeModelContext } from 'webmcp-warden/testing';\ninstallFakeModelContext();\n`;
+    writeFileSync(file, `${prelude}${js}${tsx ? DOM_EPILOGUE : ''}`);
     const { code, stdout, stderr } = await new Promise((resolve) => {
       execFile(process.execPath, [file], { cwd: work, encoding: 'utf8', timeout: 20_000 }, (err, out, errOut) =>
         resolve({ code: err ? (err.code ?? err.signal ?? 1) : 0, stdout: out, stderr: errOut }),
       );
     });
     assert.equal(code, 0, `the example at ${block.where} failed:\n${stderr}\n${stdout}`);
+    if (tsx) assert.match(stdout, /^rendered: \S/m, `the React example at ${block.where} rendered nothing:\n${stdout}`);
   });
 }
 

@@ -99,7 +99,7 @@ impl List {
     }
 }
 
-/// Which rule decided: `{ list, index, id? }`.
+/// Which rule decided: `{ list, index, id?, label? }`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RuleRef {
     /// The list the rule is in.
@@ -108,15 +108,23 @@ pub struct RuleRef {
     pub index: usize,
     /// The `id` the user gave it, if any.
     pub id: Option<String>,
+    /// The `label` the user gave it, if any: what an approval UI shows a person.
+    pub label: Option<String>,
 }
 
 impl RuleRef {
-    /// `{ list, index, id? }`, as the JS API shows it.
+    /// A reference to rule `index` of `list` with an id and nothing else (tests, dry runs).
+    pub fn new(list: List, index: usize, id: Option<String>) -> RuleRef {
+        RuleRef { list, index, id, label: None }
+    }
+
+    /// `{ list, index, id?, label? }`, as the JS API shows it.
     pub fn to_value(&self) -> Value {
         let mut map = Map::new();
         map.insert("list", self.list.name().into());
         map.insert("index", self.index.into());
         map.insert_some("id", self.id.as_deref());
+        map.insert_some("label", self.label.as_deref());
         Value::Object(map)
     }
 

@@ -202,6 +202,7 @@ fn scan(
             list,
             index,
             id: rule.id.clone(),
+            label: rule.label.clone(),
         };
         if rule.functions.is_empty() {
             return Some(Decision::by_rule(rule_ref, rule.reason.clone(), closed));

@@ -13,7 +13,7 @@ use crate::strs::{cat, decimal_usize};
 use crate::value::{Map, Value};
 
 /// The keys of a rule object.
-const RULE_KEYS: [&str; 4] = ["match", "when", "id", "reason"];
+const RULE_KEYS: [&str; 5] = ["match", "when", "id", "reason", "label"];
 
 /// A compiled rule.
 #[derive(Debug, Clone)]
@@ -28,6 +28,8 @@ pub(crate) struct Rule {
     pub(crate) id: Option<String>,
     /// The `reason` text the user gave.
     pub(crate) reason: Option<String>,
+    /// The `label` the user gave: what an approval UI shows a person about this rule.
+    pub(crate) label: Option<String>,
 }
 
 impl Rule {
@@ -38,6 +40,7 @@ impl Rule {
             functions: Vec::new(),
             id: None,
             reason: None,
+            label: None,
         }
     }
 }
@@ -108,7 +111,7 @@ pub(crate) fn parse_rule(value: &Value, errors: &mut Vec<ConfigError>, uris: boo
         Value::Object(map) => parse_object(map, errors, uris),
         other => {
             errors.push(invalid(cat![
-                "a rule is a matcher string or { match, when, id, reason }, not ",
+                "a rule is a matcher string or { match, when, id, reason, label }, not ",
                 other.type_name()
             ]));
             None
@@ -116,7 +119,7 @@ pub(crate) fn parse_rule(value: &Value, errors: &mut Vec<ConfigError>, uris: boo
     }
 }
 
-/// Parses `{ match?, when?, id?, reason? }`, collecting every problem in it.
+/// Parses `{ match?, when?, id?, reason?, label? }`, collecting every problem in it.
 fn parse_object(map: &Map, errors: &mut Vec<ConfigError>, uris: bool) -> Option<Rule> {
     let before = errors.len();
     report_unknown_keys(map, &RULE_KEYS, "unknown_rule_key", "a rule", "", errors);
@@ -137,6 +140,7 @@ fn parse_object(map: &Map, errors: &mut Vec<ConfigError>, uris: bool) -> Option<
     }
     let id = text_member(map, "id", errors);
     let reason = text_member(map, "reason", errors);
+    let label = text_member(map, "label", errors);
     match matcher {
         Some(matcher) if errors.len() == before => Some(Rule {
             matcher,
@@ -144,12 +148,13 @@ fn parse_object(map: &Map, errors: &mut Vec<ConfigError>, uris: bool) -> Option<
             functions,
             id,
             reason,
+            label,
         }),
         _ => None,
     }
 }
 
-/// An optional non-empty string member (`id`, `reason`). An empty one is refused: an empty id
+/// An optional non-empty string member (`id`, `reason`, `label`). An empty one is refused: an empty id
 /// names nothing, and an empty reason would make the agent read just `Denied: `.
 fn text_member(
     map: &Map,

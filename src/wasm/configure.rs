@@ -175,6 +175,10 @@ fn run(e: &mut Engine, request: Request, args: &Args<'_>, payload: &[u8]) -> Res
             crate::object! { "removed" => removed }
         }
         Request::StoredGrants => crate::object! { "grants" => e.governor().grants().to_value() },
+        Request::Suspend => {
+            e.suspend(args.opt_str(0)?);
+            done()
+        }
         Request::LintPolicy => lint_policy(payload)?,
         Request::CheckPattern => check_pattern(args)?,
     })

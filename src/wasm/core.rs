@@ -41,6 +41,7 @@ pub fn control(engine: u32, step: u32, arg: u32) -> u32 {
             Control::ClearGrants => e.governor_mut().grants_mut().clear(),
             Control::IsVisible => return u32::from(e.is_visible(arg)),
             Control::SetUnsafePatterns => e.set_unsafe_patterns(arg == 1),
+            Control::SetRebaseline => e.governor_mut().set_rebaseline(arg == 1),
         }
         0
     })

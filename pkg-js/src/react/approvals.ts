@@ -1,31 +1,13 @@
 // The approval queue of a `<WebMCPProvider approver>`: the provider's approver parks each ask
-// here until the page's UI (`useApprovals()`) settles it. A framework-free store (subscribe +
-// immutable snapshots) that React reads with `useSyncExternalStore`.
+// until the page's UI (`useApprovals()`, `<ApprovalDialog>`) answers its request. The asks live
+// in the client's ask book (asks.ts), which lists every pending ask with its request (created
+// and deadline times, summary, approve / deny / cancel); the queue is the part of the book whose
+// approver is this provider's.
 import type { Warden } from '../client.js';
-import type { Approver, AskAnswer, Decision, PolicyCall } from '../governance.js';
+import type { Approver, AskAnswer } from '../governance.js';
+import { asksOf, NO_ASKS, type Approvals, type Ask } from '../asks.js';
 
-/** A pending ask of a tool mounted under `<WebMCPProvider approver>`. */
-export interface Ask {
-  /** Unique per ask (the call's invocation id). */
-  id: string;
-  /** What the approver sees of the call: the exact final arguments, digest, fingerprint, … */
-  call: PolicyCall;
-  /** The decision that asked. */
-  decision: Decision | undefined;
-  /** Allows this call (`'once'`), or records a grant (`'always'`). */
-  approve(mode: 'once' | 'always'): void;
-  /** Denies the call (`reason: 'ask_denied'`), or tells the agent loop to stop (`halt`: `'ask_halt'`). */
-  deny(reason: string, options?: { halt?: boolean }): void;
-}
-
-/** What {@link ApprovalQueue.getSnapshot} answers. */
-export interface Approvals {
-  /** The asks waiting for an answer, oldest first. */
-  pending: Ask[];
-}
-
-/** The snapshot with nothing pending: one object, so an idle queue never re-renders anyone. */
-const NO_ASKS: Approvals = Object.freeze({ pending: Object.freeze([]) as unknown as Ask[] });
+export type { Ask, Approvals, AskStatus, ApprovalSummary } from '../asks.js';
 
 /** `getServerSnapshot` of the queue: a server never has pending asks. */
 export function getNoAsks(): Approvals {
@@ -34,61 +16,34 @@ export function getNoAsks(): Approvals {
 
 /** The asks a provider with `approver` holds until its UI settles them. */
 export class ApprovalQueue {
-  private snapshot = NO_ASKS;
-  private readonly listeners = new Set<() => void>();
+  #snapshot: Approvals = NO_ASKS;
 
-  /** @param w The client whose `askTimeout` bounds how long an ask stays listed. */
-  constructor(public w: Warden) {}
-
-  /** Subscribes to changes of the pending asks; answers the unsubscribe function. */
-  readonly subscribe = (listener: () => void): (() => void) => {
-    this.listeners.add(listener);
-    return () => void this.listeners.delete(listener);
-  };
-
-  /** The pending asks (the same object until one is added or settled). */
-  readonly getSnapshot = (): Approvals => this.snapshot;
-
-  /** The approver of the provider: each ask waits in `pending` until approved or denied. */
-  readonly approver: Approver = (call, ctx) =>
-    new Promise<AskAnswer>((resolve) => {
-      let open = true;
-      const settle = (answer: AskAnswer | undefined) => {
-        if (!open) return;
-        open = false;
-        clearTimeout(timer);
-        ctx.signal.removeEventListener('abort', onAbort);
-        this.update(this.snapshot.pending.filter((other) => other !== ask));
-        // After an abort or the ask deadline the call has moved on; nothing to answer.
-        if (answer !== undefined) resolve(answer);
-      };
-      const onAbort = () => settle(undefined);
-      const ask: Ask = Object.freeze({
-        id: call.invocationId,
-        call,
-        decision: call.decision,
-        approve: (mode: 'once' | 'always') => settle({ allow: mode } as AskAnswer),
-        deny: (reason: string, options?: { halt?: boolean }) => settle((options?.halt === true ? { deny: reason, halt: true } : { deny: reason }) as AskAnswer),
-      });
-      // The call runner gives up on the approver at the same deadline; the ask must not stay
-      // listed for a UI to answer into the void.
-      const timer = setTimeout(() => settle(undefined), this.w.settings.askTimeout);
-      (timer as { unref?: () => void }).unref?.();
-      if (ctx.signal.aborted) {
-        settle(undefined);
-        return;
-      }
-      ctx.signal.addEventListener('abort', onAbort, { once: true });
-      this.update([...this.snapshot.pending, ask]);
-    });
-
-  /** Denies every pending ask (the provider unmounted: nobody is left to answer). */
-  denyAll(reason: string): void {
-    for (const ask of this.snapshot.pending) ask.deny(reason);
+  /** @param w The client whose asks the queue shows. */
+  constructor(public w: Warden) {
+    asksOf(w);
   }
 
-  private update(pending: Ask[]): void {
-    this.snapshot = pending.length === 0 ? NO_ASKS : { pending };
-    for (const listener of [...this.listeners]) listener();
+  /** Subscribes to changes of the pending asks; answers the unsubscribe function. */
+  readonly subscribe = (listener: () => void): (() => void) => asksOf(this.w).subscribe(listener);
+
+  /** The pending asks of this queue (the same object until one is added or settled). */
+  readonly getSnapshot = (): Approvals => {
+    const pending = asksOf(this.w).pendingOf(this.approver);
+    const current = this.#snapshot.pending;
+    if (pending.length === current.length && pending.every((ask, i) => ask === current[i])) return this.#snapshot;
+    this.#snapshot = pending.length === 0 ? NO_ASKS : Object.freeze({ pending: Object.freeze(pending) as Ask[] });
+    return this.#snapshot;
+  };
+
+  /**
+   * The approver of the provider: it never answers on its own. The call lists its ask in the
+   * client's book (asks.ts), where the UI answers it; the approver's deadline (`askTimeout`)
+   * expires it, and an answer or an abort ends the wait.
+   */
+  readonly approver: Approver = () => new Promise<AskAnswer>(() => undefined);
+
+  /** Withdraws every pending ask of this queue (the provider unmounted: nobody is left to answer). */
+  cancelAll(reason: string): void {
+    for (const ask of asksOf(this.w).pendingOf(this.approver)) ask.cancel(reason);
   }
 }

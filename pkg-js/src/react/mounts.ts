@@ -59,8 +59,17 @@ export function joinMount(tool: WebMCPTool, handle: ScopeHandle | null): () => v
   if (live.controller === undefined && (scope === undefined || scope === 'scoped')) {
     const controller = new AbortController();
     live.controller = controller;
-    // A failure lands in the tool's status and error, which the hook mirrors.
-    tool.register({ signal: controller.signal }).catch(() => undefined);
+    // A failure lands in the tool's status and error, which the hook mirrors, and, with `debug`
+    // on, in the console (the diagnostics chunk, loaded only then).
+    tool.register({ signal: controller.signal }).catch((err: unknown) => {
+      if (!record.warden.settings.debug) return;
+      const code = (err as { code?: unknown } | null)?.code;
+      const message = err instanceof Error ? err.message : String(err);
+      import('../diagnostics.js').then(
+        (chunk) => chunk.report(record.warden, [['registration', record.contract.name, typeof code === 'string' ? code : 'registration_failed', message, 'useWebMCP']]),
+        () => undefined,
+      );
+    });
   }
   const current = live;
   return () => {

@@ -66,7 +66,7 @@ export function WebMCPProvider(props: WebMCPProviderProps): ReactElement {
     queue.w = w;
     handle.commit(hooks, ownApprover);
   });
-  useEffect(() => () => queue.denyAll('the approval UI was closed'), [queue]);
+  useEffect(() => () => queue.cancelAll('the approval UI was closed'), [queue]);
   const merged = useStableMerge(sameClient ? parentHooks : EMPTY_HOOKS, hooks);
   const nearestQueue = approver === true ? queue : sameClient ? outer.queue : null;
   const clientValue = client ?? (sameClient ? outer.client : undefined);
@@ -96,8 +96,11 @@ function sameHooks(a: WebMCPHooks, b: WebMCPHooks): boolean {
 
 /**
  * The pending asks of the nearest `<WebMCPProvider approver>` of this client (which must exist:
- * `ConfigurationError('no_approver')` otherwise). Each ask is settled once by `approve` or
- * `deny`, and leaves the list when settled, aborted, or past the `askTimeout`.
+ * `ConfigurationError('no_approver')` otherwise), oldest first. Each ask carries its call, the
+ * decision, a `summary` to show a person (tool, the rule's label, the arguments that decided)
+ * beside the developer's `explanation`, `createdAt` and `deadline`, and is settled once by
+ * `approve`, `deny` or `cancel`; it leaves the list when settled, aborted, or past its deadline
+ * (its `status` then says which: `'expired'` for the deadline).
  */
 export function useApprovals(): Approvals {
   const { queue } = useContext(ScopeContext);
