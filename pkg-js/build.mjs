@@ -66,6 +66,13 @@ const MODULES = [
   // opt-level 3, not "z": every resource read crosses it, and 3 measured twice as fast here, and
   // no larger (bench/RESULTS.md).
   { name: 'warden_uri', cargoArgs: ['--no-default-features', '--features', 'uri-module'], embed: true, env: { CARGO_PROFILE_RELEASE_OVERFLOW_CHECKS: 'false', CARGO_PROFILE_RELEASE_OPT_LEVEL: '3' }, wasmOpt: ['-O1', '--strip-target-features'], targetSubdir: 'uri' },
+  // Policy lint (`lintPolicy`): compiled synchronously by pkg-js/src/lint-module.ts, which only
+  // `lintPolicy` reaches, so a page that never lints downloads none of it. Out of the core, lint
+  // is 3.0 KB (brotli) less at every page's import (bench/RESULTS.md).
+  { name: 'warden_lint', cargoArgs: ['--no-default-features', '--features', 'lint-module'], embed: true, env: { CARGO_PROFILE_RELEASE_OVERFLOW_CHECKS: 'false' }, wasmOpt: ['-O1', '--strip-target-features'], targetSubdir: 'lint' },
+  // Limits (the policy's `limits`): compiled synchronously by the `webmcp-warden/limits` entry
+  // (pkg-js/src/limits.ts), so only a page that imports it downloads it.
+  { name: 'warden_limits', cargoArgs: ['--no-default-features', '--features', 'limits-module'], embed: true, env: { CARGO_PROFILE_RELEASE_OVERFLOW_CHECKS: 'false' }, wasmOpt: ['-O1', '--strip-target-features'], targetSubdir: 'limits' },
   { name: 'warden_validate', cargoArgs: ['--no-default-features', '--features', 'validator-module'], ...VALIDATOR_BUILD },
   // For the package's JSON-Schema-Test-Suite run only (pkg-js/test/json-schema-suite.test.mjs):
   // the same module with the export that sets the suite's dialect and remote documents, built
@@ -250,8 +257,8 @@ async function buildModule({ name, cargoArgs, embed, wasmOpt: passes, env = {}, 
   const urlExpr = `new URL('${name}_bg.wasm', import.meta.url)`;
   if (!glue.includes(urlExpr)) throw new Error(`glue of ${name} no longer contains ${urlExpr}; update build.mjs`);
   let patched = glue.replaceAll(urlExpr, 'undefined');
-  if (name === 'warden_core' || name === 'warden_shape' || name === 'warden_uri') {
-    // A trapped instance must be replaceable (pkg-js/src/core.ts, shape.ts, uri-module.ts): `initSync`
+  if (name === 'warden_core' || name === 'warden_shape' || name === 'warden_uri' || name === 'warden_lint' || name === 'warden_limits') {
+    // A trapped instance must be replaceable (pkg-js/src/core.ts, shape.ts, uri-module.ts, lint-module.ts, limits.ts): `initSync`
     // may instantiate again. The glue's guard returns the first instance forever.
     const guard = /(function initSync\(module\) \{\n)(\s*)if \(wasm !== undefined\) return wasm;\n/;
     if (!guard.test(patched)) throw new Error(`glue of ${name}: initSync no longer starts with its instance guard; update build.mjs`);

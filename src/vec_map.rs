@@ -42,6 +42,14 @@ impl<K: Ord, V> VecMap<K, V> {
         self.find(key).ok().and_then(|at| self.entries.get(at)).map(|(_, v)| v)
     }
 
+    /// The value of `key`, to change.
+    pub fn get_mut<Q: Ord + ?Sized>(&mut self, key: &Q) -> Option<&mut V>
+    where
+        K: core::borrow::Borrow<Q>,
+    {
+        self.find(key).ok().and_then(|at| self.entries.get_mut(at)).map(|(_, v)| v)
+    }
+
     /// Sets `key` to `value`; answers the value it replaces.
     pub fn insert(&mut self, key: K, value: V) -> Option<V> {
         match self.find(&key) {

@@ -87,9 +87,14 @@ function configured<const F extends Fields>(fields: F) {
 const DECISION_FIELDS = {
   effect: { oneOf: ['allow', 'ask', 'deny'] },
   reason: 'string',
-  rule: { optional: { object: { list: { oneOf: ['deny', 'ask', 'allow'] }, index: 'number', id: { optional: 'string' } } } },
+  rule: { optional: { object: { list: { oneOf: ['deny', 'ask', 'allow', 'limits'] }, index: 'number', id: { optional: 'string' } } } },
   explanation: 'string',
   pin: { optional: { object: { previous: 'string', current: 'string', changed: { arrayOf: 'string' } } } },
+  limit: {
+    optional: {
+      object: { kind: { oneOf: ['calls', 'budget', 'concurrency', 'cost_failed', 'keys'] }, per: { oneOf: ['principal', 'tool', 'page'] }, used: 'number', max: 'number' },
+    },
+  },
 } as const satisfies Fields;
 const DECISION = { object: DECISION_FIELDS } as const;
 
@@ -112,7 +117,17 @@ const CALL_ERROR_FIELDS = {
 
 /** `Grant::to_value`. */
 const GRANT = {
-  object: { principal: { anyOf: ['string', 'null'] }, server: 'string', tool: 'string', fingerprint: 'string', expiresAt: 'number', grantedAt: 'number' },
+  object: {
+    principal: { anyOf: ['string', 'null'] },
+    server: 'string',
+    tool: 'string',
+    fingerprint: 'string',
+    expiresAt: 'number',
+    grantedAt: 'number',
+    scope: { oneOf: ['tool', 'arguments'] },
+    argsDigest: { optional: 'string' },
+    session: 'boolean',
+  },
 } as const satisfies Desc;
 
 /** One step of a call's decision record (`Call::note*`). */
@@ -138,7 +153,7 @@ const RECORD_STEP = {
       },
     },
     { object: { step: { oneOf: ['policy'] }, decision: DECISION } },
-    { object: { step: { oneOf: ['approval'] }, outcome: 'string', durationMs: 'number' } },
+    { object: { step: { oneOf: ['approval'] }, outcome: 'string', durationMs: 'number', scope: { optional: { oneOf: ['arguments'] } } } },
     { object: { step: { oneOf: ['tool', 'read', 'get'] }, outcome: { oneOf: ['returned', 'threw', 'aborted'] }, durationMs: 'number' } },
     { object: { step: { oneOf: ['aborted'] } } },
   ],
@@ -255,7 +270,7 @@ export type AddGlobalAnswer = AnswerOf<typeof AddGlobalAnswer>;
 export const DefineSubjectAnswer = configured({ fingerprint: 'string' });
 export type DefineSubjectAnswer = AnswerOf<typeof DefineSubjectAnswer>;
 
-/** `core.recordGrant`: the grant an `{ allow: 'always' }` made. */
+/** `core.recordGrant`: the grant an `{ allow: 'always' | 'session' }` made. */
 export const RecordGrantAnswer = configured({ grant: GRANT });
 export type RecordGrantAnswer = AnswerOf<typeof RecordGrantAnswer>;
 
@@ -275,7 +290,7 @@ export type RevokeGrantsAnswer = AnswerOf<typeof RevokeGrantsAnswer>;
 export const StoredGrantsAnswer = configured({ grants: { arrayOf: GRANT } });
 export type StoredGrantsAnswer = AnswerOf<typeof StoredGrantsAnswer>;
 
-/** `core.lintPolicy`: `lintPolicy()`'s diagnostics. */
+/** The lint module's `lintPolicy`: `lintPolicy()`'s diagnostics. */
 export const LintPolicyAnswer = configured({ diagnostics: { arrayOf: { object: { code: 'string', message: 'string', path: 'string' } } } });
 export type LintPolicyAnswer = AnswerOf<typeof LintPolicyAnswer>;
 

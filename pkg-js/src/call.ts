@@ -27,6 +27,7 @@ import { warnBadReturn } from './warnings.js';
 import type { CallError, CallOptions, CallOutcome, CallToolResult, ToolContract } from './types.js';
 import { compileSchema, toJson, validateJsonText, validateStandard, type Diagnostic } from './validation.js';
 import type { AskFactsAnswer, CallDecisionAnswer, CallErrorAnswer, EndAnswer, PlanErrorAnswer } from './answers.js';
+import type { LimitsChecked } from './limits-hook.js';
 
 /** What a quiet ending means: the call succeeded and nothing was recorded. */
 const QUIET_SUCCESS = { ok: true } as const;
@@ -128,7 +129,7 @@ class CallRun {
   #clock = -1;
   /** The facts and payload `#report` read from the last performed step. */
   #reportedFacts = 0;
-  #reportedPayload: Record<string, string> | undefined;
+  #reportedPayload: Record<string, unknown> | undefined;
   /** The event of the last hook performed. */
   #event = 0;
   /** What the last performed step threw. */
@@ -141,6 +142,8 @@ class CallRun {
   #shapeStep: DecisionStep | undefined;
   /** An instrumentation following this call (tracing), told of its start in the caller's context. */
   readonly #trace: CallTrace | undefined;
+  /** The token of the calls in flight the limits counted this call in (0: none). */
+  #held = 0;
 
   constructor(w: Warden, tool: PipelineTool, input: unknown, options: CallOptions & { timeout?: number }, scope: number, about: SubjectCall | undefined) {
     this.#w = w;
@@ -204,7 +207,8 @@ class CallRun {
         (this.#tool.validation.output ? CallFlags.OutputSchema : 0) |
         (this.#approver ? CallFlags.Approver : 0) |
         (this.#observed ? CallFlags.Observed : 0) |
-        (this.#w.settings.capturePayloads ? CallFlags.Capture : 0);
+        (this.#w.settings.capturePayloads ? CallFlags.Capture : 0) |
+        (this.#w.limits !== undefined ? CallFlags.Limits : 0);
       const target = this.#about?.target;
       const signal = this.#signalState();
       const begun = target === undefined ? core.begin(this.#engine, this.#tool.coreTool, this.#scope, flags, signal) : core.beginAt(this.#engine, this.#tool.coreTool, this.#scope, flags, target, signal);
@@ -243,6 +247,8 @@ class CallRun {
       return this.#internalError(err);
     } finally {
       if (this.#deadline && !this.#deadline.signal.aborted) this.#deadline.abort();
+      // The call ends its calls in flight (limits' `concurrency`).
+      if (this.#held) this.#w.limits?.release(this.#w, this.#held);
       if (!ended && this.#call >= 0 && this.#current()) {
         try {
           core.end(this.#engine, this.#call);
@@ -309,6 +315,8 @@ class CallRun {
         return this.#approve();
       case Op.ValidateOutput:
         return this.#validateOutput();
+      case Op.Limits:
+        return this.#limits();
       default:
         throw new Error(`the core answered an unknown op ${op}`);
     }
@@ -349,10 +357,10 @@ class CallRun {
   }
 
   /**
-   * What a performed hook or approver step reports: answers the outcome, and leaves its facts
-   * and payload in `#reportedFacts` / `#reportedPayload` (no array per step).
+   * What a performed hook or approver (`answer`) step reports: answers the outcome, and leaves
+   * its facts and payload in `#reportedFacts` / `#reportedPayload` (no array per step).
    */
-  #report(how: Ended, value: unknown): number {
+  #report(how: Ended, value: unknown, answer = false): number {
     this.#reportedFacts = 0;
     this.#reportedPayload = undefined;
     if (how === Ended.Raise) {
@@ -364,7 +372,7 @@ class CallRun {
     if (how === Ended.Aborted) return Outcome.Aborted;
     let returned: Returned;
     try {
-      returned = readReturn(value);
+      returned = readReturn(value, answer);
     } catch (err) {
       // Reading the return is part of performing the step: a getter or trap that throws is a raise.
       this.#threw = true;
@@ -374,11 +382,14 @@ class CallRun {
     this.#returned = returned;
     this.#reportedFacts = returned.facts;
     // Most hooks return nothing the core needs text of: no payload object for them.
-    if (returned.message === undefined && returned.code === undefined && returned.deny === undefined) return Outcome.Returned;
-    const payload: Record<string, string> = {};
+    if (returned.message === undefined && returned.code === undefined && returned.deny === undefined && returned.allow === undefined && returned.scopeOwn === undefined) return Outcome.Returned;
+    const payload: Record<string, unknown> = {};
     if (returned.message !== undefined) payload.message = returned.message;
     if (returned.code !== undefined) payload.code = returned.code;
     if (returned.deny !== undefined) payload.deny = returned.deny;
+    if (returned.allow !== undefined) payload.allow = returned.allow;
+    // The approver's `scope` as an own key, its value a string or `null` (`undefined` stays so).
+    if (returned.scopeOwn) payload.scope = returned.scope;
     this.#reportedPayload = payload;
     return Outcome.Returned;
   }
@@ -464,6 +475,8 @@ class CallRun {
     if (this.#about === undefined) this.#w.noteBaseline(this.#tool.coreTool, false);
     const facts: Record<string, unknown> = { taint: [...this.#taint], nowMs: this.#w.settings.clock() };
     if (what & 1) facts.arguments = JSON.parse(json.text);
+    // A grant for exactly some arguments is found by their digest.
+    if (this.#w.exactGrants) facts.argsDigest = this.#argsDigest ??= digestOf(JSON.parse(json.text));
     if (this.#options.principal !== undefined) facts.principal = this.#options.principal;
     const action = core.policyFacts(this.#engine, this.#call, encode(facts), this.#signalState());
     if (action === 0) throw new Error('the core does not know this call');
@@ -483,6 +496,21 @@ class CallRun {
     return action;
   }
 
+  /** The limits step: the limits module (webmcp-warden/limits) checks and counts the call. */
+  #limits(): number | Promise<number> {
+    const limits = this.#w.limits;
+    // Limits removed while the call was in flight: it is within them.
+    const checked = limits ? limits.check(this.#w, this.#serverId, this.#tool.contract.name, this.#options.principal, this.#signal, () => this.#policyCall(undefined)) : ([Outcome.Valid, undefined, 0] as LimitsChecked);
+    return Array.isArray(checked) ? this.#limited(checked) : checked.then((done) => this.#limited(done));
+  }
+
+  #limited([outcome, payload, token]: LimitsChecked): number {
+    this.#held = token;
+    const action = this.#step(outcome, 0, 0, payload);
+    this.#decided(action);
+    return action;
+  }
+
   async #approve(): Promise<number> {
     const decision = decode(core.callDecision(this.#engine, this.#call)) as CallDecisionAnswer;
     const call = this.#policyCall(decision ?? undefined);
@@ -492,12 +520,13 @@ class CallRun {
     const performed = approver ? this.traced('approval', () => perform(approver as AnyHook, [call, ctx], this.#w.settings.askTimeout, this.#signal)) : ([Ended.Raise, undefined] as [Ended, unknown]);
     const [how, value] = Array.isArray(performed) ? performed : await performed;
     const duration = performance.now() - started;
-    const outcome = this.#report(how, value);
+    const outcome = this.#report(how, value, true);
     const action = this.#step(outcome, this.#reportedFacts, duration, this.#reportedPayload);
     if (outcome === Outcome.Returned && ((action >>> ActionBits.VerdictShift) & 7) === Verdict.Failed) warnBadReturn(this.#w, 'approver', undefined, true);
-    // `{ allow: 'always' }`: the core records the grant and the store keeps it. The approval of
-    // this call stands even if the store cannot: the next call then asks again.
-    if (action & ActionBits.Accepted) await recordGrant(this.#w, this.#call, this.#options.principal).catch(() => undefined);
+    // `{ allow: 'always' | 'session' }`: the core records the grant (for the arguments the
+    // approver was shown, when it is scoped to them) and the store keeps what is not a session
+    // grant. The approval of this call stands even if the store cannot: the next call then asks again.
+    if (action & ActionBits.Accepted) await recordGrant(this.#w, this.#call, this.#options.principal, this.#argsDigest).catch(() => undefined);
     return action;
   }
 
@@ -594,7 +623,7 @@ class CallRun {
 
 
 
-  /** Emits `policy.decision` when the core says policy just decided. */
+  /** Emits `policy.decision` when the core says policy just decided, and `limit.exceeded` when a limit did. */
   #decided(action: number): void {
     if (!this.#observed || !(action & ActionBits.Decided)) return;
     const decision = decode(core.callDecision(this.#engine, this.#call)) as CallDecisionAnswer;
@@ -602,6 +631,7 @@ class CallRun {
     const event: Record<string, unknown> = { name: 'policy.decision', tool: this.#tool.contract.name, serverId: this.#serverId, invocationId: this.invocationId, effect: decision.effect, reason: decision.reason };
     if (decision.rule) event.rule = decision.rule;
     this.#w.telemetry.emit(event as never);
+    if (decision.limit) this.#w.telemetry.emit({ ...event, name: 'limit.exceeded', limit: decision.limit } as never);
   }
 
   // ---- endings -------------------------------------------------------------------------------

@@ -207,8 +207,8 @@ export const core = {
   recordBaseline: (e: number, tool: number) => {
     control(e, Control.RecordBaseline, tool);
   },
-  recordGrant: (e: number, call: number, principal: string | undefined, now: number, ttl: number) =>
-    configure(e, Configure.RecordGrant, [call, principal ?? null, now, ttl]),
+  recordGrant: (e: number, call: number, principal: string | undefined, now: number, ttl: number, argsDigest: string | undefined) =>
+    configure(e, Configure.RecordGrant, [call, principal ?? null, now, ttl, argsDigest ?? null]),
   forgetGrant: (e: number, grant: Uint8Array) => guard(() => glue.forgetGrant(e, grant)),
   loadGrants: (e: number, stored: Uint8Array) => configure(e, Configure.LoadGrants, [], stored),
   listGrants: (e: number, now: number) => configure(e, Configure.ListGrants, [now]),
@@ -217,7 +217,6 @@ export const core = {
     control(e, Control.ClearGrants);
   },
   storedGrants: (e: number) => configure(e, Configure.StoredGrants, []),
-  lintPolicy: (spec: Uint8Array) => configure(0, Configure.LintPolicy, [], spec),
   sha256Hex: (text: string) => guard(() => glue.sha256Hex(text)),
   explainUnknown: (name: string) => guard(() => glue.explainUnknown(name)),
   /** Forces a trap (tests of the recovery only). */

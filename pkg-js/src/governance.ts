@@ -1,14 +1,12 @@
 // Policy, approver and tool-filter settings: encode the user's policy for the core (functions
 // become handles the core asks for), and keep the functions while a policy uses them.
 import type { Warden } from './client.js';
-import { core } from './core.js';
 import type { Decision } from './types.js';
-import { decode, encode } from './wire.js';
-import type { LintPolicyAnswer } from './answers.js';
-import type { Approver, PolicyDiagnostic, PolicyPredicate } from './policy-types.js';
+import { encode } from './wire.js';
+import type { Approver, PolicyPredicate } from './policy-types.js';
 
 export type { Decision };
-export { definePolicy, type PolicyCall, type AskAnswer, type ApprovalCall, type GovernanceContext, type Approver, type PolicyPredicate, type ToolFilterFn, type PolicyWhen, type PolicyRule, type Rule, type Policy, type PolicySection, type PolicyDiagnostic } from './policy-types.js';
+export { definePolicy, type PolicyCall, type AskAnswer, type ApprovalCall, type GovernanceContext, type Approver, type PolicyPredicate, type ToolFilterFn, type PolicyWhen, type PolicyRule, type Rule, type Policy, type PolicySection, type PolicyDiagnostic, type PolicyLimit, type LimitCost } from './policy-types.js';
 export { Predicates } from './predicates.js';
 
 
@@ -59,26 +57,3 @@ export function sealFirstListing(w: Warden): void {
   w.sealBaseline();
 }
 
-/**
- * Checks a policy without applying it: rules that can never fire (shadowed by an
- * earlier or higher-precedence rule), invalid patterns, unknown keys. Never throws: what cannot
- * be read (a getter or a proxy that throws) is reported like any other wrong value. Functions
- * are numbered for this lint only and never called.
- */
-export function lintPolicy(policy: unknown): PolicyDiagnostic[] {
-  try {
-    const local = new Map<unknown, number>();
-    const bytes = encode(policy, {
-      fn: (f) => {
-        let handle = local.get(f);
-        if (handle === undefined) local.set(f, (handle = local.size));
-        return handle;
-      },
-    });
-    const answer = decode(core.lintPolicy(bytes)) as LintPolicyAnswer;
-    if (answer.ok) return answer.diagnostics;
-    return [{ code: answer.error.code, message: answer.error.message, path: '' }];
-  } catch {
-    return [{ code: 'invalid_policy', message: 'the policy could not be read', path: '' }];
-  }
-}

@@ -41,7 +41,8 @@ export { normalizeResult, normalizeError } from './public-results.js';
 export type { NormalizeOptions } from './types.js';
 export { genInvocationId } from './outcomes.js';
 export { explain, type Explanation, type ExplainStep } from './explain.js';
-export { lintPolicy, definePolicy, type Policy, type PolicySection, type PolicyRule, type Rule, type ApprovalCall, type PolicyWhen, type Decision, type PolicyCall, type AskAnswer, type Approver, type PolicyPredicate, type PolicyDiagnostic, type ToolFilterFn, type GovernanceContext } from './governance.js';
+export { lintPolicy } from './lint.js';
+export { definePolicy, type Policy, type PolicySection, type PolicyRule, type Rule, type ApprovalCall, type PolicyWhen, type Decision, type PolicyCall, type AskAnswer, type Approver, type PolicyPredicate, type PolicyDiagnostic, type ToolFilterFn, type GovernanceContext, type PolicyLimit, type LimitCost } from './governance.js';
 export { memoryGrantStore, localStorageGrantStore, type Grant, type GrantStore } from './grants.js';
 export {
   type TelemetryEvent,
@@ -50,6 +51,7 @@ export {
   type HookStopEvent,
   type HookExceptionEvent,
   type PolicyDecisionEvent,
+  type LimitExceededEvent,
   type ToolCallStopEvent,
   type ResourceReadStopEvent,
   type PromptGetStopEvent,

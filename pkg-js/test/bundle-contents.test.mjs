@@ -62,6 +62,9 @@ const OPTIONAL = [
   'dist/subject.js', 'dist/subject-call.js', 'dist/subject-registration.js', 'dist/explain.js', 'dist/activity.js', 'dist/mcp-b.js', 'dist/validator-module.js', 'dist/engine.js', 'dist/otel.js',
   'dist/shape.js', 'wasm/warden_shape.js', 'wasm/warden_shape_bytes.js',
   'dist/uri-module.js', 'wasm/warden_uri.js', 'wasm/warden_uri_bytes.js',
+  // Policy lint (lintPolicy), limits (webmcp-warden/limits) and presence (webmcp-warden/presence).
+  'dist/lint.js', 'dist/lint-module.js', 'wasm/warden_lint.js', 'wasm/warden_lint_bytes.js',
+  'dist/limits.js', 'wasm/warden_limits.js', 'wasm/warden_limits_bytes.js', 'dist/presence.js',
 ];
 
 test('a one-tool app carries none of the optional features', async (t) => {
@@ -104,4 +107,17 @@ test('what a page uses, it carries: resources and prompts, dry runs', async () =
   }
   const explain = await bundle(`import { explain } from 'webmcp-warden'; await explain('t', {});`);
   assert.ok(explain.has('dist/explain.js'));
+});
+
+test('what a page uses, it carries: policy lint, limits', async () => {
+  const lint = await bundle(`import { lintPolicy } from 'webmcp-warden'; console.log(lintPolicy({}));`);
+  for (const file of ['dist/lint.js', 'dist/lint-module.js', 'wasm/warden_lint.js', 'wasm/warden_lint_bytes.js']) assert.ok(lint.has(file), `${file} is carried`);
+  assert.ok(!lint.has('wasm/warden_limits_bytes.js'));
+  const limits = await bundle(`
+    import { configureWebMCP } from 'webmcp-warden';
+    import { withLimits } from 'webmcp-warden/limits';
+    configureWebMCP({ policy: withLimits({ limits: [{ max: 5, window: 1000 }] }) });
+  `);
+  for (const file of ['dist/limits.js', 'wasm/warden_limits.js', 'wasm/warden_limits_bytes.js']) assert.ok(limits.has(file), `${file} is carried`);
+  assert.ok(!limits.has('wasm/warden_lint_bytes.js'), 'limits do not bring the lint module');
 });

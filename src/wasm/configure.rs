@@ -17,11 +17,11 @@ use wasm_bindgen::prelude::*;
 use super::engines::{self, answer, decode, no_engine};
 use crate::engine::Engine;
 use crate::error::ConfigError;
-use crate::policy::{lint, RevokeFilter};
+use crate::policy::RevokeFilter;
 use crate::value::Value;
 use crate::wire::Request;
 
-/// Runs configuration step `request` on engine `engine` (`LintPolicy` needs none).
+/// Runs configuration step `request` on engine `engine`.
 #[wasm_bindgen]
 pub fn configure(engine: u32, request: u32, bytes: &[u8]) -> Vec<u8> {
     let (args, payload) = match crate::wire::decode_head(bytes) {
@@ -30,9 +30,6 @@ pub fn configure(engine: u32, request: u32, bytes: &[u8]) -> Vec<u8> {
     };
     let Some(request) = Request::from_code(request) else { return answer(Err(misuse())) };
     let args = Args(&args);
-    if request == Request::LintPolicy {
-        return answer(lint_policy(payload));
-    }
     engines::with(engine, |e| answer(run(e, request, &args, payload))).unwrap_or_else(no_engine)
 }
 
@@ -153,7 +150,8 @@ fn run(e: &mut Engine, request: Request, args: &Args<'_>, payload: &[u8]) -> Res
         }
         Request::RecordGrant => {
             let principal = args.opt_str(1)?;
-            let grant = e.record_grant(args.u32(0)?, principal.as_deref(), args.f64(2)?, args.f64(3)?);
+            let digest = args.opt_str(4)?;
+            let grant = e.record_grant(args.u32(0)?, principal.as_deref(), args.f64(2)?, args.f64(3)?, digest.as_deref());
             let grant = grant.ok_or_else(|| ConfigError::new("unknown_handle", "no call with this handle".into()))?;
             crate::object! { "grant" => grant.to_value() }
         }
@@ -164,24 +162,13 @@ fn run(e: &mut Engine, request: Request, args: &Args<'_>, payload: &[u8]) -> Res
         Request::ListGrants => {
             let book = e.governor_mut().grants_mut();
             let pruned = book.prune(args.f64(0)?);
-            crate::object! { "grants" => book.to_value(), "pruned" => pruned }
+            crate::object! { "grants" => book.to_value(true), "pruned" => pruned }
         }
         Request::RevokeGrants => {
             let filter = decode(payload)?;
             let removed = RevokeFilter::from_value(&filter).map_or(0, |filter| e.governor_mut().grants_mut().revoke(&filter));
             crate::object! { "removed" => removed }
         }
-        Request::StoredGrants => crate::object! { "grants" => e.governor().grants().to_value() },
-        Request::LintPolicy => lint_policy(payload)?,
+        Request::StoredGrants => crate::object! { "grants" => e.governor().grants().to_value(false) },
     })
-}
-
-/// Diagnostics of a policy: `{ ok, diagnostics: [{ code, message, path }] }`.
-fn lint_policy(payload: &[u8]) -> Result<Value, ConfigError> {
-    let spec = decode(payload)?;
-    let mut diagnostics = Vec::new();
-    for found in lint(&spec) {
-        diagnostics.push(found.to_value());
-    }
-    Ok(crate::object! { "diagnostics" => Value::Array(diagnostics) })
 }

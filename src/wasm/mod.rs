@@ -10,12 +10,14 @@
 //! engine id, so the TS layer can replace an instance that trapped without a finalizer of the
 //! old instance freeing pointers in the new one.
 //!
-//! Four modules are built from this crate: the core (default, `--no-default-features`), which
+//! Six modules are built from this crate: the core (default, `--no-default-features`), which
 //! a page compiles synchronously at its first `webmcp()`; shaping (`--features shape-module`),
 //! stateless, which it loads before its first call; the JSON Schema validator (`--features
 //! validator-module`), which it loads only when a tool with a schema is first registered or
 //! called; and resource URIs (`--features uri-module`), stateless, which only a page that makes
-//! or reads resources compiles. Shaping is a module of its own because it needs no configuration: moving it out of
+//! or reads resources compiles; policy lint (`--features lint-module`), stateless, which only a
+//! page that calls `lintPolicy()` compiles; and limits (`--features limits-module`), which only a
+//! page that imports `webmcp-warden/limits` compiles. Shaping is a module of its own because it needs no configuration: moving it out of
 //! the core takes 8.2 KB (gzip) off the core as shipped, which a page downloads at import
 //! (`ARCHITECTURE.md`).
 
@@ -39,13 +41,13 @@ fn borrow<T>(cell: &::core::cell::RefCell<T>) -> ::core::cell::RefMut<'_, T> {
     }
 }
 
-#[cfg(not(any(feature = "validator-module", feature = "shape-module", feature = "uri-module")))]
+#[cfg(not(any(feature = "validator-module", feature = "shape-module", feature = "uri-module", feature = "lint-module", feature = "limits-module")))]
 mod configure;
-#[cfg(not(any(feature = "validator-module", feature = "shape-module", feature = "uri-module")))]
+#[cfg(not(any(feature = "validator-module", feature = "shape-module", feature = "uri-module", feature = "lint-module", feature = "limits-module")))]
 mod core;
-#[cfg(not(any(feature = "validator-module", feature = "shape-module", feature = "uri-module")))]
+#[cfg(not(any(feature = "validator-module", feature = "shape-module", feature = "uri-module", feature = "lint-module", feature = "limits-module")))]
 mod engines;
-#[cfg(not(any(feature = "validator-module", feature = "shape-module", feature = "uri-module")))]
+#[cfg(not(any(feature = "validator-module", feature = "shape-module", feature = "uri-module", feature = "lint-module", feature = "limits-module")))]
 mod governance;
 #[cfg(not(any(feature = "validator-module", feature = "shape-module", feature = "uri-module")))]
 mod host;
@@ -53,5 +55,9 @@ mod host;
 mod shape;
 #[cfg(feature = "uri-module")]
 mod uri;
+#[cfg(feature = "lint-module")]
+mod lint;
+#[cfg(feature = "limits-module")]
+mod limits;
 #[cfg(feature = "validator-module")]
 mod validator;
