@@ -303,7 +303,12 @@ fn concurrency_is_released_when_a_call_ends_under_another_policy() {
     book.align(policy.list());
     let Verdict::Pass(held) = count(&mut book, &policy, "p", 0.0) else { panic!() };
     assert!(matches!(count(&mut book, &policy, "p", 0.0), Verdict::Exceeded(_)));
-    book.align(policy.list());
+    // The same policy compiled again (a page that configures it on every render).
+    let again = limits(json!([{ "concurrency": 1, "id": "c" }]));
+    book.align(again.list());
+    assert!(matches!(count(&mut book, &again, "p", 0.0), Verdict::Exceeded(_)), "the call in flight still counts");
+    book.release(&held);
+    let Verdict::Pass(held) = count(&mut book, &again, "p", 0.0) else { panic!("released") };
     book.release(&held);
     assert!(matches!(count(&mut book, &policy, "p", 0.0), Verdict::Pass(_)));
     // Releasing what no state holds any more changes nothing.

@@ -208,7 +208,8 @@ class CallRun {
         (this.#approver ? CallFlags.Approver : 0) |
         (this.#observed ? CallFlags.Observed : 0) |
         (this.#w.settings.capturePayloads ? CallFlags.Capture : 0) |
-        (this.#w.limits !== undefined ? CallFlags.Limits : 0);
+        // Limits count tool calls, and only those of tools a limit selects.
+        (this.#about === undefined && this.#w.limits?.selects(this.#w, this.#serverId, this.#tool.contract.name) ? CallFlags.Limits : 0);
       const target = this.#about?.target;
       const signal = this.#signalState();
       const begun = target === undefined ? core.begin(this.#engine, this.#tool.coreTool, this.#scope, flags, signal) : core.beginAt(this.#engine, this.#tool.coreTool, this.#scope, flags, target, signal);

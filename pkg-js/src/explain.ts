@@ -46,7 +46,7 @@ export async function explain(name: string, input?: unknown, given: Pick<CallOpt
   const flags =
     (tool.validation.standard ? CallFlags.StandardInput : tool.validation.input ? CallFlags.JsonInput : 0) |
     (approverFor(w, tool.scope) ? CallFlags.Approver : 0) |
-    (w.limits !== undefined ? CallFlags.Limits : 0) |
+    (w.limits?.selects(w, tool.server ?? w.settings.serverId, tool.contract.name) ? CallFlags.Limits : 0) |
     CallFlags.Explain;
   const begun = core.begin(engine, tool.coreTool, tool.scope, flags, Signal.Live);
   if (begun < 0) throw new Error('the tool cannot be planned');

@@ -21,6 +21,8 @@ export interface LimitsEngine {
    * leaving the client's limits as they were.
    */
   set(w: LimitsClient, limits: Uint8Array | undefined): void;
+  /** Whether any of `w`'s limits selects tool `tool` on `server` (a call of one no limit selects is not checked). */
+  selects(w: LimitsClient, server: string, tool: string): boolean;
   /**
    * Checks a call of tool `tool` on `server` for `principal` against `w`'s limits and counts it.
    * `call` gives what cost functions get; without it (a dry run) nothing is counted and no cost

@@ -29,6 +29,11 @@ let memory: WebAssembly.Memory | undefined;
 const ids = new WeakMap<LimitsClient, number>();
 const sent = new Map<number, Uint8Array>();
 let nextId = 0;
+/**
+ * What the live instance answered for each client's tools (by server, then name): the number it
+ * knows the tool by, doubled, plus 1 when a limit selects it (`limitsTool`).
+ */
+let tools = new Map<number, Map<string, Map<string, number>>>();
 
 /** Runs one crossing on the live instance (made, and every client's limits compiled again, if none is). */
 function guard<T>(crossing: () => T): T {
@@ -36,20 +41,39 @@ function guard<T>(crossing: () => T): T {
     compiled ??= new WebAssembly.Module(inflateRaw(decodeBase64(WASM_DEFLATED_BASE64)) as BufferSource);
     memory = glue.initSync({ module: compiled }).memory;
     live = true;
+    tools = new Map();
     for (const [id, limits] of sent) glue.limitsSet(id, limits);
   }
   try {
     return crossing();
   } catch (err) {
-    if (err instanceof WebAssembly.RuntimeError || (err instanceof Error && /unreachable/i.test(err.message))) live = false;
+    trapped(err);
     throw err;
   }
+}
+
+/** Marks the instance dead when `err` is a trap: the next crossing makes a fresh one. */
+function trapped(err: unknown): void {
+  if (err instanceof WebAssembly.RuntimeError || (err instanceof Error && /unreachable/i.test(err.message))) live = false;
 }
 
 function idOf(w: LimitsClient): number {
   let id = ids.get(w);
   if (id === undefined) ids.set(w, (id = nextId++));
   return id;
+}
+
+/** `limitsTool`'s answer for client `id`'s tool `tool` on `server`, asked once per limits set. */
+function toolOf(id: number, server: string, tool: string): number {
+  // A fresh instance first when the last one trapped (the tools' numbers are its own).
+  if (!live) guard(() => undefined);
+  let servers = tools.get(id);
+  if (servers === undefined) tools.set(id, (servers = new Map()));
+  let known = servers.get(server);
+  if (known === undefined) servers.set(server, (known = new Map()));
+  let number = known.get(tool);
+  if (number === undefined) known.set(tool, (number = guard(() => glue.limitsTool(id, server, tool))));
+  return number;
 }
 
 /** What a cost function answered: a number, or `NaN` for a throw, a rejection, a timeout or anything else. */
@@ -72,19 +96,36 @@ const engine: LimitsEngine = {
     const id = idOf(w);
     if (limits === undefined) {
       sent.delete(id);
+      tools.delete(id);
       if (live) guard(() => glue.limitsDrop(id));
       return;
     }
     const answer = decode(guard(() => glue.limitsSet(id, limits))) as ConfigureAnswer | Refused;
     if (!answer.ok) throw configurationError(answer.error);
     sent.set(id, limits);
+    // Which limits select each tool is found again (the numbers stay).
+    tools.delete(id);
+  },
+  selects(w, server, tool) {
+    return (toolOf(idOf(w), server, tool) & 1) === 1;
   },
   check(w, server, tool, principal, signal, call) {
     const id = idOf(w);
+    // The tool crosses by the number the module gave it, not by name: every call comes here.
+    const number = Math.floor(toolOf(id, server, tool) / 2);
+    const count = call !== undefined;
     const costs: number[] = [];
-    const run = (): LimitsChecked | Promise<LimitsChecked> => {
+    const step = (): number => {
+      try {
+        return glue.limitsCheck(id, number, principal, w.settings.clock(), count, costs.length === 0 ? undefined : new Float64Array(costs));
+      } catch (err) {
+        // The call fails closed (as data); after a trap the next check makes a fresh instance.
+        trapped(err);
+        throw err;
+      }
+    };
+    const settle = (answer: number): LimitsChecked | Promise<LimitsChecked> => {
       for (;;) {
-        const answer = guard(() => glue.limitsCheck(id, server, tool, principal, w.settings.clock(), call !== undefined, new Float64Array(costs)));
         if (answer >= 0) return [Outcome.Valid, undefined, answer];
         if (answer === -1) return [Outcome.Invalid, decode(guard(() => glue.limitsHit(id))), 0];
         const handle = -2 - answer;
@@ -94,11 +135,14 @@ const engine: LimitsEngine = {
           return costOf(w, handle, call()).then((cost): LimitsChecked | Promise<LimitsChecked> => {
             if (signal?.aborted) return [Outcome.Aborted, undefined, 0];
             costs.push(handle, cost);
-            return run();
+            return settle(step());
           });
+        answer = step();
       }
     };
-    return run();
+    const answer = step();
+    // Within every limit: the common case, answered without more.
+    return answer >= 0 ? [Outcome.Valid, undefined, answer] : settle(answer);
   },
   release(w, token) {
     guard(() => glue.limitsRelease(idOf(w), token));

@@ -317,6 +317,24 @@ describe('limits in the package', () => {
     assert.deepEqual(lintPolicy({ limits: [{ max: 5, window: 1000, cost: () => 1 }] }).map((d) => [d.code, d.path]), [['invalid_limit', 'limits[0].cost']]);
   });
 
+  test('a tool no limit selects is not limited; limits configured again that select it are in force at once', async () => {
+    const picked = define(() => 'ran', { name: 'picked_tool' });
+    const other = define(() => 'ran', { name: 'other_tool' });
+    await picked.register();
+    await other.register();
+    configureWebMCP({ policy: withLimits({ default: 'allow', limits: [{ match: 'picked_*', max: 1, window: 60_000, id: 'picked' }] }) });
+    for (let i = 0; i < 3; i++) assert.equal((await invokeTool('other_tool', {})).ok, true);
+    assert.equal((await invokeTool('picked_tool', {})).ok, true);
+    assert.equal((await invokeTool('picked_tool', {})).error?.reason, 'limit');
+    // Which limits select a tool is found again with every configuration.
+    configureWebMCP({ policy: withLimits({ default: 'allow', limits: [{ match: 'other_*', max: 1, window: 60_000, id: 'other' }] }) });
+    assert.equal((await explain('other_tool', {})).effect, 'allow');
+    assert.equal((await invokeTool('other_tool', {})).ok, true);
+    assert.equal((await invokeTool('other_tool', {})).error?.reason, 'limit');
+    assert.equal((await explain('other_tool', {})).reason, 'limit');
+    assert.equal((await invokeTool('picked_tool', {})).ok, true, 'the limit that selected it is gone');
+  });
+
   test('limits count tool calls only: resource reads and prompt gets are not counted', async () => {
     const { webmcpResource, readResource } = await import('webmcp-warden');
     const t = define(() => 'ran', { name: 'only_tools' });

@@ -18,6 +18,7 @@
 //! Time is the TS layer's clock, passed in as `now_ms` (as grants take it). A clock that goes
 //! back counts in the newest slot, as does one that is not a finite number.
 
+use alloc::rc::Rc;
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::cell::Cell;
@@ -66,8 +67,9 @@ pub struct Limit {
     pub(crate) ask: bool,
     pub(crate) id: Option<String>,
     /// The key of its state in the book: `=<id>`, or `#<index>` without an id, so counts carry
-    /// over when the same policy is configured again.
-    pub(crate) identity: String,
+    /// over when the same policy is configured again. Shared (an `Rc`) with the state and the
+    /// calls in flight it counts, which clone it at no cost.
+    pub(crate) identity: Rc<str>,
     /// Where the book last found its state (a guess, checked at each use).
     hint: Cell<usize>,
 }
@@ -225,10 +227,11 @@ fn parse_limit(value: &Value, index: usize, at: &str, errors: &mut Vec<ConfigErr
             None
         }
     };
-    let identity = match &id {
+    let identity: Rc<str> = match &id {
         Some(id) => cat!["=", id],
         None => cat!["#", decimal_usize(index)],
-    };
+    }
+    .into();
     let [max, budget, concurrency, window] = numbers;
     let [per, ask] = choices;
     Some(Limit { matcher: matcher?, per, bounds: [max, budget, concurrency], window, cost, ask: ask == 1, id, identity, hint: Cell::new(index) })
@@ -326,8 +329,8 @@ fn whole(value: f64) -> String {
 }
 
 /// A key whose concurrency a call holds: the limit's identity and the key (`None`: no principal
-/// or `per: 'page'`).
-pub type Held = (String, Option<String>);
+/// or `per: 'page'`), both shared with the book.
+pub type Held = (Rc<str>, Option<Rc<str>>);
 
 /// One key's counts: calls and cost per slot, and calls in flight.
 #[derive(Debug, Clone, Default)]
@@ -336,6 +339,9 @@ struct Counter {
     newest: i64,
     calls: [f64; RING],
     spent: [f64; RING],
+    /// What the ring holds, `(calls, cost)`: added to as calls are counted, summed again when
+    /// the ring moves (a check reads it without walking the ring).
+    total: (f64, f64),
     in_flight: u32,
 }
 
@@ -350,41 +356,56 @@ impl Counter {
     /// `(calls, cost)`.
     #[allow(clippy::arithmetic_side_effects)] // floating point: no overflow
     fn advance(&mut self, slot: i64) -> (f64, f64) {
-        let mut step = self.newest;
-        while step < slot && step < self.newest.saturating_add(RING as i64) {
-            step = step.saturating_add(1);
-            let at = ring_at(step);
-            for ring in [&mut self.calls, &mut self.spent] {
-                if let Some(count) = ring.get_mut(at) {
-                    *count = 0.0;
+        if slot > self.newest {
+            let mut step = self.newest;
+            while step < slot && step < self.newest.saturating_add(RING as i64) {
+                step = step.saturating_add(1);
+                let at = ring_at(step);
+                for ring in [&mut self.calls, &mut self.spent] {
+                    if let Some(count) = ring.get_mut(at) {
+                        *count = 0.0;
+                    }
                 }
             }
+            self.newest = slot;
+            let (mut calls, mut spent) = (0.0, 0.0);
+            for at in 0..RING {
+                calls += self.calls.get(at).copied().unwrap_or(0.0);
+                spent += self.spent.get(at).copied().unwrap_or(0.0);
+            }
+            self.total = (calls, spent);
         }
-        self.newest = self.newest.max(slot);
-        let (mut calls, mut spent) = (0.0, 0.0);
-        for at in 0..RING {
-            calls += self.calls.get(at).copied().unwrap_or(0.0);
-            spent += self.spent.get(at).copied().unwrap_or(0.0);
+        self.total
+    }
+
+    /// Counts a call of cost `cost` in the newest slot.
+    #[allow(clippy::arithmetic_side_effects)] // floating point: no overflow
+    fn add(&mut self, cost: f64) {
+        let at = ring_at(self.newest);
+        if let (Some(calls), Some(spent)) = (self.calls.get_mut(at), self.spent.get_mut(at)) {
+            *calls += 1.0;
+            *spent += cost;
         }
-        (calls, spent)
+        self.total.0 += 1.0;
+        self.total.1 += cost;
     }
 }
 
 /// The counts of one limit.
 #[derive(Debug, Clone)]
 struct LimitState {
-    identity: String,
+    identity: Rc<str>,
     per: usize,
     window: f64,
     /// By principal or tool name.
-    named: VecMap<String, Counter>,
+    named: VecMap<Rc<str>, Counter>,
     /// Calls without a principal, or every call of a `per: 'page'` limit.
     anonymous: Counter,
 }
 
 impl LimitState {
     fn fits(&self, limit: &Limit) -> bool {
-        self.identity == limit.identity && self.per == limit.per && self.window == limit.window
+        (Rc::ptr_eq(&self.identity, &limit.identity) || self.identity == limit.identity) && self.per == limit.per && self.window == limit.window
     }
 
     /// The slot `now` falls in.
@@ -397,13 +418,19 @@ impl LimitState {
         }
     }
 
-    /// The counter of `key`, made when `add` says so.
-    fn counter(&mut self, key: Option<&str>, add: bool, slot: i64) -> Option<&mut Counter> {
-        let Some(key) = key else { return Some(&mut self.anonymous) };
-        if add && self.named.get(key).is_none() {
-            self.named.insert(key.into(), Counter { newest: slot, ..Counter::default() });
-        }
-        self.named.get_mut(key)
+    /// The counter of `key` and the key as the book holds it, made when `add` says so (then
+    /// `made` is set).
+    fn counter(&mut self, key: Option<&str>, add: bool, slot: i64, made: &mut bool) -> Option<(Option<&Rc<str>>, &mut Counter)> {
+        let Some(key) = key else { return Some((None, &mut self.anonymous)) };
+        let at = match self.named.find(key) {
+            Ok(at) => at,
+            Err(at) if add => {
+                *made = true;
+                self.named.insert_at(at, key.into(), Counter { newest: slot, ..Counter::default() })
+            }
+            Err(_) => return None,
+        };
+        self.named.get_at_mut(at).map(|(key, counter)| (Some(key), counter))
     }
 }
 
@@ -521,27 +548,31 @@ impl LimitBook {
                     _ => None,
                 };
                 let per = PER.get(limit.per).copied().unwrap_or_default();
+                let mut made = false;
                 let Some(state) = self.state(limit) else { continue };
                 let slot = state.slot(now);
-                let mut unseen = Counter { newest: slot, ..Counter::default() };
-                let counter = state.counter(key, counting, slot);
-                let known = counter.is_some();
-                let counter = counter.unwrap_or(&mut unseen);
-                let (calls, spent) = counter.advance(slot);
-                if counting {
-                    let at = ring_at(counter.newest);
-                    if let (Some(calls), Some(spent)) = (counter.calls.get_mut(at), counter.spent.get_mut(at)) {
-                        *calls += 1.0;
-                        *spent += cost.unwrap_or(0.0);
+                // The state's own (the limit may be a newer policy's, of the same identity).
+                let identity = if counting && limit.bounds[2] > 0.0 { Some(state.identity.clone()) } else { None };
+                let (known, calls, spent, in_flight) = match state.counter(key, counting, slot, &mut made) {
+                    Some((held_key, counter)) => {
+                        let (calls, spent) = counter.advance(slot);
+                        if counting {
+                            counter.add(cost.unwrap_or(0.0));
+                            if let Some(identity) = identity {
+                                counter.in_flight = counter.in_flight.saturating_add(1);
+                                held.push((identity, held_key.cloned()));
+                            }
+                            if made {
+                                self.keys = self.keys.saturating_add(1);
+                            }
+                            continue;
+                        }
+                        (true, calls, spent, f64::from(counter.in_flight))
                     }
-                    if limit.bounds[2] > 0.0 {
-                        counter.in_flight = counter.in_flight.saturating_add(1);
-                        held.push((limit.identity.clone(), key.map(Into::into)));
-                    }
-                    continue;
-                }
+                    // A key not counted yet (only while checking: counting makes it).
+                    None => (false, 0.0, 0.0, 0.0),
+                };
                 let [max, budget, most] = limit.bounds;
-                let in_flight = f64::from(counter.in_flight);
                 let over = if full && !known {
                     Some(("keys", 0.0, 0.0))
                 } else if max > 0.0 && calls + 1.0 > max {
@@ -569,8 +600,6 @@ impl LimitBook {
                 return Verdict::Pass(held);
             }
         }
-        // Keys this count made (one per limit at most).
-        self.count_keys();
         Verdict::Pass(held)
     }
 
@@ -578,8 +607,8 @@ impl LimitBook {
     pub fn release(&mut self, held: &[Held]) {
         for (identity, key) in held {
             for state in &mut self.states {
-                if state.identity == *identity {
-                    if let Some(counter) = state.counter(key.as_deref(), false, 0) {
+                if Rc::ptr_eq(&state.identity, identity) {
+                    if let Some((_, counter)) = state.counter(key.as_deref(), false, 0, &mut false) {
                         counter.in_flight = counter.in_flight.saturating_sub(1);
                     }
                 }

@@ -19,15 +19,13 @@ use wasm_bindgen::prelude::*;
 use crate::policy::{Held, LimitBook, LimitFacts, Limits, Verdict};
 use crate::value::Value;
 
-/// How many tools' matches a client keeps: past it, they are found again.
-const TOOLS_KEPT: usize = 256;
-
 /// One client's limits and counts.
 #[derive(Default)]
 struct Client {
     limits: Limits,
     book: LimitBook,
-    /// `(server, tool, the limits selecting it)`.
+    /// `(server, tool, the limits selecting it)`, by the number the TS layer knows it by: one
+    /// entry per tool of the page a call reached (names the page defines, never the agent).
     tools: Vec<(String, String, Vec<usize>)>,
     /// The keys each call in flight holds, by token.
     held: Vec<(u32, Vec<Held>)>,
@@ -63,8 +61,11 @@ pub fn limits_set(id: u32, spec: &[u8]) -> Vec<u8> {
         Ok(limits) => {
             with(id, true, |client| {
                 client.book.align(limits.list());
+                // The tools keep their numbers; which limits select them is found again.
+                for (server, tool, matched) in &mut client.tools {
+                    *matched = limits.matching(server, tool);
+                }
                 client.limits = limits;
-                client.tools.clear();
             });
             crate::object! { "ok" => true }
         }
@@ -82,16 +83,13 @@ pub fn limits_drop(id: u32) {
     }
 }
 
-/// Checks a call of tool `tool` on `server` for `principal` at `now` (ms) against client
-/// `id`'s limits, counting it when `count` is set (not in a dry run). `costs` are the answers of
-/// the cost functions asked so far, as pairs `handle, cost` (anything but a finite number of
-/// 0 or more, `NaN` say, counts as a failure). Answers: `0` or
-/// more, the call is within every limit (and counted), and that number is the token it ends its
-/// calls in flight with (`0`: it holds none); `-1`, it would pass a limit (read its decision
-/// with `limitsHit`); `-2 - handle`, the cost function `handle` must be asked first.
-#[wasm_bindgen(js_name = limitsCheck)]
-pub fn limits_check(id: u32, server: &str, tool: &str, principal: Option<String>, now: f64, count: bool, costs: &[f64]) -> f64 {
-    with(id, false, |client| {
+/// The number client `id` knows tool `tool` on `server` by (made at first sight; it stays while
+/// the client does, across limits set again), doubled, plus 1 when a limit selects the tool:
+/// checks name tools by that number, and a call of a tool no limit selects needs no check.
+#[wasm_bindgen(js_name = limitsTool)]
+#[allow(clippy::arithmetic_side_effects)] // floating point, of a `u32`: exact
+pub fn limits_tool(id: u32, server: &str, tool: &str) -> f64 {
+    with(id, true, |client| {
         let mut at = client.tools.len();
         for (index, (known_server, known_tool, _)) in client.tools.iter().enumerate() {
             if known_server == server && known_tool == tool {
@@ -99,20 +97,32 @@ pub fn limits_check(id: u32, server: &str, tool: &str, principal: Option<String>
             }
         }
         if at == client.tools.len() {
-            if at >= TOOLS_KEPT {
-                client.tools.clear();
-                at = 0;
-            }
             client.tools.push((server.into(), tool.into(), client.limits.matching(server, tool)));
         }
-        let matched = client.tools.get(at).map(|(_, _, matched)| matched.as_slice()).unwrap_or_default();
+        let selected = client.tools.get(at).is_some_and(|(_, _, matched)| !matched.is_empty());
+        f64::from(u32::try_from(at).unwrap_or(u32::MAX)) * 2.0 + f64::from(u8::from(selected))
+    })
+    .unwrap_or(0.0)
+}
+
+/// Checks a call of tool number `tool` (`limitsTool`) for `principal` at `now` (ms) against
+/// client `id`'s limits, counting it when `count` is set (not in a dry run). `costs` are the
+/// answers of the cost functions asked so far, as pairs `handle, cost` (anything but a finite
+/// number of 0 or more, `NaN` say, counts as a failure). Answers: `0` or more, the call is
+/// within every limit (and counted), and that number is the token it ends its calls in flight
+/// with (`0`: it holds none); `-1`, it would pass a limit (read its decision with `limitsHit`);
+/// `-2 - handle`, the cost function `handle` must be asked first.
+#[wasm_bindgen(js_name = limitsCheck)]
+pub fn limits_check(id: u32, tool: u32, principal: Option<String>, now: f64, count: bool, costs: Option<Vec<f64>>) -> f64 {
+    with(id, false, |client| {
+        let Some((_, name, matched)) = client.tools.get(tool as usize) else { return 0.0 };
         let mut answers = Vec::new();
-        for pair in costs.chunks_exact(2) {
+        for pair in costs.as_deref().unwrap_or_default().chunks_exact(2) {
             if let [handle, cost] = pair {
                 answers.push((*handle as u32, Some(*cost).filter(|cost| cost.is_finite() && *cost >= 0.0)));
             }
         }
-        let facts = LimitFacts { principal: principal.as_deref(), tool, now_ms: now };
+        let facts = LimitFacts { principal: principal.as_deref(), tool: name, now_ms: now };
         match client.book.check(client.limits.list(), matched, &facts, &answers, count) {
             Verdict::Pass(held) if held.is_empty() => 0.0,
             Verdict::Pass(held) => {
