@@ -71,8 +71,10 @@ const MODULES = [
   // is 3.0 KB (brotli) less at every page's import (bench/RESULTS.md).
   { name: 'warden_lint', cargoArgs: ['--no-default-features', '--features', 'lint-module'], embed: true, env: { CARGO_PROFILE_RELEASE_OVERFLOW_CHECKS: 'false' }, wasmOpt: ['-O1', '--strip-target-features'], targetSubdir: 'lint' },
   // Limits (the policy's `limits`): compiled synchronously by the `webmcp-warden/limits` entry
-  // (pkg-js/src/limits.ts), so only a page that imports it downloads it.
-  { name: 'warden_limits', cargoArgs: ['--no-default-features', '--features', 'limits-module'], embed: true, env: { CARGO_PROFILE_RELEASE_OVERFLOW_CHECKS: 'false' }, wasmOpt: ['-O1', '--strip-target-features'], targetSubdir: 'limits' },
+  // (pkg-js/src/limits.ts), so only a page that imports it downloads it. opt-level 2, not "z":
+  // every call of a tool a limit selects crosses it, and 2 measured a third faster there, and
+  // as fast as 3 for less (bench/RESULTS.md).
+  { name: 'warden_limits', cargoArgs: ['--no-default-features', '--features', 'limits-module'], embed: true, env: { CARGO_PROFILE_RELEASE_OVERFLOW_CHECKS: 'false', CARGO_PROFILE_RELEASE_OPT_LEVEL: '2' }, wasmOpt: ['-O1', '--strip-target-features'], targetSubdir: 'limits' },
   { name: 'warden_validate', cargoArgs: ['--no-default-features', '--features', 'validator-module'], ...VALIDATOR_BUILD },
   // For the package's JSON-Schema-Test-Suite run only (pkg-js/test/json-schema-suite.test.mjs):
   // the same module with the export that sets the suite's dialect and remote documents, built

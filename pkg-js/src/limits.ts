@@ -34,6 +34,8 @@ let nextId = 0;
  * knows the tool by, doubled, plus 1 when a limit selects it (`limitsTool`).
  */
 let tools = new Map<number, Map<string, Map<string, number>>>();
+/** The principal each client's last check gave the live instance (which keeps it): a check of the same one does not send it again. */
+let principals = new Map<number, string | undefined>();
 
 /** Runs one crossing on the live instance (made, and every client's limits compiled again, if none is). */
 function guard<T>(crossing: () => T): T {
@@ -42,6 +44,8 @@ function guard<T>(crossing: () => T): T {
     memory = glue.initSync({ module: compiled }).memory;
     live = true;
     tools = new Map();
+    principals = new Map();
+    last = undefined;
     for (const [id, limits] of sent) glue.limitsSet(id, limits);
   }
   try {
@@ -63,16 +67,21 @@ function idOf(w: LimitsClient): number {
   return id;
 }
 
+/** The last answer `toolOf` gave (a call asks twice: when it begins, and at its limits step). */
+let last: { id: number; server: string; tool: string; number: number } | undefined;
+
 /** `limitsTool`'s answer for client `id`'s tool `tool` on `server`, asked once per limits set. */
 function toolOf(id: number, server: string, tool: string): number {
   // A fresh instance first when the last one trapped (the tools' numbers are its own).
   if (!live) guard(() => undefined);
+  if (last !== undefined && last.id === id && last.tool === tool && last.server === server) return last.number;
   let servers = tools.get(id);
   if (servers === undefined) tools.set(id, (servers = new Map()));
   let known = servers.get(server);
   if (known === undefined) servers.set(server, (known = new Map()));
   let number = known.get(tool);
   if (number === undefined) known.set(tool, (number = guard(() => glue.limitsTool(id, server, tool))));
+  last = { id, server, tool, number };
   return number;
 }
 
@@ -91,12 +100,53 @@ async function costOf(w: LimitsClient, handle: number, call: PolicyCall): Promis
   }
 }
 
+/** One `limitsCheck` crossing for client `id`'s tool `number`; `costs` as it takes them. */
+function checkOnce(w: LimitsClient, id: number, number: number, principal: string | undefined, count: boolean, costs: Float64Array | undefined): number {
+  // The instance keeps the last principal it was given: only a new one crosses.
+  const same = principals.has(id) && principals.get(id) === principal;
+  try {
+    const answer = glue.limitsCheck(id, number, same ? undefined : principal, same, w.settings.clock(), count, costs);
+    principals.set(id, principal);
+    return answer;
+  } catch (err) {
+    // The call fails closed (as data); after a trap the next check makes a fresh instance.
+    principals.delete(id);
+    trapped(err);
+    throw err;
+  }
+}
+
+/**
+ * What a check that did not pass at once comes to: the decision of the limit it would pass, or
+ * the cost functions it needs asked (in turn; `costs` holds their answers) and a check again.
+ */
+function settle(w: LimitsClient, id: number, server: string, tool: string, principal: string | undefined, signal: AbortSignal | undefined, call: (() => PolicyCall) | undefined, answer: number, costs: number[]): LimitsChecked | Promise<LimitsChecked> {
+  for (;;) {
+    if (answer >= 0) return [Outcome.Valid, undefined, answer];
+    if (answer === -1) return [Outcome.Invalid, decode(guard(() => glue.limitsHit(id))), 0];
+    const handle = -2 - answer;
+    // A dry run calls no cost function: it counts as failed (fail closed).
+    if (call === undefined) costs.push(handle, NaN);
+    else
+      return costOf(w, handle, call()).then((cost): LimitsChecked | Promise<LimitsChecked> => {
+        if (signal?.aborted) return [Outcome.Aborted, undefined, 0];
+        costs.push(handle, cost);
+        // The tool's number again: the instance may have been replaced while the function ran.
+        const again = checkOnce(w, id, Math.floor(toolOf(id, server, tool) / 2), principal, true, new Float64Array(costs));
+        return settle(w, id, server, tool, principal, signal, call, again, costs);
+      });
+    answer = checkOnce(w, id, Math.floor(toolOf(id, server, tool) / 2), principal, false, new Float64Array(costs));
+  }
+}
+
 const engine: LimitsEngine = {
   set(w, limits) {
     const id = idOf(w);
     if (limits === undefined) {
       sent.delete(id);
       tools.delete(id);
+      principals.delete(id);
+      last = undefined;
       if (live) guard(() => glue.limitsDrop(id));
       return;
     }
@@ -105,6 +155,7 @@ const engine: LimitsEngine = {
     sent.set(id, limits);
     // Which limits select each tool is found again (the numbers stay).
     tools.delete(id);
+    last = undefined;
   },
   selects(w, server, tool) {
     return (toolOf(idOf(w), server, tool) & 1) === 1;
@@ -113,36 +164,9 @@ const engine: LimitsEngine = {
     const id = idOf(w);
     // The tool crosses by the number the module gave it, not by name: every call comes here.
     const number = Math.floor(toolOf(id, server, tool) / 2);
-    const count = call !== undefined;
-    const costs: number[] = [];
-    const step = (): number => {
-      try {
-        return glue.limitsCheck(id, number, principal, w.settings.clock(), count, costs.length === 0 ? undefined : new Float64Array(costs));
-      } catch (err) {
-        // The call fails closed (as data); after a trap the next check makes a fresh instance.
-        trapped(err);
-        throw err;
-      }
-    };
-    const settle = (answer: number): LimitsChecked | Promise<LimitsChecked> => {
-      for (;;) {
-        if (answer >= 0) return [Outcome.Valid, undefined, answer];
-        if (answer === -1) return [Outcome.Invalid, decode(guard(() => glue.limitsHit(id))), 0];
-        const handle = -2 - answer;
-        // A dry run calls no cost function: it counts as failed (fail closed).
-        if (call === undefined) costs.push(handle, NaN);
-        else
-          return costOf(w, handle, call()).then((cost): LimitsChecked | Promise<LimitsChecked> => {
-            if (signal?.aborted) return [Outcome.Aborted, undefined, 0];
-            costs.push(handle, cost);
-            return settle(step());
-          });
-        answer = step();
-      }
-    };
-    const answer = step();
+    const answer = checkOnce(w, id, number, principal, call !== undefined, undefined);
     // Within every limit: the common case, answered without more.
-    return answer >= 0 ? [Outcome.Valid, undefined, answer] : settle(answer);
+    return answer >= 0 ? [Outcome.Valid, undefined, answer] : settle(w, id, server, tool, principal, signal, call, answer, []);
   },
   release(w, token) {
     guard(() => glue.limitsRelease(idOf(w), token));

@@ -335,6 +335,28 @@ describe('limits in the package', () => {
     assert.equal((await invokeTool('picked_tool', {})).ok, true, 'the limit that selected it is gone');
   });
 
+  test('each call is counted for its own principal, whichever principal (or none) the call before it had, in every client', async () => {
+    // The module keeps the last principal it was given, so a check of the same one does not send
+    // it again: a change, to another principal or to none, must still count apart.
+    const policy = withLimits({ default: 'allow', limits: [{ per: 'principal', max: 1, window: 60_000 }] });
+    const t = define(() => 'ran', { name: 'per_principal' });
+    await t.register();
+    configureWebMCP({ policy });
+    const other = createWarden({ policy });
+    const mirror = other.webmcp(() => 'ran', { name: 'per_principal', description: 'The same tool in another client', shape: false });
+    await mirror.register();
+    const order = ['a', 'a', undefined, 'b', undefined, 'b', 'a'];
+    const seen = [];
+    for (const principal of order) {
+      seen.push((await invokeTool('per_principal', {}, principal === undefined ? {} : { principal })).ok);
+      // The other client's checks in between give the module other principals.
+      assert.equal((await mirror.invoke({}, { principal: `x-${seen.length}` })).ok, true);
+    }
+    assert.deepEqual(seen, [true, false, true, true, false, false, false]);
+    assert.equal((await mirror.invoke({}, { principal: 'x-1' })).error?.reason, 'limit', 'the other client counted its own');
+    other.dispose();
+  });
+
   test('limits count tool calls only: resource reads and prompt gets are not counted', async () => {
     const { webmcpResource, readResource } = await import('webmcp-warden');
     const t = define(() => 'ran', { name: 'only_tools' });

@@ -32,6 +32,9 @@ struct Client {
     next_token: u32,
     /// The decision of the limit the last check found passed.
     hit: Option<Value>,
+    /// The principal the last check was given (`None`: none): a check of the same one does not
+    /// send it again.
+    principal: Option<String>,
 }
 
 /// The clients, by id (a `LazyCell`: `crate::pattern` says why this cell).
@@ -106,15 +109,20 @@ pub fn limits_tool(id: u32, server: &str, tool: &str) -> f64 {
 }
 
 /// Checks a call of tool number `tool` (`limitsTool`) for `principal` at `now` (ms) against
-/// client `id`'s limits, counting it when `count` is set (not in a dry run). `costs` are the
+/// client `id`'s limits, counting it when `count` is set (not in a dry run). With `same` set,
+/// the principal is the one the client's last check was given and `principal` is not read
+/// (the TS layer sends a principal only when it changes). `costs` are the
 /// answers of the cost functions asked so far, as pairs `handle, cost` (anything but a finite
 /// number of 0 or more, `NaN` say, counts as a failure). Answers: `0` or more, the call is
 /// within every limit (and counted), and that number is the token it ends its calls in flight
 /// with (`0`: it holds none); `-1`, it would pass a limit (read its decision with `limitsHit`);
 /// `-2 - handle`, the cost function `handle` must be asked first.
 #[wasm_bindgen(js_name = limitsCheck)]
-pub fn limits_check(id: u32, tool: u32, principal: Option<String>, now: f64, count: bool, costs: Option<Vec<f64>>) -> f64 {
+pub fn limits_check(id: u32, tool: u32, principal: Option<String>, same: bool, now: f64, count: bool, costs: Option<Vec<f64>>) -> f64 {
     with(id, false, |client| {
+        if !same {
+            client.principal = principal;
+        }
         let Some((_, name, matched)) = client.tools.get(tool as usize) else { return 0.0 };
         let mut answers = Vec::new();
         for pair in costs.as_deref().unwrap_or_default().chunks_exact(2) {
@@ -122,7 +130,7 @@ pub fn limits_check(id: u32, tool: u32, principal: Option<String>, now: f64, cou
                 answers.push((*handle as u32, Some(*cost).filter(|cost| cost.is_finite() && *cost >= 0.0)));
             }
         }
-        let facts = LimitFacts { principal: principal.as_deref(), tool: name, now_ms: now };
+        let facts = LimitFacts { principal: client.principal.as_deref(), tool: name, now_ms: now };
         match client.book.check(client.limits.list(), matched, &facts, &answers, count) {
             Verdict::Pass(held) if held.is_empty() => 0.0,
             Verdict::Pass(held) => {
