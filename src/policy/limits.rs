@@ -434,6 +434,37 @@ impl LimitState {
     }
 }
 
+/// What a call costs against `limit`'s budget: `Ok(Some)` a number (a fixed one, or its cost
+/// function's answer in `costs`), `Ok(None)` its function failed (or there is no budget to ask
+/// one for), `Err(handle)` its function must be asked first.
+fn cost_of(limit: &Limit, costs: &[(u32, Option<f64>)]) -> Result<Option<f64>, u32> {
+    match limit.cost {
+        Ok(fixed) => Ok(Some(fixed)),
+        Err(handle) => {
+            for (function, answer) in costs {
+                if *function == handle {
+                    return Ok(*answer);
+                }
+            }
+            if limit.bounds[1] > 0.0 {
+                Err(handle)
+            } else {
+                Ok(None)
+            }
+        }
+    }
+}
+
+/// The key `limit` counts a call by: the principal, the tool's name, or none (`per: 'page'`, or
+/// no principal).
+fn key_of<'a>(limit: &Limit, facts: &LimitFacts<'a>) -> Option<&'a str> {
+    match limit.per {
+        1 => facts.principal,
+        2 => Some(facts.tool),
+        _ => None,
+    }
+}
+
 /// The counts of every limit of one page (one client), kept across policy changes for limits
 /// of the same identity, `per` and `window`.
 #[derive(Debug, Clone, Default)]
@@ -445,6 +476,9 @@ pub struct LimitBook {
     prune_at: usize,
     /// When the book was last pruned while full.
     pruned_full_at: f64,
+    /// Where a check found each limit's state and key (`find`'s answer; `None`: the anonymous
+    /// counter), so counting the call looks nothing up again. Kept to be reused.
+    found: Vec<(usize, Option<Result<usize, usize>>)>,
 }
 
 impl LimitBook {
@@ -521,85 +555,100 @@ impl LimitBook {
         }
         let full = self.keys >= MAX_KEYS;
         let mut hit: Option<Hit> = None;
-        let mut held: Vec<Held> = Vec::new();
-        // Twice over the limits: to find one the call would pass, then (none found) to count it.
-        for counting in [false, true] {
-            for &index in matched {
-                let Some(limit) = limits.get(index) else { continue };
-                // The cost against a budget: a number, or its function's answer (`None`: failed).
-                let mut cost = None;
-                match limit.cost {
-                    Ok(fixed) => cost = Some(fixed),
-                    Err(handle) => {
-                        let mut asked = false;
-                        for (function, answer) in costs {
-                            if *function == handle {
-                                (asked, cost) = (true, *answer);
-                            }
-                        }
-                        if !asked && limit.bounds[1] > 0.0 {
-                            return Verdict::NeedCost(handle);
-                        }
-                    }
+        let mut found = core::mem::take(&mut self.found);
+        found.clear();
+        // First over the limits, to find one the call would pass; then (none found, and
+        // counting) over the same states and keys again, to count it.
+        for &index in matched {
+            let Some(limit) = limits.get(index) else { continue };
+            let cost = match cost_of(limit, costs) {
+                Ok(cost) => cost,
+                Err(handle) => {
+                    self.found = found;
+                    return Verdict::NeedCost(handle);
                 }
-                let key = match limit.per {
-                    1 => facts.principal,
-                    2 => Some(facts.tool),
-                    _ => None,
-                };
-                let per = PER.get(limit.per).copied().unwrap_or_default();
-                let mut made = false;
-                let Some(state) = self.state(limit) else { continue };
-                let slot = state.slot(now);
-                // The state's own (the limit may be a newer policy's, of the same identity).
-                let identity = if counting && limit.bounds[2] > 0.0 { Some(state.identity.clone()) } else { None };
-                let (known, calls, spent, in_flight) = match state.counter(key, counting, slot, &mut made) {
-                    Some((held_key, counter)) => {
-                        let (calls, spent) = counter.advance(slot);
-                        if counting {
-                            counter.add(cost.unwrap_or(0.0));
-                            if let Some(identity) = identity {
-                                counter.in_flight = counter.in_flight.saturating_add(1);
-                                held.push((identity, held_key.cloned()));
-                            }
-                            if made {
-                                self.keys = self.keys.saturating_add(1);
-                            }
-                            continue;
-                        }
-                        (true, calls, spent, f64::from(counter.in_flight))
-                    }
-                    // A key not counted yet (only while checking: counting makes it).
-                    None => (false, 0.0, 0.0, 0.0),
-                };
-                let [max, budget, most] = limit.bounds;
-                let over = if full && !known {
-                    Some(("keys", 0.0, 0.0))
-                } else if max > 0.0 && calls + 1.0 > max {
-                    Some(("calls", calls, max))
-                } else if budget > 0.0 && cost.is_none() {
-                    Some(("cost_failed", spent, budget))
-                } else if budget > 0.0 && spent + cost.unwrap_or(0.0) > budget {
-                    Some(("budget", spent, budget))
-                } else if most > 0.0 && in_flight + 1.0 > most {
-                    Some(("concurrency", in_flight, most))
-                } else {
-                    None
-                };
-                // The first deny limit decides; an ask limit only until a deny limit is found.
-                if let Some((kind, used, max)) = over {
-                    if hit.as_ref().is_none_or(|found| found.ask && !limit.ask) {
-                        hit = Some(Hit { index, id: limit.id.clone(), ask: limit.ask, kind, per, used, max });
-                    }
+            };
+            let key = key_of(limit, facts);
+            let Some(state) = self.state(limit) else {
+                found.push((usize::MAX, None));
+                continue;
+            };
+            let slot = state.slot(now);
+            let at = key.map(|key| state.named.find(key));
+            let counter = match at {
+                None => Some(&mut state.anonymous),
+                Some(Ok(at)) => state.named.get_at_mut(at).map(|(_, counter)| counter),
+                Some(Err(_)) => None,
+            };
+            let (known, calls, spent, in_flight) = match counter {
+                Some(counter) => {
+                    let (calls, spent) = counter.advance(slot);
+                    (true, calls, spent, f64::from(counter.in_flight))
                 }
-            }
-            if let Some(hit) = hit {
-                return Verdict::Exceeded(hit);
-            }
-            if !count {
-                return Verdict::Pass(held);
+                // A key not counted yet (counting makes it).
+                None => (false, 0.0, 0.0, 0.0),
+            };
+            found.push((limit.hint.get(), at));
+            let [max, budget, most] = limit.bounds;
+            let over = if full && !known {
+                Some(("keys", 0.0, 0.0))
+            } else if max > 0.0 && calls + 1.0 > max {
+                Some(("calls", calls, max))
+            } else if budget > 0.0 && cost.is_none() {
+                Some(("cost_failed", spent, budget))
+            } else if budget > 0.0 && spent + cost.unwrap_or(0.0) > budget {
+                Some(("budget", spent, budget))
+            } else if most > 0.0 && in_flight + 1.0 > most {
+                Some(("concurrency", in_flight, most))
+            } else {
+                None
+            };
+            // The first deny limit decides; an ask limit only until a deny limit is found.
+            if let Some((kind, used, max)) = over {
+                if hit.as_ref().is_none_or(|first| first.ask && !limit.ask) {
+                    let per = PER.get(limit.per).copied().unwrap_or_default();
+                    hit = Some(Hit { index, id: limit.id.clone(), ask: limit.ask, kind, per, used, max });
+                }
             }
         }
+        let mut held: Vec<Held> = Vec::new();
+        if let Some(hit) = hit {
+            self.found = found;
+            return Verdict::Exceeded(hit);
+        }
+        if count {
+            let mut entries = found.iter();
+            for &index in matched {
+                let Some(limit) = limits.get(index) else { continue };
+                let Some(&(state_at, at)) = entries.next() else { break };
+                let cost = cost_of(limit, costs).ok().flatten().unwrap_or(0.0);
+                let Some(state) = self.states.get_mut(state_at) else { continue };
+                let slot = state.slot(now);
+                let (held_key, counter) = match (at, key_of(limit, facts)) {
+                    (Some(Ok(at)), _) => match state.named.get_at_mut(at) {
+                        Some((key, counter)) => (Some(key.clone()), counter),
+                        None => continue,
+                    },
+                    (Some(Err(at)), Some(key)) => {
+                        self.keys = self.keys.saturating_add(1);
+                        let at = state.named.insert_at(at, key.into(), Counter { newest: slot, ..Counter::default() });
+                        match state.named.get_at_mut(at) {
+                            Some((key, counter)) => (Some(key.clone()), counter),
+                            None => continue,
+                        }
+                    }
+                    _ => (None, &mut state.anonymous),
+                };
+                counter.advance(slot);
+                counter.add(cost);
+                if limit.bounds[2] > 0.0 {
+                    counter.in_flight = counter.in_flight.saturating_add(1);
+                    // The state's own identity (the limit may be a newer policy's, of the same one).
+                    held.push((state.identity.clone(), held_key));
+                }
+            }
+        }
+        self.found = found;
         Verdict::Pass(held)
     }
 
