@@ -319,17 +319,26 @@ if (want(9)) {
     { match: 'page/lookup', per: 'principal', max: 1e9, window: 500, onExceeded: 'ask' },
   ];
   const base = { allow: ['page/lookup'], default: 'deny', pin: false };
-  const sides = { plain: createWarden({ policy: base }), limited: createWarden({ policy: withLimits({ ...base, limits }) }) };
-  const tools = {};
-  for (const [side, client] of Object.entries(sides)) {
-    tools[side] = client.webmcp(({ id }) => id, { name: 'lookup', description: 'Looks up.', shape: false });
-    await tools[side].register();
-    const out = await tools[side].invoke({ id: 1 }, { principal: 'p' });
-    check(out.ok, `${side}: ${JSON.stringify(out.error)}`);
-  }
-  const r = await compare({ limited: () => tools.limited.invoke({ id: 1 }, { principal: 'p' }), plain: () => tools.plain.invoke({ id: 1 }, { principal: 'p' }) });
+  // The barest call (`shape: false`), where the limits' share is largest; and the tool as a page
+  // defines it by default (its text result shaped for the model). Each in clients of its own.
+  const clients = [];
+  const pair = async (fn, options) => {
+    const sides = { plain: createWarden({ policy: base }), limited: createWarden({ policy: withLimits({ ...base, limits }) }) };
+    const tools = {};
+    for (const [side, client] of Object.entries(sides)) {
+      clients.push(client);
+      tools[side] = client.webmcp(fn, { name: 'lookup', description: 'Looks up.', ...options });
+      await tools[side].register();
+      const out = await tools[side].invoke({ id: 1 }, { principal: 'p' });
+      check(out.ok, `${side}: ${JSON.stringify(out.error)}`);
+    }
+    return compare({ limited: () => tools.limited.invoke({ id: 1 }, { principal: 'p' }), plain: () => tools.plain.invoke({ id: 1 }, { principal: 'p' }) });
+  };
+  const r = await pair(({ id }) => id, { shape: false });
   row(9, 'a call under a 10-limit policy (`tool.invoke`, a principal, no hooks, `shape: false`)', r.limited, r.plain, r.ratio('limited', 'plain'), { max: 1.1, label: '≤ 1.1×' }, 'the same call under the same policy without limits');
-  for (const client of Object.values(sides)) client.dispose();
+  const rs = await pair(({ id }) => `found ${id}`, {});
+  row(9, "the same with the tool's defaults (its text result shaped for the model)", rs.limited, rs.plain, rs.ratio('limited', 'plain'), { max: 1.1, label: '≤ 1.1×' }, 'the same call under the same policy without limits');
+  for (const client of clients) client.dispose();
 }
 
 // --- 7. start-up ------------------------------------------------------------------------------
