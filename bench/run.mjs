@@ -300,6 +300,47 @@ if (want(8)) {
   client.dispose();
 }
 
+// --- 9. limits: what counting costs a call ------------------------------------------------------
+if (want(9)) {
+  console.error('9. limits');
+  const { withLimits } = await import(pkgUrl('dist/limits.js').href);
+  // Ten limits that all select the tool and never refuse it (the call is counted by each): rate,
+  // budget and calls in flight, per principal, per tool and for the page.
+  const limits = [
+    { per: 'principal', max: 1e9, window: 60_000, id: 'rate' },
+    { per: 'principal', max: 1e9, window: 3_600_000 },
+    { per: 'tool', max: 1e9, window: 1_000 },
+    { per: 'page', max: 1e9, window: 10_000 },
+    { per: 'principal', budget: 1e12, cost: 3, window: 60_000, id: 'spend' },
+    { per: 'page', budget: 1e12, window: 86_400_000 },
+    { match: 'lookup', per: 'principal', concurrency: 1000 },
+    { match: 'look*', per: 'tool', concurrency: 1000 },
+    { per: 'page', concurrency: 1000, max: 1e9, window: 5_000 },
+    { match: 'page/lookup', per: 'principal', max: 1e9, window: 500, onExceeded: 'ask' },
+  ];
+  const base = { allow: ['page/lookup'], default: 'deny', pin: false };
+  // The barest call (`shape: false`), where the limits' share is largest; and the tool as a page
+  // defines it by default (its text result shaped for the model). Each in clients of its own.
+  const clients = [];
+  const pair = async (fn, options) => {
+    const sides = { plain: createWarden({ policy: base }), limited: createWarden({ policy: withLimits({ ...base, limits }) }) };
+    const tools = {};
+    for (const [side, client] of Object.entries(sides)) {
+      clients.push(client);
+      tools[side] = client.webmcp(fn, { name: 'lookup', description: 'Looks up.', ...options });
+      await tools[side].register();
+      const out = await tools[side].invoke({ id: 1 }, { principal: 'p' });
+      check(out.ok, `${side}: ${JSON.stringify(out.error)}`);
+    }
+    return compare({ limited: () => tools.limited.invoke({ id: 1 }, { principal: 'p' }), plain: () => tools.plain.invoke({ id: 1 }, { principal: 'p' }) });
+  };
+  const r = await pair(({ id }) => id, { shape: false });
+  row(9, 'a call under a 10-limit policy (`tool.invoke`, a principal, no hooks, `shape: false`)', r.limited, r.plain, r.ratio('limited', 'plain'), { max: 1.1, label: '≤ 1.1×' }, 'the same call under the same policy without limits');
+  const rs = await pair(({ id }) => `found ${id}`, {});
+  row(9, "the same with the tool's defaults (its text result shaped for the model)", rs.limited, rs.plain, rs.ratio('limited', 'plain'), { max: 1.1, label: '≤ 1.1×' }, 'the same call under the same policy without limits');
+  for (const client of clients) client.dispose();
+}
+
 // --- 7. start-up ------------------------------------------------------------------------------
 if (want(7)) {
   console.error('7. start-up (fresh node processes)');

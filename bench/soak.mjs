@@ -2,8 +2,8 @@
 // ends with a verdict line; bench/RESULTS.md ("Soak") records a run.
 //
 //   WARDEN_SETUP_DONE=1 bash scripts/build.sh      # or: node pkg-js/build.mjs
-//   node --expose-gc bench/soak.mjs                # 1M calls, 100k create/drop cycles
-//   node --expose-gc bench/soak.mjs --calls 200000 --cycles 20000   # a shorter run
+//   node --expose-gc bench/soak.mjs                # 1M calls, 100k create/drop cycles, 1M limited calls
+//   node --expose-gc bench/soak.mjs --calls 200000 --cycles 20000 --limited 200000   # a shorter run
 //   node --expose-gc bench/soak.mjs --bare --checkpoints 1          # cycles with no macrotask
 //
 // Phase 1, calls: one tool under global hooks (before + after) and a small policy, invoked
@@ -15,6 +15,11 @@
 // only and no finalizer runs between two checkpoints (a page's loop with no macrotask turn).
 // Tool names cycle through a few (a page re-creates the same tools): the core keeps each name's
 // first definition for rug-pull checks on purpose, so fresh names would grow by design.
+// Phase 3, limits: a client of its own whose policy has limits (rate per principal, calls in
+// flight per tool, a budget for the page), 1,000,000 calls, each for one of 50,000 principals in
+// turn, on a clock that moves 1 ms per call: keys come and go as their windows pass, so the
+// limits module's memory (`limitsMemoryBytes`) must stay flat (about a thousand keys live at
+// once, 50,000 over the run: the book is pruned as it grows).
 //
 // At each checkpoint, after a full GC: the core module's linear memory (`memory.buffer`
 // byteLength: it only grows, so flat means nothing leaked past the first high-water mark), RSS,
@@ -31,6 +36,7 @@ const arg = (name, fallback) => {
 };
 const CALLS = arg('calls', 1_000_000);
 const CYCLES = arg('cycles', 100_000);
+const LIMITED = arg('limited', CALLS);
 const CHECKPOINTS = arg('checkpoints', 10);
 
 if (typeof globalThis.gc !== 'function') {
@@ -39,11 +45,12 @@ if (typeof globalThis.gc !== 'function') {
 }
 
 // Every module from the same dist/ files, so the client, the core and the fake are one instance.
-const { webmcp, configureWebMCP } = await import(pkgUrl('dist/index.js').href);
+const { webmcp, configureWebMCP, createWarden } = await import(pkgUrl('dist/index.js').href);
 const { getDefaultWarden, internalOf } = await import(pkgUrl('dist/api.js').href);
 const { coreMemoryBytes } = await import(pkgUrl('dist/core.js').href);
 const { shaperMemoryBytes } = await import(pkgUrl('dist/shape.js').href);
 const { installFakeModelContext } = await import(pkgUrl('dist/testing.js').href);
+const { withLimits, limitsMemoryBytes } = await import(pkgUrl('dist/limits.js').href);
 
 if (!process.argv.includes('--bare')) installFakeModelContext();
 const counter = { before: 0, after: 0 };
@@ -92,6 +99,7 @@ async function checkpoint(phase, done, started) {
     seconds: (performance.now() - started) / 1000,
     wasmMiB: coreMemoryBytes() / MiB,
     shapeWasmMiB: shaperMemoryBytes() / MiB,
+    limitsWasmMiB: limitsMemoryBytes() / MiB,
     rssMiB: memory.rss / MiB,
     heapMiB: memory.heapUsed / MiB,
     configureMs,
@@ -99,7 +107,7 @@ async function checkpoint(phase, done, started) {
   };
   rows.push(row);
   console.log(
-    `${phase.padEnd(6)} ${String(done).padStart(8)}  ${row.seconds.toFixed(1).padStart(6)} s  wasm ${row.wasmMiB.toFixed(2)} MiB  shaping ${row.shapeWasmMiB.toFixed(2)} MiB  rss ${row.rssMiB.toFixed(1)} MiB  heap ${row.heapMiB.toFixed(1)} MiB  configure ${configureMs.toFixed(3)} ms  ` +
+    `${phase.padEnd(6)} ${String(done).padStart(8)}  ${row.seconds.toFixed(1).padStart(6)} s  wasm ${row.wasmMiB.toFixed(2)} MiB  shaping ${row.shapeWasmMiB.toFixed(2)} MiB  limits ${row.limitsWasmMiB.toFixed(2)} MiB  rss ${row.rssMiB.toFixed(1)} MiB  heap ${row.heapMiB.toFixed(1)} MiB  configure ${configureMs.toFixed(3)} ms  ` +
       `core sets/hooks/tools/scopes/plans/calls/listings ${[counts.sets, counts.hooks, counts.tools, counts.scopes, counts.plans, counts.calls, counts.listings].join('/')}  handles ${counts.handles}  hookFunctions ${counts.hookFunctions}`,
   );
 }
@@ -116,7 +124,7 @@ if (!first.ok) throw new Error(`the soak's call fails: ${JSON.stringify(first)}`
 const denied = await webmcp(() => 'gone', { name: 'delete_item', description: 'x' }).invoke({});
 if (denied.ok || denied.error.reason !== 'rule') throw new Error(`the policy does not decide: ${JSON.stringify(denied)}`);
 
-console.log(`node ${process.version}; ${CALLS} calls, then ${CYCLES} create/register/unregister/drop cycles; checkpoints after a full GC`);
+console.log(`node ${process.version}; ${CALLS} calls, then ${CYCLES} create/register/unregister/drop cycles, then ${LIMITED} calls under limits; checkpoints after a full GC`);
 let started = performance.now();
 await checkpoint('calls', 0, started);
 const callStep = Math.max(1, Math.floor(CALLS / CHECKPOINTS));
@@ -140,20 +148,48 @@ for (let i = 1; i <= CYCLES; i++) {
   if (i % cycleStep === 0) await checkpoint('cycles', i, started);
 }
 
+// ---- phase 3: calls under limits ----------------------------------------------------------------
+
+let now = 1_700_000_000_000;
+const limited = createWarden({
+  clock: () => now,
+  policy: withLimits({
+    default: 'allow',
+    limits: [
+      { per: 'principal', max: 5, window: 1_000, id: 'rate' },
+      { per: 'tool', concurrency: 10 },
+      { per: 'page', budget: 1e12, cost: 2, window: 60_000 },
+    ],
+  }),
+});
+const metered = limited.webmcp(({ n }) => n, { name: 'metered', description: 'A tool under limits.', shape: false });
+await metered.register();
+started = performance.now();
+await checkpoint('limits', 0, started);
+const limitStep = Math.max(1, Math.floor(LIMITED / CHECKPOINTS));
+for (let i = 1; i <= LIMITED; i++) {
+  now++;
+  const outcome = await metered.invoke({ n: i }, { principal: `p${i % 50_000}` });
+  if (!outcome.ok) throw new Error(`limited call ${i} failed: ${JSON.stringify(outcome.error)}`);
+  if (i % limitStep === 0) await checkpoint('limits', i, started);
+}
+limited.dispose();
+
 // ---- verdict ----------------------------------------------------------------------------------
 
 const spread = (phase, key) => {
   const values = rows.filter((row) => row.phase === phase && row.done > 0).map((row) => row[key]);
   return { min: Math.min(...values), max: Math.max(...values) };
 };
-for (const phase of ['calls', 'cycles']) {
+for (const phase of ['calls', 'cycles', 'limits']) {
   const wasm = spread(phase, 'wasmMiB');
   const shapeWasm = spread(phase, 'shapeWasmMiB');
+  const limitsWasm = spread(phase, 'limitsWasmMiB');
   const heap = spread(phase, 'heapMiB');
   const configure = spread(phase, 'configureMs');
   const tools = spread(phase, 'tools');
   console.log(
-    `${phase}: wasm ${wasm.min.toFixed(2)}–${wasm.max.toFixed(2)} MiB (shaping ${shapeWasm.min.toFixed(2)}–${shapeWasm.max.toFixed(2)}), heap ${heap.min.toFixed(1)}–${heap.max.toFixed(1)} MiB, configure ${configure.min.toFixed(3)}–${configure.max.toFixed(3)} ms, core tools ${tools.min}–${tools.max}`,
+    `${phase}: wasm ${wasm.min.toFixed(2)}–${wasm.max.toFixed(2)} MiB (shaping ${shapeWasm.min.toFixed(2)}–${shapeWasm.max.toFixed(2)}, limits ${limitsWasm.min.toFixed(2)}–${limitsWasm.max.toFixed(2)}), heap ${heap.min.toFixed(1)}–${heap.max.toFixed(1)} MiB, configure ${configure.min.toFixed(3)}–${configure.max.toFixed(3)} ms, core tools ${tools.min}–${tools.max}`,
   );
 }
 if (process.argv.includes('--json')) console.log(JSON.stringify(rows));

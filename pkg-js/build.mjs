@@ -72,6 +72,14 @@ const MODULES = [
   // opt-level 3, not "z": every resource read crosses it, and 3 measured twice as fast here, and
   // no larger (bench/RESULTS.md).
   { name: 'warden_uri', cargoArgs: ['--no-default-features', '--features', 'uri-module'], ...LIKE_CORE, env: { CARGO_PROFILE_RELEASE_OVERFLOW_CHECKS: 'false', CARGO_PROFILE_RELEASE_OPT_LEVEL: '3' }, targetSubdir: 'uri' },
+  // Policy lint (`lintPolicy`): compiled synchronously by pkg-js/src/lint-module.ts, which only
+  // `lintPolicy` reaches, so a page that never lints downloads none of it (bench/RESULTS.md).
+  { name: 'warden_lint', cargoArgs: ['--no-default-features', '--features', 'lint-module'], ...LIKE_CORE, targetSubdir: 'lint' },
+  // Limits (the policy's `limits`): compiled synchronously by the `webmcp-warden/limits` entry
+  // (pkg-js/src/limits.ts), so only a page that imports it downloads it. opt-level 2, not "z":
+  // every call of a tool a limit selects crosses it, and 2 measured a third faster there, and
+  // as fast as 3 for less (bench/RESULTS.md).
+  { name: 'warden_limits', cargoArgs: ['--no-default-features', '--features', 'limits-module'], ...LIKE_CORE, env: { CARGO_PROFILE_RELEASE_OVERFLOW_CHECKS: 'false', CARGO_PROFILE_RELEASE_OPT_LEVEL: '2' }, targetSubdir: 'limits' },
   // The validator, which shapes too: a page with a JSON Schema loads it when it registers, when it
   // would load the shaping module too, and one module carries what both need once (measured: 5.7 KB
   // of LZMA less than the two, and one glue; bench/RESULTS.md, "Patterns").
@@ -308,10 +316,11 @@ async function buildModule({ name, outName = name, cargoArgs, embed, wasmOpt: pa
   const urlExpr = `new URL('${outName}_bg.wasm', import.meta.url)`;
   if (!glue.includes(urlExpr)) throw new Error(`glue of ${outName} no longer contains ${urlExpr}; update build.mjs`);
   let patched = glue.replaceAll(urlExpr, 'undefined');
-  // The core's patterns are judged through pkg-js/src/pattern-host.js, beside its glue.
-  if (name === 'warden_core') {
+  // The patterns of the core, the lint module and the limits module are judged through
+  // pkg-js/src/pattern-host.js, one module beside their glue (its state is the page's).
+  if (name === 'warden_core' || name === 'warden_lint' || name === 'warden_limits') {
     patched = moveSnippet(patched, name, dir, 'pattern-host.js');
-    writeFileSync(join(dir, 'pattern-host.d.ts'), PATTERN_HOST_TYPES);
+    if (name === 'warden_core') writeFileSync(join(dir, 'pattern-host.d.ts'), PATTERN_HOST_TYPES);
   }
   if (replaceable) {
     // A trapped instance must be replaceable (pkg-js/src/core.ts, pkg-js/src/shape.ts,

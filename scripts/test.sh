@@ -30,6 +30,8 @@ step "cargo clippy for wasm32 (the boundary modules only compile there)"
 cargo clippy --target wasm32-unknown-unknown --lib --no-default-features -- -D warnings
 cargo clippy --target wasm32-unknown-unknown --lib --no-default-features --features shape-module -- -D warnings
 cargo clippy --target wasm32-unknown-unknown --lib --no-default-features --features uri-module -- -D warnings
+cargo clippy --target wasm32-unknown-unknown --lib --no-default-features --features lint-module -- -D warnings
+cargo clippy --target wasm32-unknown-unknown --lib --no-default-features --features limits-module -- -D warnings
 cargo clippy --target wasm32-unknown-unknown --lib --no-default-features --features validator-module -- -D warnings
 cargo clippy --target wasm32-unknown-unknown --lib --no-default-features --features suite-export -- -D warnings
 cargo clippy --target wasm32-unknown-unknown --lib --no-default-features --features patterns-module -- -D warnings

@@ -50,9 +50,10 @@ pub enum Outcome {
     ToolReturned = 5,
     /// The tool threw or rejected; the payload's `message` says what it threw.
     ToolThrew = 6,
-    /// The value is valid.
+    /// The value is valid; at the limits step, the call is within every limit.
     Valid = 7,
-    /// The value is invalid; the payload's `diagnostics` say why.
+    /// The value is invalid; the payload's `diagnostics` say why. At the limits step, the call
+    /// would pass a limit: the payload is that limit's decision.
     Invalid = 8,
     /// The schema itself is not valid JSON Schema; the payload's `message` says why.
     InvalidSchema = 9,
@@ -133,12 +134,15 @@ pub enum Op {
     Approve = 8,
     /// Validate the result's `structuredContent` against the output schema.
     ValidateOutput = 9,
+    /// Check the call against the page's limits (the limits module; counting it, unless this
+    /// is a dry run); report `Valid`, or `Invalid` with the decision of the limit it would pass.
+    Limits = 10,
 }
 
 impl Op {
     /// Every op, by wire code.
-    pub const ALL: [Op; 9] =
-        [Op::CallHook, Op::RunTool, Op::FinishOk, Op::FinishError, Op::ValidateInput, Op::EvaluatePolicy, Op::Predicate, Op::Approve, Op::ValidateOutput];
+    pub const ALL: [Op; 10] =
+        [Op::CallHook, Op::RunTool, Op::FinishOk, Op::FinishError, Op::ValidateInput, Op::EvaluatePolicy, Op::Predicate, Op::Approve, Op::ValidateOutput, Op::Limits];
 }
 
 /// How the last reported hook step was judged, for the TS layer's live telemetry events
@@ -246,6 +250,9 @@ pub struct CallSpec {
     pub subject: Subject,
     /// The page suspended its agents, for this reason: the call is denied before anything runs.
     pub suspended: Option<String>,
+    /// The page's policy has limits (tool calls only): a call it lets through is checked
+    /// against them.
+    pub limits: bool,
 }
 
 /// Why a call failed, as `invokeTool` reports it, and what the agent reads.
@@ -310,6 +317,8 @@ enum Phase {
     ValidateInput,
     Policy,
     Predicate(u32),
+    /// Policy decided; the limits are checked.
+    Limits,
     Approve,
     Tool,
     ValidateOutput,
@@ -357,10 +366,14 @@ pub struct Call {
     halted: bool,
     evaluation: Option<Evaluation>,
     decision: Option<Decision>,
-    /// Whether the approver answered `allow: 'always'` (a grant to record).
-    grant_due: bool,
-    /// A live grant exists for this call's principal, tool and definition.
-    live_grant: bool,
+    /// The grant the approver's answer records (`allow: 'always'` or `'session'`), as
+    /// `(for these exact arguments, for the session)`.
+    grant_due: Option<(bool, bool)>,
+    /// A live grant exists for this call's principal, tool and definition (and arguments, for
+    /// an arguments-scoped one): its scope, as `grant_due`.
+    live_grant: Option<(bool, bool)>,
+    /// The decision waiting for the limits.
+    pending: Option<Decision>,
     record: Vec<Value>,
     /// What a dry run found, step by step.
     explain: Vec<Value>,
@@ -398,8 +411,9 @@ impl Call {
             halted: false,
             evaluation: None,
             decision: None,
-            grant_due: false,
-            live_grant: false,
+            grant_due: None,
+            live_grant: None,
+            pending: None,
             record: Vec::new(),
             explain: Vec::new(),
             skipped_predicates: 0,
@@ -462,9 +476,10 @@ impl Call {
         self.spec.mode
     }
 
-    /// Whether the approver answered `{ allow: 'always' }` (the engine records the grant).
-    pub fn take_grant_due(&mut self) -> bool {
-        core::mem::take(&mut self.grant_due)
+    /// The grant the approver's answer records, as `(for these exact arguments, for the
+    /// session)`, once (the engine records it).
+    pub fn take_grant_due(&mut self) -> Option<(bool, bool)> {
+        self.grant_due.take()
     }
 
     /// The id of the hook the call is at, for telemetry.
@@ -536,6 +551,7 @@ impl Call {
             }
             Phase::Policy => self.internal_error(),
             Phase::Predicate(handle) => self.after_predicate(handle, outcome, signal),
+            Phase::Limits => self.after_limits(outcome, payload, signal),
             Phase::Approve => self.after_approval(outcome, facts, payload, signal, duration_ms),
             Phase::Tool => self.after_tool(outcome, payload, signal, duration_ms),
             Phase::ValidateOutput => self.after_output_validation(outcome, payload, signal),
@@ -776,7 +792,7 @@ impl Call {
 
     /// Starts the policy evaluation the engine built from the call's facts; `live_grant` says a
     /// live grant would settle an ask.
-    pub fn start_policy(&mut self, evaluation: Evaluation, live_grant: bool, signal: Signal) -> Action {
+    pub fn start_policy(&mut self, evaluation: Evaluation, live_grant: Option<(bool, bool)>, signal: Signal) -> Action {
         if self.phase != Phase::Policy {
             return self.internal_error();
         }
@@ -802,9 +818,7 @@ impl Call {
                 }
                 EvalStep::Decided(decision) => {
                     self.evaluation = None;
-                    let mut action = self.decided(decision, signal);
-                    action.decided = true;
-                    return action;
+                    return self.decided(decision, signal);
                 }
             }
         }
@@ -824,14 +838,45 @@ impl Call {
         self.drive_policy(signal)
     }
 
+    /// Goes on from the limits: the decision stands, or (`Invalid`) the decision of the limit
+    /// the call would pass replaces it, denied when it asks and nobody can approve.
+    fn after_limits(&mut self, outcome: Outcome, payload: &Value, signal: Signal) -> Action {
+        let Some(decision) = self.pending.take() else { return self.internal_error() };
+        let decision = match (outcome, Decision::by_limit(payload)) {
+            (Outcome::Valid, _) => decision,
+            (Outcome::Invalid, Some(limited)) if self.spec.has_approver => limited,
+            (Outcome::Invalid, Some(limited)) => settle_without_approver(&limited),
+            (Outcome::Aborted, _) => return self.fail_aborted(signal),
+            _ => return self.internal_error(),
+        };
+        self.conclude(decision, signal)
+    }
+
     /// Deny > pin > ask > allow > default has decided: settle an ask by a live grant, or deny
-    /// it when nobody can approve.
+    /// it when nobody can approve. A call it lets through (to the tool or an approver) goes to
+    /// its limits first, when any selects the tool.
     fn decided(&mut self, decision: Decision, signal: Signal) -> Action {
         let decision = match (decision.effect, self.live_grant, self.spec.has_approver) {
-            (Effect::Ask, true, _) => settle_with_grant(&decision),
-            (Effect::Ask, false, false) => settle_without_approver(&decision),
+            (Effect::Ask, Some(scope), _) => settle_with_grant(&decision, scope),
+            (Effect::Ask, None, false) => settle_without_approver(&decision),
             _ => decision,
         };
+        if decision.effect != Effect::Deny && self.spec.limits {
+            self.pending = Some(decision);
+            self.phase = Phase::Limits;
+            return Action::new(Op::Limits, 0);
+        }
+        self.conclude(decision, signal)
+    }
+
+    /// The decision stands: record it, and go to the tool, the approver or the denied hooks.
+    fn conclude(&mut self, decision: Decision, signal: Signal) -> Action {
+        let mut action = self.concluded(decision, signal);
+        action.decided = true;
+        action
+    }
+
+    fn concluded(&mut self, decision: Decision, signal: Signal) -> Action {
         self.note(|| crate::object! { "step" => "policy", "decision" => decision_value(&decision) });
         let effect = decision.effect;
         let reason = decision.reason.name();
@@ -862,28 +907,36 @@ impl Call {
     }
 
     fn after_approval(&mut self, outcome: Outcome, facts: ReturnFacts, payload: &Value, signal: Signal, duration_ms: f64) -> Action {
-        let approval = match outcome {
-            Outcome::Returned => judge_approval(facts),
+        let (approval, arguments) = match outcome {
+            Outcome::Returned => judge_approval(facts, payload),
             Outcome::Aborted => {
                 self.note(|| crate::object! { "step" => "approval", "outcome" => "aborted", "durationMs" => duration_ms });
                 return self.fail_aborted(signal);
             }
-            _ => Approval::Bad,
+            _ => (Approval::Bad, false),
         };
         let named = match (approval, outcome) {
             (Approval::Once, _) => "allow_once",
             (Approval::Always, _) => "allow_always",
+            (Approval::Session, _) => "allow_session",
             (Approval::Deny, _) => "deny",
             (Approval::DenyHalt, _) => "deny_halt",
             (Approval::Bad, Outcome::TimedOut) => "timeout",
             (Approval::Bad, _) => "failed",
         };
-        self.note(|| crate::object! { "step" => "approval", "outcome" => named, "durationMs" => duration_ms });
+        self.note(|| {
+            let mut step = crate::object! { "step" => "approval", "outcome" => named, "durationMs" => duration_ms };
+            if let (true, Value::Object(fields)) = (arguments, &mut step) {
+                fields.insert("scope", "arguments".into());
+            }
+            step
+        });
         let mut action = match approval {
-            Approval::Once | Approval::Always => {
-                self.grant_due = approval == Approval::Always;
+            Approval::Once | Approval::Always | Approval::Session => {
+                let grant = approval != Approval::Once;
+                self.grant_due = grant.then_some((arguments, approval == Approval::Session));
                 let mut action = self.run_tool(signal);
-                action.accepted = approval == Approval::Always;
+                action.accepted = grant;
                 return action;
             }
             Approval::Deny | Approval::DenyHalt => {
@@ -891,6 +944,7 @@ impl Call {
                 let message = payload.get("deny").and_then(Value::as_str).filter(|m| !m.is_empty()).unwrap_or(self.denied_by_default());
                 let mut error = CallError::denied(reason, message.to_owned());
                 error.with_decision = true;
+                error.code = payload.get("code").and_then(Value::as_str).map(str::to_owned);
                 self.error = Some(error);
                 self.enter(Event::Denied, 0, signal)
             }

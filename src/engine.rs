@@ -185,6 +185,9 @@ impl CallFlags {
     pub const CAPTURE: u32 = 1 << 5;
     /// A dry run.
     pub const EXPLAIN: u32 = 1 << 6;
+    /// The page's policy has limits: a call policy lets through waits for them
+    /// (`docs/behaviour.md`, "Limits").
+    pub const LIMITS: u32 = 1 << 7;
 
     fn has(self, bit: u32) -> bool {
         self.0 & bit != 0
@@ -598,6 +601,7 @@ impl Engine {
             mode: if flags.has(CallFlags::EXPLAIN) { Mode::Explain } else { Mode::Call },
             subject,
             suspended: self.suspended.clone(),
+            limits: flags.has(CallFlags::LIMITS) && subject == Subject::Tool,
         };
         let mut call = Call::new(plan, spec);
         call.tool = tool;
@@ -654,7 +658,7 @@ impl Engine {
             (Subject::Tool, false) => self.governor.fingerprint_state(definition),
             _ => FingerprintState::Unchanged,
         };
-        let live = self.governor.grants().live(facts.principal.as_deref(), server, &grant_name(subject, name), &definition.fingerprint, facts.now_ms).is_some();
+        let live = self.governor.grants().live(facts.principal.as_deref(), server, &grant_name(subject, name), &definition.fingerprint, facts.args_digest.as_deref(), facts.now_ms).map(crate::policy::Grant::scope);
         let section = policy.for_subject(subject);
         let matched = if subject == Subject::Tool {
             let key = (tool_id, Rc::as_ptr(&policy) as usize);
@@ -672,7 +676,7 @@ impl Engine {
             taint: &facts.taint,
             arguments: &facts.arguments,
             fingerprint,
-            live_grant: live,
+            live_grant: live.is_some(),
             pattern_budget: crate::pattern::Budget::default(),
         };
         let evaluation = Evaluation::with_matched(section, call_facts, &matched);
@@ -684,19 +688,26 @@ impl Engine {
         Some(entry.start_policy(evaluation, live, signal))
     }
 
-    /// Records the grant `{ allow: 'always' }` makes for `call` (the approver answered so:
-    /// the step that reported it had `accepted` set) at `now_ms` for `ttl_ms`; answers it, for
-    /// the TS layer to save. `None` for an unknown call or a tool without a definition.
-    pub fn record_grant(&mut self, call: u32, principal: Option<&str>, now_ms: f64, ttl_ms: f64) -> Option<Grant> {
+    /// Records the grant `{ allow: 'always' | 'session', scope? }` makes for `call` (the
+    /// approver answered so: the step that reported it had `accepted` set) at `now_ms` for
+    /// `ttl_ms` (a session grant too, and it is never stored); answers it, for the TS layer to
+    /// save. `args_digest` is the digest of the arguments the approver was shown, which a grant
+    /// of `scope: 'arguments'` is for. `None` for an unknown call, a tool without a definition,
+    /// or an arguments grant without a digest.
+    pub fn record_grant(&mut self, call: u32, principal: Option<&str>, now_ms: f64, ttl_ms: f64, args_digest: Option<&str>) -> Option<Grant> {
         let entry = self.calls.get_mut(call)?;
-        if !entry.take_grant_due() {
-            return None;
-        }
+        let (arguments, session) = entry.take_grant_due()?;
         let tool = self.tools.get(entry.tool)?;
         let definition = tool.definition.as_ref()?;
         let server = tool.server.as_deref().unwrap_or(self.server_id.as_deref().unwrap_or(DEFAULT_SERVER_ID));
         let name = grant_name(tool.subject, entry.target.as_deref().unwrap_or(&tool.name));
-        let grant = Grant::new(principal, server, &name, &definition.fingerprint, now_ms, ttl_ms);
+        let mut grant = Grant::new(principal, server, &name, &definition.fingerprint, now_ms, ttl_ms);
+        if arguments {
+            grant.args_digest = Some(args_digest?.to_owned());
+        }
+        if session {
+            grant = grant.for_session();
+        }
         self.governor.grants_mut().record(grant.clone(), now_ms);
         Some(grant)
     }

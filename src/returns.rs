@@ -15,7 +15,7 @@
 //! The approver's answer is always strict: an approval is never implied.
 
 use crate::hooks::Event;
-use crate::value::Value;
+use crate::value::{Map, Value};
 
 /// The facts of a returned value, packed as the TS layer sends them (`pkg-js/src/facts.ts`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -284,6 +284,23 @@ impl ReturnFacts {
         }
         ReturnFacts(out)
     }
+
+    /// The facts and payload of an approver's answer given as data (tests, fuzzing, and the
+    /// reference for the TS reader): [`ReturnFacts::of`], except that an own `scope` key is
+    /// no unknown key but goes to the payload, with `allow`, `deny` and `code` as given.
+    pub fn of_answer(value: &Value) -> (ReturnFacts, Value) {
+        let Value::Object(map) = value else { return (ReturnFacts::of(value), Value::Null) };
+        let mut rest = map.clone();
+        let scope = rest.remove("scope");
+        let mut payload = Map::new();
+        for key in ["allow", "deny", "code"] {
+            if let Some(given) = map.get(key) {
+                payload.insert(key, given.clone());
+            }
+        }
+        payload.insert_some("scope", scope);
+        (ReturnFacts::of(&Value::Object(rest)), Value::Object(payload))
+    }
 }
 
 /// What a hook's return means for its event.
@@ -404,29 +421,50 @@ fn judge_strict(event: Event, facts: ReturnFacts) -> Judged {
 pub enum Approval {
     /// `{ allow: 'once' }`.
     Once,
-    /// `{ allow: 'always' }`: records a grant.
+    /// `{ allow: 'always', scope? }`: records a grant.
     Always,
-    /// `{ deny: reason }`.
+    /// `{ allow: 'session', scope? }`: records a grant that lasts as long as the client and is
+    /// never written to the store.
+    Session,
+    /// `{ deny: reason, code? }`.
     Deny,
-    /// `{ deny: reason, halt: true }`.
+    /// `{ deny: reason, code?, halt: true }`.
     DenyHalt,
     /// Anything else: a deny with `reason: 'ask_failed'`, cause `bad_return`.
     Bad,
 }
 
-/// Judges the approver's answer: exactly one of the four shapes, own keys only.
-pub fn judge_approval(facts: ReturnFacts) -> Approval {
+/// Judges the approver's answer: exactly one of the shapes, own keys only. `payload` holds what
+/// the TS layer read of `allow`, `deny`, `code` and `scope` (this one only when the answer has
+/// it as an own key, which then is no unknown key in `facts`). Answers the approval and whether
+/// a grant it records is for these exact arguments (`scope: 'arguments'`; `'tool'`, the default,
+/// covers every argument).
+pub fn judge_approval(facts: ReturnFacts, payload: &Value) -> (Approval, bool) {
     if facts.kind() != Kind::Object {
-        return Approval::Bad;
+        return (Approval::Bad, false);
     }
     let own = facts.0
         & (bits::ALLOW_OWN | bits::DENY_OWN | bits::HALT_OWN | bits::OTHER_OWN | bits::INPUT_OWN | bits::OUTPUT_OWN | bits::ARGS_OWN | bits::RESULT_OWN | bits::ACTION_OWN | bits::MESSAGE_OWN | bits::CODE_OWN);
-    match (facts.allow(), facts.deny(), facts.halt()) {
-        (Allow::Once, Field::Absent, Halt::Absent) if own == bits::ALLOW_OWN => Approval::Once,
+    let given = |key: &str| payload.get(key).filter(|value| !matches!(value, Value::Unsupported(kind) if kind == "undefined"));
+    let scope = given("scope");
+    // `None`: a scope that is neither 'tool' nor 'arguments'.
+    let arguments = match scope.map(Value::as_str) {
+        None | Some(Some("tool")) => Some(false),
+        Some(Some("arguments")) => Some(true),
+        Some(_) => None,
+    };
+    let code = if facts.code() == Field::Text { bits::CODE_OWN } else { 0 };
+    let approval = match (facts.allow(), facts.deny(), facts.halt()) {
+        (Allow::Once, Field::Absent, Halt::Absent) if own == bits::ALLOW_OWN && scope.is_none() => Approval::Once,
         (Allow::Always, Field::Absent, Halt::Absent) if own == bits::ALLOW_OWN => Approval::Always,
-        (Allow::Absent, Field::Text, Halt::Absent) if own == bits::DENY_OWN => Approval::Deny,
-        (Allow::Absent, Field::Text, Halt::True) if own == bits::DENY_OWN | bits::HALT_OWN => Approval::DenyHalt,
+        (Allow::Other, Field::Absent, Halt::Absent) if own == bits::ALLOW_OWN && given("allow").and_then(Value::as_str) == Some("session") => Approval::Session,
+        (Allow::Absent, Field::Text, Halt::Absent) if own == bits::DENY_OWN | code && scope.is_none() => Approval::Deny,
+        (Allow::Absent, Field::Text, Halt::True) if own == bits::DENY_OWN | bits::HALT_OWN | code && scope.is_none() => Approval::DenyHalt,
         _ => Approval::Bad,
+    };
+    match (approval, arguments) {
+        (Approval::Always | Approval::Session, None) => (Approval::Bad, false),
+        (approval, arguments) => (approval, arguments.unwrap_or(false)),
     }
 }
 
@@ -502,7 +540,10 @@ mod tests {
 
     #[test]
     fn approvals_are_exact() {
-        let judge = |v: Value| judge_approval(ReturnFacts::of(&v));
+        let judge = |v: Value| {
+            let (facts, payload) = ReturnFacts::of_answer(&v);
+            judge_approval(facts, &payload).0
+        };
         assert_eq!(judge(object! { "allow" => "once" }), Approval::Once);
         assert_eq!(judge(object! { "allow" => "always" }), Approval::Always);
         assert_eq!(judge(object! { "deny" => "no" }), Approval::Deny);
@@ -512,6 +553,23 @@ mod tests {
         assert_eq!(judge(object! { "deny" => 1.0 }), Approval::Bad);
         assert_eq!(judge(Value::from("once")), Approval::Bad);
         assert_eq!(judge(object! {}), Approval::Bad);
+        assert_eq!(judge(object! { "allow" => "session" }), Approval::Session);
+        assert_eq!(judge(object! { "allow" => "always", "scope" => "arguments" }), Approval::Always);
+        assert_eq!(judge(object! { "allow" => "session", "scope" => "tool" }), Approval::Session);
+        assert_eq!(judge(object! { "allow" => "always", "scope" => "args" }), Approval::Bad);
+        assert_eq!(judge(object! { "allow" => "once", "scope" => "arguments" }), Approval::Bad);
+        assert_eq!(judge(object! { "allow" => "forever" }), Approval::Bad);
+        assert_eq!(judge(object! { "deny" => "no", "code" => "locked" }), Approval::Deny);
+        assert_eq!(judge(object! { "deny" => "no", "code" => 1.0 }), Approval::Bad);
+        assert_eq!(judge(object! { "deny" => "no", "scope" => "tool" }), Approval::Bad);
+        let arguments = |v: Value| {
+            let (facts, payload) = ReturnFacts::of_answer(&v);
+            judge_approval(facts, &payload).1
+        };
+        assert!(arguments(object! { "allow" => "always", "scope" => "arguments" }));
+        assert!(!arguments(object! { "allow" => "always" }));
+        // A hook's reader sees `scope` as an unknown key: the approver's facts without the payload.
+        assert_eq!(judge_approval(ReturnFacts::of(&object! { "allow" => "always", "scope" => "arguments" }), &Value::Null).0, Approval::Bad);
     }
 
     #[test]
@@ -541,6 +599,6 @@ mod tests {
         assert_eq!(judge_hook(Event::Before, Contract::Lenient, ReturnFacts::of(&object! { "args" => 1.0 })), Judged::Bad);
         assert_eq!(judge_hook(Event::ResourceRead, Contract::Lenient, ReturnFacts::of(&Value::Number(3.0))), Judged::Nothing);
         assert_eq!(judge_hook(Event::ResourceRead, Contract::Strict, ReturnFacts::of(&Value::Number(3.0))), Judged::Bad);
-        assert_eq!(judge_approval(ReturnFacts::of(&object! { "allow" => "once", "args" => 1.0 })), Approval::Bad);
+        assert_eq!(judge_approval(ReturnFacts::of(&object! { "allow" => "once", "args" => 1.0 }), &Value::Null).0, Approval::Bad);
     }
 }

@@ -27,7 +27,8 @@ impl<K: Ord, V> VecMap<K, V> {
         VecMap::default()
     }
 
-    fn find<Q: Ord + ?Sized>(&self, key: &Q) -> Result<usize, usize>
+    /// Where `key` is (`Ok`), or where it would go (`Err`).
+    pub fn find<Q: Ord + ?Sized>(&self, key: &Q) -> Result<usize, usize>
     where
         K: core::borrow::Borrow<Q>,
     {
@@ -40,6 +41,19 @@ impl<K: Ord, V> VecMap<K, V> {
         K: core::borrow::Borrow<Q>,
     {
         self.find(key).ok().and_then(|at| self.entries.get(at)).map(|(_, v)| v)
+    }
+
+    /// The key and the value at `at` (a position [`VecMap::find`] answered), the value to change.
+    pub fn get_at_mut(&mut self, at: usize) -> Option<(&K, &mut V)> {
+        self.entries.get_mut(at).map(|(k, v)| (&*k, v))
+    }
+
+    /// Puts `key` and `value` at `at`, where [`VecMap::find`] said `key` would go (past the
+    /// end: at the end); answers where they went.
+    pub fn insert_at(&mut self, at: usize, key: K, value: V) -> usize {
+        let at = at.min(self.entries.len());
+        self.entries.insert(at, (key, value));
+        at
     }
 
     /// Sets `key` to `value`; answers the value it replaces.
@@ -126,7 +140,15 @@ mod tests {
             *v = "E";
         }
         assert_eq!(map.get_or_insert_with(5, || "x").map(|v| *v), Some("E"));
-        map.retain(|k, _| *k != 3);
+        assert_eq!(map.find(&4), Err(2));
+        assert_eq!(map.insert_at(2, 4, "d"), 2);
+        assert_eq!(map.insert_at(99, 9, "i"), 4);
+        if let Some((key, value)) = map.get_at_mut(2) {
+            assert_eq!(*key, 4);
+            *value = "D";
+        }
+        assert_eq!(map.values().copied().collect::<Vec<_>>(), ["B", "c", "D", "E", "i"]);
+        map.retain(|k, _| *k == 2 || *k == 5);
         assert_eq!(map.len(), 2);
         map.clear();
         assert!(map.is_empty());

@@ -177,7 +177,7 @@ codes! {
         SetApprovedFingerprints,
         /// `[]`, then the tool filter.
         SetToolFilter,
-        /// `[call, principal | null, nowMs, ttlMs]`.
+        /// `[call, principal | null, nowMs, ttlMs, argsDigest | null]`.
         RecordGrant,
         /// `[]`, then what the grant store holds.
         LoadGrants,
@@ -187,8 +187,6 @@ codes! {
         RevokeGrants,
         /// `[]`.
         StoredGrants,
-        /// `[]`, then the policy to lint (no engine needed).
-        LintPolicy,
         /// `[source, flags, allowUnsafe]`: compiles a pattern and answers whether it may run
         /// (`unsafe_pattern` when its judgement refuses it); no engine needed.
         CheckPattern,

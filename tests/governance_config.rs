@@ -113,15 +113,18 @@ fn entries_that_are_not_grants_are_skipped() {
     let mut book = GrantBook::new();
     assert_eq!(book.load(&stored), 1);
     assert_eq!(book.iter().next().unwrap().principal.as_deref(), Some("alice"));
-    assert!(book.live(Some("alice"), "shop", "checkout", "f1", 999.0).is_some());
-    assert!(book.live(Some("alice"), "shop", "checkout", "f1", 1000.0).is_none(), "expired at expiresAt");
+    assert!(book.live(Some("alice"), "shop", "checkout", "f1", None, 999.0).is_some());
+    assert!(book.live(Some("alice"), "shop", "checkout", "f1", None, 1000.0).is_none(), "expired at expiresAt");
     for not_a_store in [json!(null), json!({}), json!("[]"), json!(7)] {
         let mut empty = GrantBook::new();
         assert_eq!(empty.load(&v(not_a_store)), 0);
         assert!(empty.is_empty());
     }
-    // What the book saves back holds the grants only.
-    assert_eq!(support::to_json(&book.to_value()), json!([grant(json!("alice"), json!(1000))]));
+    // What the book saves back holds the grants only, each with its scope.
+    let mut saved = grant(json!("alice"), json!(1000));
+    saved["scope"] = json!("tool");
+    saved["session"] = json!(false);
+    assert_eq!(support::to_json(&book.to_value(false)), json!([saved]));
 }
 
 #[test]
@@ -144,8 +147,8 @@ fn a_live_grant_is_found_among_many() {
         .collect();
     assert_eq!(book.load(&Value::Array(stored)), 10_000);
     for i in (0..10_000).step_by(997) {
-        assert!(book.live(Some(&format!("p{i}")), "shop", "checkout", "f1", 1.0).is_some());
+        assert!(book.live(Some(&format!("p{i}")), "shop", "checkout", "f1", None, 1.0).is_some());
     }
-    assert!(book.live(Some("nobody"), "shop", "checkout", "f1", 1.0).is_none());
-    assert!(book.live(None, "shop", "checkout", "f1", 1.0).is_none());
+    assert!(book.live(Some("nobody"), "shop", "checkout", "f1", None, 1.0).is_none());
+    assert!(book.live(None, "shop", "checkout", "f1", None, 1.0).is_none());
 }

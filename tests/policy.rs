@@ -156,7 +156,7 @@ impl Call {
             }
         };
         let settled = match (decision.effect, self.live_grant, self.has_approver) {
-            (Effect::Ask, true, _) => settle_with_grant(&decision),
+            (Effect::Ask, true, _) => settle_with_grant(&decision, (false, false)),
             (Effect::Ask, false, false) => settle_without_approver(&decision),
             _ => decision,
         };
@@ -590,7 +590,7 @@ fn settling_leaves_other_decisions_alone() {
     let args = v(json!({}));
     let allowed = policy.decide(facts("shop", "x", &args), |_, _| PredicateResult::True);
     assert_eq!(settle_without_approver(&allowed), allowed);
-    assert_eq!(settle_with_grant(&allowed), allowed);
+    assert_eq!(settle_with_grant(&allowed, (false, false)), allowed);
 }
 
 // --- patterns
@@ -695,31 +695,31 @@ fn a_live_grant_needs_the_exact_principal_tool_and_fingerprint() {
         grant(Some("alice"), "checkout", "f1", 0.0),
         grant(None, "search", "f9", 0.0),
     ]);
-    assert!(grants.live(Some("alice"), "shop", "checkout", "f1", 10.0).is_some());
+    assert!(grants.live(Some("alice"), "shop", "checkout", "f1", None, 10.0).is_some());
     // Principals are kept apart, and no principal is a principal of its own.
-    assert!(grants.live(Some("bob"), "shop", "checkout", "f1", 10.0).is_none());
-    assert!(grants.live(None, "shop", "checkout", "f1", 10.0).is_none());
-    assert!(grants.live(None, "shop", "search", "f9", 10.0).is_some());
-    assert!(grants.live(Some("alice"), "shop", "search", "f9", 10.0).is_none());
+    assert!(grants.live(Some("bob"), "shop", "checkout", "f1", None, 10.0).is_none());
+    assert!(grants.live(None, "shop", "checkout", "f1", None, 10.0).is_none());
+    assert!(grants.live(None, "shop", "search", "f9", None, 10.0).is_some());
+    assert!(grants.live(Some("alice"), "shop", "search", "f9", None, 10.0).is_none());
     // A changed definition is not covered by the grant for the old one.
-    assert!(grants.live(Some("alice"), "shop", "checkout", "f2", 10.0).is_none());
-    assert!(grants.live(Some("alice"), "blog", "checkout", "f1", 10.0).is_none());
-    assert!(grants.live(Some("alice"), "shop", "Checkout", "f1", 10.0).is_none());
+    assert!(grants.live(Some("alice"), "shop", "checkout", "f2", None, 10.0).is_none());
+    assert!(grants.live(Some("alice"), "blog", "checkout", "f1", None, 10.0).is_none());
+    assert!(grants.live(Some("alice"), "shop", "Checkout", "f1", None, 10.0).is_none());
 }
 
 #[test]
 fn expired_grants_are_never_used() {
     let grants = book([grant(Some("alice"), "checkout", "f1", 0.0)]);
-    assert!(grants.live(Some("alice"), "shop", "checkout", "f1", DAY - 1.0).is_some());
-    assert!(grants.live(Some("alice"), "shop", "checkout", "f1", DAY).is_none());
-    assert!(grants.live(Some("alice"), "shop", "checkout", "f1", DAY * 2.0).is_none());
+    assert!(grants.live(Some("alice"), "shop", "checkout", "f1", None, DAY - 1.0).is_some());
+    assert!(grants.live(Some("alice"), "shop", "checkout", "f1", None, DAY).is_none());
+    assert!(grants.live(Some("alice"), "shop", "checkout", "f1", None, DAY * 2.0).is_none());
 }
 
 #[test]
 fn of_two_stored_grants_for_one_key_the_longer_lasting_is_kept() {
     let grants = book([grant(None, "x", "f", 0.0), grant(None, "x", "f", 5_000.0), grant(None, "x", "f", 1_000.0)]);
     assert_eq!(grants.len(), 1);
-    assert_eq!(grants.live(None, "shop", "x", "f", 10.0).unwrap().granted_at, 5_000.0);
+    assert_eq!(grants.live(None, "shop", "x", "f", None, 10.0).unwrap().granted_at, 5_000.0);
 }
 
 #[test]
@@ -771,7 +771,12 @@ fn grants_cross_as_the_js_api_shows_them() {
     let g = Grant::new(None, "shop", "checkout", "f1", 1.0, 2.0);
     assert_eq!(
         to_json(&g.to_value()),
-        json!({ "principal": null, "server": "shop", "tool": "checkout", "fingerprint": "f1", "expiresAt": 3, "grantedAt": 1 })
+        json!({ "principal": null, "server": "shop", "tool": "checkout", "fingerprint": "f1", "expiresAt": 3, "grantedAt": 1, "scope": "tool", "session": false })
+    );
+    let exact = Grant { args_digest: Some("d".into()), ..g.clone() };
+    assert_eq!(
+        to_json(&exact.to_value()),
+        json!({ "principal": null, "server": "shop", "tool": "checkout", "fingerprint": "f1", "expiresAt": 3, "grantedAt": 1, "scope": "arguments", "argsDigest": "d", "session": false })
     );
     // A stored grant without a principal member reads as one without a principal.
     let read = Grant::from_value(&v(json!({ "server": "shop", "tool": "checkout", "fingerprint": "f1", "expiresAt": 3.0, "grantedAt": 1.0 })));
@@ -796,7 +801,7 @@ fn a_recorded_grant_opens_the_pin_for_its_principal_only() {
             current: "new-fp".into(),
             changed: vec![],
         };
-        call.live_grant = grants.live(principal, "shop", "search", "new-fp", 1.0).is_some();
+        call.live_grant = grants.live(principal, "shop", "search", "new-fp", None, 1.0).is_some();
         assert_eq!(
             policy.decide(call, |_, _| PredicateResult::True).effect,
             expected,

@@ -63,6 +63,7 @@ fn render() -> String {
             ("Observed".into(), CallFlags::OBSERVED),
             ("Capture".into(), CallFlags::CAPTURE),
             ("Explain".into(), CallFlags::EXPLAIN),
+            ("Limits".into(), CallFlags::LIMITS),
         ],
     );
     object(

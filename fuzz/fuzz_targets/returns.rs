@@ -4,7 +4,8 @@
 //!
 //! Never a panic; a return that tries to allow (an `allow` key, or `action: 'allow'`) is always
 //! `Bad`; strict never accepts what lenient rejects; the approver is satisfied only by exactly
-//! `{ allow: 'once' | 'always' }`, `{ deny: text }` or `{ deny: text, halt: true }`.
+//! `{ allow: 'once' }`, `{ allow: 'always' | 'session', scope?: 'tool' | 'arguments' }`,
+//! `{ deny: text, code?: text }` or `{ deny: text, code?: text, halt: true }`.
 #![no_main]
 
 use arbitrary::Unstructured;
@@ -19,19 +20,28 @@ fn is_undefined(value: Option<&Value>) -> bool {
 }
 
 /// What an approver's answer must be for each judgement, read from the value itself.
-fn check_approval(value: &Value, approval: Approval) {
+fn check_approval(value: &Value, (approval, arguments): (Approval, bool)) {
     let map = match value {
         Value::Object(map) => Some(map),
         _ => None,
     };
-    let only = |keys: &[&str]| map.is_some_and(|map| map.len() == keys.len() && keys.iter().all(|key| map.contains_key(key)));
+    // Its own keys are exactly `keys`, plus those of `optional` it has.
+    let only = |keys: &[&str], optional: &[&str]| {
+        map.is_some_and(|map| keys.iter().all(|key| map.contains_key(key)) && map.keys().all(|key| keys.contains(&key.as_str()) || optional.contains(&key.as_str())))
+    };
     let text = |key: &str| map.and_then(|map| map.get(key)).and_then(Value::as_str).is_some();
+    let scope = value.get("scope").and_then(Value::as_str);
+    let allow = value.get("allow").and_then(Value::as_str);
     match approval {
-        Approval::Once => assert!(only(&["allow"]) && value.get("allow").and_then(Value::as_str) == Some("once"), "{value:?} approved once"),
-        Approval::Always => assert!(only(&["allow"]) && value.get("allow").and_then(Value::as_str) == Some("always"), "{value:?} approved always"),
-        Approval::Deny => assert!(only(&["deny"]) && text("deny"), "{value:?} judged a deny"),
-        Approval::DenyHalt => assert!(only(&["deny", "halt"]) && text("deny") && value.get("halt") == Some(&Value::Bool(true)), "{value:?} judged a deny-halt"),
+        Approval::Once => assert!(only(&["allow"], &[]) && allow == Some("once"), "{value:?} approved once"),
+        Approval::Always => assert!(only(&["allow"], &["scope"]) && allow == Some("always"), "{value:?} approved always"),
+        Approval::Session => assert!(only(&["allow"], &["scope"]) && allow == Some("session"), "{value:?} approved for the session"),
+        Approval::Deny => assert!(only(&["deny"], &["code"]) && text("deny"), "{value:?} judged a deny"),
+        Approval::DenyHalt => assert!(only(&["deny", "halt"], &["code"]) && text("deny") && value.get("halt") == Some(&Value::Bool(true)), "{value:?} judged a deny-halt"),
         Approval::Bad => {}
+    }
+    if arguments {
+        assert!(matches!(approval, Approval::Always | Approval::Session) && scope == Some("arguments"), "{value:?} judged a grant for exact arguments");
     }
 }
 
@@ -68,6 +78,12 @@ fuzz_target!(|data: &[u8]| {
             }
         }
     }
-    check_approval(&returned, judge_approval(facts));
-    let _ = judge_approval(raw);
+    let (answer_facts, payload) = ReturnFacts::of_answer(&returned);
+    check_approval(&returned, judge_approval(answer_facts, &payload));
+    // A hook's reader sees `scope` as an unknown key, and a faulty reader sends any bits.
+    let (approval, _) = judge_approval(facts, &Value::Null);
+    if returned.as_object().is_some_and(|map| map.contains_key("scope")) {
+        assert_eq!(approval, Approval::Bad);
+    }
+    let _ = judge_approval(raw, &payload);
 });

@@ -11,7 +11,7 @@
 //! - a `CallHook` names a hook the TS layer still holds, the same hook as when the call began,
 //!   of an event the call (or listing) runs; a `Predicate` names a function of the policy the
 //!   call began with; a dry run never asks for user code (hooks, predicates, the approver, the
-//!   tool, a Standard Schema);
+//!   tool, a Standard Schema); a `Limits` step comes only to a call begun with the limits flag;
 //! - every call and listing ends (`FinishOk` / `FinishError`) within a bounded number of steps
 //!   once the TS layer reports what it could report, `end` answers what the op said (`ok`), and
 //!   frees it: `Engine::counts()` shows no call or listing left, and nothing else once the
@@ -82,6 +82,18 @@ struct RuleSpec {
 }
 
 #[derive(Debug, Arbitrary)]
+struct LimitSpec {
+    matcher: u8,
+    per: u8,
+    max: Option<u8>,
+    window: u16,
+    concurrency: Option<u8>,
+    budget: Option<u8>,
+    cost_function: bool,
+    ask: bool,
+}
+
+#[derive(Debug, Arbitrary)]
 struct PolicySpec {
     deny: Vec<RuleSpec>,
     ask: Vec<RuleSpec>,
@@ -89,6 +101,7 @@ struct PolicySpec {
     default: Option<u8>,
     pin: Option<u8>,
     allow_new: Option<u8>,
+    limits: Vec<LimitSpec>,
 }
 
 #[derive(Debug, Arbitrary)]
@@ -135,6 +148,8 @@ struct Run {
     id: u32,
     listing: bool,
     explain: bool,
+    /// Begun with `CallFlags::LIMITS`: the page's policy has limits.
+    limits: bool,
     /// The hooks the TS layer held when the run began.
     hooks: HashMap<u32, HookRec>,
     /// The function predicates of the policy the call began with.
@@ -372,6 +387,30 @@ impl Page {
         map.insert_some("default", spec.default.map(|e| effects[e as usize % effects.len()]));
         map.insert_some("pin", spec.pin.map(|e| effects[e as usize % effects.len()]));
         map.insert_some("allowNewTools", spec.allow_new.map(|e| if e % 2 == 0 { Value::Bool(e % 4 == 0) } else { Value::from(effects[e as usize % effects.len()]) }));
+        // Limits, which the core leaves to the limits module (some of them invalid: a max of 0,
+        // no window): whatever they hold, the policy compiles the same.
+        let mut limits = Vec::new();
+        for limit in spec.limits.iter().take(3) {
+            let mut item = Map::new();
+            item.insert("match", Value::from(MATCHERS[limit.matcher as usize % MATCHERS.len()]));
+            item.insert("per", Value::from(["principal", "tool", "page"][limit.per as usize % 3]));
+            item.insert_some("max", limit.max.map(f64::from));
+            item.insert_some("concurrency", limit.concurrency.map(|n| f64::from(n % 4)));
+            item.insert_some("budget", limit.budget.map(f64::from));
+            if limit.max.is_some() || limit.budget.is_some() {
+                item.insert("window", f64::from(limit.window).into());
+            }
+            if limit.budget.is_some() && limit.cost_function {
+                item.insert("cost", Value::Function(999));
+            }
+            if limit.ask {
+                item.insert("onExceeded", "ask".into());
+            }
+            limits.push(Value::Object(item));
+        }
+        if !limits.is_empty() {
+            map.insert("limits", Value::Array(limits));
+        }
         self.next_predicate = next;
         if self.engine.governor_mut().set_policy(&Value::Object(map)).is_ok() {
             self.predicates = functions;
@@ -409,7 +448,7 @@ impl Page {
         }
         let (tool, name) = self.tools[tool as usize % self.tools.len()].clone();
         let scope = if self.scopes.is_empty() || scope % 3 == 0 { 0 } else { self.scopes[scope as usize % self.scopes.len()] };
-        let flags = u32::from(flags & 0x7f);
+        let flags = u32::from(flags);
         let Ok(call) = self.engine.begin(tool, scope, CallFlags(flags)) else { return Ok(()) };
         let signal = self.signal(u, Signal::Live)?;
         let action = self.engine.step(call, Outcome::Start, ReturnFacts::default(), &Value::Null, signal, 0.0);
@@ -418,6 +457,7 @@ impl Page {
             id: call,
             listing: false,
             explain: flags & CallFlags::EXPLAIN != 0,
+            limits: flags & CallFlags::LIMITS != 0,
             hooks: self.hooks.clone(),
             predicates: self.predicates.clone(),
             action,
@@ -451,7 +491,7 @@ impl Page {
         let Ok(listing) = self.engine.begin_listing(&pairs) else { return };
         let action = self.engine.listing_step(listing, Outcome::Start, ReturnFacts::default(), &Value::Null, 0.0);
         let action = action.unwrap_or_else(|| panic!("no answer to the start of listing {listing}"));
-        let run = Run { id: listing, listing: true, explain: false, hooks: self.hooks.clone(), predicates: Vec::new(), action, signal: Signal::Live, plausible: 1, bound: self.bound(pairs.len()), names, tool: String::new(), not_json: false };
+        let run = Run { id: listing, listing: true, explain: false, limits: false, hooks: self.hooks.clone(), predicates: Vec::new(), action, signal: Signal::Live, plausible: 1, bound: self.bound(pairs.len()), names, tool: String::new(), not_json: false };
         self.check(&run);
         self.runs.push(run);
         self.settle();
@@ -510,6 +550,7 @@ impl Page {
                 assert_eq!(action.handle, 0);
             }
             Op::Predicate => assert!(run.predicates.contains(&action.handle), "call {} asked for predicate {} of no policy it began with", run.id, action.handle),
+            Op::Limits => assert!(run.limits && action.handle == 0, "call {} asked for its limits (flag {})", run.id, run.limits),
             Op::ValidateInput => assert!(action.handle <= 3),
             Op::EvaluatePolicy => assert!(action.handle <= 1),
             // A call that succeeded with nothing to record is ended by the core in its last step.
@@ -652,10 +693,15 @@ fn call_outcome(u: &mut Unstructured<'_>, op: Op, handle: u32) -> Result<(Outcom
             2 => (Outcome::Aborted, none, Value::Null),
             3 => (Outcome::Returned, ReturnFacts(u.arbitrary()?), value(u, 1, 3)?),
             _ => {
-                let returned = if op == Op::Approve { approval(u)? } else { hook_return(u)? };
-                // The TS layer sends a deny's message and code, and the approver's deny reason.
+                if op == Op::Approve {
+                    // The approver's reader: `allow`, `deny`, `code` and an own `scope`.
+                    let (facts, payload) = ReturnFacts::of_answer(&approval(u)?);
+                    return Ok((Outcome::Returned, facts, payload));
+                }
+                let returned = hook_return(u)?;
+                // The TS layer sends a deny's message and code.
                 let mut payload = Map::new();
-                for key in ["message", "code", "deny"] {
+                for key in ["message", "code"] {
                     if let Some(item) = returned.get(key) {
                         payload.insert(key, item.clone());
                     }
@@ -682,6 +728,13 @@ fn call_outcome(u: &mut Unstructured<'_>, op: Op, handle: u32) -> Result<(Outcom
             1 => (Outcome::PredicateFalse, none, Value::Null),
             2 => (Outcome::Aborted, none, Value::Null),
             _ => (Outcome::PredicateFailed, none, Value::Null),
+        },
+        // Within the limits, past one (its decision, as the limits module writes it, or junk).
+        Op::Limits => match u.int_in_range(0..=4)? {
+            0 => (Outcome::Aborted, none, Value::Null),
+            1 => (Outcome::Invalid, none, value(u, 2, 3)?),
+            2 => (Outcome::Invalid, none, webmcp_warden::object! { "ask" => u.arbitrary::<bool>()?, "index" => f64::from(u.int_in_range(0u8..=3)?), "explanation" => text(u)?, "limit" => webmcp_warden::object! { "kind" => "calls" } }),
+            _ => (Outcome::Valid, none, Value::Null),
         },
         Op::FinishOk | Op::FinishError => (Outcome::Returned, none, Value::Null),
     })
@@ -711,11 +764,14 @@ fn hook_return(u: &mut Unstructured<'_>) -> Result<Value> {
 /// What an approver answers.
 fn approval(u: &mut Unstructured<'_>) -> Result<Value> {
     use webmcp_warden::object as o;
-    Ok(match u.int_in_range(0..=6)? {
+    Ok(match u.int_in_range(0..=9)? {
         0 => o! { "allow" => "once" },
         1 => o! { "allow" => "always" },
         2 => o! { "deny" => text(u)? },
         3 => o! { "deny" => "no", "halt" => true },
+        4 => o! { "allow" => "session" },
+        5 => o! { "allow" => "always", "scope" => "arguments" },
+        6 => o! { "deny" => "no", "code" => text(u)? },
         _ => value(u, 2, 3)?,
     })
 }

@@ -84,7 +84,7 @@ function configured<const F extends Fields>(fields: F) {
 }
 
 /** `RuleRef::to_value`: which rule, its id and label when it has them. */
-const RULE = { object: { list: { oneOf: ['deny', 'ask', 'allow'] }, index: 'number', id: { optional: 'string' }, label: { optional: 'string' } } } as const satisfies Desc;
+const RULE = { object: { list: { oneOf: ['deny', 'ask', 'allow', 'limits'] }, index: 'number', id: { optional: 'string' }, label: { optional: 'string' } } } as const satisfies Desc;
 
 /** `Decision::to_value`, also the top of an explanation. */
 const DECISION_FIELDS = {
@@ -93,6 +93,11 @@ const DECISION_FIELDS = {
   rule: { optional: RULE },
   explanation: 'string',
   pin: { optional: { object: { previous: 'string', current: 'string', changed: { arrayOf: 'string' } } } },
+  limit: {
+    optional: {
+      object: { kind: { oneOf: ['calls', 'budget', 'concurrency', 'cost_failed', 'keys'] }, per: { oneOf: ['principal', 'tool', 'page'] }, used: 'number', max: 'number' },
+    },
+  },
 } as const satisfies Fields;
 const DECISION = { object: DECISION_FIELDS } as const;
 
@@ -115,7 +120,17 @@ const CALL_ERROR_FIELDS = {
 
 /** `Grant::to_value`. */
 const GRANT = {
-  object: { principal: { anyOf: ['string', 'null'] }, server: 'string', tool: 'string', fingerprint: 'string', expiresAt: 'number', grantedAt: 'number' },
+  object: {
+    principal: { anyOf: ['string', 'null'] },
+    server: 'string',
+    tool: 'string',
+    fingerprint: 'string',
+    expiresAt: 'number',
+    grantedAt: 'number',
+    scope: { oneOf: ['tool', 'arguments'] },
+    argsDigest: { optional: 'string' },
+    session: 'boolean',
+  },
 } as const satisfies Desc;
 
 /** One step of a call's decision record (`Call::note*`). */
@@ -142,7 +157,7 @@ const RECORD_STEP = {
       },
     },
     { object: { step: { oneOf: ['policy'] }, decision: DECISION } },
-    { object: { step: { oneOf: ['approval'] }, outcome: 'string', durationMs: 'number' } },
+    { object: { step: { oneOf: ['approval'] }, outcome: 'string', durationMs: 'number', scope: { optional: { oneOf: ['arguments'] } } } },
     { object: { step: { oneOf: ['tool', 'read', 'get'] }, outcome: { oneOf: ['returned', 'threw', 'aborted'] }, durationMs: 'number' } },
     { object: { step: { oneOf: ['aborted'] } } },
   ],
@@ -259,7 +274,7 @@ export type AddGlobalAnswer = AnswerOf<typeof AddGlobalAnswer>;
 export const DefineSubjectAnswer = configured({ fingerprint: 'string' });
 export type DefineSubjectAnswer = AnswerOf<typeof DefineSubjectAnswer>;
 
-/** `core.recordGrant`: the grant an `{ allow: 'always' }` made. */
+/** `core.recordGrant`: the grant an `{ allow: 'always' | 'session' }` made. */
 export const RecordGrantAnswer = configured({ grant: GRANT });
 export type RecordGrantAnswer = AnswerOf<typeof RecordGrantAnswer>;
 
@@ -283,7 +298,7 @@ export type StoredGrantsAnswer = AnswerOf<typeof StoredGrantsAnswer>;
 export const CheckPatternAnswer = configured({});
 export type CheckPatternAnswer = AnswerOf<typeof CheckPatternAnswer>;
 
-/** `core.lintPolicy`: `lintPolicy()`'s diagnostics. */
+/** The lint module's `lintPolicy`: `lintPolicy()`'s diagnostics. */
 export const LintPolicyAnswer = configured({ diagnostics: { arrayOf: { object: { code: 'string', message: 'string', path: 'string' } } } });
 export type LintPolicyAnswer = AnswerOf<typeof LintPolicyAnswer>;
 

@@ -24,7 +24,7 @@ import { errorMessage, errorResult, normalizeResult } from './normalize.js';
 import { Ended, NEVER_ABORTED, perform, syncEndedAt, type AnyHook } from './perform.js';
 import { loadedShaping, loadShaper, shaperLoaded } from './shaper.js';
 import type { CallTrace, DecisionStep, TracedStep } from './telemetry.js';
-import { diagnose } from './diagnose.js';
+import { DIAGNOSING, diagnose } from './diagnose.js';
 import type { Note } from './diagnostics.js';
 import type { CallError, CallOptions, CallOutcome, CallToolResult, ToolContract } from './types.js';
 import { readCallOptions, type ReadCallOptions } from './call-options.js';
@@ -33,6 +33,7 @@ import type { PayloadSource } from './payloads.js';
 import { compileSchema, toJson, validateJsonText, validateStandard, type Diagnostic } from './validation.js';
 import type * as Extras from './call-extras.js';
 import type { AskFactsAnswer, CallDecisionAnswer, CallErrorAnswer, EndAnswer, PlanErrorAnswer } from './answers.js';
+import type { LimitsChecked } from './limits-hook.js';
 
 /**
  * A chunk only some calls need, loaded once by `load()`; `loaded` is the module once it is. A
@@ -63,11 +64,6 @@ const extrasChunk = lazily(() => import('./call-extras.js'));
 /** Loads call-extras.ts (for `explain`, through the pipeline chunk). */
 export const loadExtras = (): Promise<typeof Extras> => extrasChunk.load();
 
-/**
- * `process.env.NODE_ENV`, which bundlers replace: the guard of the diagnostics' code (diagnose.ts)
- * is false where it says `'production'`; a page without `process` (a browser) relies on `debug`.
- */
-declare const process: { env: { NODE_ENV?: string } };
 
 /** What a quiet ending means: the call succeeded and nothing was recorded. */
 const QUIET_SUCCESS = { ok: true } as const;
@@ -147,7 +143,7 @@ class CallRun {
   #clock = -1;
   /** The facts and payload `#report` read from the last performed step. */
   #reportedFacts = 0;
-  #reportedPayload: Record<string, string> | undefined;
+  #reportedPayload: Record<string, unknown> | undefined;
   /** The event of the last hook performed. */
   #event = 0;
   /** What the last performed step threw. */
@@ -172,6 +168,8 @@ class CallRun {
   #notes: Note[] | undefined;
   /** A failed predicate's note, waiting for the decision policy then makes. */
   #predicateNote: Note | undefined;
+  /** The token of the calls in flight the limits counted this call in (0: none). */
+  #held = 0;
 
   constructor(w: Warden, tool: PipelineTool, input: unknown, options: ReadCallOptions, scope: number, about: SubjectCall | undefined) {
     this.#w = w;
@@ -272,7 +270,9 @@ class CallRun {
         (this.#tool.validation.output ? CallFlags.OutputSchema : 0) |
         (this.#approver ? CallFlags.Approver : 0) |
         (this.#observed ? CallFlags.Observed : 0) |
-        (this.#w.settings.capturePayloads ? CallFlags.Capture : 0);
+        (this.#w.settings.capturePayloads ? CallFlags.Capture : 0) |
+        // Limits count tool calls, and only those of tools a limit selects.
+        (this.#about === undefined && this.#w.limits?.selects(this.#w, this.#serverId, this.#tool.contract.name) ? CallFlags.Limits : 0);
       const target = this.#about?.target;
       const signal = this.#signalState();
       const begun = target === undefined ? core.begin(this.#engine, this.#tool.coreTool, this.#scope, flags, signal) : core.beginAt(this.#engine, this.#tool.coreTool, this.#scope, flags, target, signal);
@@ -313,6 +313,8 @@ class CallRun {
       return this.#noted(this.#internalError(err));
     } finally {
       this.#disarm();
+      // The call ends its calls in flight (limits' `concurrency`).
+      if (this.#held) this.#w.limits?.release(this.#w, this.#held);
       if (!ended && this.#call >= 0 && this.#current()) {
         try {
           core.end(this.#engine, this.#call);
@@ -379,6 +381,8 @@ class CallRun {
         return this.#approve();
       case Op.ValidateOutput:
         return this.#validateOutput();
+      case Op.Limits:
+        return this.#limits();
       default:
         throw new Error(`the core answered an unknown op ${op}`);
     }
@@ -405,7 +409,7 @@ class CallRun {
     const duration = this.#observed ? performance.now() - started : 0;
     const outcome = this.#report(how, value);
     const action = this.#step(outcome, this.#reportedFacts, duration, this.#reportedPayload);
-    if (((action >>> ActionBits.VerdictShift) & 7) === Verdict.Failed && (typeof process === 'undefined' || process.env.NODE_ENV !== 'production') && this.#w.settings.debug) {
+    if (((action >>> ActionBits.VerdictShift) & 7) === Verdict.Failed && DIAGNOSING && this.#w.settings.debug) {
       const failed = (action & ActionBits.FailedNow) !== 0;
       this.#note(['hook', EVENTS[hook.event] ?? 'before', core.lastHookId(this.#engine, this.#call) ?? '?', this.#tool.contract.name, outcome, failed ? this.#callFailure().message : undefined, hook.timeout ?? this.#w.settings.hookTimeout]);
       this.#clock = -1;
@@ -420,10 +424,10 @@ class CallRun {
   }
 
   /**
-   * What a performed hook or approver step reports: answers the outcome, and leaves its facts
-   * and payload in `#reportedFacts` / `#reportedPayload` (no array per step).
+   * What a performed hook or approver (`answer`) step reports: answers the outcome, and leaves
+   * its facts and payload in `#reportedFacts` / `#reportedPayload` (no array per step).
    */
-  #report(how: Ended, value: unknown): number {
+  #report(how: Ended, value: unknown, answer = false): number {
     this.#reportedFacts = 0;
     this.#reportedPayload = undefined;
     if (how === Ended.Raise) {
@@ -435,7 +439,7 @@ class CallRun {
     if (how === Ended.Aborted) return Outcome.Aborted;
     let returned: Returned;
     try {
-      returned = readReturn(value);
+      returned = readReturn(value, answer);
     } catch (err) {
       // Reading the return is part of performing the step: a getter or trap that throws is a raise.
       this.#threw = true;
@@ -445,11 +449,14 @@ class CallRun {
     this.#returned = returned;
     this.#reportedFacts = returned.facts;
     // Most hooks return nothing the core needs text of: no payload object for them.
-    if (returned.message === undefined && returned.code === undefined && returned.deny === undefined) return Outcome.Returned;
-    const payload: Record<string, string> = {};
+    if (returned.message === undefined && returned.code === undefined && returned.deny === undefined && returned.allow === undefined && returned.scopeOwn === undefined) return Outcome.Returned;
+    const payload: Record<string, unknown> = {};
     if (returned.message !== undefined) payload.message = returned.message;
     if (returned.code !== undefined) payload.code = returned.code;
     if (returned.deny !== undefined) payload.deny = returned.deny;
+    if (returned.allow !== undefined) payload.allow = returned.allow;
+    // The approver's `scope` as an own key, its value a string or `null` (`undefined` stays so).
+    if (returned.scopeOwn) payload.scope = returned.scope;
     this.#reportedPayload = payload;
     return Outcome.Returned;
   }
@@ -569,6 +576,8 @@ class CallRun {
     const facts: Record<string, unknown> = { taint: [...this.#taint], nowMs: this.#w.settings.clock() };
     // Encoded (copied) as it is sent: the core never hands it back.
     if (what & 1) facts.arguments = this.#argsValue;
+    // A grant for exactly some arguments is found by their digest.
+    if (this.#w.exactGrants) facts.argsDigest = this.#argsDigest ??= digestOf(this.#argsValue);
     if (this.#options.principal !== undefined) facts.principal = this.#options.principal;
     const action = core.policyFacts(this.#engine, this.#call, encode(facts), this.#signalState());
     if (action === 0) throw new Error('the core does not know this call');
@@ -583,10 +592,28 @@ class CallRun {
     const performed = predicate ? perform(predicate as AnyHook, [call, ctx], this.#w.settings.hookTimeout, this.#signal) : ([Ended.Raise, undefined] as [Ended, unknown]);
     const [how, value] = Array.isArray(performed) ? performed : await performed;
     const outcome = how === Ended.Aborted ? Outcome.Aborted : how !== Ended.Value || typeof value !== 'boolean' ? Outcome.PredicateFailed : value ? Outcome.PredicateTrue : Outcome.PredicateFalse;
-    if (outcome === Outcome.PredicateFailed && (typeof process === 'undefined' || process.env.NODE_ENV !== 'production') && this.#w.settings.debug) {
+    if (outcome === Outcome.PredicateFailed && DIAGNOSING && this.#w.settings.debug) {
       this.#note((this.#predicateNote = ['predicate', this.#tool.contract.name, how, predicate?.name || undefined, this.#w.settings.hookTimeout]));
     }
     const action = this.#step(outcome, 0);
+    this.#decided(action);
+    return action;
+  }
+
+  /** The limits step: the limits module (webmcp-warden/limits) checks and counts the call. */
+  #limits(): number | Promise<number> {
+    const limits = this.#w.limits;
+    // A cost function is given the call as predicates see it, written with the extras' chunk.
+    const extras = extrasChunk.loaded;
+    if (limits && extras === undefined) return extrasChunk.load().then(() => this.#limits());
+    // Limits removed while the call was in flight: it is within them.
+    const checked = limits && extras ? limits.check(this.#w, this.#serverId, this.#tool.contract.name, this.#options.principal, this.#signal, () => this.#policyCall(undefined, extras)) : ([Outcome.Valid, undefined, 0] as LimitsChecked);
+    return Array.isArray(checked) ? this.#limited(checked) : checked.then((done) => this.#limited(done));
+  }
+
+  #limited([outcome, payload, token]: LimitsChecked): number {
+    this.#held = token;
+    const action = this.#step(outcome, 0, 0, payload);
     this.#decided(action);
     return action;
   }
@@ -605,15 +632,16 @@ class CallRun {
     if (step !== undefined && !Array.isArray(performed)) performed = step.race(performed, call, this.#tool.contract.title, approver, this.#w.settings) as Promise<[Ended, unknown]>;
     const [how, value] = Array.isArray(performed) ? performed : await performed;
     const duration = performance.now() - started;
-    const outcome = this.#report(how, value);
+    const outcome = this.#report(how, value, true);
     const action = this.#step(outcome, this.#reportedFacts, duration, this.#reportedPayload);
-    if (((action >>> ActionBits.VerdictShift) & 7) === Verdict.Failed && (typeof process === 'undefined' || process.env.NODE_ENV !== 'production') && this.#w.settings.debug) {
+    if (((action >>> ActionBits.VerdictShift) & 7) === Verdict.Failed && DIAGNOSING && this.#w.settings.debug) {
       const failure = this.#callFailure();
       this.#note(['approver', this.#tool.contract.name, failure.cause ?? 'bad_return', failure.message, decision?.explanation, this.#w.settings.askTimeout]);
     }
-    // `{ allow: 'always' }`: the core records the grant and the store keeps it. The approval of
-    // this call stands even if the store cannot: the next call then asks again.
-    if (action & ActionBits.Accepted) await recordGrant(this.#w, this.#call, this.#options.principal).catch(() => undefined);
+    // `{ allow: 'always' | 'session' }`: the core records the grant (for the arguments the
+    // approver was shown, when it is scoped to them) and the store keeps what is not a session
+    // grant. The approval of this call stands even if the store cannot: the next call then asks again.
+    if (action & ActionBits.Accepted) await recordGrant(this.#w, this.#call, this.#options.principal, this.#argsDigest).catch(() => undefined);
     return action;
   }
 
@@ -719,17 +747,17 @@ class CallRun {
   /** The outcome, once the call's diagnostics, if any, are written. */
   #noted(outcome: CallOutcome): CallOutcome | Promise<CallOutcome> {
     const notes = this.#notes;
-    return (typeof process === 'undefined' || process.env.NODE_ENV !== 'production') && notes !== undefined ? diagnose(this.#w, notes).then(() => outcome) : outcome;
+    return DIAGNOSING && notes !== undefined ? diagnose(this.#w, notes).then(() => outcome) : outcome;
   }
 
   // ---- telemetry -----------------------------------------------------------------------------
 
 
 
-  /** Emits `policy.decision` when the core says policy just decided. */
+  /** Emits `policy.decision` when the core says policy just decided, and `limit.exceeded` when a limit did. */
   #decided(action: number): void {
     if (!(action & ActionBits.Decided)) return;
-    if ((typeof process === 'undefined' || process.env.NODE_ENV !== 'production') && this.#predicateNote !== undefined) {
+    if (DIAGNOSING && this.#predicateNote !== undefined) {
       this.#predicateNote[5] = (decode(core.callDecision(this.#engine, this.#call)) as CallDecisionAnswer)?.explanation;
       this.#predicateNote = undefined;
     }
@@ -739,6 +767,7 @@ class CallRun {
     const event: Record<string, unknown> = { name: 'policy.decision', tool: this.#tool.contract.name, serverId: this.#serverId, invocationId: this.invocationId, effect: decision.effect, reason: decision.reason };
     if (decision.rule) event.rule = decision.rule;
     this.#w.telemetry.emit(event as never);
+    if (decision.limit) this.#w.telemetry.emit({ ...event, name: 'limit.exceeded', limit: decision.limit } as never);
   }
 
   // ---- endings -------------------------------------------------------------------------------
@@ -778,10 +807,10 @@ class CallRun {
         const shaped = this.#about ? this.#about.shape(outcome.result, this.#serverId, max) : loadedShaping().shapeForModel(outcome.result, this.#serverId, max);
         outcome.result = shaped.result as CallToolResult;
         this.#shapeStep = { step: 'shape', flags: shaped.flags, truncated: shaped.truncated };
-        if ((shaped.flags.length > 0 || shaped.truncated) && (typeof process === 'undefined' || process.env.NODE_ENV !== 'production') && this.#w.settings.debug) this.#note(['shape', this.#tool.contract.name, shaped.flags, shaped.truncated, max]);
+        if ((shaped.flags.length > 0 || shaped.truncated) && DIAGNOSING && this.#w.settings.debug) this.#note(['shape', this.#tool.contract.name, shaped.flags, shaped.truncated, max]);
       }
     }
-    if (!outcome.ok && outcome.error.reason === 'invalid_structured_content' && (typeof process === 'undefined' || process.env.NODE_ENV !== 'production') && this.#w.settings.debug) {
+    if (!outcome.ok && outcome.error.reason === 'invalid_structured_content' && DIAGNOSING && this.#w.settings.debug) {
       this.#note(['output', this.#tool.contract.name, outcome.error.message]);
     }
     if (this.#observed) {

@@ -17,6 +17,7 @@ import type { AskBook } from './asks.js';
 import { memoryGrantStore, type Grant, type GrantStore } from './grant-stores.js';
 import { Predicates } from './predicates.js';
 import type { Approver, ToolFilterFn } from './policy-types.js';
+import type { LimitsEngine } from './limits-hook.js';
 import type { AnyHook } from './perform.js';
 import type { Redactor } from './payloads.js';
 import type { AnyToolOptions, RegisteredTool, RegistrationStatus } from './internal.js';
@@ -221,6 +222,12 @@ export class Warden {
    * layer's `useApprovals()`, the devtools): a page without either never loads `asks.ts`.
    */
   asks: AskBook | undefined = undefined;
+  /** The limits module, while the policy has limits (`webmcp-warden/limits`); calls are checked against them. */
+  limits: LimitsEngine | undefined = undefined;
+  /** The policy's `limits` as the limits module was given them (wire-encoded), while it has some. */
+  limitsSpec: Uint8Array | undefined = undefined;
+  /** A grant for exactly some arguments may be in the book: policy steps send the arguments' digest. */
+  exactGrants = false;
 
   #engineId = -1;
   #generation = 0;
@@ -567,6 +574,17 @@ export class Warden {
     return this.#log[which];
   }
 
+  /**
+   * Gives the limits module (`engine`, webmcp-warden/limits's) this client's limits
+   * (wire-encoded; `undefined`: none). Throws `ConfigurationError` for invalid ones, changing
+   * nothing.
+   */
+  setLimits(limits: Uint8Array | undefined, engine: LimitsEngine | undefined = this.limits): void {
+    if (limits !== undefined || this.limitsSpec !== undefined) engine?.set(this, limits);
+    this.limitsSpec = limits;
+    this.limits = limits === undefined ? undefined : engine;
+  }
+
   /** Seals an `approvedFingerprints: 'first_listing'` baseline (the first listing or call happened). */
   sealBaseline(): void {
     core.sealBaseline(this.engine());
@@ -633,6 +651,7 @@ export class Warden {
     this.#log.policy = this.#log.approved = this.#log.filter = NULL_SETTING;
     this.#log.baselines.clear();
     this.#log.grants = undefined;
+    this.setLimits(undefined);
     this.resets++;
   }
 
@@ -641,6 +660,7 @@ export class Warden {
     if (this.#disposed) return;
     clientFinalizer?.unregister(this);
     if (this.#generation === liveGeneration()) core.engineDrop(this.#engineId);
+    this.setLimits(undefined);
     this.#disposed = true;
   }
 }

@@ -29,6 +29,7 @@ export const Op = {
   Predicate: 7,
   Approve: 8,
   ValidateOutput: 9,
+  Limits: 10,
 } as const;
 
 /** The call's abort signal as reported with each step (`call::Signal`). */
@@ -75,6 +76,7 @@ export const CallFlags = {
   Observed: 16,
   Capture: 32,
   Explain: 64,
+  Limits: 128,
 } as const;
 
 /** The facts of a returned value (`returns::bits` and its enums). */
@@ -144,9 +146,8 @@ export const Configure = {
   ListGrants: 12,
   RevokeGrants: 13,
   StoredGrants: 14,
-  LintPolicy: 15,
-  CheckPattern: 16,
-  Suspend: 17,
+  CheckPattern: 15,
+  Suspend: 16,
 } as const;
 
 /** The steps of the `control` export (`wire::Control`). */

@@ -5,6 +5,7 @@ import type { Warden } from './client.js';
 import { Bounds } from './codes.js';
 import { ConfigurationError } from './errors.js';
 import { encodePolicy, type Approver, type Policy, type ToolFilterFn } from './governance.js';
+import { limitsHook } from './limits-hook.js';
 import { useGrantStore, type GrantStore } from './grants.js';
 import { encode } from './wire.js';
 import { compileHookSet, mergeHooks } from './hookset.js';
@@ -23,7 +24,10 @@ export interface WebMCPConfig {
   hookTimeout?: number;
   /** The server id of tools that name none (`"page"`). */
   serverId?: string;
-  /** The page's policy: `{ deny, ask, allow, default, pin, allowNewTools }`. `null` removes it. */
+  /**
+   * The page's policy: `{ deny, ask, allow, default, pin, allowNewTools, limits }`. `null` removes
+   * it. A policy with `limits` needs `withLimits()` from `webmcp-warden/limits`.
+   */
   policy?: Policy | null;
   /** The approver that settles asks. `null` removes it. */
   onAsk?: Approver | null;
@@ -205,11 +209,12 @@ export function configure(w: Warden, options: WebMCPConfig): void {
   const approved = options.approvedFingerprints;
   // Settings the core checks go first, each applied once its own check passed; if a later one
   // (or the hooks) fails, the earlier ones are put back.
-  const previous = { policy: w.governanceBytes('policy'), approved: w.governanceBytes('approved'), filter: w.governanceBytes('filter') };
+  const previous = { policy: w.governanceBytes('policy'), approved: w.governanceBytes('approved'), filter: w.governanceBytes('filter'), limits: w.limitsSpec };
   const restore = () => {
     for (const which of ['policy', 'approved', 'filter'] as const) {
       if (w.governanceBytes(which) !== previous[which]) w.setGovernance(which, previous[which]);
     }
+    if (w.limitsSpec !== previous.limits) w.setLimits(previous.limits, limitsHook.engine);
     // Predicate functions the new policy encoded but that will not be in force are released.
     w.predicates.retain(w.predicates.inForce);
   };
@@ -223,6 +228,17 @@ export function configure(w: Warden, options: WebMCPConfig): void {
       const encoded = encodePolicy(w, options.policy);
       policyHandles = encoded.handles;
       w.setGovernance('policy', encoded.bytes);
+      // The core leaves `limits` to the limits module (webmcp-warden/limits).
+      let limits: unknown;
+      try {
+        limits = options.policy === null ? undefined : (options.policy as { limits?: unknown }).limits;
+      } catch {
+        throw new ConfigurationError('invalid_policy', 'configureWebMCP: policy.limits could not be read', 'limits');
+      }
+      if (limits !== undefined && limitsHook.engine === undefined) {
+        throw new ConfigurationError('limits_unavailable', "configureWebMCP: a policy's limits are counted by webmcp-warden/limits: wrap the policy in withLimits() from it", 'limits');
+      }
+      w.setLimits(limits === undefined ? undefined : encode(limits, { fn: (f) => w.predicates.handleOf(f as never, () => w.counts().calls) }), limitsHook.engine);
     }
     if (approved !== undefined) w.setGovernance('approved', encode(approved));
     if (options.tools !== undefined) w.setGovernance('filter', encode(typeof options.tools === 'function' ? null : options.tools));

@@ -11,12 +11,15 @@
 // `guard`: a trap marks the instance dead and throws `CoreTrapped`; the next use instantiates a
 // fresh one from the already compiled module, and each client replays its configuration into
 // it (see `client.ts`).
+// The core's bytes first: bundlers then put them at the top of the page's entry, so that the
+// package's JS is one run a compressor can read as a whole (a run split by them compresses
+// worse: bench/RESULTS.md, "Patterns").
+import { WASM_LZMA_BASE64 } from '../wasm/warden_core_bytes.js';
 import * as glue from '../wasm/warden_core.js';
 import { decodeBase64 } from './embedded-bytes.js';
 import { coreReplaced } from '../wasm/pattern-host.js';
 import { installPatternLoaders } from './patterns.js';
 import { unlzma, unlzmaAsync } from './unlzma.js';
-import { WASM_LZMA_BASE64 } from '../wasm/warden_core_bytes.js';
 import { Configure, Control, Read } from './codes.js';
 import { Writer, decode, encode } from './wire.js';
 import { WardenError } from './errors.js';
@@ -228,8 +231,8 @@ export const core = {
   recordBaseline: (e: number, tool: number) => {
     control(e, Control.RecordBaseline, tool);
   },
-  recordGrant: (e: number, call: number, principal: string | undefined, now: number, ttl: number): Uint8Array =>
-    configure(e, Configure.RecordGrant, [call, principal ?? null, now, ttl]),
+  recordGrant: (e: number, call: number, principal: string | undefined, now: number, ttl: number, argsDigest: string | undefined): Uint8Array =>
+    configure(e, Configure.RecordGrant, [call, principal ?? null, now, ttl, argsDigest ?? null]),
   forgetGrant: (e: number, grant: Uint8Array) => guard(() => glue.forgetGrant(e, grant)),
   loadGrants: (e: number, stored: Uint8Array): Uint8Array => configure(e, Configure.LoadGrants, [], stored),
   listGrants: (e: number, now: number): Uint8Array => configure(e, Configure.ListGrants, [now]),
@@ -242,7 +245,6 @@ export const core = {
   setRebaseline: (e: number, on: boolean) => {
     control(e, Control.SetRebaseline, on ? 1 : 0);
   },
-  lintPolicy: (spec: Uint8Array): Uint8Array => configure(0, Configure.LintPolicy, [], spec),
   setUnsafePatterns: (e: number, allowed: boolean) => {
     control(e, Control.SetUnsafePatterns, allowed ? 1 : 0);
   },

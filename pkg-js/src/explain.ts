@@ -51,7 +51,11 @@ export async function explain(name: string, input?: unknown, given: Pick<CallOpt
   if (w.settings.filter !== undefined) select.filterFunction = 'not called in a dry run; it could still hide this tool';
   const engine = w.engine();
   const rejectProto = w.settings.rejectProtoKeys;
-  const flags = (tool.validation.standard ? CallFlags.StandardInput : tool.validation.input || rejectProto ? CallFlags.JsonInput : 0) | (approverFor(w, tool.scope) ? CallFlags.Approver : 0) | CallFlags.Explain;
+  const flags =
+    (tool.validation.standard ? CallFlags.StandardInput : tool.validation.input || rejectProto ? CallFlags.JsonInput : 0) |
+    (approverFor(w, tool.scope) ? CallFlags.Approver : 0) |
+    (w.limits?.selects(w, tool.server ?? w.settings.serverId, tool.contract.name) ? CallFlags.Limits : 0) |
+    CallFlags.Explain;
   const begun = core.begin(engine, tool.coreTool, tool.scope, flags, Signal.Live);
   if (begun < 0) throw new Error('the tool cannot be planned');
   // The call's handle and its first action, packed in one number (see `begin` in src/wasm/core.rs).
@@ -90,8 +94,15 @@ export async function explain(name: string, input?: unknown, given: Pick<CallOpt
       const args = json.ok ? JSON.parse(json.text) : null;
       if (json.ok) argsDigest = core.sha256Hex(canonicalJson(args));
       const facts: Record<string, unknown> = { arguments: args, taint: [...options.taint], nowMs: w.settings.clock() };
+      // A grant for exactly these arguments is found by their digest.
+      if (argsDigest !== undefined) facts.argsDigest = argsDigest;
       if (options.principal !== undefined) facts.principal = options.principal;
       action = core.policyFacts(engine, call, encode(facts), Signal.Live);
+    } else if (op === Op.Limits) {
+      // What the limits would say, counting nothing and calling no cost function.
+      const checked = w.limits?.check(w, tool.server ?? w.settings.serverId, tool.contract.name, options.principal, undefined, undefined) ?? [Outcome.Valid, undefined, 0];
+      const [outcome, payload] = Array.isArray(checked) ? checked : await checked;
+      action = payload === undefined ? core.step(engine, call, outcome, 0, Signal.Live, 0) : core.stepWith(engine, call, outcome, 0, Signal.Live, 0, encode(payload));
     } else {
       core.end(engine, call);
       throw new Error(`the core asked a dry run for op ${op}`);

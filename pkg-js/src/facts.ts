@@ -27,6 +27,12 @@ export interface Returned {
   code?: string;
   /** `value.deny`, when a string (the approver's reason). */
   deny?: string;
+  /** `value.allow`, when a string (the approver's answer). */
+  allow?: string;
+  /** Whether `scope` is an own key (read for the approver only; a hook's is an unknown key). */
+  scopeOwn?: true;
+  /** `value.scope`: a string, or `null` for any other value but `undefined`. */
+  scope?: string | null;
 }
 
 // What a return with no keys to read comes to: one frozen object each, since most hooks return
@@ -41,9 +47,10 @@ let ARRAY_RETURN: Returned | undefined;
  * Reads what a hook or the approver returned (throws when reading it throws; the caller reports
  * a raise). Each key is read once, so a getter cannot answer one thing to the facts and another
  * to the value that takes effect. Own keys come from `Object.keys`; `'allow' in value` and
- * `'result' in value` see the prototype chain too, as simple-webmcp's checks did.
+ * `'result' in value` see the prototype chain too, as simple-webmcp's checks did. `answer`: the
+ * approver's answer, whose `scope` key is read (for a hook it is an unknown key).
  */
-export function readReturn(value: unknown): Returned {
+export function readReturn(value: unknown, answer = false): Returned {
   if (value === undefined) return (UNDEFINED_RETURN ??= Object.freeze({ facts: Facts.KindUndefined }));
   if (value === null) return (NULL_RETURN ??= Object.freeze({ facts: Facts.KindNull }));
   const type = typeof value;
@@ -83,6 +90,15 @@ export function readReturn(value: unknown): Returned {
         break;
       case 'halt':
         facts |= Facts.HaltOwn;
+        break;
+      case 'scope':
+        if (answer) {
+          const scope = v.scope;
+          out.scopeOwn = true;
+          if (scope !== undefined) out.scope = typeof scope === 'string' ? scope : null;
+          break;
+        }
+        facts |= Facts.OtherOwn;
         break;
       default:
         // Every key a hook or the approver may return has its case above.
@@ -130,6 +146,7 @@ export function readReturn(value: unknown): Returned {
   if (typeof code === 'string') out.code = code;
   if (typeof deny === 'string') out.deny = deny;
   if (allow !== undefined) facts |= (allow === 'once' ? Facts.AllowOnce : allow === 'always' ? Facts.AllowAlways : Facts.AllowOther) << Facts.AllowShift;
+  if (answer && typeof allow === 'string') out.allow = allow;
   const halt = v.halt;
   if (halt !== undefined) facts |= (halt === true ? Facts.HaltTrue : Facts.HaltOther) << Facts.HaltShift;
   out.facts = facts >>> 0;

@@ -6,7 +6,7 @@ import { encode } from './wire.js';
 import type { Approver, PolicyPredicate } from './policy-types.js';
 
 export type { Decision };
-export { definePolicy, type PolicyCall, type AskAnswer, type ApprovalCall, type GovernanceContext, type Approver, type PolicyPredicate, type ToolFilterFn, type PolicyWhen, type PolicyRule, type Rule, type Policy, type PolicySection, type PolicyDiagnostic } from './policy-types.js';
+export { definePolicy, type PolicyCall, type AskAnswer, type ApprovalCall, type GovernanceContext, type Approver, type PolicyPredicate, type ToolFilterFn, type PolicyWhen, type PolicyRule, type Rule, type Policy, type PolicySection, type PolicyDiagnostic, type PolicyLimit, type LimitCost } from './policy-types.js';
 export { Predicates } from './predicates.js';
 
 

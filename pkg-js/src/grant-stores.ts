@@ -1,7 +1,11 @@
 // Where grants are kept: the stores a page may choose (`grantStore` in `configureWebMCP`). A
 // module of its own, importing nothing: the client makes its default store from it.
 
-/** A standing approval for one principal, one tool and one exact definition. */
+/**
+ * A standing approval for one principal, one tool and one exact definition: for every argument
+ * (`scope: 'tool'`) or for exactly the arguments approved (`scope: 'arguments'`), for
+ * `grantTtl` or, `session: true`, for as long as the client (never stored).
+ */
 export interface Grant {
   /** Who it is for (`null`: calls without a principal). */
   principal: string | null;
@@ -15,6 +19,12 @@ export interface Grant {
   expiresAt: number;
   /** When it was recorded (ms since the epoch). */
   grantedAt: number;
+  /** What it covers: every argument of the tool, or exactly the arguments approved (a stored entry without it reads as `'tool'`). */
+  scope: 'tool' | 'arguments';
+  /** The digest of the approved arguments (`scope: 'arguments'`): `call.argsDigest` of the call approved. */
+  argsDigest?: string;
+  /** It lasts as long as the client (`{ allow: 'session' }`, and at most until `expiresAt`): a store never sees it. */
+  session: boolean;
 }
 
 /** Where grants are kept. Either method may be async. */

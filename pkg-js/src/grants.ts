@@ -1,7 +1,9 @@
-// Grants: what `{ allow: 'always' }` records, where it is kept, and the grant API. The core
-// holds the grants (a book keyed by principal, tool and fingerprint) and decides which is live
-// and which a revoke removes; a store only keeps them: it is read into the core once (at the
-// first need after it is set) and written after each change.
+// Grants: what `{ allow: 'always' | 'session' }` records, where it is kept, and the grant API.
+// The core holds the grants (a book keyed by principal, tool, fingerprint and, for a grant of
+// exactly some arguments, their digest) and decides which is live and which a revoke removes; a
+// store only keeps them: it is read into the core once (at the first need after it is set) and
+// written after each change. Session grants are the core's alone: what it hands a store to save
+// never holds one (docs/behaviour.md, "Grants").
 import type { Warden } from './client.js';
 import { core } from './core.js';
 import { ConfigurationError } from './errors.js';
@@ -61,7 +63,15 @@ export function ensureGrants(w: Warden): Promise<LoadResult> {
     try {
       const stored: unknown = await store.load();
       if (generation !== book.generation) return { ok: false, error: new Error('the grant store was replaced') };
-      w.loadGrants(encode(Array.isArray(stored) ? stored : []));
+      const grants = Array.isArray(stored) ? stored : [];
+      w.loadGrants(encode(grants));
+      // A stored grant for exactly some arguments: policy steps send the arguments' digest (an
+      // entry that cannot be read may be one too).
+      try {
+        if (grants.some((grant) => (grant as Grant | null)?.scope === 'arguments')) w.exactGrants = true;
+      } catch {
+        w.exactGrants = true;
+      }
       book.loaded = true;
       return { ok: true };
     } catch (error) {
@@ -85,7 +95,7 @@ function save(w: Warden): Promise<void> {
   return next.then(() => undefined);
 }
 
-/** The live grants, as the core judges them at the client's current time. Expired grants are dropped. */
+/** The live grants (session grants too), as the core judges them at the client's current time. Expired grants are dropped. */
 export async function listGrants(w: Warden): Promise<Grant[]> {
   await ensureGrants(w);
   // The engine is live (`w.engine()` throws for a disposed client): the core does not refuse.
@@ -120,15 +130,17 @@ export async function clearGrants(w: Warden): Promise<void> {
 }
 
 /**
- * Records the grant the core makes for an `{ allow: 'always' }` answer to `call` and saves the
- * book. When the store cannot be read or cannot keep it, the core forgets the grant again: the
- * approval of this call stands, and the next call asks again.
+ * Records the grant the core makes for an `{ allow: 'always' | 'session' }` answer to `call` and
+ * saves the book. `argsDigest` is the digest of the arguments the approver was shown (a grant of
+ * `scope: 'arguments'` is for them). When the store cannot be read or cannot keep it, the core
+ * forgets the grant again: the approval of this call stands, and the next call asks again.
  */
-export async function recordGrant(w: Warden, call: number, principal: string | undefined): Promise<void> {
+export async function recordGrant(w: Warden, call: number, principal: string | undefined, argsDigest?: string): Promise<void> {
   const loaded = await ensureGrants(w);
   const engine = w.engine();
-  const answer = decode(core.recordGrant(engine, call, principal, w.settings.clock(), w.settings.grantTtl)) as RecordGrantAnswer;
+  const answer = decode(core.recordGrant(engine, call, principal, w.settings.clock(), w.settings.grantTtl, argsDigest)) as RecordGrantAnswer;
   if (!answer.ok || answer.grant === undefined) return;
+  if (answer.grant.scope === 'arguments') w.exactGrants = true;
   const grant = encode(answer.grant);
   if (!loaded.ok) {
     core.forgetGrant(engine, grant);

@@ -51,6 +51,7 @@ export {
   type HookStopEvent,
   type HookExceptionEvent,
   type PolicyDecisionEvent,
+  type LimitExceededEvent,
   type ToolCallStopEvent,
   type ResourceReadStopEvent,
   type PromptGetStopEvent,

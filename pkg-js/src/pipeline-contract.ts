@@ -5,7 +5,7 @@
 // entry's only through here).
 import type { Warden } from './client.js';
 import type { Compiled, JsonText, PipelineTool, ReadCallOptions, RegisteredTool, SubjectCall } from './internal.js';
-import type * as Shaping from './shape.js';
+import type { Shaping } from './shape.js';
 import type * as Extras from './call-extras.js';
 import type { CallOptions, CallOutcome, CallToolResult, Diagnostic, JsonSchema, JsonValidated, Limits, ListingOptions, NormalizeOptions, ToolContract } from './types.js';
 import type * as Canonical from './canonical.js';
@@ -77,7 +77,7 @@ export interface PipelineChunk {
   /** A tool's return value as an MCP result (normalize.ts). */
   normalizeResult(value: unknown, options?: NormalizeOptions): CallToolResult;
   /** Loads the shaping chunk and compiles its module once (shaper.ts). */
-  loadShaper(): Promise<typeof Shaping>;
+  loadShaper(): Promise<Shaping>;
   /** The loaded shaping chunk (shaper.ts); throws when it is not loaded. */
-  loadedShaping(): typeof Shaping;
+  loadedShaping(): Shaping;
 }

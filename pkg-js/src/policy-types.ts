@@ -33,8 +33,17 @@ export interface PolicyCall {
   decision?: Decision;
 }
 
-/** What the approver answers. */
-export type AskAnswer = { allow: 'once' } | { allow: 'always' } | { deny: string } | { deny: string; halt: true };
+/**
+ * What the approver answers: allow this call once; record a grant (`'always'`: for `grantTtl`,
+ * `'session'`: for as long as the client and at most `grantTtl`, never stored) for every argument of the tool
+ * (`scope: 'tool'`, the default) or for exactly these arguments (`scope: 'arguments'`); or deny,
+ * with a `code` the outcome carries (`error.code`), and `halt` to tell an agent loop to stop.
+ */
+export type AskAnswer =
+  | { allow: 'once' }
+  | { allow: 'always' | 'session'; scope?: 'tool' | 'arguments' }
+  | { deny: string; code?: string }
+  | { deny: string; code?: string; halt: true };
 
 /** What the approver sees of a call: always with the decision that asked. */
 export interface ApprovalCall extends PolicyCall {
@@ -101,7 +110,41 @@ export type PolicyRule =
 /** A policy rule (the same as {@link PolicyRule}). */
 export type Rule = PolicyRule;
 
-/** A policy: deny > pin > ask > allow > default, first match within a list. */
+/**
+ * What a call costs against a limit's `budget`, from its final arguments (a deeply frozen copy)
+ * and the call as function predicates see it. A throw, a rejection, a timeout (`hookTimeout`) or
+ * an answer that is not a number of 0 or more counts as past the limit (fail closed).
+ */
+export type LimitCost = (input: unknown, call: PolicyCall) => number | Promise<number>;
+
+/**
+ * A limit on tool calls (docs/behaviour.md, "Limits"). Every limit whose matcher selects the tool
+ * applies; a call past one is denied or asked about (`onExceeded`), whatever the rules said and
+ * whatever grant there is. Give at least one of `max` (with `window`), `budget` (with `window`)
+ * and `concurrency`.
+ */
+export interface PolicyLimit {
+  /** The tools it counts: a matcher, as a rule's (default: every tool). */
+  match?: string | RegExp | { server: string; name: RegExp };
+  /** What it counts apart: each principal, each tool name, or every call together (`'page'`, the default). */
+  per?: 'principal' | 'tool' | 'page';
+  /** At most this many calls in any `window` (a whole number above 0). */
+  max?: number;
+  /** The window `max` and `budget` count in, in ms (a whole number above 0). */
+  window?: number;
+  /** At most this many calls in flight at once: from the policy step (an approval wait counts) to the call's end. */
+  concurrency?: number;
+  /** At most this much cost in any `window` (a number above 0). */
+  budget?: number;
+  /** What a call costs against `budget`: a number of 0 or more (default 1) or a function. */
+  cost?: number | LimitCost;
+  /** What a call past the limit gets (default `'deny'`). A grant never settles a limit's ask. */
+  onExceeded?: 'deny' | 'ask';
+  /** Names the limit in decisions; its counts carry over when the policy is configured again (without one, its place does). */
+  id?: string;
+}
+
+/** A policy: deny > pin > ask > allow > default, first match within a list; then its limits. */
 export interface Policy {
   /** Calls that are refused. */
   deny?: readonly PolicyRule[];
@@ -115,6 +158,8 @@ export interface Policy {
   pin?: 'ask' | 'deny' | false;
   /** A tool first seen after the baseline (default `true`). */
   allowNewTools?: true | 'ask' | 'deny';
+  /** Limits on tool calls: rate, calls in flight, budgets (docs/behaviour.md, "Limits"). */
+  limits?: readonly PolicyLimit[];
   /**
    * Reads of resources: rules matching the URI read (a URI glob or template, a RegExp,
    * `{ server, name: RegExp }`); `default` falls back to the policy's. The policy's own rules

@@ -23,15 +23,10 @@ import { dropBrowserRegistration, getModelContext, isMcpB, isVisible, Registrati
 import type { ToolRecord } from './client.js';
 import { listContracts } from './listing.js';
 import { runCall } from './call.js';
-import { diagnose } from './diagnose.js';
+import { DIAGNOSING, diagnose } from './diagnose.js';
 import { registerWith, signalOf } from './runtime-adapter.js';
 import type { CallOutcome, ToolContract } from './types.js';
 
-/**
- * `process.env.NODE_ENV`, which bundlers replace: the guard of the diagnostics' code (diagnose.ts)
- * is false where it says `'production'`; a page without `process` (a browser) relies on `debug`.
- */
-declare const process: { env: { NODE_ENV?: string } };
 
 interface SyncState {
   running: Promise<void>;
@@ -246,7 +241,7 @@ async function registerWithBrowser(w: Warden, record: ToolRecord, sent: Sent): P
     const message = cause instanceof Error ? cause.message : String(cause);
     record.status = 'error';
     record.error = new RegistrationError('registration_failed', `Failed to register tool "${record.contract.name}": ${message}${sent.hint ?? ''}`, { cause });
-    if ((typeof process === 'undefined' || process.env.NODE_ENV !== 'production') && w.settings.debug) await diagnose(w, [['registration', record.contract.name, 'registration_failed', message + (sent.hint ?? ''), 'browser']]);
+    if (DIAGNOSING && w.settings.debug) await diagnose(w, [['registration', record.contract.name, 'registration_failed', message + (sent.hint ?? ''), 'browser']]);
     return;
   }
   if (record.browser === browser) {

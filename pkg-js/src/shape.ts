@@ -36,6 +36,14 @@ import type * as Wire from './wire.js';
 import type { Writer } from './wire.js';
 import type { ShapeResultAnswer } from './answers.js';
 
+/** What the package's calls use of shaping (`shaper.ts` hands it out once started). */
+export interface Shaping {
+  /** Shapes a result for a model ({@link shapeForModel}). */
+  shapeForModel: typeof shapeForModel;
+  /** Removes hidden text from one string ({@link stripText}). */
+  stripText: typeof stripText;
+}
+
 /** What shaping uses of the entry's modules, handed over by `shaper.ts` when it starts this chunk. */
 export type ShapeDeps = Pick<typeof JsonWalk, 'isContainer' | 'jsonView' | 'ownMember' | 'SKIP' | 'Unsupported' | 'Unsayable' | 'walkJson'> &
   Pick<typeof Unicode, 'utf8Length' | 'wellFormed'> &

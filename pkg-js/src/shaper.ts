@@ -6,15 +6,14 @@
 // its first `webmcp()`. `register()` starts loading it, a call or a listing that shapes awaits
 // it, and the public `shapeForModel` (pipeline-loader.ts) loads it. What it needs of the entry's
 // modules it is handed when it starts (see `shape.ts`).
-import type * as Shaping from './shape.js';
-import { shapeForModel, shapeInCore, shaper, shaperMemoryBytes, shapeReference, shapeStats, start, stripText } from './shape.js';
+import { shapeForModel, start, stripText, type Shaping } from './shape.js';
 import type { ShapeEngine } from './shape.js';
 import { decode, decodeBase64, loadingValidator, Tag, unlzmaAsync, Writer } from './from-entry.js';
 import { isContainer, jsonView, ownMember, SKIP, Unsupported, Unsayable, walkJson } from './json-walk.js';
 import { utf8Length, wellFormed } from './unicode.js';
 
-let shaping: typeof Shaping | undefined;
-let loading: Promise<typeof Shaping> | undefined;
+let shaping: Shaping | undefined;
+let loading: Promise<Shaping> | undefined;
 
 /** Whether shaping can run now (its chunk is loaded and its module compiled): shaping is synchronous. */
 export function shaperLoaded(): boolean {
@@ -32,15 +31,15 @@ function ownModule(): Promise<ShapeEngine> {
  * the shaping module, compiled off the main thread. Answers the chunk's exports. A failed load
  * (an offline chunk, a CSP without `'wasm-unsafe-eval'`) rejects, and a later call tries again.
  */
-export function loadShaper(): Promise<typeof Shaping> {
+export function loadShaper(): Promise<Shaping> {
   if (shaping !== undefined) return Promise.resolve(shaping);
   loading ??= (async () => {
     const validator = loadingValidator();
-    // Named imports gathered here: a namespace import would make esbuild share its helper with the
-    // other chunks through one more chunk.
-    const chunk: typeof Shaping = { shapeForModel, shapeInCore, shaper, shaperMemoryBytes, shapeReference, shapeStats, start, stripText };
+    // Only what the package's calls use (the tests import the rest from shape.js): a namespace
+    // would carry every export, and make esbuild share its helper through one more chunk.
+    const chunk: Shaping = { shapeForModel, stripText };
     const engine = await (validator === undefined ? ownModule() : validator.then((module) => module.shaping(), ownModule));
-    chunk.start({ isContainer, jsonView, ownMember, SKIP, Unsupported, Unsayable, walkJson, utf8Length, wellFormed, decode, Tag, Writer }, engine);
+    start({ isContainer, jsonView, ownMember, SKIP, Unsupported, Unsayable, walkJson, utf8Length, wellFormed, decode, Tag, Writer }, engine);
     shaping = chunk;
     return chunk;
   })();
@@ -51,7 +50,7 @@ export function loadShaper(): Promise<typeof Shaping> {
 }
 
 /** The loaded shaping chunk; throws when it is not loaded, a bug of this package (callers await `loadShaper` first). */
-export function loadedShaping(): typeof Shaping {
+export function loadedShaping(): Shaping {
   if (shaping === undefined) throw new Error('webmcp-warden: the shaping module is not loaded yet');
   return shaping;
 }

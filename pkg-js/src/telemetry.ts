@@ -42,6 +42,18 @@ export interface PolicyDecisionEvent extends TelemetryBase {
   rule?: { list: string; index: number; id?: string; label?: string };
 }
 
+/**
+ * A limit of the policy decided (denied or asked about) a call: the decision's fields, and
+ * `limit`, the bound passed (`decision.limit`). Emitted after its `policy.decision`.
+ */
+export interface LimitExceededEvent extends TelemetryBase {
+  name: 'limit.exceeded';
+  effect: 'ask' | 'deny';
+  reason: 'limit';
+  rule: { list: 'limits'; index: number; id?: string };
+  limit: { kind: string; per: string; used: number; max: number };
+}
+
 /** One step of a call's decision record. */
 export type DecisionStep =
   | {
@@ -61,7 +73,8 @@ export type DecisionStep =
    */
   | { step: 'validation'; target: 'input' | 'output'; ok: boolean; diagnostics?: { path?: string; keyword: string; message?: string }[] }
   | { step: 'policy'; decision: unknown }
-  | { step: 'approval'; outcome: string; durationMs?: number }
+  /** `scope: 'arguments'`: a grant the approver recorded covers exactly these arguments. */
+  | { step: 'approval'; outcome: string; durationMs?: number; scope?: 'arguments' }
   | { step: 'tool' | 'read' | 'get'; outcome: 'returned' | 'threw' | 'aborted'; durationMs: number }
   | { step: 'aborted' }
   | { step: 'shape'; flags: string[]; truncated: boolean };
@@ -111,7 +124,7 @@ export interface AgentsResumedEvent {
 }
 
 /** Any telemetry event. Events of one call carry `tool`, `serverId` and `invocationId`; the agents events are the page's. */
-export type TelemetryEvent = HookStopEvent | HookExceptionEvent | PolicyDecisionEvent | ToolCallStopEvent | ResourceReadStopEvent | PromptGetStopEvent | AgentsSuspendedEvent | AgentsResumedEvent;
+export type TelemetryEvent = HookStopEvent | HookExceptionEvent | PolicyDecisionEvent | LimitExceededEvent | ToolCallStopEvent | ResourceReadStopEvent | PromptGetStopEvent | AgentsSuspendedEvent | AgentsResumedEvent;
 
 /** A telemetry subscriber. */
 export type TelemetryHandler = (event: TelemetryEvent) => void;

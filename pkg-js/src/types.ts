@@ -377,14 +377,20 @@ export interface ToolFactory {
 export interface Decision {
   /** `allow`, `ask` or `deny`. */
   effect: 'allow' | 'ask' | 'deny';
-  /** `rule`, `default`, `no_rule`, `no_approver`, `fingerprint_changed`, `new_tool` or `grant`. */
+  /** `rule`, `default`, `no_rule`, `no_approver`, `fingerprint_changed`, `new_tool`, `grant` or `limit`. */
   reason: string;
-  /** The deciding rule: its list and index, and its `id` and `label` when the policy gives them. */
-  rule?: { list: 'deny' | 'ask' | 'allow'; index: number; id?: string; label?: string };
+  /** The deciding rule, or limit (`list: 'limits'`): its list and index, and its `id` and `label` when the policy gives them. */
+  rule?: { list: 'deny' | 'ask' | 'allow' | 'limits'; index: number; id?: string; label?: string };
   /** One sentence naming the deciding rule. */
   explanation: string;
   /** What changed, when the pin decided. */
   pin?: { previous: string; current: string; changed: string[] };
+  /**
+   * The bound passed, when a limit decided: `calls` (`max` per window), `budget`, `concurrency`,
+   * `cost_failed` (its cost function failed) or `keys` (too many keys counted); what the key
+   * counts apart by (`per`), and how much it had `used` of its `max`.
+   */
+  limit?: { kind: 'calls' | 'budget' | 'concurrency' | 'cost_failed' | 'keys'; per: 'principal' | 'tool' | 'page'; used: number; max: number };
 }
 
 /** One reason a value failed validation. */

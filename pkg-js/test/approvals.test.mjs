@@ -80,7 +80,7 @@ describe('the approver (onAsk)', () => {
     const onAsk = approver(() => ({ allow: 'always' }));
     configureWebMCP({ policy: { ask: [{ match: 'shop/*', id: 'shop-asks' }] }, onAsk, clock: () => now, grantTtl: 10_000 });
     assert.equal((await invokeTool(name, {}, { principal: 'alice' })).ok, true);
-    assert.deepEqual(await listGrants(), [{ principal: 'alice', server: 'shop', tool: name, fingerprint: t.fingerprint, expiresAt: 15_000, grantedAt: 5_000 }]);
+    assert.deepEqual(await listGrants(), [{ principal: 'alice', server: 'shop', tool: name, fingerprint: t.fingerprint, expiresAt: 15_000, grantedAt: 5_000, scope: 'tool', session: false }]);
     now = 6_000;
     const second = await invokeTool(name, {}, { principal: 'alice' });
     assert.equal(second.ok, true);
@@ -458,7 +458,7 @@ describe('grants', () => {
     const outcome = await invokeTool(name, {});
     assert.equal(outcome.ok, true, JSON.stringify(outcome));
     assert.equal(decisions().at(-1).reason, 'grant');
-    assert.deepEqual(await listGrants(), [good]);
+    assert.deepEqual(await listGrants(), [{ ...good, scope: 'tool', session: false }], 'a stored grant without a scope is one of the tool');
     // The store only persists what the core holds: the first save after a change writes the
     // grants back, and the garbage is gone.
     assert.equal(await revokeGrant({ tool: name }), 1, 'a filtered revoke removes the grant');
@@ -563,7 +563,7 @@ describe('grants', () => {
     configureWebMCP({ policy: { ask: ['*'] }, onAsk, grantStore: localStorageGrantStore('grants-test', storage), clock: () => 100 });
     await invokeTool(name, {}, { principal: 'alice' });
     const stored = JSON.parse(data.get('grants-test'));
-    assert.deepEqual(stored, [{ principal: 'alice', server: 'page', tool: name, fingerprint: t.fingerprint, expiresAt: 100 + 86_400_000, grantedAt: 100 }]);
+    assert.deepEqual(stored, [{ principal: 'alice', server: 'page', tool: name, fingerprint: t.fingerprint, expiresAt: 100 + 86_400_000, grantedAt: 100, scope: 'tool', session: false }]);
     // A reload: a fresh store over the same storage.
     configureWebMCP({ grantStore: localStorageGrantStore('grants-test', storage) });
     await invokeTool(name, {}, { principal: 'alice' });

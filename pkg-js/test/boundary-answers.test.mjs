@@ -18,6 +18,8 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createWarden, explain, lintPolicy, shapeForModel, webmcpResource, ConfigurationError } from 'webmcp-warden';
+import { withLimits } from 'webmcp-warden/limits';
+import { lintBytes } from '../dist/lint-module.js';
 import * as answers from '../dist/answers.js';
 import { core } from '../dist/core.js';
 import { shaper } from '../dist/shape.js';
@@ -141,7 +143,6 @@ const ANSWERS = {
   revokeGrants: 'RevokeGrantsAnswer',
   storedGrants: 'StoredGrantsAnswer',
   suspend: 'ConfigureAnswer',
-  lintPolicy: 'LintPolicyAnswer',
   checkPattern: 'CheckPatternAnswer',
   shapeResult: 'ShapeResultAnswer',
   resolveUri: 'ResolveUriAnswer',
@@ -346,7 +347,7 @@ describe('every answer of the core fits its descriptor', () => {
       g.onTelemetry(() => {});
       const pay = g.webmcp(() => 'paid', { name: 'pay', description: 'Pays' });
       await pay.register();
-      const answersOfApprover = [() => ({ allow: 'always' }), () => ({ allow: 'once' }), () => ({ deny: 'no' }), () => Promise.reject(new Error('x'))];
+      const answersOfApprover = [() => ({ allow: 'always' }), () => ({ allow: 'once' }), () => ({ deny: 'no' }), () => Promise.reject(new Error('x')), () => ({ allow: 'session', scope: 'arguments' })];
       g.configure({
         policy: { ask: [{ match: 'pay', id: 'pay-asks', label: 'Payments need your approval', when: (call) => call.name === 'pay' }], deny: [{ match: 'never_*', reason: 'never' }] },
         onAsk: () => (answersOfApprover.shift() ?? (() => ({ allow: 'once' })))(),
@@ -355,10 +356,11 @@ describe('every answer of the core fits its descriptor', () => {
       assert.equal((await g.invokeTool('pay', {}, { principal: 'bob' })).ok, true, 'allowed once');
       assert.equal((await g.invokeTool('pay', {}, { principal: 'bob' })).error.reason, 'ask_denied');
       assert.equal((await g.invokeTool('pay', {}, { principal: 'bob' })).error.reason, 'ask_failed');
+      assert.equal((await g.invokeTool('pay', { exactly: 'this' }, { principal: 'carol' })).ok, true, 'allowed for the session, for these arguments');
       const grants = await g.listGrants();
-      assert.deepEqual(grants.map((grant) => grant.principal).sort(), ['alice', null]);
+      assert.deepEqual(grants.map((grant) => grant.principal).sort(), ['alice', 'carol', null]);
       now = 1e16;
-      assert.deepEqual(await g.listGrants(), [], 'every grant expired');
+      assert.deepEqual(await g.listGrants(), [], 'every grant expired (a session grant too: at most grantTtl)');
       assert.equal(await g.revokeGrant({ principal: 'alice' }), 0);
       // A pin that does not hold decides, and says what changed.
       g.configure({ approvedFingerprints: { pay: 'not-its-fingerprint' } });
@@ -410,10 +412,28 @@ describe('every answer of the core fits its descriptor', () => {
     c.resetGlobalHooks();
   });
 
-  scenario('lint: diagnostics, none, and a policy the core cannot read', () => {
+  test('lint (the lint module): diagnostics, none, and a policy it cannot read', () => {
     assert.ok(lintPolicy({ allow: ['*', 'a'] }).length > 0);
     assert.deepEqual(lintPolicy({ allow: ['a'] }), []);
-    assert.equal(decode(core.lintPolicy(new Uint8Array([42]))).ok, false);
+    const from = recorded.length;
+    for (const bytes of [encode({ allow: ['*', 'a'] }), encode({ allow: ['a'] }), new Uint8Array([42])]) {
+      recorded.push({ name: 'LintPolicyAnswer', from: 'lintPolicy', value: decode(lintBytes(bytes)) });
+    }
+    assert.equal(recorded.at(-1).value.ok, false);
+    checkSince(from);
+  });
+
+  scenario('limits: a decision a limit made (the limits module, webmcp-warden/limits)', async () => {
+    const l = createWarden({ policy: withLimits({ default: 'allow', limits: [{ max: 1, window: 60_000, id: 'once' }] }) });
+    try {
+      l.onTelemetry(() => {});
+      await l.webmcp(() => 'ran', { name: 'limited', description: 'Limited' }).register();
+      assert.equal((await l.invokeTool('limited', {})).ok, true);
+      const refused = await l.invokeTool('limited', {});
+      assert.deepEqual(refused.error.decision.limit, { kind: 'calls', per: 'page', used: 1, max: 1 });
+    } finally {
+      l.dispose();
+    }
   });
 
   scenario('a pattern checked once its judgement loaded: allowed, refused', () => {

@@ -71,6 +71,9 @@ const OPTIONAL = [
   'dist/judge-chunk.js', 'wasm/warden_patterns.js', 'wasm/warden_patterns_bytes.js', 'dist/linear-chunk.js', 'wasm/warden_linear.js', 'wasm/warden_linear_bytes.js',
   'dist/lint.js', 'wasm/warden_patterns_sync.js',
   'dist/devtools.js', 'dist/asks.js', 'dist/diagnostics.js',
+  // Policy lint (lintPolicy, with its copy of the judgement), limits (webmcp-warden/limits) and presence (webmcp-warden/presence).
+  'dist/lint-module.js', 'wasm/warden_lint.js', 'wasm/warden_lint_bytes.js',
+  'dist/limits.js', 'wasm/warden_limits.js', 'wasm/warden_limits_bytes.js', 'dist/presence.js',
 ];
 
 test('a one-tool app carries none of the optional features', async (t) => {
@@ -153,4 +156,17 @@ test('form governance is carried only by pages that govern forms; the schema lin
     export function App() { useWebMCPForm(); return null; }
   `, ['react']);
   assert.ok(reactForms.has('dist/forms.js') && reactForms.has('dist/react/use-webmcp-form.js'), 'so does a React app with useWebMCPForm');
+});
+
+test('what a page uses, it carries: policy lint, limits', async () => {
+  const lint = await bundle(`import { lintPolicy } from 'webmcp-warden'; console.log(lintPolicy({}));`);
+  for (const file of ['dist/lint.js', 'dist/lint-module.js', 'wasm/warden_lint.js', 'wasm/warden_lint_bytes.js']) assert.ok(lint.has(file), `${file} is carried`);
+  assert.ok(!lint.has('wasm/warden_limits_bytes.js'));
+  const limits = await bundle(`
+    import { configureWebMCP } from 'webmcp-warden';
+    import { withLimits } from 'webmcp-warden/limits';
+    configureWebMCP({ policy: withLimits({ limits: [{ max: 5, window: 1000 }] }) });
+  `);
+  for (const file of ['dist/limits.js', 'wasm/warden_limits.js', 'wasm/warden_limits_bytes.js']) assert.ok(limits.has(file), `${file} is carried`);
+  assert.ok(!limits.has('wasm/warden_lint_bytes.js'), 'limits do not bring the lint module');
 });

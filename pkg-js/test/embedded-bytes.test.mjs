@@ -1,5 +1,5 @@
-// embedded-bytes.ts: the text the package's wasm modules ship as (base64 for the deflated core
-// and validator, hex for the inflater) back to bytes, with the platform's decoder where there is
+// embedded-bytes.ts: the text the package's wasm modules ship as (base64 for the LZMA-compressed
+// modules, hex for their decoder) back to bytes, with the platform's decoder where there is
 // one and a fallback everywhere else.
 import test from 'node:test';
 import assert from 'node:assert/strict';
@@ -51,7 +51,7 @@ test('decodeBase64 uses Uint8Array.fromBase64 where there is one, else Buffer, e
   });
 });
 
-test('decodeHex (how the inflater ships) uses Uint8Array.fromHex where there is one, else a loop', () => {
+test('decodeHex (how the decoder ships) uses Uint8Array.fromHex where there is one, else a loop', () => {
   const hex = Buffer.from(BYTES).toString('hex');
   assert.equal(withNative('fromHex', 'hex', () => assert.deepEqual([...decodeHex(hex)], BYTES)), 1, 'the native decoder was used');
   withNative('fromHex', undefined, () => {

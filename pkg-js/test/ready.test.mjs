@@ -1,4 +1,4 @@
-// ready(): the optional warm-up. In a fresh process (the core not loaded yet), it inflates and
+// ready(): the optional warm-up. In a fresh process (the core not loaded yet), it decodes and
 // compiles the core without the synchronous path, and the first webmcp() then only instantiates.
 import test from 'node:test';
 import assert from 'node:assert/strict';

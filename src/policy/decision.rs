@@ -48,6 +48,8 @@ pub enum Reason {
     Grant,
     /// A rule, the pin or a new tool asked, and there is no approver: denied.
     NoApprover,
+    /// A limit of the policy's `limits` denied or asked (`decision.limit` says which bound).
+    Limit,
 }
 
 impl Reason {
@@ -61,6 +63,7 @@ impl Reason {
             Reason::NewTool => "new_tool",
             Reason::Grant => "grant",
             Reason::NoApprover => "no_approver",
+            Reason::Limit => "limit",
         }
     }
 }
@@ -74,10 +77,12 @@ pub enum List {
     Ask,
     /// `allow`: checked after `ask`.
     Allow,
+    /// `limits`: not a rule list; a limit that decided is named `{ list: 'limits', index }`.
+    Limits,
 }
 
 impl List {
-    /// The lists in the order they are checked.
+    /// The rule lists in the order they are checked.
     pub const ALL: [List; 3] = [List::Deny, List::Ask, List::Allow];
 
     /// The list's key in the policy object.
@@ -86,13 +91,14 @@ impl List {
             List::Deny => "deny",
             List::Ask => "ask",
             List::Allow => "allow",
+            List::Limits => "limits",
         }
     }
 
-    /// The effect a matching rule of this list has.
+    /// The effect a matching rule of this list has (a limit's is its `onExceeded`).
     pub fn effect(self) -> Effect {
         match self {
-            List::Deny => Effect::Deny,
+            List::Deny | List::Limits => Effect::Deny,
             List::Ask => Effect::Ask,
             List::Allow => Effect::Allow,
         }
@@ -165,7 +171,7 @@ impl Pin {
 }
 
 /// A policy decision, as the JS API shows it ([`Decision::to_value`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Decision {
     /// `allow`, `ask` or `deny`.
     pub effect: Effect,
@@ -180,6 +186,9 @@ pub struct Decision {
     /// The deciding rule's `reason` text. Not in the JS shape: there `reason` is the code, and
     /// the text already appears in `explanation` and in [`Decision::denial_text`].
     pub rule_reason: Option<String>,
+    /// What a limit found passed, when a limit decided: `decision.limit`, `{ kind, per, used,
+    /// max }`.
+    pub limit: Option<Value>,
 }
 
 /// Why a rule applied although part of it could not be decided (deny and ask fail closed).
@@ -204,7 +213,25 @@ impl Decision {
         map.insert_some("rule", self.rule.as_ref().map(RuleRef::to_value));
         map.insert("explanation", self.explanation.as_str().into());
         map.insert_some("pin", self.pin.as_ref().map(Pin::to_value));
+        map.insert_some("limit", self.limit.clone());
         Value::Object(map)
+    }
+
+    /// The decision of a limit a call would pass, from the limits module's answer
+    /// (`Hit::to_value`: `{ ask, index, id?, explanation, limit }`): its `onExceeded` decides,
+    /// reason `limit`, the rule `{ list: 'limits', index, id? }`. `None` for anything else.
+    pub fn by_limit(limit: &Value) -> Option<Decision> {
+        let index = usize::try_from(limit.get("index")?.as_u64()?).ok()?;
+        let rule = RuleRef { list: List::Limits, index, id: limit.get("id").and_then(Value::as_str).map(ToOwned::to_owned), label: None };
+        Some(Decision {
+            effect: if limit.get("ask")?.as_bool()? { Effect::Ask } else { Effect::Deny },
+            reason: Reason::Limit,
+            explanation: limit.get("explanation")?.as_str()?.to_owned(),
+            rule: Some(rule),
+            pin: None,
+            rule_reason: None,
+            limit: limit.get("limit").cloned(),
+        })
     }
 
     /// A rule decided. `closed` says part of it could not be decided and was counted as
@@ -215,7 +242,7 @@ impl Decision {
         closed: Option<FailedClosed>,
     ) -> Decision {
         let verb = match rule.list {
-            List::Deny => "Denied",
+            List::Deny | List::Limits => "Denied",
             List::Ask => "Asked",
             List::Allow => "Allowed",
         };
@@ -247,6 +274,7 @@ impl Decision {
             explanation,
             pin: None,
             rule_reason,
+            limit: None,
         }
     }
 
@@ -259,6 +287,7 @@ impl Decision {
             explanation: cat!["No rule matched; the default is ", effect.name(), "."],
             pin: None,
             rule_reason: None,
+            limit: None,
         }
     }
 
@@ -284,6 +313,7 @@ impl Decision {
             ],
             pin: Some(pin),
             rule_reason: None,
+            limit: None,
         }
     }
 
@@ -302,6 +332,7 @@ impl Decision {
             ],
             pin: None,
             rule_reason: None,
+            limit: None,
         }
     }
 
@@ -334,10 +365,10 @@ pub fn settle_without_approver(decision: &Decision) -> Decision {
     if decision.effect != Effect::Ask {
         return decision.clone();
     }
-    let reason = if decision.reason == Reason::Default {
-        Reason::NoRule
-    } else {
-        Reason::NoApprover
+    let reason = match decision.reason {
+        Reason::Default => Reason::NoRule,
+        Reason::Limit => Reason::Limit,
+        _ => Reason::NoApprover,
     };
     // Byte-wise (no UTF-8 byte but `.` itself is 0x2E): `trim_end_matches` links core's reverse
     // UTF-8 decoding.
@@ -355,16 +386,22 @@ pub fn settle_without_approver(decision: &Decision) -> Decision {
 }
 
 /// Settles an ask with a live grant: effect `allow`, reason `grant`, keeping the rule
-/// that asked so the log still shows it. Any other decision is returned unchanged.
-pub fn settle_with_grant(decision: &Decision) -> Decision {
-    if decision.effect != Effect::Ask {
+/// that asked so the log still shows it. `scope` is the grant's: `(for these exact arguments,
+/// for the session)`. Any other decision is returned unchanged, and so is a limit's ask: a grant
+/// never lets a call past a limit.
+pub fn settle_with_grant(decision: &Decision, scope: (bool, bool)) -> Decision {
+    if decision.effect != Effect::Ask || decision.reason == Reason::Limit {
         return decision.clone();
     }
+    let (arguments, session) = scope;
     Decision {
         effect: Effect::Allow,
         reason: Reason::Grant,
         explanation: cat![
-            "Allowed by a live grant, which settles the ask from ",
+            "Allowed by a live grant",
+            if arguments { " for these exact arguments" } else { "" },
+            if session { " for this session" } else { "" },
+            ", which settles the ask from ",
             decision.asker(),
             "."
         ],

@@ -42,7 +42,7 @@ impl PredicateResult {
 }
 
 /// What the TS layer must do next.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum EvalStep {
     /// Call the function predicate stored under `handle` (for `rule`) and report the result
     /// with [`Evaluation::predicate_result`].
@@ -142,7 +142,7 @@ impl Evaluation {
                     candidate.held = candidate.held.saturating_add(1);
                 }
                 (Some(PredicateResult::False), _)
-                | (Some(PredicateResult::Failed), List::Allow) => {
+                | (Some(PredicateResult::Failed), List::Allow | List::Limits) => {
                     self.current = self.current.saturating_add(1);
                 }
             }
@@ -196,7 +196,7 @@ fn scan(
         let closed = match (all_of(rule.data.iter().map(|predicate| predicate.holds(facts))), list) {
             (Ok(true), _) => None,
             (Err(why), List::Deny | List::Ask) => Some(why),
-            (Ok(false), _) | (Err(_), List::Allow) => continue,
+            (Ok(false), _) | (Err(_), List::Allow | List::Limits) => continue,
         };
         let rule_ref = RuleRef {
             list,
@@ -252,6 +252,7 @@ impl MatchedRules {
             List::Deny => 0,
             List::Ask => 1,
             List::Allow => 2,
+            List::Limits => 3,
         };
         self.lists.get(slot).map_or(&[], Vec::as_slice)
     }

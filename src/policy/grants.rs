@@ -6,6 +6,12 @@
 //! book once and written from it after each change (`docs/behaviour.md`, "Grants"). The clock
 //! is the TS layer's too: every function here takes `now_ms`, so tests move time without
 //! sleeping.
+//!
+//! Scopes: a grant covers every argument of its tool (`scope: 'tool'`), or only calls whose
+//! arguments have the digest the person approved (`scope: 'arguments'`, keyed by it too). A
+//! session grant (`{ allow: 'session' }`) lasts as long as the book (the client), and at most
+//! `grantTtl` as any grant, and never reaches the store: [`GrantBook::to_value`] leaves it out of
+//! what is saved, and [`Grant::from_value`] refuses a stored entry that claims to be one.
 
 use alloc::borrow::ToOwned;
 use alloc::string::String;
@@ -30,6 +36,11 @@ pub struct Grant {
     pub expires_at: f64,
     /// When it was recorded, in milliseconds since the epoch.
     pub granted_at: f64,
+    /// The digest of the approved arguments, for a grant of `scope: 'arguments'`.
+    pub args_digest: Option<String>,
+    /// It lasts as long as the client (`{ allow: 'session' }`, and at most `grantTtl`) and is
+    /// never stored.
+    pub session: bool,
 }
 
 impl Grant {
@@ -44,7 +55,15 @@ impl Grant {
             #[allow(clippy::arithmetic_side_effects)]
             expires_at: now_ms + ttl_ms,
             granted_at: now_ms,
+            args_digest: None,
+            session: false,
         }
+    }
+
+    /// The grant `{ allow: 'session', scope? }` records: never stored.
+    pub fn for_session(mut self) -> Grant {
+        self.session = true;
+        self
     }
 
     /// Whether the grant still counts at `now_ms`: until `expiresAt`, not at it.
@@ -52,9 +71,11 @@ impl Grant {
         self.expires_at > now_ms
     }
 
-    /// Reads one stored entry `{ principal?, server, tool, fingerprint, expiresAt, grantedAt }`
-    /// (`principal` a string, `null` or absent). `None` for anything else, such as a corrupted
-    /// or tampered `localStorage` entry: it never counts as an approval.
+    /// Reads one stored entry `{ principal?, server, tool, fingerprint, expiresAt, grantedAt,
+    /// scope?, argsDigest?, session? }` (`principal` a string, `null` or absent; `scope` absent
+    /// or `'tool'`, or `'arguments'` with its `argsDigest`). `None` for anything else, such as a
+    /// corrupted or tampered `localStorage` entry, and for one marked `session: true`, which is
+    /// never stored: it never counts as an approval.
     pub fn from_value(value: &Value) -> Option<Grant> {
         let map = value.as_object()?;
         let text = |key: &str| map.get(key).and_then(Value::as_str).map(str::to_owned);
@@ -63,6 +84,14 @@ impl Grant {
             Some(Value::String(principal)) => Some(principal.clone()),
             Some(_) => return None,
         };
+        let args_digest = match map.get("scope").map(Value::as_str) {
+            None | Some(Some("tool")) => None,
+            Some(Some("arguments")) => Some(text("argsDigest")?),
+            Some(_) => return None,
+        };
+        if !matches!(map.get("session"), None | Some(Value::Bool(false))) {
+            return None;
+        }
         Some(Grant {
             principal,
             server: text("server")?,
@@ -70,11 +99,14 @@ impl Grant {
             fingerprint: text("fingerprint")?,
             expires_at: map.get("expiresAt")?.as_f64()?,
             granted_at: map.get("grantedAt")?.as_f64()?,
+            args_digest,
+            session: false,
         })
     }
 
-    /// `{ principal, server, tool, fingerprint, expiresAt, grantedAt }` (`principal: null`
-    /// for a grant without one), as `listGrants()` answers and the store keeps it.
+    /// `{ principal, server, tool, fingerprint, expiresAt, grantedAt, scope, argsDigest?,
+    /// session }` (`principal: null` for a grant without one), as `listGrants()` answers and the
+    /// store keeps it.
     pub fn to_value(&self) -> Value {
         let mut map = Map::new();
         map.insert("principal", self.principal.as_deref().into());
@@ -83,11 +115,23 @@ impl Grant {
         map.insert("fingerprint", self.fingerprint.as_str().into());
         map.insert("expiresAt", self.expires_at.into());
         map.insert("grantedAt", self.granted_at.into());
+        map.insert("scope", if self.args_digest.is_some() { "arguments" } else { "tool" }.into());
+        map.insert_some("argsDigest", self.args_digest.as_deref());
+        map.insert("session", self.session.into());
         Value::Object(map)
     }
 
+    /// Its scope as `decision.grant` says it: `(for these exact arguments, for the session)`.
+    pub fn scope(&self) -> (bool, bool) {
+        (self.args_digest.is_some(), self.session)
+    }
+
     fn key(&self) -> String {
-        key(self.principal.as_deref(), &self.server, &self.tool, &self.fingerprint)
+        let mut key = key(self.principal.as_deref(), &self.server, &self.tool, &self.fingerprint);
+        if let Some(digest) = &self.args_digest {
+            push_part(&mut key, digest);
+        }
+        key
     }
 }
 
@@ -196,10 +240,28 @@ impl GrantBook {
         }
     }
 
-    /// The live grant for this principal, tool and exact fingerprint, if any. Principals
-    /// compare exactly, `None` only with `None`. One map lookup: the book is never walked.
-    pub fn live(&self, principal: Option<&str>, server: &str, tool: &str, fingerprint: &str, now_ms: f64) -> Option<&Grant> {
-        self.grants.get(&key(principal, server, tool, fingerprint)).filter(|grant| grant.is_live(now_ms))
+    /// The live grant for this principal, tool and exact fingerprint, if any: one for every
+    /// argument, else, given the call's `args_digest`, one for exactly those arguments.
+    /// Principals compare exactly, `None` only with `None`. One or two map lookups: the book is
+    /// never walked.
+    pub fn live(&self, principal: Option<&str>, server: &str, tool: &str, fingerprint: &str, args_digest: Option<&str>, now_ms: f64) -> Option<&Grant> {
+        let mut key = key(principal, server, tool, fingerprint);
+        if let Some(grant) = self.grants.get(&key).filter(|grant| grant.is_live(now_ms)) {
+            return Some(grant);
+        }
+        push_part(&mut key, args_digest?);
+        self.grants.get(&key).filter(|grant| grant.is_live(now_ms))
+    }
+
+    /// Whether the book holds a grant for exactly some arguments of this tool (`(server, tool)`)
+    /// or of any tool (`None`): its calls then need their arguments' digest to find it.
+    pub fn has_argument_grants(&self, tool: Option<(&str, &str)>) -> bool {
+        for grant in self.grants.values() {
+            if grant.args_digest.is_some() && tool.is_none_or(|(server, tool)| grant.tool == tool && grant.server == server) {
+                return true;
+            }
+        }
+        false
     }
 
     /// Records a grant, replacing the one for the same key, and drops expired grants first so
@@ -254,11 +316,14 @@ impl GrantBook {
         self.grants.is_empty()
     }
 
-    /// The grants as the store keeps them: an array of [`Grant::to_value`].
-    pub fn to_value(&self) -> Value {
+    /// The grants as `listGrants()` shows them (`with_session`), or as the store keeps them
+    /// (without session grants): an array of [`Grant::to_value`].
+    pub fn to_value(&self, with_session: bool) -> Value {
         let mut grants = Vec::with_capacity(self.grants.len());
         for (_, grant) in self.grants.entries() {
-            grants.push(grant.to_value());
+            if with_session || !grant.session {
+                grants.push(grant.to_value());
+            }
         }
         Value::Array(grants)
     }
@@ -279,6 +344,21 @@ mod tests {
     #[test]
     fn a_stored_grant_round_trips() {
         let grant = Grant::new(None, "shop", "checkout", "f1", 1.0, 2.0);
-        assert_eq!(Grant::from_value(&grant.to_value()), Some(grant));
+        assert_eq!(Grant::from_value(&grant.to_value()), Some(grant.clone()));
+        let exact = Grant { args_digest: Some("d1".into()), ..grant };
+        assert_eq!(Grant::from_value(&exact.to_value()), Some(exact.clone()));
+        // A stored entry claiming to be a session grant was never written by the book.
+        assert_eq!(Grant::from_value(&exact.for_session().to_value()), None);
+    }
+
+    #[test]
+    fn session_grants_are_listed_but_never_stored() {
+        let mut book = GrantBook::new();
+        book.record(Grant::new(Some("p"), "s", "t", "f", 0.0, 10.0).for_session(), 0.0);
+        book.record(Grant::new(Some("p"), "s", "u", "f", 0.0, 10.0), 0.0);
+        assert_eq!(book.to_value(true).as_array().map(Vec::len), Some(2));
+        assert_eq!(book.to_value(false).as_array().map(Vec::len), Some(1));
+        assert!(book.live(Some("p"), "s", "t", "f", None, 9.0).is_some());
+        assert!(book.live(Some("p"), "s", "t", "f", None, 10.0).is_none(), "at most grantTtl");
     }
 }

@@ -1,5 +1,6 @@
 //! `lintPolicy`: every problem `compile` would refuse, plus what is legal but almost certainly
-//! a mistake: rules that can never fire, duplicate ids, annotation hints nobody sets.
+//! a mistake: rules that can never fire, limits that can never refuse a call, duplicate ids,
+//! annotation hints nobody sets.
 //!
 //! Shadowing is only reported when it is provable from the text of the rules: an earlier rule
 //! (same list) or a rule of a list checked earlier covers the later one's matcher and asks for
@@ -86,6 +87,7 @@ pub fn lint(spec: &Value) -> Vec<Diagnostic> {
         }
         slow_patterns(entry, &mut found);
     }
+    lint_limits(spec, &mut found);
     found
 }
 
@@ -143,6 +145,35 @@ fn engine_phrase(code: &str, short: u32, how: &str) -> String {
         return String::from(", so every string is tested on the linear-time engine");
     }
     cat![" on the page's backtracking engine, which tests strings of at most ", crate::strs::decimal(short), " characters", how]
+}
+
+/// Every problem of the policy's limits, and a limit that can never refuse a call: an earlier
+/// one selects every call it does (its matcher covers this one's), counts by the same key, has
+/// at least as tight a bound for each bound this one has (over the same window; the same cost
+/// for a budget), and decides at least as much (a deny limit, or both ask): it counts every call
+/// this one counts, so it refuses first.
+fn lint_limits(spec: &Value, found: &mut Vec<Diagnostic>) {
+    let mut errors = Vec::new();
+    let limits = super::limits::parse_limits(spec.get("limits"), &mut errors);
+    for error in errors {
+        found.push(Diagnostic::from(error));
+    }
+    let Some(items) = spec.get("limits").and_then(Value::as_array) else { return };
+    for (index, item) in items.iter().enumerate() {
+        let (Some(Some(limit)), Some(shape)) = (limits.get(index), Shape::of(item.get("match"))) else { continue };
+        for (earlier, cover) in items.iter().enumerate().take(index) {
+            let Some(Some(tighter)) = limits.get(earlier) else { continue };
+            if Shape::of(cover.get("match")).is_some_and(|cover| cover.covers(&shape)) && super::limits::covers(tighter, limit) {
+                let path = cat!["limits[", decimal_usize(index), "]"];
+                found.push(Diagnostic {
+                    code: "shadowed_limit",
+                    message: cat![path, ": this limit can never refuse a call: limits[", decimal_usize(earlier), "] counts every call it counts, by the same key, with bounds at least as tight, and comes first"],
+                    path,
+                });
+                break;
+            }
+        }
+    }
 }
 
 /// A rule as lint sees it: where it is, its matcher's shape (`None` when it did not compile or

@@ -27,6 +27,13 @@ mod grants;
 mod json;
 mod keys;
 mod facts;
+// Limits are decided in a module of their own in the package (`--features limits-module`),
+// which a page loads by importing `webmcp-warden/limits`; lint reads them too.
+#[cfg(any(feature = "lint-module", feature = "limits-module", not(target_arch = "wasm32")))]
+mod limits;
+// Lint is a module of its own in the package (`--features lint-module`): the core a page
+// downloads at import does not carry it (`docs/behaviour.md`, "Policy").
+#[cfg(any(feature = "lint-module", not(target_arch = "wasm32")))]
 mod lint;
 mod predicate;
 mod rule;
@@ -37,6 +44,9 @@ pub use decision::{
 pub use evaluate::{EvalStep, Evaluation, MatchedRules, PredicateResult};
 pub use facts::{CallFacts, FingerprintState};
 pub use grants::{Grant, GrantBook, RevokeFilter};
+#[cfg(any(feature = "lint-module", feature = "limits-module", not(target_arch = "wasm32")))]
+pub use limits::{Held, Hit, Limit, LimitBook, LimitFacts, Limits, Verdict, MAX_KEYS, RING, SLOTS};
+#[cfg(any(feature = "lint-module", not(target_arch = "wasm32")))]
 pub use lint::{lint, Diagnostic};
 
 use crate::error::ConfigError;
@@ -46,8 +56,8 @@ use crate::value::{Map, Value};
 use keys::report_unknown_keys;
 use rule::{parse_rule, Rule};
 
-/// The keys of a policy object.
-const POLICY_KEYS: [&str; 8] = ["deny", "ask", "allow", "default", "pin", "allowNewTools", "resources", "prompts"];
+/// The keys of a policy object. `limits` is read by the limits module (`limits.rs`), not here.
+const POLICY_KEYS: [&str; 9] = ["deny", "ask", "allow", "default", "pin", "allowNewTools", "limits", "resources", "prompts"];
 
 /// The keys of a `resources` or `prompts` section.
 const SECTION_KEYS: [&str; 4] = ["deny", "ask", "allow", "default"];
@@ -175,6 +185,7 @@ impl Policy {
             List::Deny => &self.deny,
             List::Ask => &self.ask,
             List::Allow => &self.allow,
+            List::Limits => &[],
         }
     }
 
@@ -226,11 +237,13 @@ impl Draft {
         }
     }
 
+    #[cfg(any(feature = "lint-module", not(target_arch = "wasm32")))]
     fn rules(&self, list: List) -> &[Option<Rule>] {
         match list {
             List::Deny => &self.deny,
             List::Ask => &self.ask,
             List::Allow => &self.allow,
+            List::Limits => &[],
         }
     }
 }

@@ -2,6 +2,7 @@
 
 use alloc::borrow::ToOwned;
 use alloc::string::String;
+#[cfg(any(feature = "lint-module", not(target_arch = "wasm32")))]
 use alloc::vec;
 use alloc::vec::Vec;
 
@@ -9,7 +10,7 @@ use super::keys::report_unknown_keys;
 use super::predicate::{parse_when, DataPredicate, Parsed};
 use crate::error::ConfigError;
 use crate::matcher::Matcher;
-use crate::strs::{cat, decimal_usize};
+use crate::strs::cat;
 use crate::value::{Map, Value};
 
 /// The keys of a rule object.
@@ -45,12 +46,14 @@ impl Rule {
     }
 }
 
+#[cfg(any(feature = "lint-module", not(target_arch = "wasm32")))]
 /// A rule as written: its matcher, and its `when` predicates each with its path.
 pub(crate) type RawRule<'a> = (Option<&'a Value>, Vec<(String, &'a Value)>);
 
 /// The parts of a rule as written, before compiling: its matcher (`None`: every tool) and its
 /// `when` predicates with their paths relative to the rule (`when` or `when[i]`). `None` when
 /// the entry is not a rule object or string. Lint reads these to compare rules with each other.
+#[cfg(any(feature = "lint-module", not(target_arch = "wasm32")))]
 pub(crate) fn raw_parts(value: &Value) -> Option<RawRule<'_>> {
     match value {
         Value::String(_) | Value::Regex { .. } => Some((Some(value), Vec::new())),
@@ -60,7 +63,7 @@ pub(crate) fn raw_parts(value: &Value) -> Option<RawRule<'_>> {
                 Some(Value::Array(items)) => {
                     let mut when = Vec::with_capacity(items.len());
                     for (index, item) in items.iter().enumerate() {
-                        when.push((cat!["when[", decimal_usize(index), "]"], item));
+                        when.push((cat!["when[", crate::strs::decimal_usize(index), "]"], item));
                     }
                     when
                 }
@@ -80,7 +83,7 @@ fn is_matcher_object(map: &Map) -> bool {
 }
 
 /// Compiles a rule's matcher: names (tools, prompts), or URIs (the `resources` section).
-fn compile_matcher(spec: &Value, uris: bool) -> Result<Matcher, ConfigError> {
+pub(crate) fn compile_matcher(spec: &Value, uris: bool) -> Result<Matcher, ConfigError> {
     match (spec, uris) {
         (_, true) => Matcher::compile_uri(spec),
         (Value::String(text), false) => Matcher::from_text(text),

@@ -17,11 +17,11 @@ use wasm_bindgen::prelude::*;
 use super::engines::{self, answer, decode, no_engine};
 use crate::engine::Engine;
 use crate::error::ConfigError;
-use crate::policy::{lint, RevokeFilter};
+use crate::policy::RevokeFilter;
 use crate::value::Value;
 use crate::wire::Request;
 
-/// Runs configuration step `request` on engine `engine` (`LintPolicy` needs none).
+/// Runs configuration step `request` on engine `engine`.
 #[wasm_bindgen]
 pub fn configure(engine: u32, request: u32, bytes: &[u8]) -> Vec<u8> {
     let (args, payload) = match crate::wire::decode_head(bytes) {
@@ -30,10 +30,8 @@ pub fn configure(engine: u32, request: u32, bytes: &[u8]) -> Vec<u8> {
     };
     let Some(request) = Request::from_code(request) else { return answer(Err(misuse())) };
     let args = Args(&args);
-    match request {
-        Request::LintPolicy => return answer(lint_policy(payload)),
-        Request::CheckPattern => return answer(check_pattern(&args)),
-        _ => {}
+    if request == Request::CheckPattern {
+        return answer(check_pattern(&args));
     }
     // Every pattern a step compiles sees the page's opt-in (`unsafePatterns`).
     engines::with(engine, |e| answer(crate::pattern::with_unsafe_allowed(e.unsafe_patterns(), || run(e, request, &args, payload)))).unwrap_or_else(no_engine)
@@ -156,7 +154,8 @@ fn run(e: &mut Engine, request: Request, args: &Args<'_>, payload: &[u8]) -> Res
         }
         Request::RecordGrant => {
             let principal = args.opt_str(1)?;
-            let grant = e.record_grant(args.u32(0)?, principal.as_deref(), args.f64(2)?, args.f64(3)?);
+            let digest = args.opt_str(4)?;
+            let grant = e.record_grant(args.u32(0)?, principal.as_deref(), args.f64(2)?, args.f64(3)?, digest.as_deref());
             let grant = grant.ok_or_else(|| ConfigError::new("unknown_handle", "no call with this handle".into()))?;
             crate::object! { "grant" => grant.to_value() }
         }
@@ -167,19 +166,18 @@ fn run(e: &mut Engine, request: Request, args: &Args<'_>, payload: &[u8]) -> Res
         Request::ListGrants => {
             let book = e.governor_mut().grants_mut();
             let pruned = book.prune(args.f64(0)?);
-            crate::object! { "grants" => book.to_value(), "pruned" => pruned }
+            crate::object! { "grants" => book.to_value(true), "pruned" => pruned }
         }
         Request::RevokeGrants => {
             let filter = decode(payload)?;
             let removed = RevokeFilter::from_value(&filter).map_or(0, |filter| e.governor_mut().grants_mut().revoke(&filter));
             crate::object! { "removed" => removed }
         }
-        Request::StoredGrants => crate::object! { "grants" => e.governor().grants().to_value() },
+        Request::StoredGrants => crate::object! { "grants" => e.governor().grants().to_value(false) },
         Request::Suspend => {
             e.suspend(args.opt_str(0)?);
             done()
         }
-        Request::LintPolicy => lint_policy(payload)?,
         Request::CheckPattern => check_pattern(args)?,
     })
 }
@@ -192,14 +190,4 @@ fn check_pattern(args: &Args<'_>) -> Result<Value, ConfigError> {
     crate::pattern::Pattern::compile(source, flags, args.bool(2)?)
         .map_err(|error| crate::matcher::pattern_error(&crate::strs::cat!["the pattern /", source, "/", flags], source, flags, &error))?;
     Ok(done())
-}
-
-/// Diagnostics of a policy: `{ ok, diagnostics: [{ code, message, path }] }`.
-fn lint_policy(payload: &[u8]) -> Result<Value, ConfigError> {
-    let spec = decode(payload)?;
-    let mut diagnostics = Vec::new();
-    for found in lint(&spec) {
-        diagnostics.push(found.to_value());
-    }
-    Ok(crate::object! { "diagnostics" => Value::Array(diagnostics) })
 }

@@ -16,9 +16,11 @@
 //! validator-module`, built with shaping in it, and once more with the pattern judgement too),
 //! which it loads only when a tool with a schema is first registered or called; resource URIs
 //! (`--features uri-module`), stateless, which only a page that makes or reads resources
-//! compiles; and the pattern judgement (`--features patterns-module`) and the linear-time pattern
+//! compiles; the pattern judgement (`--features patterns-module`) and the linear-time pattern
 //! engine (`--features linear-module`), which it loads only when it has patterns, and patterns
-//! the linear engine must run (`crate::pattern`). Shaping is a module of its own because it needs no configuration: moving it out of
+//! the linear engine must run (`crate::pattern`); policy lint (`--features lint-module`),
+//! stateless, which only a page that calls `lintPolicy()` compiles; and limits (`--features
+//! limits-module`), which only a page that imports `webmcp-warden/limits` compiles. Shaping is a module of its own because it needs no configuration: moving it out of
 //! the core takes 8.2 KB (gzip) off the core as shipped, which a page downloads at import
 //! (`ARCHITECTURE.md`).
 
@@ -42,13 +44,13 @@ fn borrow<T>(cell: &::core::cell::RefCell<T>) -> ::core::cell::RefMut<'_, T> {
     }
 }
 
-#[cfg(not(any(feature = "validator-module", feature = "shape-module", feature = "uri-module", feature = "patterns-module", feature = "linear-module")))]
+#[cfg(not(any(feature = "validator-module", feature = "shape-module", feature = "uri-module", feature = "patterns-module", feature = "linear-module", feature = "lint-module", feature = "limits-module")))]
 mod configure;
-#[cfg(not(any(feature = "validator-module", feature = "shape-module", feature = "uri-module", feature = "patterns-module", feature = "linear-module")))]
+#[cfg(not(any(feature = "validator-module", feature = "shape-module", feature = "uri-module", feature = "patterns-module", feature = "linear-module", feature = "lint-module", feature = "limits-module")))]
 mod core;
-#[cfg(not(any(feature = "validator-module", feature = "shape-module", feature = "uri-module", feature = "patterns-module", feature = "linear-module")))]
+#[cfg(not(any(feature = "validator-module", feature = "shape-module", feature = "uri-module", feature = "patterns-module", feature = "linear-module", feature = "lint-module", feature = "limits-module")))]
 mod engines;
-#[cfg(not(any(feature = "validator-module", feature = "shape-module", feature = "uri-module", feature = "patterns-module", feature = "linear-module")))]
+#[cfg(not(any(feature = "validator-module", feature = "shape-module", feature = "uri-module", feature = "patterns-module", feature = "linear-module", feature = "lint-module", feature = "limits-module")))]
 mod governance;
 #[cfg(not(any(feature = "validator-module", feature = "shape-module", feature = "uri-module", feature = "patterns-module", feature = "linear-module")))]
 mod host;
@@ -60,5 +62,9 @@ mod patterns;
 mod shape;
 #[cfg(feature = "uri-module")]
 mod uri;
+#[cfg(feature = "lint-module")]
+mod lint;
+#[cfg(feature = "limits-module")]
+mod limits;
 #[cfg(feature = "validator-module")]
 mod validator;

@@ -1,0 +1,195 @@
+// webmcp-warden/limits: the policy's `limits` (docs/behaviour.md, "Limits"), compiled, counted and
+// decided by a Rust module of their own (`src/policy/limits.rs`, `src/wasm/limits.rs`, built
+// with `--features limits-module`). A page that uses limits imports this entry and wraps its
+// policy in `withLimits()`; one that does not downloads nothing of them (the core a page
+// downloads at import carries none of it).
+//
+// This file runs the module: it compiles it synchronously on first use (as the core is, so
+// `configureWebMCP` refuses a bad limit at once), gives each client an id there, asks the cost
+// functions a check needs (the page's functions: called here, under `hookTimeout`, with the
+// call's frozen arguments), and hands the core what the module decided. A trapped instance is
+// replaced and every client's limits compiled again (their counts start afresh).
+import * as glue from '../wasm/warden_limits.js';
+import { WASM_LZMA_BASE64 } from '../wasm/warden_limits_bytes.js';
+import { Outcome } from './codes.js';
+import { decodeBase64 } from './embedded-bytes.js';
+import { configurationError } from './errors.js';
+import { unlzma } from './unlzma.js';
+import { limitsHook, type LimitsChecked, type LimitsClient, type LimitsEngine } from './limits-hook.js';
+import { decode } from './wire.js';
+import type { Policy, PolicyCall } from './policy-types.js';
+import type { ConfigureAnswer, Refused } from './answers.js';
+
+export type { LimitCost, PolicyLimit } from './policy-types.js';
+
+let compiled: WebAssembly.Module | undefined;
+let live = false;
+let memory: WebAssembly.Memory | undefined;
+/** Each client's id in the module, and the limits it was sent (to send again to a new instance). */
+const ids = new WeakMap<LimitsClient, number>();
+const sent = new Map<number, Uint8Array>();
+let nextId = 0;
+/**
+ * What the live instance answered for each client's tools (by server, then name): the number it
+ * knows the tool by, doubled, plus 1 when a limit selects it (`limitsTool`).
+ */
+let tools = new Map<number, Map<string, Map<string, number>>>();
+/** The principal each client's last check gave the live instance (which keeps it): a check of the same one does not send it again. */
+let principals = new Map<number, string | undefined>();
+
+/** Runs one crossing on the live instance (made, and every client's limits compiled again, if none is). */
+function guard<T>(crossing: () => T): T {
+  if (!live) {
+    compiled ??= new WebAssembly.Module(unlzma(decodeBase64(WASM_LZMA_BASE64)) as BufferSource);
+    memory = glue.initSync({ module: compiled }).memory;
+    live = true;
+    tools = new Map();
+    principals = new Map();
+    last = undefined;
+    for (const [id, limits] of sent) glue.limitsSet(id, limits);
+  }
+  try {
+    return crossing();
+  } catch (err) {
+    trapped(err);
+    throw err;
+  }
+}
+
+/** Marks the instance dead when `err` is a trap: the next crossing makes a fresh one. */
+function trapped(err: unknown): void {
+  if (err instanceof WebAssembly.RuntimeError || (err instanceof Error && /unreachable/i.test(err.message))) live = false;
+}
+
+function idOf(w: LimitsClient): number {
+  let id = ids.get(w);
+  if (id === undefined) ids.set(w, (id = nextId++));
+  return id;
+}
+
+/** The last answer `toolOf` gave (a call asks twice: when it begins, and at its limits step). */
+let last: { id: number; server: string; tool: string; number: number } | undefined;
+
+/** `limitsTool`'s answer for client `id`'s tool `tool` on `server`, asked once per limits set. */
+function toolOf(id: number, server: string, tool: string): number {
+  // A fresh instance first when the last one trapped (the tools' numbers are its own).
+  if (!live) guard(() => undefined);
+  if (last !== undefined && last.id === id && last.tool === tool && last.server === server) return last.number;
+  let servers = tools.get(id);
+  if (servers === undefined) tools.set(id, (servers = new Map()));
+  let known = servers.get(server);
+  if (known === undefined) servers.set(server, (known = new Map()));
+  let number = known.get(tool);
+  if (number === undefined) known.set(tool, (number = guard(() => glue.limitsTool(id, server, tool))));
+  last = { id, server, tool, number };
+  return number;
+}
+
+/** What a cost function answered: a number, or `NaN` for a throw, a rejection, a timeout or anything else. */
+async function costOf(w: LimitsClient, handle: number, call: PolicyCall): Promise<number> {
+  const cost = w.predicates.table[handle] as unknown as ((input: unknown, call: PolicyCall) => unknown) | undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    const timeout = new Promise<never>((_, reject) => (timer = setTimeout(reject, w.settings.hookTimeout)));
+    const answer = await Promise.race([Promise.resolve().then(() => cost?.(call.arguments, call)), timeout]);
+    return typeof answer === 'number' ? answer : NaN;
+  } catch {
+    return NaN;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** One `limitsCheck` crossing for client `id`'s tool `number`; `costs` as it takes them. */
+function checkOnce(w: LimitsClient, id: number, number: number, principal: string | undefined, count: boolean, costs: Float64Array | undefined): number {
+  // The instance keeps the last principal it was given: only a new one crosses.
+  const same = principals.has(id) && principals.get(id) === principal;
+  try {
+    const answer = glue.limitsCheck(id, number, same ? undefined : principal, same, w.settings.clock(), count, costs);
+    principals.set(id, principal);
+    return answer;
+  } catch (err) {
+    // The call fails closed (as data); after a trap the next check makes a fresh instance.
+    principals.delete(id);
+    trapped(err);
+    throw err;
+  }
+}
+
+/**
+ * What a check that did not pass at once comes to: the decision of the limit it would pass, or
+ * the cost functions it needs asked (in turn; `costs` holds their answers) and a check again.
+ */
+function settle(w: LimitsClient, id: number, server: string, tool: string, principal: string | undefined, signal: AbortSignal | undefined, call: (() => PolicyCall) | undefined, answer: number, costs: number[]): LimitsChecked | Promise<LimitsChecked> {
+  for (;;) {
+    if (answer >= 0) return [Outcome.Valid, undefined, answer];
+    if (answer === -1) return [Outcome.Invalid, decode(guard(() => glue.limitsHit(id))), 0];
+    const handle = -2 - answer;
+    // A dry run calls no cost function: it counts as failed (fail closed).
+    if (call === undefined) costs.push(handle, NaN);
+    else
+      return costOf(w, handle, call()).then((cost): LimitsChecked | Promise<LimitsChecked> => {
+        if (signal?.aborted) return [Outcome.Aborted, undefined, 0];
+        costs.push(handle, cost);
+        // The tool's number again: the instance may have been replaced while the function ran.
+        const again = checkOnce(w, id, Math.floor(toolOf(id, server, tool) / 2), principal, true, new Float64Array(costs));
+        return settle(w, id, server, tool, principal, signal, call, again, costs);
+      });
+    answer = checkOnce(w, id, Math.floor(toolOf(id, server, tool) / 2), principal, false, new Float64Array(costs));
+  }
+}
+
+const engine: LimitsEngine = {
+  set(w, limits) {
+    const id = idOf(w);
+    if (limits === undefined) {
+      sent.delete(id);
+      tools.delete(id);
+      principals.delete(id);
+      last = undefined;
+      if (live) guard(() => glue.limitsDrop(id));
+      return;
+    }
+    const answer = decode(guard(() => glue.limitsSet(id, limits))) as ConfigureAnswer | Refused;
+    if (!answer.ok) throw configurationError(answer.error);
+    sent.set(id, limits);
+    // Which limits select each tool is found again (the numbers stay).
+    tools.delete(id);
+    last = undefined;
+  },
+  selects(w, server, tool) {
+    return (toolOf(idOf(w), server, tool) & 1) === 1;
+  },
+  check(w, server, tool, principal, signal, call) {
+    const id = idOf(w);
+    // The tool crosses by the number the module gave it, not by name: every call comes here.
+    const number = Math.floor(toolOf(id, server, tool) / 2);
+    const answer = checkOnce(w, id, number, principal, call !== undefined, undefined);
+    // Within every limit: the common case, answered without more.
+    return answer >= 0 ? [Outcome.Valid, undefined, answer] : settle(w, id, server, tool, principal, signal, call, answer, []);
+  },
+  release(w, token) {
+    guard(() => glue.limitsRelease(idOf(w), token));
+  },
+};
+
+/**
+ * The size of the limits module's linear memory in bytes (0 before it is compiled). Wasm memory
+ * only grows, so the soak benchmark reads it to show that counts do not pile up.
+ */
+export function limitsMemoryBytes(): number {
+  return memory === undefined ? 0 : memory.buffer.byteLength;
+}
+
+/**
+ * Answers `policy` unchanged, and makes its `limits` count: the limits module is in use from now
+ * on (for every client). Wrap the policy you give `configureWebMCP` (or a client's `configure`)
+ * in it; a policy with `limits` configured before is refused with `limits_unavailable`.
+ *
+ * @example
+ * configureWebMCP({ policy: withLimits({ default: 'allow', limits: [{ match: 'send_*', per: 'principal', max: 10, window: 60_000 }] }) });
+ */
+export function withLimits<P extends Policy>(policy: P): P {
+  limitsHook.engine ??= engine;
+  return policy;
+}
