@@ -338,6 +338,8 @@ pub struct PolicyFacts {
     pub now_ms: f64,
     /// The arguments' digest, when the TS layer computed it (dry runs report it).
     pub args_digest: Option<String>,
+    /// The origins beyond its own the tool is exposed to (its `exposedTo` option).
+    pub exposed_to: Vec<String>,
 }
 
 /// What the approver is shown of a call besides its arguments and their digest.

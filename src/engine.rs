@@ -674,6 +674,7 @@ impl Engine {
             annotations: definition.annotations(),
             principal: facts.principal.as_deref(),
             taint: &facts.taint,
+            exposed_to: &facts.exposed_to,
             arguments: &facts.arguments,
             fingerprint,
             live_grant: live.is_some(),

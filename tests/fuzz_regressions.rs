@@ -164,7 +164,7 @@ fn a_tool_dropped_while_its_call_waits_is_never_decided_as_the_tool_that_took_it
     engine.define_tool(3, definition("search"), None, Vec::new(), "tool hooks").unwrap();
     let action = step(&mut engine, call, Outcome::Returned);
     assert_eq!(action.op, Op::EvaluatePolicy);
-    let facts = PolicyFacts { arguments: object! {}, principal: None, taint: Vec::new(), now_ms: 0.0, args_digest: None };
+    let facts = PolicyFacts { arguments: object! {}, principal: None, taint: Vec::new(), now_ms: 0.0, args_digest: None, exposed_to: Vec::new() };
     let action = engine.policy_facts(call, &facts, Signal::Live).unwrap();
     assert_ne!(action.op, Op::Approve, "the approver would be asked about \"search\" for a call of \"delete_everything\"");
     assert_eq!(action.op, Op::FinishError);
@@ -185,7 +185,7 @@ fn a_predicate_handle_an_action_cannot_carry_fails_closed_and_never_names_anothe
     let call = engine.begin(3, 0, CallFlags(0)).unwrap();
     assert_eq!(start(&mut engine, call).op, Op::CallHook);
     assert_eq!(step(&mut engine, call, Outcome::Returned).op, Op::EvaluatePolicy);
-    let facts = PolicyFacts { arguments: object! {}, principal: None, taint: Vec::new(), now_ms: 0.0, args_digest: None };
+    let facts = PolicyFacts { arguments: object! {}, principal: None, taint: Vec::new(), now_ms: 0.0, args_digest: None, exposed_to: Vec::new() };
     let action = engine.policy_facts(call, &facts, Signal::Live).unwrap();
     assert_ne!(action.op, Op::Predicate, "handle {too_large} would be packed as {}", action.handle);
     assert_eq!(action.op, Op::FinishError, "the deny rule's predicate failed, so the rule applies");
@@ -202,7 +202,7 @@ fn a_dry_run_with_arguments_json_cannot_carry_calls_no_hook() {
     let diagnostics = object! { "diagnostics" => Value::Array(vec![object! { "path" => "/x", "message" => "is a BigInt" }]) };
     let action = engine.step(call, Outcome::Invalid, ReturnFacts::default(), &diagnostics, Signal::Live, 0.0).unwrap();
     assert_eq!(action.op, Op::EvaluatePolicy, "a dry run asked for {action:?}");
-    let facts = PolicyFacts { arguments: Value::Null, principal: None, taint: Vec::new(), now_ms: 0.0, args_digest: None };
+    let facts = PolicyFacts { arguments: Value::Null, principal: None, taint: Vec::new(), now_ms: 0.0, args_digest: None, exposed_to: Vec::new() };
     let action = engine.policy_facts(call, &facts, Signal::Live).unwrap();
     assert_eq!(action.op, Op::FinishOk);
     let explained = engine.end(call).unwrap();
@@ -248,7 +248,7 @@ fn a_tool_dropped_while_its_approver_is_asked_is_still_the_one_shown() {
     let call = engine.begin(3, 0, CallFlags(CallFlags::APPROVER)).unwrap();
     assert_eq!(start(&mut engine, call).op, Op::CallHook);
     assert_eq!(step(&mut engine, call, Outcome::Returned).op, Op::EvaluatePolicy);
-    let facts = PolicyFacts { arguments: object! {}, principal: None, taint: Vec::new(), now_ms: 0.0, args_digest: None };
+    let facts = PolicyFacts { arguments: object! {}, principal: None, taint: Vec::new(), now_ms: 0.0, args_digest: None, exposed_to: Vec::new() };
     let action = engine.policy_facts(call, &facts, Signal::Live).unwrap();
     assert_eq!((action.op, action.handle), (Op::Predicate, 9));
     engine.drop_tool(3);

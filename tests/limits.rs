@@ -77,7 +77,7 @@ fn drive(page: &mut Page, running: &mut Running, step: &Json, hold: Option<&str>
         let call = running.call;
         let action = match running.action.op {
             Op::EvaluatePolicy => {
-                let facts = PolicyFacts { arguments: Value::Null, principal: running.principal.clone(), taint: Vec::new(), now_ms: running.at, args_digest: None };
+                let facts = PolicyFacts { arguments: Value::Null, principal: running.principal.clone(), taint: Vec::new(), now_ms: running.at, args_digest: None, exposed_to: Vec::new() };
                 page.engine.policy_facts(call, &facts, Signal::Live).unwrap()
             }
             Op::Limits => {

@@ -53,6 +53,7 @@ struct Call {
     annotations: Value,
     principal: Option<String>,
     taint: Vec<String>,
+    exposed_to: Vec<String>,
     arguments: Value,
     fingerprint: FingerprintState,
     has_approver: bool,
@@ -96,6 +97,10 @@ impl Call {
                         .collect()
                 })
                 .unwrap_or_default(),
+            exposed_to: call
+                .get("exposedTo")
+                .map(|origins| origins.as_array().unwrap().iter().map(|s| s.as_str().unwrap().to_owned()).collect())
+                .unwrap_or_default(),
             arguments: from_fixture(&call["arguments"]),
             fingerprint,
             has_approver: call
@@ -121,6 +126,7 @@ impl Call {
             annotations: &self.annotations,
             principal: self.principal.as_deref(),
             taint: &self.taint,
+            exposed_to: &self.exposed_to,
             arguments: &self.arguments,
             fingerprint: self.fingerprint.clone(),
             live_grant: self.live_grant,
@@ -379,6 +385,7 @@ fn facts<'a>(server: &'a str, name: &'a str, arguments: &'a Value) -> CallFacts<
         annotations: &Value::Null,
         principal: None,
         taint: &[],
+        exposed_to: &[],
         arguments,
         fingerprint: FingerprintState::Unchanged,
         live_grant: false,

@@ -141,7 +141,7 @@ fuzz_target!(|data: &[u8]| {
         Some(1) => PredicateResult::False,
         _ => PredicateResult::Failed,
     };
-    let facts = || CallFacts { server, name, annotations: &annotations, principal, taint: &taint, arguments: &arguments, fingerprint: fingerprint.clone(), live_grant, pattern_budget: Default::default() };
+    let facts = || CallFacts { server, name, annotations: &annotations, principal, taint: &taint, exposed_to: &[], arguments: &arguments, fingerprint: fingerprint.clone(), live_grant, pattern_budget: Default::default() };
 
     let mut asked = Vec::new();
     let decision = policy.decide(facts(), |handle, _| {

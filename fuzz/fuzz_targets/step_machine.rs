@@ -614,6 +614,7 @@ impl Page {
                 taint: if u.ratio(1, 4)? { vec![(*pick(u, &SERVERS)?).to_owned()] } else { Vec::new() },
                 now_ms: f64::from(u.int_in_range(0u32..=100_000)?),
                 args_digest: None,
+                exposed_to: if u.ratio(1, 4)? { vec!["https://agent.example".to_owned()] } else { Vec::new() },
             };
             self.engine.policy_facts(id, &facts, signal)
         } else {

@@ -87,13 +87,16 @@ export type ToolFilterFn = (tool: ToolContract, ctx: { serverId: string }) => bo
  * arguments; `min`, `max` and `matches` on a value of another type (a string for `min`, an array
  * for `matches`) "could not tell": the rule holds in deny and ask, not in allow. `matches` runs
  * where its judgement says (docs/behaviour.md, "Patterns"); `unsafePattern: true` lets this one
- * pattern run although neither engine can be trusted with it (short strings only).
+ * pattern run although neither engine can be trusted with it (short strings only). `exposedTo`:
+ * the tool is exposed to other origins (its `exposedTo` registration option): `true` for any,
+ * or one of the origins given.
  */
 export type PolicyWhen =
   | 'tainted'
   | { tainted: { ignore?: string[] } }
   | { annotation: Record<string, unknown> }
   | { principal: string | readonly string[] }
+  | { exposedTo: true | string | readonly string[] }
   | { arg: string; equals?: unknown; in?: readonly unknown[]; matches?: string | RegExp; max?: number; min?: number; exists?: boolean; unsafePattern?: boolean }
   | PolicyPredicate;
 

@@ -104,6 +104,7 @@ async function runCase(fixture, index) {
   };
   const base = { name, server: call.server, description: `The ${name} tool` };
   if (call.annotations) base.annotations = call.annotations;
+  if (call.exposedTo) base.exposedTo = call.exposedTo;
 
   // The tool as the agent calls it, and the fingerprint state the fixture asks for.
   let tool;

@@ -39,6 +39,9 @@ pub struct CallFacts<'a> {
     pub principal: Option<&'a str>,
     /// Server ids whose output entered the current turn.
     pub taint: &'a [String],
+    /// The origins beyond its own the tool is exposed to (its `exposedTo` option; empty when
+    /// none).
+    pub exposed_to: &'a [String],
     /// The final arguments.
     pub arguments: &'a Value,
     /// The tool's fingerprint against its approved one.

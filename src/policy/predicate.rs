@@ -27,7 +27,7 @@ use crate::strs::{cat, decimal_usize};
 use crate::value::{Map, Value};
 
 /// The predicate keys of an object predicate other than `arg`.
-const KINDS: [&str; 4] = ["annotation", "tainted", "principal", "arg"];
+const KINDS: [&str; 5] = ["annotation", "tainted", "principal", "exposedTo", "arg"];
 
 /// The operators of an `arg` predicate.
 const OPERATORS: [&str; 7] = ["equals", "in", "matches", "max", "min", "exists", "unsafePattern"];
@@ -57,6 +57,9 @@ pub(crate) enum DataPredicate {
     },
     /// The call's principal is one of these.
     Principal(Vec<String>),
+    /// The tool is exposed to other origins (its `exposedTo` registration option): to any of
+    /// these, or (`None`) to any at all.
+    ExposedTo(Option<Vec<String>>),
     /// The value at a pointer into the arguments passes every operator.
     Arg {
         /// Where in the arguments.
@@ -115,6 +118,10 @@ impl DataPredicate {
                     .principal
                     .is_some_and(|principal| ids.iter().any(|id| id == principal)),
             ),
+            DataPredicate::ExposedTo(origins) => Ok(match origins {
+                None => !facts.exposed_to.is_empty(),
+                Some(origins) => facts.exposed_to.iter().any(|origin| origins.contains(origin)),
+            }),
             DataPredicate::Arg { pointer, operators } => {
                 let value = pointer.resolve(facts.arguments);
                 all_of(operators.iter().map(|operator| operator.holds(value, facts)))
@@ -269,6 +276,7 @@ fn parse_object(map: &Map, errors: &mut Vec<ConfigError>) -> Option<Parsed> {
     let parsed = match kind.as_str() {
         "annotation" => parse_annotation(body),
         "tainted" => parse_tainted(body),
+        "exposedTo" => parse_exposed_to(body),
         _ => parse_principal(body),
     };
     parsed
@@ -339,6 +347,22 @@ fn parse_principal(body: &Value) -> Result<DataPredicate, ConfigError> {
         ));
     }
     Ok(DataPredicate::Principal(ids))
+}
+
+/// `{ exposedTo: true | origin | [origins] }`: the tool is exposed to other origins at all, or
+/// to one of these.
+fn parse_exposed_to(body: &Value) -> Result<DataPredicate, ConfigError> {
+    let origins = match body {
+        Value::Bool(true) => return Ok(DataPredicate::ExposedTo(None)),
+        Value::String(origin) => vec![origin.clone()],
+        list => strings(list).ok_or_else(|| {
+            invalid("`exposedTo` is true (exposed to any other origin), an origin or an array of origins".into())
+        })?,
+    };
+    if origins.is_empty() {
+        return Err(invalid("`exposedTo: []` lists no origin, so it could never hold".into()));
+    }
+    Ok(DataPredicate::ExposedTo(Some(origins)))
 }
 
 /// `{ arg: '<JSON pointer>', <operator>: … }`. Several operators may be given (all must hold),

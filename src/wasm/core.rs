@@ -149,7 +149,8 @@ pub fn step_with(engine: u32, call: u32, outcome: u32, facts: u32, signal: u32, 
         .map_or(0, |action| action.encode())
 }
 
-/// Runs the policy step on its facts (`{ arguments?, principal?, taint, nowMs, argsDigest? }`);
+/// Runs the policy step on its facts (`{ arguments?, principal?, taint, nowMs, argsDigest?,
+/// exposedTo? }`);
 /// answers the next action, packed.
 #[wasm_bindgen(js_name = policyFacts)]
 pub fn policy_facts(engine: u32, call: u32, facts: &[u8], signal: u32) -> u32 {
@@ -160,6 +161,7 @@ pub fn policy_facts(engine: u32, call: u32, facts: &[u8], signal: u32) -> u32 {
         taint: strings(facts.get("taint")),
         now_ms: facts.get("nowMs").and_then(Value::as_f64).unwrap_or(0.0),
         args_digest: facts.get("argsDigest").and_then(Value::as_str).map(str::to_owned),
+        exposed_to: strings(facts.get("exposedTo")),
     };
     engines::with(engine, |e| e.policy_facts(call, &facts, Signal::from_code(signal))).flatten().map_or(0, |action| action.encode())
 }
