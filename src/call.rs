@@ -1023,7 +1023,8 @@ impl Call {
             self.note(|| object_step("aborted"));
         }
         self.error = Some(error);
-        let mut action = self.enter(Event::Error, 0, signal);
+        // A dry run calls nothing the page wrote: no error hooks.
+        let mut action = if self.spec.mode == Mode::Explain { self.finish() } else { self.enter(Event::Error, 0, signal) };
         action.failed_now = true;
         action
     }

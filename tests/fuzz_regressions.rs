@@ -210,6 +210,21 @@ fn a_dry_run_with_arguments_json_cannot_carry_calls_no_hook() {
     assert!(explained.get("explanation").and_then(Value::as_str).unwrap().starts_with("Validation would fail first"), "{explained:?}");
 }
 
+/// **A dry run under limits, aborted at the limits step** (`step_machine`): the abort ran the
+/// error hooks, which a dry run never calls.
+#[test]
+fn a_dry_run_aborted_at_its_limits_calls_no_hook() {
+    let mut engine = page("error", Value::Function(2));
+    engine.governor_mut().set_policy(&policy(&[("allow", &["*"])])).unwrap();
+    let call = engine.begin(3, 0, CallFlags(CallFlags::EXPLAIN | CallFlags::LIMITS)).unwrap();
+    assert_eq!(start(&mut engine, call).op, Op::EvaluatePolicy);
+    let facts = PolicyFacts { arguments: object! {}, principal: None, taint: Vec::new(), now_ms: 0.0, args_digest: None, exposed_to: Vec::new() };
+    assert_eq!(engine.policy_facts(call, &facts, Signal::Live).unwrap().op, Op::Limits);
+    let action = step(&mut engine, call, Outcome::Aborted);
+    assert_eq!(action.op, Op::FinishError, "a dry run asked for {action:?}");
+    assert!(engine.end(call).is_some());
+}
+
 /// **A dropped set still named by a tool or a scope** (`step_machine`): the tool's cached plan
 /// kept the dropped hooks, and a set given the freed id joined the tool's or scope's hooks.
 #[test]

@@ -4,7 +4,8 @@
 //! facts with arbitrary answers from its function predicates.
 //!
 //! Never a panic. A compile error has a code and a message that starts with its path, and lint
-//! reports it too; a policy that compiles lints only with lint's own findings. A decision
+//! reports it too; a policy that compiles lints only with lint's own findings (never fire, ids
+//! twice, unknown hints, slow patterns). A decision
 //! explains itself, names a rule that exists, takes its list's effect when a rule decided,
 //! asks only for the policy's own functions, each at most once, and the step-by-step
 //! `Evaluation` decides exactly as `decide` does.
@@ -22,10 +23,11 @@ const SERVERS: [&str; 3] = ["shop", "fs", "page"];
 const HINTS: [&str; 4] = ["readOnlyHint", "destructiveHint", "openWorldHint", "readonlyHint"];
 const LISTS: [&str; 4] = ["deny", "ask", "allow", "maybe"];
 const EFFECTS: [&str; 4] = ["allow", "ask", "deny", "never"];
+const ORIGINS: [&str; 2] = ["https://agent.example", "https://other.example"];
 
 fn predicate(u: &mut Unstructured<'_>, next: &mut u32) -> Result<Value> {
     use webmcp_warden::object as o;
-    Ok(match u.int_in_range(0..=9)? {
+    Ok(match u.int_in_range(0..=10)? {
         0 => {
             *next += 1;
             Value::Function(*next)
@@ -37,6 +39,7 @@ fn predicate(u: &mut Unstructured<'_>, next: &mut u32) -> Result<Value> {
         5 => o! { "arg" => *pick(u, &["/n", "/q", "/a/0", "", "n"])?, *pick(u, &["max", "min", "equals", "exists", "in"])? => value(u, 1, 2)? },
         6 => o! { "arg" => "/q", "matches" => *pick(u, &["^a", "x+", "(", "^[a-z]+$", "a{2,}"])? },
         7 => o! { "arg" => "/q", "matches" => Value::Regex { source: text(u)?, flags: (*pick(u, &["", "i", "g"])?).to_owned() } },
+        8 => o! { "exposedTo" => if u.arbitrary()? { Value::Bool(true) } else { Value::from(*pick(u, &ORIGINS)?) } },
         _ => value(u, 2, 3)?,
     })
 }
@@ -117,7 +120,9 @@ fuzz_target!(|data: &[u8]| {
         Ok(policy) => policy,
     };
     for diagnostic in &found {
-        assert!(["shadowed_rule", "duplicate_rule_id", "unknown_annotation"].contains(&diagnostic.code), "a policy that compiles lints with {diagnostic:?}");
+        // What lint finds beyond compile errors: rules that never fire, ids given twice, unknown hints,
+        // and patterns that run on the linear engine (or, opted in, only on short strings).
+        assert!(["shadowed_rule", "duplicate_rule_id", "unknown_annotation", "pattern_linear", "pattern_unsafe"].contains(&diagnostic.code), "a policy that compiles lints with {diagnostic:?}");
         assert!(diagnostic.message.starts_with(&diagnostic.path), "{diagnostic:?}");
     }
 
@@ -135,13 +140,14 @@ fuzz_target!(|data: &[u8]| {
     let principal = if u.arbitrary().unwrap_or(false) { Some("alice") } else { None };
     let fingerprint = facts_state(&mut u).unwrap_or(FingerprintState::Unchanged);
     let live_grant = u.arbitrary().unwrap_or(false);
+    let exposed_to: Vec<String> = if u.arbitrary().unwrap_or(false) { vec![ORIGINS[0].to_owned()] } else { Vec::new() };
     let answers: Vec<u8> = (0..16).map(|_| u.int_in_range(0..=2).unwrap_or(0)).collect();
     let answer = |i: usize| match answers.get(i % answers.len()) {
         Some(0) => PredicateResult::True,
         Some(1) => PredicateResult::False,
         _ => PredicateResult::Failed,
     };
-    let facts = || CallFacts { server, name, annotations: &annotations, principal, taint: &taint, exposed_to: &[], arguments: &arguments, fingerprint: fingerprint.clone(), live_grant, pattern_budget: Default::default() };
+    let facts = || CallFacts { server, name, annotations: &annotations, principal, taint: &taint, exposed_to: &exposed_to, arguments: &arguments, fingerprint: fingerprint.clone(), live_grant, pattern_budget: Default::default() };
 
     let mut asked = Vec::new();
     let decision = policy.decide(facts(), |handle, _| {
