@@ -541,5 +541,15 @@ mod tests {
         let mut bytes = vec![NUMBER];
         bytes.extend_from_slice(&f64::NAN.to_le_bytes());
         assert_eq!(decode(&bytes), Ok(Value::Unsupported("NaN".into())));
+        // Found by the wire_decode fuzz target: a non-finite number re-encodes as the unsupported
+        // value it names, which is longer than its 9 bytes, and decodes to that same value.
+        let mut bytes = vec![ARRAY, 2, NUMBER];
+        bytes.extend_from_slice(&f64::NEG_INFINITY.to_le_bytes());
+        bytes.extend_from_slice(&[ARRAY, 0]);
+        let value = decode(&bytes).unwrap();
+        assert_eq!(value, Value::Array(vec![Value::Unsupported("-Infinity".into()), Value::Array(vec![])]));
+        let again = encode(&value);
+        assert!(again.len() > bytes.len() && again.len() <= bytes.len() + bytes.len() / 4);
+        assert_eq!(decode(&again), Ok(value));
     }
 }
