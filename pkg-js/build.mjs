@@ -49,10 +49,10 @@ const VALIDATOR_BUILD = { embed: 'lzma', env: { CARGO_PROFILE_RELEASE_OVERFLOW_C
 /**
  * Built like the core (opt-level "z", no overflow checks: clippy's `arithmetic_side_effects`
  * checks the crate's own arithmetic, Cargo.toml [profile.release]), in a target dir of its own.
- * `wasm-opt -O1`: measured on the slimmed core, 0.4 KB less brotli and 0.5 KB less gzip; -Oz/-Os
- * are smaller raw but ~0.7 KB larger compressed, and --converge adds nothing.
+ * `wasm-opt -O1`: the smallest compressed of the passes measured (-Oz/-Os are smaller raw but
+ * compress worse, and --converge adds nothing; bench/RESULTS.md, "Build choices").
  * `--strip-target-features` (every module): the `target_features` section only informs linkers;
- * browsers ignore it. 0.1 KB of gzip each. `replaceable`: `initSync` may instantiate again after
+ * browsers ignore it. `replaceable`: `initSync` may instantiate again after
  * a trap (the glue's guard would return the first instance forever).
  */
 const LIKE_CORE = { embed: 'lzma', env: { CARGO_PROFILE_RELEASE_OVERFLOW_CHECKS: 'false' }, wasmOpt: ['-O1', '--strip-target-features'], replaceable: true };
@@ -61,11 +61,12 @@ const LIKE_CORE = { embed: 'lzma', env: { CARGO_PROFILE_RELEASE_OVERFLOW_CHECKS:
  * validator (the `validate` feature), which is a module of its own, loaded lazily. */
 const MODULES = [
   // The core must be usable synchronously: its bytes are in the entry. LZMA rather than Zopfli's
-  // deflate: 5.7 KB less at import, for a longer decode on the main thread when the first
+  // deflate: smaller at import, for a longer decode on the main thread when the first
   // `webmcp()` needs the core synchronously (bench/RESULTS.md, "Patterns").
   { name: 'warden_core', cargoArgs: ['--no-default-features'], ...LIKE_CORE },
   // Shaping: stateless, so a module of its own that a page without a JSON Schema loads before its
-  // first call (pkg-js/src/shape-module.ts). Out of it, the core ships 8.2 KB (gzip) lighter.
+  // first call (pkg-js/src/shape-module.ts); the core a page downloads at import is lighter
+  // without it (bench/RESULTS.md).
   { name: 'warden_shape', cargoArgs: ['--no-default-features', '--features', 'shape-module'], ...LIKE_CORE, targetSubdir: 'shape' },
   // Resource URIs (src/uri.rs, templates of src/matcher.rs): compiled synchronously by the
   // resource code (pkg-js/src/uri-module.ts) only, so a page of tools downloads none of it.
@@ -81,11 +82,12 @@ const MODULES = [
   // as fast as 3 for less (bench/RESULTS.md).
   { name: 'warden_limits', cargoArgs: ['--no-default-features', '--features', 'limits-module'], ...LIKE_CORE, env: { CARGO_PROFILE_RELEASE_OVERFLOW_CHECKS: 'false', CARGO_PROFILE_RELEASE_OPT_LEVEL: '2' }, targetSubdir: 'limits' },
   // The validator, which shapes too: a page with a JSON Schema loads it when it registers, when it
-  // would load the shaping module too, and one module carries what both need once (measured: 5.7 KB
-  // of LZMA less than the two, and one glue; bench/RESULTS.md, "Patterns").
+  // would load the shaping module too, and one module carries what both need once (one glue, the
+  // allocator and the wire format once; bench/RESULTS.md, "Build choices").
   { name: 'warden_validate', cargoArgs: ['--no-default-features', '--features', 'validator-module,shape-module'], ...VALIDATOR_BUILD },
   // The same, judging patterns too (src/wasm/patterns.rs): what a page whose schemas hold patterns
-  // loads instead of the validator and the judgement module (8.2 KB of LZMA less than the three).
+  // loads instead of the validator and the judgement module (one download, smaller than the two:
+  // bench/RESULTS.md, "Build choices").
   // Its glue, written under the validator's name (the module's imports are named after it), is
   // the validator's own plus `judge`: one glue serves both builds (pkg-js/src/validator-chunk.ts).
   { name: 'warden_validate_judge', outName: 'warden_validate', cargoArgs: ['--no-default-features', '--features', 'validator-module,shape-module,patterns-module'], ...VALIDATOR_BUILD, targetSubdir: 'validator-judge' },
@@ -93,7 +95,7 @@ const MODULES = [
   // agent's text. A chunk a page loads when it first has a pattern (pkg-js/src/patterns.ts), and
   // a copy `lintPolicy()` compiles synchronously (`sync`: pkg-js/src/lint.ts), so a page that
   // never imports `lintPolicy` never downloads that copy.
-  // `wasm-opt -O3` rather than -O1 here: measured 0.3 KB less LZMA.
+  // `wasm-opt -O3` rather than -O1 here: it compresses smaller for this module (measured).
   { name: 'warden_patterns', cargoArgs: ['--no-default-features', '--features', 'patterns-module'], ...LIKE_CORE, wasmOpt: ['-O3', '--strip-target-features'], targetSubdir: 'patterns', sync: true },
   // The linear-time pattern engine (src/pattern/linear.rs, regex-lite): a chunk a page loads
   // only when a pattern's judgement routes long strings to it.
@@ -378,7 +380,7 @@ function checkBudget(report) {
  * the `unlzma/` crate that decodes every other module (pkg-js/src/unlzma.ts). Built for wasm32,
  * `wasm-opt -Oz` with its custom sections stripped, and embedded raw (compressing it would need
  * the decoder it is) as hex: every byte two whole characters, so gzip and brotli still find the
- * module's byte patterns (0.4 KB less gzip than base64 for ~4 KB of wasm, measured). In a target
+ * module's byte patterns, where base64 scrambles them (bench/RESULTS.md, "Build choices"). In a target
  * dir of its own. Answers its size report and its bytes.
  */
 function buildDecoder({ crate, name, exportName, what }) {
@@ -399,8 +401,7 @@ function buildDecoder({ crate, name, exportName, what }) {
 let unlzmaWasm;
 
 /**
- * LZMA of a module: 11 KB smaller than Zopfli's deflate of the validator, 5.7 KB of the core
- * (bench/RESULTS.md), decoded in the page by the `unlzma/` crate. The stream is xz's
+ * LZMA of a module: smaller than Zopfli's deflate for every module (bench/RESULTS.md), decoded in the page by the `unlzma/` crate. The stream is xz's
  * raw LZMA1 (`xz --format=raw`, the best preset; lc=3, lp=0, pb=0 measured smallest) behind
  * the `.lzma` header's properties byte, and is decoded back here with the page's own decoder
  * before it ships.

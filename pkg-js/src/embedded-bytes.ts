@@ -3,8 +3,8 @@
 
 /**
  * Decodes base64 natively where the platform can (`Uint8Array.fromBase64`: current browsers;
- * `Buffer` in Node), else with `atob` and a loop. Native matters on a page's first `webmcp()`:
- * Chromium decodes the core's ~70 KB of base64 in ~0.2 ms, the loop took ~3 ms cold (measured).
+ * `Buffer` in Node), else with `atob` and a loop. Native matters on a page's first `webmcp()`,
+ * where the loop runs cold and many times slower (bench/RESULTS.md, "Build choices").
  */
 export function decodeBase64(base64: string): Uint8Array {
   const native = (Uint8Array as { fromBase64?: (text: string) => Uint8Array }).fromBase64;

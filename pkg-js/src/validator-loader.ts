@@ -1,17 +1,7 @@
 // Loading the JSON Schema validator module: once, when a tool with a JSON Schema is
 // first registered or called, and again if it ever traps.
 //
-// How it ships, and why (numbers from pkg-js/build.mjs's report, brotli -q 11 / gzip -9):
-//
-// | way | raw | brotli | gzip |
-// |---|---:|---:|---:|
-// | `.wasm` file beside the JS, `new URL(…, import.meta.url)` | 297,221 | 98,709 | 115,719 |
-// | Zopfli-deflated (zlib format), base64, in a JS chunk (`import()`) | 146,448 | 109,879 | 110,340 |
-// | the same with zlib -9 instead of Zopfli | 154,712 | 116,202 | 116,564 |
-// | base64 of the raw `.wasm` in a JS chunk (the old fallback) | 396,327 | 131,088 | 154,881 |
-//
-// (Measured when the way was chosen. The module has shrunk since, with no JSON parser or regex
-// engine of its own; today's figures are in pkg-js/wasm/sizes.json.)
+// How it ships, and why (the figures of each way: bench/RESULTS.md, "Build choices"):
 //
 // The `.wasm` file is the smallest download, but not every bundler handles such an asset: esbuild
 // and plain Rollup leave a URL that answers 404 (one failed request, then a fallback), and Vite's
@@ -20,9 +10,9 @@
 // split and served by every bundler and works unbundled: one code path everywhere, no request
 // that can fail. Gzip and brotli cannot recompress compressed bytes, but they pack base64 back to
 // them, so what the chunk weighs is what its compressor made. That is now LZMA (xz's best
-// preset), 11.7 KB smaller than Zopfli's deflate for the module (80.1 against 91.8 KB of gzip),
-// decoded by the entry's wasm decoder (`unlzma.ts`, in slices with the page's other tasks in
-// between): 12–18 ms more of the main thread than `DecompressionStream` (bench/RESULTS.md).
+// preset), smaller than Zopfli's deflate, decoded by the entry's wasm decoder (`unlzma.ts`, in
+// slices with the page's other tasks in between), which takes more of the main thread than a
+// platform decoder would (bench/RESULTS.md).
 // Compilation is asynchronous (`WebAssembly.compile`, not the synchronous compile browsers refuse
 // on the main thread for large modules) and needs CSP `'wasm-unsafe-eval'`, like the core.
 //
