@@ -701,28 +701,9 @@ export function installFakeModelContext(options: FakeModelContextOptions = {}): 
   const createdDocument = g.document === undefined || g.document === null;
   if (createdDocument) g.document = {};
   const doc = g.document as Record<string, unknown>;
-  const previous = Object.getOwnPropertyDescriptor(doc, 'modelContext');
-  const modelContext = new FakeModelContext(options);
-  Object.defineProperty(doc, 'modelContext', {
-    value: modelContext,
-    configurable: true,
-    enumerable: true,
-    writable: true,
-  });
-  let installed = true;
-  return {
-    modelContext,
-    uninstall(): void {
-      if (!installed) return;
-      installed = false;
-      if (createdDocument) {
-        if (g.document === doc) delete g.document;
-        return;
-      }
-      if (previous !== undefined) Object.defineProperty(doc, 'modelContext', previous);
-      else delete doc.modelContext;
-    },
-  };
+  return installOn(doc, options, () => {
+    if (g.document === doc) delete g.document;
+  }, createdDocument);
 }
 
 /** Firefox's shape lives on `navigator.modelContext` (Node 21+ has a `navigator` of its own). */
@@ -731,22 +712,29 @@ function installOnNavigator(options: FakeModelContextOptions): InstalledFakeMode
   const own = Object.getOwnPropertyDescriptor(globalThis, 'navigator');
   const createdNavigator = g.navigator === undefined || g.navigator === null;
   if (createdNavigator) Object.defineProperty(globalThis, 'navigator', { value: {}, configurable: true, writable: true });
-  const nav = g.navigator as Record<string, unknown>;
-  const previous = Object.getOwnPropertyDescriptor(nav, 'modelContext');
+  return installOn(g.navigator as Record<string, unknown>, options, () => {
+    if (own !== undefined) Object.defineProperty(globalThis, 'navigator', own);
+    else delete g.navigator;
+  }, createdNavigator);
+}
+
+/**
+ * Puts a fresh fake on `holder.modelContext`; `uninstall()` (once) removes the holder the install
+ * created (`dropHolder`, when `created`), or else restores the `modelContext` it had.
+ */
+function installOn(holder: Record<string, unknown>, options: FakeModelContextOptions, dropHolder: () => void, created: boolean): InstalledFakeModelContext {
+  const previous = Object.getOwnPropertyDescriptor(holder, 'modelContext');
   const modelContext = new FakeModelContext(options);
-  Object.defineProperty(nav, 'modelContext', { value: modelContext, configurable: true, enumerable: true, writable: true });
+  Object.defineProperty(holder, 'modelContext', { value: modelContext, configurable: true, enumerable: true, writable: true });
   let installed = true;
   return {
     modelContext,
     uninstall(): void {
       if (!installed) return;
       installed = false;
-      if (previous !== undefined) Object.defineProperty(nav, 'modelContext', previous);
-      else delete nav.modelContext;
-      if (createdNavigator) {
-        if (own !== undefined) Object.defineProperty(globalThis, 'navigator', own);
-        else delete g.navigator;
-      }
+      if (created) return dropHolder();
+      if (previous !== undefined) Object.defineProperty(holder, 'modelContext', previous);
+      else delete holder.modelContext;
     },
   };
 }
