@@ -581,7 +581,7 @@ class CallRun {
     if (this.#options.principal !== undefined) facts.principal = this.#options.principal;
     // The origins beyond its own the tool is exposed to: `{ exposedTo }` predicates read them.
     const exposedTo = this.#tool.options?.exposedTo;
-    if (exposedTo !== undefined && exposedTo.length > 0) facts.exposedTo = [...exposedTo];
+    if (exposedTo !== undefined && exposedTo.length > 0) facts.exposedTo = exposedTo;
     const action = core.policyFacts(this.#engine, this.#call, encode(facts), this.#signalState());
     if (action === 0) throw new Error('the core does not know this call');
     this.#decided(action);

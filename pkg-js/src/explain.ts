@@ -98,7 +98,7 @@ export async function explain(name: string, input?: unknown, given: Pick<CallOpt
       if (argsDigest !== undefined) facts.argsDigest = argsDigest;
       if (options.principal !== undefined) facts.principal = options.principal;
       const exposedTo = tool.options?.exposedTo;
-      if (exposedTo !== undefined && exposedTo.length > 0) facts.exposedTo = [...exposedTo];
+      if (exposedTo !== undefined && exposedTo.length > 0) facts.exposedTo = exposedTo;
       action = core.policyFacts(engine, call, encode(facts), Signal.Live);
     } else if (op === Op.Limits) {
       // What the limits would say, counting nothing and calling no cost function.

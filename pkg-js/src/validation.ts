@@ -126,7 +126,8 @@ export async function validateJsonText(
   // what is validated must be what the text says. Copied, since the next encoding (another
   // call's, during that await) reuses the buffer.
   const fromSource = 'source' in json ? encodeJson(json.source).slice() : undefined;
-  const validator = await loadValidator([schema]);
+  // Loaded already (the common case): no promise to wait for, no array to make.
+  const validator = loadedValidator() ?? (await loadValidator([schema]));
   let schemaHandle = compileWith(validator, schema, allowUnsafe);
   // What its patterns wait for (the judgement, the linear engine), compiled again once loaded.
   for (let waiting = patternsSettled(); waiting !== undefined; waiting = patternsSettled()) {
