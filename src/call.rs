@@ -63,11 +63,22 @@ pub enum Outcome {
     PredicateFalse = 11,
     /// A policy function predicate threw, timed out or returned a non-boolean.
     PredicateFailed = 12,
+    /// The limits check of an action flagged [`LIMITS_FIRST`] did not let the call through:
+    /// the payload is the decision of the limit it would pass, or nothing when the call's
+    /// signal aborted the check. A call within its limits reports nothing: the TS layer
+    /// performs the action.
+    Limited = 13,
 }
+
+/// The handle flag of a `RunTool` or `Approve` action whose call must be checked against the
+/// page's limits first (the limits module counts it): within them, the TS layer performs the
+/// action without reporting; past one, it reports [`Outcome::Limited`] and the core decides
+/// again. Folding the check into the action saves a step per limited call.
+pub const LIMITS_FIRST: u32 = 1;
 
 impl Outcome {
     /// Every outcome, by wire code.
-    pub const ALL: [Outcome; 13] = [
+    pub const ALL: [Outcome; 14] = [
         Outcome::Start,
         Outcome::Returned,
         Outcome::Raised,
@@ -81,6 +92,7 @@ impl Outcome {
         Outcome::PredicateTrue,
         Outcome::PredicateFalse,
         Outcome::PredicateFailed,
+        Outcome::Limited,
     ];
 
     /// Decodes a wire code ([`Outcome::ALL`] is in code order: a test pins it).
@@ -374,8 +386,11 @@ pub struct Call {
     /// A live grant exists for this call's principal, tool and definition (and arguments, for
     /// an arguments-scoped one): its scope, as `grant_due`.
     live_grant: Option<(bool, bool)>,
-    /// The decision waiting for the limits.
+    /// The decision waiting for the limits (a dry run's separate limits step).
     pending: Option<Decision>,
+    /// The last action carries [`LIMITS_FIRST`]: the length the record had before its decision
+    /// was noted, so that a limit's decision can replace that note.
+    limits_first: Option<usize>,
     record: Vec<Value>,
     /// What a dry run found, step by step.
     explain: Vec<Value>,
@@ -416,6 +431,7 @@ impl Call {
             grant_due: None,
             live_grant: None,
             pending: None,
+            limits_first: None,
             record: Vec::new(),
             explain: Vec::new(),
             skipped_predicates: 0,
@@ -536,6 +552,12 @@ impl Call {
     pub fn step(&mut self, outcome: Outcome, facts: ReturnFacts, payload: &Value, signal: Signal, duration_ms: f64) -> Action {
         if outcome == Outcome::Start {
             return self.start(signal);
+        }
+        // Any other report after a `LIMITS_FIRST` action means the call was within its limits.
+        match (self.limits_first.take(), outcome) {
+            (Some(noted), Outcome::Limited) => return self.limit_refused(noted, payload, signal),
+            (None, Outcome::Limited) => return self.internal_error(),
+            _ => {}
         }
         match self.phase {
             Phase::Hooks(event, position) => self.after_hook(event, position, outcome, facts, payload, signal, duration_ms),
@@ -863,11 +885,35 @@ impl Call {
             (Effect::Ask, None, false) => settle_without_approver(&decision),
             _ => decision,
         };
-        if decision.effect != Effect::Deny && self.spec.limits {
+        if decision.effect == Effect::Deny || !self.spec.limits {
+            return self.conclude(decision, signal);
+        }
+        // A dry run reports its limits as a step of its own (it ends at its decision).
+        if self.spec.mode == Mode::Explain {
             self.pending = Some(decision);
             self.phase = Phase::Limits;
             return Action::new(Op::Limits, 0);
         }
+        // A call goes on to the tool or the approver with the limits checked first: one step
+        // fewer when they let it through, which is nearly always.
+        let noted = self.record.len();
+        let mut action = self.conclude(decision, signal);
+        if matches!(action.op, Op::RunTool | Op::Approve) {
+            action.handle = LIMITS_FIRST;
+            self.limits_first = Some(noted);
+        }
+        action
+    }
+
+    /// A limit refused the call that its `LIMITS_FIRST` action was about to take on: the
+    /// limit's decision replaces the one concluded (and its note in the record), denied when it
+    /// asks and nobody can approve.
+    fn limit_refused(&mut self, noted: usize, payload: &Value, signal: Signal) -> Action {
+        let Some(limited) = Decision::by_limit(payload) else {
+            return if signal == Signal::Live { self.internal_error() } else { self.fail_aborted(signal) };
+        };
+        self.record.truncate(noted);
+        let decision = if self.spec.has_approver { limited } else { settle_without_approver(&limited) };
         self.conclude(decision, signal)
     }
 

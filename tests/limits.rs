@@ -18,7 +18,7 @@ use std::collections::HashMap;
 
 use serde_json::{json, Value as Json};
 use support::{from_fixture, to_json, v};
-use webmcp_warden::call::{Action, Op, Outcome, PolicyFacts, Signal};
+use webmcp_warden::call::{Action, Op, Outcome, PolicyFacts, Signal, LIMITS_FIRST};
 use webmcp_warden::engine::{CallFlags, Engine};
 use webmcp_warden::policy::{lint, Held, LimitBook, LimitFacts, Limits, Verdict, MAX_KEYS};
 use webmcp_warden::returns::ReturnFacts;
@@ -80,27 +80,16 @@ fn drive(page: &mut Page, running: &mut Running, step: &Json, hold: Option<&str>
                 let facts = PolicyFacts { arguments: Value::Null, principal: running.principal.clone(), taint: Vec::new(), now_ms: running.at, args_digest: None, exposed_to: Vec::new() };
                 page.engine.policy_facts(call, &facts, Signal::Live).unwrap()
             }
-            Op::Limits => {
-                // What the TS layer does: check with the cost functions' answers until done.
-                let matched = page.limits.matching("page", &running.tool);
-                let mut costs = Vec::new();
-                loop {
-                    let facts = LimitFacts { principal: running.principal.as_deref(), tool: &running.tool, now_ms: running.at };
-                    match page.book.check(page.limits.list(), &matched, &facts, &costs, true) {
-                        Verdict::NeedCost(handle) => {
-                            assert!(!running.asked_costs.contains(&handle), "cost function {handle} asked twice in one call");
-                            running.asked_costs.push(handle);
-                            let answer = step.get("costs").and_then(|costs| costs.get(handle.to_string())).unwrap_or_else(|| panic!("cost function {handle} asked, and the step gives no answer"));
-                            costs.push((handle, answer.as_f64().filter(|cost| *cost >= 0.0)));
-                        }
-                        Verdict::Pass(held) => {
-                            running.held = held;
-                            break page.engine.step(call, Outcome::Valid, ReturnFacts::default(), &Value::Null, Signal::Live, 0.0).unwrap();
-                        }
-                        Verdict::Exceeded(hit) => break page.engine.step(call, Outcome::Invalid, ReturnFacts::default(), &hit.to_value(), Signal::Live, 0.0).unwrap(),
-                    }
-                }
-            }
+            Op::Limits => match check_limits(page, running, step) {
+                None => page.engine.step(call, Outcome::Valid, ReturnFacts::default(), &Value::Null, Signal::Live, 0.0).unwrap(),
+                Some(hit) => page.engine.step(call, Outcome::Invalid, ReturnFacts::default(), &hit, Signal::Live, 0.0).unwrap(),
+            },
+            // The limits first (what the TS layer does): within them, the action is performed
+            // with nothing reported; past one, the core decides again.
+            Op::RunTool | Op::Approve if running.action.handle == LIMITS_FIRST => match check_limits(page, running, step) {
+                None => Action { handle: 0, decided: false, ..running.action },
+                Some(hit) => page.engine.step(call, Outcome::Limited, ReturnFacts::default(), &hit, Signal::Live, 0.0).unwrap(),
+            },
             Op::Approve if hold == Some("approval") => return false,
             Op::Approve => {
                 let answer = v(json!({ "allow": page.approver.as_deref().expect("an ask with no approver") }));
@@ -123,6 +112,30 @@ fn drive(page: &mut Page, running: &mut Running, step: &Json, hold: Option<&str>
             other => panic!("the fixture's calls have no {other:?}"),
         };
         running.action = action;
+    }
+}
+
+/// Checks `running`'s call against the page's limits and counts it, with the cost functions'
+/// answers from `step` until done: `None` within them (what it holds is kept), or the decision
+/// of the limit it would pass, as the limits module writes it.
+fn check_limits(page: &mut Page, running: &mut Running, step: &Json) -> Option<Value> {
+    let matched = page.limits.matching("page", &running.tool);
+    let mut costs = Vec::new();
+    loop {
+        let facts = LimitFacts { principal: running.principal.as_deref(), tool: &running.tool, now_ms: running.at };
+        match page.book.check(page.limits.list(), &matched, &facts, &costs, true) {
+            Verdict::NeedCost(handle) => {
+                assert!(!running.asked_costs.contains(&handle), "cost function {handle} asked twice in one call");
+                running.asked_costs.push(handle);
+                let answer = step.get("costs").and_then(|costs| costs.get(handle.to_string())).unwrap_or_else(|| panic!("cost function {handle} asked, and the step gives no answer"));
+                costs.push((handle, answer.as_f64().filter(|cost| *cost >= 0.0)));
+            }
+            Verdict::Pass(held) => {
+                running.held = held;
+                return None;
+            }
+            Verdict::Exceeded(hit) => return Some(hit.to_value()),
+        }
     }
 }
 
@@ -378,4 +391,65 @@ fn invalid_limit_fixtures() {
         }
     }
     assert!(problems.is_empty(), "{} problem(s):\n{}", problems.len(), problems.join("\n"));
+}
+
+/// A call begun with limits on a page whose policy lets its tool through, at its policy step's
+/// answer: the tool run flagged `LIMITS_FIRST`.
+fn limited_call(flags: u32) -> (Page, u32, Action) {
+    let mut page = Page::new(&json!({ "default": "allow", "limits": [{ "max": 1, "window": 1000 }] }), None);
+    let tool = page.tool("t");
+    let call = page.engine.begin(tool, 0, CallFlags(CallFlags::LIMITS | flags)).unwrap();
+    let mut action = page.engine.step(call, Outcome::Start, ReturnFacts::default(), &Value::Null, Signal::Live, 0.0).unwrap();
+    if action.op == Op::EvaluatePolicy {
+        let facts = PolicyFacts { arguments: Value::Null, principal: None, taint: Vec::new(), now_ms: 0.0, args_digest: None, exposed_to: Vec::new() };
+        action = page.engine.policy_facts(call, &facts, Signal::Live).unwrap();
+    }
+    assert_eq!((action.op, action.handle, action.decided), (Op::RunTool, LIMITS_FIRST, true), "the tool, with its limits first");
+    (page, call, action)
+}
+
+/// The limits are folded into the action after the policy step: within them nothing is
+/// reported (the tool's outcome is the next step); past one, `Limited` makes the core decide
+/// again, and the record holds the limit's decision only.
+#[test]
+fn a_limit_checked_first_replaces_the_decision_it_refuses() {
+    let hit = json!({ "ask": false, "index": 0, "explanation": "Denied by limits[0]: 1 of 1 calls used.", "limit": { "kind": "calls", "per": "page", "used": 1, "max": 1 } });
+    let (mut page, call, _) = limited_call(CallFlags::OBSERVED);
+    let next = page.engine.step(call, Outcome::Limited, ReturnFacts::default(), &v(hit), Signal::Live, 0.0).unwrap();
+    assert!(next.decided && next.failed_now, "denied by the limit: {next:?}");
+    let decisions: Vec<Json> = page.engine.call(call).unwrap().record().iter().map(to_json).filter(|step| step["step"] == "policy").collect();
+    assert_eq!(decisions.len(), 1, "one policy step in the record: {decisions:?}");
+    assert_eq!(decisions[0]["decision"]["reason"], "limit");
+    assert_eq!(to_json(&page.engine.call(call).unwrap().decision().unwrap().to_value())["rule"]["list"], "limits");
+
+    // Within the limits: the tool's own outcome is the next step.
+    let (mut page, call, _) = limited_call(0);
+    let next = page.engine.step(call, Outcome::ToolReturned, ReturnFacts::default(), &Value::Null, Signal::Live, 0.0).unwrap();
+    assert_eq!(next.op, Op::FinishOk);
+}
+
+/// `Limited` with no limit's decision: the check was aborted (the call fails as aborted) or
+/// the report is junk (an internal error, never the tool).
+#[test]
+fn a_limits_check_aborted_or_junk_never_reaches_the_tool() {
+    let (mut page, call, _) = limited_call(0);
+    let next = page.engine.step(call, Outcome::Limited, ReturnFacts::default(), &Value::Null, Signal::Aborted, 0.0).unwrap();
+    assert_ne!(next.op, Op::RunTool);
+    let ended = to_json(&page.engine.end(call).unwrap_or(Value::Null));
+    assert_eq!(ended["error"]["kind"], "aborted", "{ended}");
+
+    let (mut page, call, _) = limited_call(0);
+    let next = page.engine.step(call, Outcome::Limited, ReturnFacts::default(), &v(json!({ "ask": "no" })), Signal::Live, 0.0).unwrap();
+    assert_eq!(next.op, Op::FinishError);
+    let ended = to_json(&page.engine.end(call).unwrap_or(Value::Null));
+    assert_eq!(ended["error"]["reason"], "internal_error", "{ended}");
+
+    // Not flagged: `Limited` is junk at any step.
+    let mut page = Page::new(&json!({ "default": "allow" }), None);
+    let tool = page.tool("t");
+    let call = page.engine.begin(tool, 0, CallFlags(0)).unwrap();
+    let first = page.engine.step(call, Outcome::Start, ReturnFacts::default(), &Value::Null, Signal::Live, 0.0).unwrap();
+    assert_ne!((first.op, first.handle), (Op::RunTool, LIMITS_FIRST), "no limits, no flag");
+    let next = page.engine.step(call, Outcome::Limited, ReturnFacts::default(), &Value::Null, Signal::Live, 0.0).unwrap();
+    assert_eq!(next.op, Op::FinishError);
 }

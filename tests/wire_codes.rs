@@ -5,7 +5,7 @@
 
 use std::fmt::Write as _;
 
-use webmcp_warden::call::{Op, Outcome, Signal, Verdict, MAX_HANDLE};
+use webmcp_warden::call::{Op, Outcome, Signal, Verdict, LIMITS_FIRST, MAX_HANDLE};
 use webmcp_warden::engine::{CallFlags, ENDED_QUIETLY};
 use webmcp_warden::hooks::{Event, Subject, MAX_TIMER_MS};
 use webmcp_warden::returns::{bits, Action, Allow, Field, Halt, Kind};
@@ -45,7 +45,7 @@ fn render() -> String {
     object(
         "ActionBits",
         "The other parts of a packed action (`call::Action::encode`).",
-        vec![("OpMask".into(), 15), ("Accepted".into(), 1 << 4), ("FailedNow".into(), 1 << 5), ("VerdictShift".into(), 6), ("Decided".into(), 1 << 9), ("HandleShift".into(), 10), ("MaxHandle".into(), MAX_HANDLE), ("EndedQuietly".into(), ENDED_QUIETLY)],
+        vec![("OpMask".into(), 15), ("Accepted".into(), 1 << 4), ("FailedNow".into(), 1 << 5), ("VerdictShift".into(), 6), ("Decided".into(), 1 << 9), ("HandleShift".into(), 10), ("MaxHandle".into(), MAX_HANDLE), ("EndedQuietly".into(), ENDED_QUIETLY), ("LimitsFirst".into(), LIMITS_FIRST)],
     );
     object(
         "Bounds",

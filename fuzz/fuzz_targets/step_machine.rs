@@ -22,7 +22,7 @@ use std::collections::HashMap;
 
 use arbitrary::{Arbitrary, Result, Unstructured};
 use libfuzzer_sys::fuzz_target;
-use webmcp_warden::call::{Action, Op, Outcome, PolicyFacts, Signal, MAX_HANDLE};
+use webmcp_warden::call::{Action, Op, Outcome, PolicyFacts, Signal, LIMITS_FIRST, MAX_HANDLE};
 use webmcp_warden::engine::{CallFlags, Engine, ENDED_QUIETLY};
 use webmcp_warden::digest::FieldTexts;
 use webmcp_warden::governor::Definition;
@@ -547,15 +547,17 @@ impl Page {
                 // belongs to another tool.
                 let shown = self.engine.ask_facts(run.id).map(|facts| facts.name);
                 assert_eq!(shown.as_deref(), Some(run.tool.as_str()), "call {} asks approval for another tool", run.id);
-                assert_eq!(action.handle, 0);
+                assert!(action.handle == 0 || (action.handle == LIMITS_FIRST && run.limits && !run.explain), "call {} (limits flag {}) asks approval with handle {}", run.id, run.limits, action.handle);
             }
+            // A call checks its limits before the tool or the approver; a dry run in a step of its own.
+            Op::RunTool => assert!(action.handle == 0 || (action.handle == LIMITS_FIRST && run.limits && !run.explain), "call {} (limits flag {}) runs its tool with handle {}", run.id, run.limits, action.handle),
             Op::Predicate => assert!(run.predicates.contains(&action.handle), "call {} asked for predicate {} of no policy it began with", run.id, action.handle),
-            Op::Limits => assert!(run.limits && action.handle == 0, "call {} asked for its limits (flag {})", run.id, run.limits),
+            Op::Limits => assert!(run.limits && run.explain && action.handle == 0, "call {} asked for its limits (flag {}, dry run {})", run.id, run.limits, run.explain),
             Op::ValidateInput => assert!(action.handle <= 3),
             Op::EvaluatePolicy => assert!(action.handle <= 1),
             // A call that succeeded with nothing to record is ended by the core in its last step.
             Op::FinishOk if !run.listing && !run.explain => assert!(action.handle == 0 || action.handle == ENDED_QUIETLY, "FinishOk with handle {}", action.handle),
-            Op::RunTool | Op::ValidateOutput | Op::FinishOk | Op::FinishError => assert_eq!(action.handle, 0),
+            Op::ValidateOutput | Op::FinishOk | Op::FinishError => assert_eq!(action.handle, 0),
         }
     }
 
@@ -687,6 +689,15 @@ impl Page {
 /// An outcome the TS layer could report after performing `op`.
 fn call_outcome(u: &mut Unstructured<'_>, op: Op, handle: u32) -> Result<(Outcome, ReturnFacts, Value)> {
     let none = ReturnFacts::default();
+    // A limit refuses the call (its decision, as the limits module writes it, or junk), or the
+    // signal aborted the check; otherwise the action is performed.
+    if handle == LIMITS_FIRST && matches!(op, Op::RunTool | Op::Approve) && u.ratio(1, 3)? {
+        return Ok(match u.int_in_range(0..=2)? {
+            0 => (Outcome::Limited, none, Value::Null),
+            1 => (Outcome::Limited, none, value(u, 2, 3)?),
+            _ => (Outcome::Limited, none, limit_hit(u)?),
+        });
+    }
     Ok(match op {
         Op::CallHook | Op::Approve => match u.int_in_range(0..=9)? {
             0 => (Outcome::Raised, none, Value::Null),
@@ -734,11 +745,16 @@ fn call_outcome(u: &mut Unstructured<'_>, op: Op, handle: u32) -> Result<(Outcom
         Op::Limits => match u.int_in_range(0..=4)? {
             0 => (Outcome::Aborted, none, Value::Null),
             1 => (Outcome::Invalid, none, value(u, 2, 3)?),
-            2 => (Outcome::Invalid, none, webmcp_warden::object! { "ask" => u.arbitrary::<bool>()?, "index" => f64::from(u.int_in_range(0u8..=3)?), "explanation" => text(u)?, "limit" => webmcp_warden::object! { "kind" => "calls" } }),
+            2 => (Outcome::Invalid, none, limit_hit(u)?),
             _ => (Outcome::Valid, none, Value::Null),
         },
         Op::FinishOk | Op::FinishError => (Outcome::Returned, none, Value::Null),
     })
+}
+
+/// The decision of a limit a call would pass, as the limits module writes it.
+fn limit_hit(u: &mut Unstructured<'_>) -> Result<Value> {
+    Ok(webmcp_warden::object! { "ask" => u.arbitrary::<bool>()?, "index" => f64::from(u.int_in_range(0u8..=3)?), "explanation" => text(u)?, "limit" => webmcp_warden::object! { "kind" => "calls" } })
 }
 
 /// Any outcome, facts and payload at all.

@@ -93,6 +93,12 @@ export async function runSubjectCall(w: Warden, subject: PipelineTool, about: Su
   return new CallRun(w, subject, input, read, scope, about).run();
 }
 
+/** Whether the core flagged `action` (a tool run or an approval) to be checked against the limits first. */
+function limitsFirst(action: number): boolean {
+  const op = action & ActionBits.OpMask;
+  return action >>> ActionBits.HandleShift === ActionBits.LimitsFirst && (op === Op.RunTool || op === Op.Approve);
+}
+
 /** The state of one call, and one performer per op. */
 class CallRun {
   readonly #w: Warden;
@@ -298,7 +304,7 @@ class CallRun {
         }
         // A step performed synchronously (a sync hook, a sync tool) answers at once: no promise
         // and no microtask per step, which is most of a hook's cost.
-        const next = this.#perform(op, handle);
+        const next = limitsFirst(action) ? this.#limitsFirst(action) : this.#perform(op, handle);
         if (typeof next === 'number') action = next;
         else {
           action = await next;
@@ -381,8 +387,6 @@ class CallRun {
         return this.#approve();
       case Op.ValidateOutput:
         return this.#validateOutput();
-      case Op.Limits:
-        return this.#limits();
       default:
         throw new Error(`the core answered an unknown op ${op}`);
     }
@@ -603,22 +607,37 @@ class CallRun {
     return action;
   }
 
-  /** The limits step: the limits module (webmcp-warden/limits) checks and counts the call. */
-  #limits(): number | Promise<number> {
+  /** Checks the call against the page's limits and counts it (the limits module, webmcp-warden/limits). */
+  #checkLimits(): LimitsChecked | Promise<LimitsChecked> {
     const limits = this.#w.limits;
     // A cost function is given the call as predicates see it, written with the extras' chunk.
     const extras = extrasChunk.loaded;
-    if (limits && extras === undefined) return extrasChunk.load().then(() => this.#limits());
+    if (limits && extras === undefined) return extrasChunk.load().then(() => this.#checkLimits());
     // Limits removed while the call was in flight: it is within them.
-    const checked = limits && extras ? limits.check(this.#w, this.#serverId, this.#tool.contract.name, this.#options.principal, this.#signal, () => this.#policyCall(undefined, extras)) : ([Outcome.Valid, undefined, 0] as LimitsChecked);
-    return Array.isArray(checked) ? this.#limited(checked) : checked.then((done) => this.#limited(done));
+    return limits && extras ? limits.check(this.#w, this.#serverId, this.#tool.contract.name, this.#options.principal, this.#signal, () => this.#policyCall(undefined, extras)) : 0;
   }
 
-  #limited([outcome, payload, token]: LimitsChecked): number {
-    this.#held = token;
-    const action = this.#step(outcome, 0, 0, payload);
-    this.#decided(action);
-    return action;
+  /**
+   * A tool run or an approval the core flagged `LimitsFirst`: the call is checked against its
+   * limits first. Within every limit (and not aborted meanwhile), policy's decision is reported
+   * and the action performed with no step to the core; past a limit, the core decides again
+   * from that limit's decision.
+   */
+  #limitsFirst(action: number): number | Promise<number> {
+    const checked = this.#checkLimits();
+    return typeof checked === 'number' || Array.isArray(checked) ? this.#limitsThen(action, checked) : checked.then((done) => this.#limitsThen(action, done));
+  }
+
+  #limitsThen(action: number, checked: LimitsChecked): number | Promise<number> {
+    if (typeof checked === 'number') this.#held = checked;
+    if (typeof checked === 'number' && this.#signalState() === Signal.Live) {
+      this.#decided(action, true);
+      return this.#perform(action & ActionBits.OpMask, 0);
+    }
+    // Past a limit (its decision), or aborted while a cost function ran (nothing).
+    const next = this.#step(Outcome.Limited, 0, 0, typeof checked === 'number' ? undefined : checked[0] === Outcome.Invalid ? checked[1] : undefined);
+    this.#decided(next);
+    return next;
   }
 
   async #approve(): Promise<number> {
@@ -758,8 +777,9 @@ class CallRun {
 
 
   /** Emits `policy.decision` when the core says policy just decided, and `limit.exceeded` when a limit did. */
-  #decided(action: number): void {
-    if (!(action & ActionBits.Decided)) return;
+  #decided(action: number, limitsChecked = false): void {
+    // A decision whose limits are still to be checked is reported once they let it through.
+    if (!(action & ActionBits.Decided) || (!limitsChecked && limitsFirst(action))) return;
     if (DIAGNOSING && this.#predicateNote !== undefined) {
       this.#predicateNote[5] = (decode(core.callDecision(this.#engine, this.#call)) as CallDecisionAnswer)?.explanation;
       this.#predicateNote = undefined;

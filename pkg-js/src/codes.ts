@@ -16,6 +16,7 @@ export const Outcome = {
   PredicateTrue: 10,
   PredicateFalse: 11,
   PredicateFailed: 12,
+  Limited: 13,
 } as const;
 
 /** What the core asks for next (`call::Op`), bits 0–3 of an action. */
@@ -60,6 +61,7 @@ export const ActionBits = {
   HandleShift: 10,
   MaxHandle: 4194303,
   EndedQuietly: 1,
+  LimitsFirst: 1,
 } as const;
 
 /** Bounds the core sets on what the TS layer accepts (`hooks::MAX_TIMER_MS`: the longest delay a timer holds). */

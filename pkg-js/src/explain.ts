@@ -102,8 +102,9 @@ export async function explain(name: string, input?: unknown, given: Pick<CallOpt
       action = core.policyFacts(engine, call, encode(facts), Signal.Live);
     } else if (op === Op.Limits) {
       // What the limits would say, counting nothing and calling no cost function.
-      const checked = w.limits?.check(w, tool.server ?? w.settings.serverId, tool.contract.name, options.principal, undefined, undefined) ?? [Outcome.Valid, undefined, 0];
-      const [outcome, payload] = Array.isArray(checked) ? checked : await checked;
+      const checked = w.limits?.check(w, tool.server ?? w.settings.serverId, tool.contract.name, options.principal, undefined, undefined) ?? 0;
+      const done = typeof checked === 'number' || Array.isArray(checked) ? checked : await checked;
+      const [outcome, payload] = typeof done === 'number' ? [Outcome.Valid, undefined] : done;
       action = payload === undefined ? core.step(engine, call, outcome, 0, Signal.Live, 0) : core.stepWith(engine, call, outcome, 0, Signal.Live, 0, encode(payload));
     } else {
       core.end(engine, call);

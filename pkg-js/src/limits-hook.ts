@@ -10,8 +10,12 @@ export interface LimitsClient {
   readonly predicates: { readonly table: readonly unknown[] };
 }
 
-/** What a limits check comes to: the outcome the core reads, its payload, the token of the calls in flight it holds. */
-export type LimitsChecked = [outcome: number, payload: unknown, token: number];
+/**
+ * What a limits check comes to: within every limit, the token of the calls in flight it holds
+ * (0: none); else the outcome the core reads (`Invalid` with the limit's decision, or `Aborted`)
+ * and its payload.
+ */
+export type LimitsChecked = number | [outcome: number, payload: unknown];
 
 /** The limits module, as the configuration and the calls use it. */
 export interface LimitsEngine {

@@ -122,14 +122,14 @@ function checkOnce(w: LimitsClient, id: number, number: number, principal: strin
  */
 function settle(w: LimitsClient, id: number, server: string, tool: string, principal: string | undefined, signal: AbortSignal | undefined, call: (() => PolicyCall) | undefined, answer: number, costs: number[]): LimitsChecked | Promise<LimitsChecked> {
   for (;;) {
-    if (answer >= 0) return [Outcome.Valid, undefined, answer];
-    if (answer === -1) return [Outcome.Invalid, decode(guard(() => glue.limitsHit(id))), 0];
+    if (answer >= 0) return answer;
+    if (answer === -1) return [Outcome.Invalid, decode(guard(() => glue.limitsHit(id)))];
     const handle = -2 - answer;
     // A dry run calls no cost function: it counts as failed (fail closed).
     if (call === undefined) costs.push(handle, NaN);
     else
       return costOf(w, handle, call()).then((cost): LimitsChecked | Promise<LimitsChecked> => {
-        if (signal?.aborted) return [Outcome.Aborted, undefined, 0];
+        if (signal?.aborted) return [Outcome.Aborted, undefined];
         costs.push(handle, cost);
         // The tool's number again: the instance may have been replaced while the function ran.
         const again = checkOnce(w, id, Math.floor(toolOf(id, server, tool) / 2), principal, true, new Float64Array(costs));
@@ -166,10 +166,18 @@ const engine: LimitsEngine = {
     const number = Math.floor(toolOf(id, server, tool) / 2);
     const answer = checkOnce(w, id, number, principal, call !== undefined, undefined);
     // Within every limit: the common case, answered without more.
-    return answer >= 0 ? [Outcome.Valid, undefined, answer] : settle(w, id, server, tool, principal, signal, call, answer, []);
+    return answer >= 0 ? answer : settle(w, id, server, tool, principal, signal, call, answer, []);
   },
   release(w, token) {
-    guard(() => glue.limitsRelease(idOf(w), token));
+    // Every call held by a `concurrency` limit ends here: no closure for `guard`, and nothing to
+    // release in an instance made since (a trap started the counts afresh).
+    if (!live) return;
+    try {
+      glue.limitsRelease(idOf(w), token);
+    } catch (err) {
+      trapped(err);
+      throw err;
+    }
   },
 };
 

@@ -261,10 +261,30 @@ describe('limits in the package', () => {
       );
       assert.equal(exceeded.invocationId, events[at - 1].invocationId);
       const stop = events.findLast((e) => e.name === 'tool_call.stop');
-      assert.equal(stop.record.find((s) => s.step === 'policy').decision.reason, 'limit');
+      assert.deepEqual(stop.record.filter((s) => s.step === 'policy').map((s) => s.decision.reason), ['limit'], 'the limit replaced the decision it refused');
+      // One decision per call: the first within the limit (default), the second by the limit.
+      assert.deepEqual(events.filter((e) => e.name === 'policy.decision').map((e) => e.reason), ['default', 'limit']);
     } finally {
       off();
     }
+  });
+
+  test('a call whose signal aborts while a cost function runs is aborted before its tool', async () => {
+    let ran = 0;
+    const t = define(() => (ran++, 'ran'), { name: 'spend' });
+    await t.register();
+    const gate = deferred();
+    configureWebMCP({ policy: withLimits({ default: 'allow', limits: [{ budget: 10, window: 1000, cost: () => gate.promise }] }), clock: () => 0 });
+    const controller = new AbortController();
+    const call = invokeTool('spend', {}, { signal: controller.signal });
+    await sleep(5);
+    controller.abort();
+    gate.resolve(1);
+    const outcome = await call;
+    assert.equal(outcome.error?.kind, 'aborted');
+    assert.equal(ran, 0, 'the tool never ran');
+    assert.equal((await invokeTool('spend', {})).ok, true, 'the next call runs');
+    assert.equal(ran, 1);
   });
 
   test('explain() says what a limit would do and counts nothing; it calls no cost function', async () => {

@@ -465,6 +465,10 @@ fn key_of<'a>(limit: &Limit, facts: &LimitFacts<'a>) -> Option<&'a str> {
     }
 }
 
+/// Where a check found one limit's counts: the state's index, the key's place (`find`'s
+/// answer; `None`: the anonymous counter), the slot of the call's time.
+type Found = (usize, Option<Result<usize, usize>>, i64);
+
 /// The counts of every limit of one page (one client), kept across policy changes for limits
 /// of the same identity, `per` and `window`.
 #[derive(Debug, Clone, Default)]
@@ -477,8 +481,9 @@ pub struct LimitBook {
     /// When the book was last pruned while full.
     pruned_full_at: f64,
     /// Where a check found each limit's state and key (`find`'s answer; `None`: the anonymous
-    /// counter), so counting the call looks nothing up again. Kept to be reused.
-    found: Vec<(usize, Option<Result<usize, usize>>)>,
+    /// counter) and the slot of the call's time in its window, so counting the call looks
+    /// nothing up and divides nothing again. Kept to be reused.
+    found: Vec<Found>,
 }
 
 impl LimitBook {
@@ -570,7 +575,7 @@ impl LimitBook {
             };
             let key = key_of(limit, facts);
             let Some(state) = self.state(limit) else {
-                found.push((usize::MAX, None));
+                found.push((usize::MAX, None, 0));
                 continue;
             };
             let slot = state.slot(now);
@@ -588,7 +593,7 @@ impl LimitBook {
                 // A key not counted yet (counting makes it).
                 None => (false, 0.0, 0.0, 0.0),
             };
-            found.push((limit.hint.get(), at));
+            found.push((limit.hint.get(), at, slot));
             let [max, budget, most] = limit.bounds;
             let over = if full && !known {
                 Some(("keys", 0.0, 0.0))
@@ -620,10 +625,9 @@ impl LimitBook {
             let mut entries = found.iter();
             for &index in matched {
                 let Some(limit) = limits.get(index) else { continue };
-                let Some(&(state_at, at)) = entries.next() else { break };
+                let Some(&(state_at, at, slot)) = entries.next() else { break };
                 let cost = cost_of(limit, costs).ok().flatten().unwrap_or(0.0);
                 let Some(state) = self.states.get_mut(state_at) else { continue };
-                let slot = state.slot(now);
                 let (held_key, counter) = match (at, key_of(limit, facts)) {
                     (Some(Ok(at)), _) => match state.named.get_at_mut(at) {
                         Some((key, counter)) => (Some(key.clone()), counter),
