@@ -20,16 +20,16 @@
  *
  * @packageDocumentation
  */
-import { clientOption, type ClientOption } from './api.js';
-import type { Warden } from './client.js';
-import { ConfigurationError } from './errors.js';
-import { toWireResult } from './mcp.js';
-import { runCall } from './pipeline-loader.js';
-import { isVisible, unknownToolOutcome } from './registry.js';
-import { getModelContext } from './runtime.js';
-import { createTool, recordOf } from './tool.js';
-import { failedOutcome } from './outcomes.js';
-import type { ToolAnnotations, WebMCPHooks, WebMCPTool } from './types.js';
+import { clientOption, type ClientOption } from './api/api.js';
+import type { Warden } from './client/client.js';
+import { ConfigurationError } from './util/errors.js';
+import { toWireResult } from './util/mcp.js';
+import { runCall } from './api/pipeline-loader.js';
+import { isVisible, unknownToolOutcome } from './client/registry.js';
+import { getModelContext } from './runtime/runtime.js';
+import { createTool, recordOf } from './api/tool.js';
+import { failedOutcome } from './client/outcomes.js';
+import type { ToolAnnotations, WebMCPHooks, WebMCPTool } from './types/types.js';
 
 /** Options of {@link governForms}. */
 export interface GovernFormsOptions extends ClientOption {
@@ -126,7 +126,7 @@ async function governed(
   try {
     // The form's schema as the runtime derived it and shows the agent (the runtime adapter reads
     // every shape of getTools(), in a chunk of its own).
-    const { toolsOf } = await import('./runtime-shapes.js');
+    const { toolsOf } = await import('./runtime/runtime-shapes.js');
     const listed = (await toolsOf(runtime)).find((tool) => tool.name === name);
     const inputSchema = listed?.inputSchema ?? { type: 'object' };
     const properties = (inputSchema as { properties?: Properties }).properties;

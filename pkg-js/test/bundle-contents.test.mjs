@@ -62,31 +62,31 @@ await tool.register();
  * resources (with the URI module, its glue and bytes) are carried only by pages that use them.
  */
 const OPTIONAL = [
-  'dist/subject.js', 'dist/subject-call.js', 'dist/subject-registration.js', 'dist/explain.js', 'dist/activity.js', 'dist/mcp-b.js', 'dist/validator-module.js', 'dist/engine.js', 'dist/otel.js',
-  'dist/shape.js', 'dist/shape-module.js', 'wasm/warden_shape.js', 'wasm/warden_shape_bytes.js',
-  'dist/uri-module.js', 'wasm/warden_uri.js', 'wasm/warden_uri_bytes.js',
-  'dist/forms.js', 'dist/react/use-webmcp-form.js', 'dist/schema-compat.js', 'dist/lint-tool.js',
+  'dist/subjects/subject.js', 'dist/subjects/subject-call.js', 'dist/subjects/subject-registration.js', 'dist/api/explain.js', 'dist/client/activity.js', 'dist/runtime/mcp-b.js', 'dist/validator/validator-module.js', 'dist/api/engine.js', 'dist/otel.js',
+  'dist/shape/shape.js', 'dist/shape/shape-module.js', 'wasm/warden_shape.js', 'wasm/warden_shape_bytes.js',
+  'dist/subjects/uri-module.js', 'wasm/warden_uri.js', 'wasm/warden_uri_bytes.js',
+  'dist/forms.js', 'dist/react/use-webmcp-form.js', 'dist/runtime/schema-compat.js', 'dist/api/lint-tool.js',
   // The pattern judgement and the linear engine: chunks of their own, loaded when a page has
   // patterns; lintPolicy's synchronous copy of the judgement only with lintPolicy.
-  'dist/judge-chunk.js', 'wasm/warden_patterns.js', 'wasm/warden_patterns_bytes.js', 'dist/linear-chunk.js', 'wasm/warden_linear.js', 'wasm/warden_linear_bytes.js',
-  'dist/lint.js', 'wasm/warden_patterns_sync.js',
-  'dist/devtools.js', 'dist/asks.js', 'dist/diagnostics.js',
+  'dist/boundary/judge-chunk.js', 'wasm/warden_patterns.js', 'wasm/warden_patterns_bytes.js', 'dist/boundary/linear-chunk.js', 'wasm/warden_linear.js', 'wasm/warden_linear_bytes.js',
+  'dist/api/lint.js', 'wasm/warden_patterns_sync.js',
+  'dist/devtools.js', 'dist/client/asks.js', 'dist/pipeline/diagnostics.js',
   // Policy lint (lintPolicy, with its copy of the judgement), limits (webmcp-warden/limits) and presence (webmcp-warden/presence).
-  'dist/lint-module.js', 'wasm/warden_lint.js', 'wasm/warden_lint_bytes.js',
+  'dist/api/lint-module.js', 'wasm/warden_lint.js', 'wasm/warden_lint_bytes.js',
   'dist/limits.js', 'wasm/warden_limits.js', 'wasm/warden_limits_bytes.js', 'dist/presence.js',
 ];
 
 test('a one-tool app carries none of the optional features', async (t) => {
   const modules = await bundle(ONE_TOOL);
-  assert.ok(modules.has('dist/tool.js'), 'the bundle took in the package');
+  assert.ok(modules.has('dist/api/tool.js'), 'the bundle took in the package');
   // What runs calls, listings and the browser registration is a chunk register() loads.
-  for (const file of ['dist/call.js', 'dist/listing.js', 'dist/registration.js', 'dist/validation.js']) {
+  for (const file of ['dist/pipeline/call.js', 'dist/pipeline/listing.js', 'dist/pipeline/registration.js', 'dist/validator/validation.js']) {
     assert.ok(!modules.has(file) && modules.lazy.has(file), `${file} is in a lazily imported chunk, not in the entry`);
   }
   const carried = OPTIONAL.filter((file) => modules.has(file));
   assert.deepEqual(carried, [], `the one-tool app carries ${carried.join(', ')}`);
-  const lazy = ['dist/shape.js', 'dist/shape-module.js', 'wasm/warden_shape.js', 'wasm/warden_shape_bytes.js', 'dist/judge-chunk.js', 'wasm/warden_patterns_bytes.js', 'dist/linear-chunk.js', 'wasm/warden_linear_bytes.js'];
-  for (const file of [...lazy, 'dist/validator-chunk.js', 'wasm/warden_validate_bytes.js', 'wasm/warden_validate_judge_bytes.js']) {
+  const lazy = ['dist/shape/shape.js', 'dist/shape/shape-module.js', 'wasm/warden_shape.js', 'wasm/warden_shape_bytes.js', 'dist/boundary/judge-chunk.js', 'wasm/warden_patterns_bytes.js', 'dist/boundary/linear-chunk.js', 'wasm/warden_linear_bytes.js'];
+  for (const file of [...lazy, 'dist/validator/validator-chunk.js', 'wasm/warden_validate_bytes.js', 'wasm/warden_validate_judge_bytes.js']) {
     assert.ok(modules.lazy.has(file), `${file} is in a lazily imported chunk`);
   }
   assert.ok(!modules.lazy.has('wasm/warden_patterns_sync.js'), "lintPolicy's copy of the judgement is in no chunk");
@@ -96,13 +96,13 @@ test('a one-tool app carries none of the optional features', async (t) => {
 
 test('the devtools and the approval requests are nowhere in a page that does not import them; the diagnostics are a lazy chunk', async () => {
   const modules = await bundle(ONE_TOOL);
-  for (const file of ['dist/devtools.js', 'dist/devtools-react.js', 'dist/asks.js']) {
+  for (const file of ['dist/devtools.js', 'dist/devtools-react.js', 'dist/client/asks.js']) {
     assert.ok(!modules.has(file) && !modules.lazy.has(file), `${file} is in the one-tool app's build`);
   }
   // Written only when a diagnostic is due with debug on: a chunk a production page never fetches.
-  assert.ok(!modules.has('dist/diagnostics.js') && modules.lazy.has('dist/diagnostics.js'));
+  assert.ok(!modules.has('dist/pipeline/diagnostics.js') && modules.lazy.has('dist/pipeline/diagnostics.js'));
   const withDevtools = await bundle(`import { mountWardenDevtools } from 'webmcp-warden/devtools'; mountWardenDevtools(document.body);`);
-  assert.ok(withDevtools.has('dist/devtools.js') && withDevtools.has('dist/asks.js'), 'a page that imports the devtools carries them');
+  assert.ok(withDevtools.has('dist/devtools.js') && withDevtools.has('dist/client/asks.js'), 'a page that imports the devtools carries them');
 });
 
 test('a client of its own, configured, called and disposed, carries none of them either', async () => {
@@ -121,7 +121,7 @@ test('a client of its own, configured, called and disposed, carries none of them
 
 test("lintPolicy() carries the pattern judgement in the entry, compiled synchronously; other pages never download that copy", async () => {
   const lint = await bundle(`import { lintPolicy } from 'webmcp-warden'; console.log(lintPolicy({ deny: [{ when: { arg: '/q', matches: '^(a+)+$' } }] }));`);
-  for (const file of ['dist/lint.js', 'wasm/warden_patterns_sync.js']) assert.ok(lint.has(file), `${file} is in the entry`);
+  for (const file of ['dist/api/lint.js', 'wasm/warden_patterns_sync.js']) assert.ok(lint.has(file), `${file} is in the entry`);
   // Its bytes are most of it (the module, LZMA-compressed, base64-encoded).
   assert.ok(lint.get('wasm/warden_patterns_sync.js') > 10_000, `${lint.get('wasm/warden_patterns_sync.js')} bytes`);
 });
@@ -133,17 +133,17 @@ test('what a page uses, it carries: resources and prompts, dry runs', async () =
     webmcpResource(() => 'x', { uri: 'notes://a', name: 'a', client });
     await readResource('notes://a', { client });
   `);
-  for (const file of ['dist/subject.js', 'dist/subject-call.js', 'dist/subject-registration.js', 'dist/uri-module.js', 'wasm/warden_uri.js', 'wasm/warden_uri_bytes.js']) {
+  for (const file of ['dist/subjects/subject.js', 'dist/subjects/subject-call.js', 'dist/subjects/subject-registration.js', 'dist/subjects/uri-module.js', 'wasm/warden_uri.js', 'wasm/warden_uri_bytes.js']) {
     assert.ok(subjects.has(file), `${file} is carried`);
   }
   const explain = await bundle(`import { explain } from 'webmcp-warden'; await explain('t', {});`);
-  assert.ok(explain.has('dist/explain.js'));
+  assert.ok(explain.has('dist/api/explain.js'));
 });
 
 test('form governance is carried only by pages that govern forms; the schema lint is a chunk of its own', async () => {
   const oneTool = await bundle(ONE_TOOL);
   for (const file of ['dist/forms.js', 'dist/react/use-webmcp-form.js']) assert.ok(!oneTool.has(file) && !oneTool.lazy.has(file), `a one-tool app carries none of ${file}, lazily or not`);
-  assert.ok(!oneTool.has('dist/schema-compat.js') && oneTool.lazy.has('dist/schema-compat.js'), 'the lint is a chunk registration loads when a definition has something to adapt');
+  assert.ok(!oneTool.has('dist/runtime/schema-compat.js') && oneTool.lazy.has('dist/runtime/schema-compat.js'), 'the lint is a chunk registration loads when a definition has something to adapt');
   const react = await bundle(`
     import { useWebMCP } from 'webmcp-warden/react';
     export function App() { useWebMCP(() => 'ok', { name: 'ping', description: 'Pings.' }); return null; }
@@ -160,7 +160,7 @@ test('form governance is carried only by pages that govern forms; the schema lin
 
 test('what a page uses, it carries: policy lint, limits', async () => {
   const lint = await bundle(`import { lintPolicy } from 'webmcp-warden'; console.log(lintPolicy({}));`);
-  for (const file of ['dist/lint.js', 'dist/lint-module.js', 'wasm/warden_lint.js', 'wasm/warden_lint_bytes.js']) assert.ok(lint.has(file), `${file} is carried`);
+  for (const file of ['dist/api/lint.js', 'dist/api/lint-module.js', 'wasm/warden_lint.js', 'wasm/warden_lint_bytes.js']) assert.ok(lint.has(file), `${file} is carried`);
   assert.ok(!lint.has('wasm/warden_limits_bytes.js'));
   const limits = await bundle(`
     import { configureWebMCP } from 'webmcp-warden';
