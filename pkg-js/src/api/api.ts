@@ -76,7 +76,9 @@ export function createWarden(options?: WebMCPConfig): WardenClient {
   const client: WardenClient = {
     // Inference is for callers; inside, the function and options are data.
     webmcp: ((fn: any, opts: any) => createTool(w, fn, opts)) as ToolFactory,
-    configure: (opts) => configure(w, opts),
+    configure: (opts) => {
+      if (configure(w, opts)) resyncRegistrations(w);
+    },
     // Calls and listings notice a runtime that arrived since the last sync (registration.ts).
     invokeTool: (name, input, opts) => {
       noticeRuntime(w);
@@ -119,7 +121,7 @@ export function createWarden(options?: WebMCPConfig): WardenClient {
     },
   };
   internals.set(client, w);
-  if (options !== undefined) configure(w, options);
+  if (options !== undefined && configure(w, options)) resyncRegistrations(w);
   return client;
 }
 

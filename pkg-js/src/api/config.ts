@@ -9,7 +9,6 @@ import { limitsHook } from '../client/limits-hook.js';
 import { useGrantStore, type GrantStore } from '../client/grants.js';
 import { encode } from '../boundary/wire.js';
 import { compileHookSet, mergeHooks } from '../client/hookset.js';
-import { resyncRegistrations } from './pipeline-loader.js';
 import type { TelemetryHandler } from '../client/telemetry.js';
 import type { WebMCPHooks } from '../types/types.js';
 import { isPlainObject, typeName } from '../util/values.js';
@@ -160,9 +159,11 @@ function withoutRepeats(w: Warden, hooks: WebMCPHooks | undefined): WebMCPHooks 
 
 /**
  * Configures client `w`: global hooks and settings. Everything is checked before anything
- * changes, so a `ConfigurationError` leaves the configuration as it was.
+ * changes, so a `ConfigurationError` leaves the configuration as it was. Answers whether what the
+ * browser lists may have changed (the filter, the server id, the hooks): the caller then brings
+ * the registrations in line.
  */
-export function configure(w: Warden, options: WebMCPConfig): void {
+export function configure(w: Warden, options: WebMCPConfig): boolean {
   // A disposed client refuses configuration (this throws `ConfigurationError('disposed')`).
   w.assertLive();
   if (!isPlainObject(options)) throw new ConfigurationError('invalid_config', `configureWebMCP expects an options object, not ${typeName(options)}`);
@@ -280,5 +281,5 @@ export function configure(w: Warden, options: WebMCPConfig): void {
   if (options.hotReload !== undefined) w.setHotReload(options.hotReload);
   if (serverId !== undefined) w.setServerId(serverId);
   // What the browser lists follows the filter, the server id and the toolsListed hooks.
-  if (options.tools !== undefined || serverId !== undefined || hooks !== undefined || replace) resyncRegistrations(w);
+  return options.tools !== undefined || serverId !== undefined || hooks !== undefined || Boolean(replace);
 }

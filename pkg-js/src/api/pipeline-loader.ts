@@ -4,27 +4,19 @@
 // removed it): a call fails closed as data (`internal_error`); a registration or a listing
 // rejects with a `WardenError` saying why; the next use tries again.
 import type { Warden } from '../client/client.js';
-import { canonicalJson } from '../util/canonical.js';
-import { ActionBits, Bounds, CallFlags, EVENTS, Facts, Op, Outcome, Signal, Verdict } from '../boundary/codes.js';
-import { core, CoreTrapped, liveGeneration, ready } from '../boundary/core.js';
-import { decodeBase64 } from '../boundary/embedded-bytes.js';
-import { CallFailure, RegistrationError, WardenError } from '../util/errors.js';
-import { deepFrozenCopy } from '../util/frozen.js';
-import { approverFor, sealFirstListing } from '../client/governance.js';
-import { ensureGrants, recordGrant } from '../client/grants.js';
+import { liveGeneration, ready } from '../boundary/core.js';
+import { WardenError } from '../util/errors.js';
 import type { Compiled, PipelineTool, RegisteredTool, SubjectCall } from '../types/internal.js';
-import { toWireResult } from '../util/mcp.js';
-import { disposedOutcome, failedOutcome, genInvocationId, snapshotOf } from '../client/outcomes.js';
-import { dropBrowserRegistration, isVisible, unknownToolOutcome } from '../client/registry.js';
-import { getModelContext, isMcpB } from '../runtime/runtime.js';
-import { hasJudge, patternsSettled, validatorMisses } from '../boundary/patterns.js';
-import { emitHookEvent } from '../client/telemetry.js';
-import { unlzmaAsync } from '../boundary/unlzma.js';
-import { loadedValidator, loadingValidator, loadValidator } from '../validator/validator-loader.js';
-import { decode, encode, encodeJson, Tag, Writer } from '../boundary/wire.js';
-import type { PipelineChunk } from '../pipeline/pipeline-contract.js';
+import { failedOutcome } from '../client/outcomes.js';
+import { patternsSettled } from '../boundary/patterns.js';
 import type { ShapedResult } from '../shape/shape.js';
 import type { CallOptions, CallOutcome, CallToolResult, JsonSchema, JsonValidated, Limits, ListingOptions, ToolContract } from '../types/types.js';
+
+/**
+ * What the pipeline chunk offers (`pipeline/pipeline.ts`), as its `import()` answers it: the
+ * door knows the chunk only through that import.
+ */
+export type PipelineChunk = Awaited<typeof import('../pipeline/pipeline.js')>['pipeline'];
 
 let pipeline: PipelineChunk | undefined;
 let loading: Promise<PipelineChunk> | undefined;
@@ -46,16 +38,7 @@ export function inPipeline(): PipelineChunk {
 /** Loads the pipeline chunk once; a failed load rejects, and the next use tries again. */
 export function loadPipeline(): Promise<PipelineChunk> {
   if (pipeline !== undefined) return Promise.resolve(pipeline);
-  loading ??= import('../pipeline/pipeline.js').then(({ pipeline: chunk }) => {
-    // What the chunk uses of the entry (from-entry.ts), before any of its code runs.
-    chunk.bindEntry({
-      canonicalJson, ActionBits, Bounds, CallFlags, EVENTS, Facts, Op, Outcome, Signal, Verdict, core, CoreTrapped, decodeBase64, CallFailure, RegistrationError, WardenError,
-      deepFrozenCopy, approverFor, sealFirstListing, ensureGrants, recordGrant, toWireResult, disposedOutcome, failedOutcome,
-      genInvocationId, snapshotOf, dropBrowserRegistration, isVisible, unknownToolOutcome, getModelContext, isMcpB, emitHookEvent, loadedValidator, loadingValidator, loadValidator, hasJudge, patternsSettled, validatorMisses, unlzmaAsync,
-      decode, encode, encodeJson, Tag, Writer,
-    });
-    return (pipeline = chunk);
-  });
+  loading ??= import('../pipeline/pipeline.js').then(({ pipeline: chunk }) => (pipeline = chunk));
   loading.catch(() => {
     loading = undefined;
   });

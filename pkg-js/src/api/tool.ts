@@ -7,13 +7,13 @@ import { compileHookSet, mergeHooks } from '../client/hookset.js';
 import type { AnyToolOptions, PatternNote } from '../types/internal.js';
 import type { ToolRecord } from '../client/client.js';
 import { addToRegistry, dropBrowserRegistration, removeFromRegistry } from '../client/registry.js';
-import { loadFailure, pipelineOrThrow, resyncRegistrations, runCall, syncRegistrations } from './pipeline-loader.js';
-import type { PipelineChunk } from '../pipeline/pipeline-contract.js';
+import { loadFailure, pipelineOrThrow, resyncRegistrations, runCall, syncRegistrations, type PipelineChunk } from './pipeline-loader.js';
 import { exportJsonSchema, isStandardSchema, type StandardSchemaLike } from '../util/schema-export.js';
 import { core, liveGeneration, ready } from '../boundary/core.js';
 import { hasJudge, judgementMissing, patternsProblem } from '../boundary/patterns.js';
 import { loadingValidator, loadValidator } from '../validator/validator-loader.js';
-import { encode } from '../boundary/wire.js';
+import { decode, encode } from '../boundary/wire.js';
+import type { CheckPatternAnswer } from '../boundary/answers.js';
 import type { CallOptions, CallOutcome, JsonSchema, RegistrationStatus, ToolContract, WebMCPTool } from '../types/types.js';
 import { TOOL_NAME_RULE } from '../util/names.js';
 import { isPlainObject, typeName } from '../util/values.js';
@@ -402,7 +402,7 @@ async function register(record: ToolRecord, opts?: { signal?: AbortSignal }): Pr
   if (loadingCore !== undefined) await loadingCore;
   // The page's other patterns (policy, matchers), compiled before the judgement had loaded: a
   // refused one, or a judgement that did not load, is reported here (docs/behaviour.md, "Patterns").
-  const problem = await patternsProblem(core.checkPattern);
+  const problem = await patternsProblem((source, flags, allowUnsafe) => decode(core.checkPattern(source, flags, allowUnsafe)) as CheckPatternAnswer);
   if (problem !== undefined) fail(problem);
   if (opts?.signal?.aborted) return noop;
   // Another register() may have finished while this one awaited the schemas.

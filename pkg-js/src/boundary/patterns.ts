@@ -5,22 +5,16 @@
 // answered is kept by `pattern-host.js`, which the core's glue imports; this file installs the
 // loaders there and says what `register()` must report.
 import { hasJudge, patternLoadFailure, patternsSettled, patternsWanted, refusedPatterns, setPatternLoaders, startPatternLoad, validatorMisses } from '../../wasm/pattern-host.js';
-import { decodeBase64 } from './embedded-bytes.js';
 import { configurationError, WardenError } from '../util/errors.js';
-import { unlzmaAsync } from './unlzma.js';
-import { decode } from './wire.js';
 import type { CheckPatternAnswer } from './answers.js';
 
 export { hasJudge, patternsSettled, validatorMisses };
 
-/** What the entry hands a pattern chunk when it starts it. */
-const deps = { decodeBase64, unlzmaAsync };
-
 /** Installs the loaders of the two chunks in pattern-host.js (once; called before the core or the validator first runs). */
 export function installPatternLoaders(): void {
   setPatternLoaders({
-    judge: () => import('./judge-chunk.js').then((chunk) => chunk.start(deps)),
-    linear: () => import('./linear-chunk.js').then((chunk) => chunk.start(deps)),
+    judge: () => import('./judge-chunk.js').then((chunk) => chunk.start()),
+    linear: () => import('./linear-chunk.js').then((chunk) => chunk.start()),
   });
 }
 
@@ -38,14 +32,14 @@ export function judgementMissing(): WardenError {
  * loaded: the judgement that did not load (a `WardenError('internal_error')`; the next
  * `register()` tries again), or a pattern the core compiled before the judgement was loaded and
  * the judgement refuses (`ConfigurationError('unsafe_pattern')`, naming it, in the words of
- * `check`: the core's own check of a pattern).
+ * `check`: the core's own check of a pattern, its answer decoded).
  */
-export async function patternsProblem(check: (source: string, flags: string, allowUnsafe: boolean) => Uint8Array): Promise<WardenError | undefined> {
+export async function patternsProblem(check: (source: string, flags: string, allowUnsafe: boolean) => CheckPatternAnswer): Promise<WardenError | undefined> {
   if (patternsWanted() && patternsSettled() === undefined) await startPatternLoad();
   await patternsSettled();
   if (patternsWanted()) return judgementMissing();
   for (const { source, flags, allowUnsafe } of refusedPatterns()) {
-    const answer = decode(check(source, flags, allowUnsafe)) as CheckPatternAnswer;
+    const answer = check(source, flags, allowUnsafe);
     if (!answer.ok) return configurationError(answer.error);
   }
   return undefined;

@@ -1,8 +1,7 @@
 // Decodes the package's wasm modules, which ship LZMA-compressed (pkg-js/build.mjs), with a small
 // wasm decoder of our own (the `unlzma/` crate) that ships beside the core as hex. One
 // decoder for every module: the core in the entry, and shaping, the validator, the pattern
-// judgement and the linear engine in their chunks, which are handed `unlzmaAsync` when they
-// start (they import nothing of the entry).
+// judgement and the linear engine in their chunks, which import `unlzmaAsync` from here.
 //
 // Why LZMA and this decoder: LZMA is the smallest download of the formats a page can decode
 // (several KB smaller than Zopfli's deflate for each module), and no platform API decodes it; a

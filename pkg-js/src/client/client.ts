@@ -19,7 +19,7 @@ import { Predicates } from './predicates.js';
 import type { Approver, ToolFilterFn } from '../types/policy-types.js';
 import type { LimitsEngine } from './limits-hook.js';
 import type { AnyHook } from '../util/perform.js';
-import type { Redactor } from '../pipeline/payloads.js';
+import type { Redactor } from '../types/internal.js';
 import type { AnyToolOptions, RegisteredTool, RegistrationStatus } from '../types/internal.js';
 import type { PromptDefinition, ResourceDefinition, WebMCPHooks } from '../types/types.js';
 import type { Accepted, AddGlobalAnswer, ConfigureAnswer, DefineHookSetAnswer, DefineSubjectAnswer, LoadGrantsAnswer, Refused, StoredGrantsAnswer } from '../boundary/answers.js';

@@ -4,7 +4,7 @@
 // or a proxy that throws, or a revoked proxy, is a misuse like any other), `taint` with a bound
 // on how many entries are read (an endless iterable cannot hang the page), and every problem
 // answered as a sentence the caller turns into data (`invalid_options`), never thrown.
-import { Bounds } from './from-entry.js';
+import { Bounds } from '../boundary/codes.js';
 import type { ReadCallOptions } from '../types/internal.js';
 import type { CallOptions, ListingOptions } from '../types/types.js';
 

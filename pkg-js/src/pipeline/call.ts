@@ -15,7 +15,17 @@
 // A resource read or a prompt get runs the same machine (`SubjectCall`, made by subject.ts): its
 // gate hooks in place of the before-hooks, the read or the get in place of the tool, its own
 // answer, shaping and telemetry event.
-import { ActionBits, approverFor, CallFailure, CallFlags, canonicalJson, core, CoreTrapped, decode, deepFrozenCopy, disposedOutcome, emitHookEvent, encode, ensureGrants, EVENTS, failedOutcome, genInvocationId, loadValidator, Op, Outcome, recordGrant, sealFirstListing, Signal, snapshotOf, Verdict } from './from-entry.js';
+import { ActionBits, CallFlags, EVENTS, Op, Outcome, Signal, Verdict } from '../boundary/codes.js';
+import { core, CoreTrapped } from '../boundary/core.js';
+import { decode, encode } from '../boundary/wire.js';
+import { approverFor, sealFirstListing } from '../client/governance.js';
+import { ensureGrants, recordGrant } from '../client/grants.js';
+import { disposedOutcome, failedOutcome, genInvocationId, snapshotOf } from '../client/outcomes.js';
+import { emitHookEvent } from '../client/telemetry.js';
+import { canonicalJson } from '../util/canonical.js';
+import { CallFailure } from '../util/errors.js';
+import { deepFrozenCopy } from '../util/frozen.js';
+import { loadValidator } from '../validator/validator-loader.js';
 import type { Warden } from '../client/client.js';
 import { readReturn, type Returned } from './facts.js';
 import type { Decision, PolicyCall } from '../client/governance.js';

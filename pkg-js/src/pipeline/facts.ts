@@ -2,7 +2,7 @@
 // the types of their values, packed as the core expects (`src/returns.rs`). Nothing is judged
 // here: the core decides what the facts mean for the event. Reading is part of performing the
 // step: a getter, proxy trap or `then` getter that throws makes the step a raise.
-import { Facts } from './from-entry.js';
+import { Facts } from '../boundary/codes.js';
 
 function textField(value: unknown): number {
   if (value === undefined) return 0;
@@ -36,8 +36,7 @@ export interface Returned {
 }
 
 // What a return with no keys to read comes to: one frozen object each, since most hooks return
-// `undefined` and a call should not allocate for that. Made at first use: the codes they hold are
-// handed to this chunk after its modules ran (from-entry.ts).
+// `undefined` and a call should not allocate for that. Made at first use.
 let UNDEFINED_RETURN: Returned | undefined;
 let NULL_RETURN: Returned | undefined;
 let PRIMITIVE_RETURN: Returned | undefined;

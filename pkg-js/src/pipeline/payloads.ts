@@ -5,6 +5,7 @@
 // whatever size the agent chose: a refused 10 MB argument once became a 10 MB span attribute.
 // Every walk here stops at its limit, so recording costs what the cap allows, not what the
 // agent sent.
+import type { PayloadWhere, Redactor } from '../types/internal.js';
 
 /** The longest payload recorded, in characters of JSON text; a longer one is replaced by a notice. */
 export const PAYLOAD_CAP = 16_384;
@@ -12,14 +13,7 @@ export const PAYLOAD_CAP = 16_384;
 /** The most JSON text a redactor is handed a copy of (the default `maxArgumentBytes`); more is a notice. */
 export const REDACT_LIMIT = 1_048_576;
 
-/** Which payload a redactor is given. */
-export type PayloadWhere = 'arguments' | 'result';
-
-/**
- * The page's redactor: answers what to record of `value` (a copy, the redactor's to change), or
- * `undefined` to record nothing. Synchronous; a throw or a promise records a notice instead.
- */
-export type Redactor = (value: unknown, where: PayloadWhere) => unknown;
+export type { PayloadWhere, Redactor };
 
 /** A payload as recorded: its JSON text, or a notice saying why it was left out. */
 export type Recorded = { json: string } | { notice: string };

@@ -19,7 +19,10 @@
 // browser may refuse. The adapting is `schema-compat.ts`, a chunk loaded only for a definition
 // that has something to adapt. Every call to the runtime itself is `runtime-adapter.ts`.
 import type { Warden } from '../client/client.js';
-import { dropBrowserRegistration, getModelContext, isMcpB, isVisible, RegistrationError, toWireResult, unknownToolOutcome, WardenError } from './from-entry.js';
+import { dropBrowserRegistration, isVisible, unknownToolOutcome } from '../client/registry.js';
+import { getModelContext, isMcpB } from '../runtime/runtime.js';
+import { RegistrationError, WardenError } from '../util/errors.js';
+import { toWireResult } from '../util/mcp.js';
 import type { ToolRecord } from '../client/client.js';
 import { listContracts } from './listing.js';
 import { runCall } from './call.js';

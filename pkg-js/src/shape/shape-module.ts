@@ -1,18 +1,12 @@
 // The shaping module (`--features shape-module`, `src/wasm/shape.rs`) on its own: the module that
 // shapes on a page that validates with no JSON Schema (a page that does loads the validator
 // module, which shapes too; `shaper.ts` picks). A chunk with the module's glue and bytes, loaded
-// lazily; it imports nothing of the package's entry (the decoder is handed over when it starts).
+// lazily.
 import * as glue from '../../wasm/warden_shape.js';
 import { WASM_LZMA_BASE64 } from '../../wasm/warden_shape_bytes.js';
-import type { ShapeEngine } from './shape.js';
-
-/** What the entry hands this chunk when it starts it. */
-export interface ShapeModuleDeps {
-  /** Base64 to bytes (`embedded-bytes.ts`). */
-  decodeBase64(text: string): Uint8Array;
-  /** The LZMA decoder, in slices (`unlzma.ts`). */
-  unlzmaAsync(stream: Uint8Array): Promise<Uint8Array>;
-}
+import { decodeBase64 } from '../boundary/embedded-bytes.js';
+import { unlzmaAsync } from '../boundary/unlzma.js';
+import type { ShapeEngine } from '../types/internal.js';
 
 let compiled: WebAssembly.Module | undefined;
 let live = false;
@@ -38,8 +32,8 @@ function guard<T>(crossing: () => T): T {
  * Decodes and compiles the module once (in slices, then `WebAssembly.compile`, off the main
  * thread); answers its shaping exports, each crossing guarded.
  */
-export async function start(deps: ShapeModuleDeps): Promise<ShapeEngine> {
-  compiled ??= await WebAssembly.compile((await deps.unlzmaAsync(deps.decodeBase64(WASM_LZMA_BASE64))) as BufferSource);
+export async function start(): Promise<ShapeEngine> {
+  compiled ??= await WebAssembly.compile((await unlzmaAsync(decodeBase64(WASM_LZMA_BASE64))) as BufferSource);
   return {
     scanText: (text) => guard(() => glue.scanText(text)),
     shapeFlagNames: () => guard(() => glue.shapeFlagNames()),

@@ -3,15 +3,11 @@
 // returned. Below, "the core" is the module that shapes: the shaping module
 // (`--features shape-module`, in a chunk of its own, `shape-module.ts`), or, on a page that
 // validates with a JSON Schema, the validator module, which shapes too (one download instead of
-// two, sharing what both carry: bench/RESULTS.md, "Patterns"). `shaper.ts` picks it and hands it
-// over (`ShapeEngine`).
+// two, sharing what both carry: bench/RESULTS.md, "Patterns"). `shaper.ts` picks it once loaded
+// (`start`, a `ShapeEngine`).
 //
 // This file is part of the pipeline chunk (`shaper.ts` imports it; `register()` starts loading
-// the chunk, a call that shapes awaits it before its answer). It imports nothing of the package
-// at run time: what it needs of the entry's modules (the JSON walk, the wire format, UTF-8
-// helpers) comes as `ShapeDeps` when it starts, so that it stays a leaf any chunk can carry
-// without esbuild moving entry modules into a chunk shared with the page's entry
-// (`pkg-js/test/bundle-contents.test.mjs`).
+// the chunk, a call that shapes awaits it before its answer).
 //
 // - Plain text that fits the cap (the common case) never crosses unless it may hold a removable
 //   character: a regex the core supplies finds such characters, and only they cross, with the
@@ -28,15 +24,14 @@
 //
 // A trapped instance is replaced by the engine's owner (the module's guard: `shape-module.ts`,
 // `validator-module.ts`). Shaping keeps nothing between crossings, so there is nothing to replay.
-import type * as JsonWalk from '../util/json-walk.js';
-import type { JsonSink } from '../util/json-walk.js';
-import type * as Unicode from '../util/unicode.js';
+import { SKIP, Unsayable, Unsupported, isContainer, jsonView, ownMember, walkJson, type JsonSink } from '../util/json-walk.js';
+import { utf8Length, wellFormed } from '../util/unicode.js';
+import type { ShapeEngine } from '../types/internal.js';
 import type { CallToolResult } from '../types/types.js';
-import type * as Wire from '../boundary/wire.js';
-import type { Writer } from '../boundary/wire.js';
+import { Tag, Writer, decode } from '../boundary/wire.js';
 import type { ShapeResultAnswer } from '../boundary/answers.js';
 
-/** What the package's calls use of shaping (`shaper.ts` hands it out once started). */
+/** What the package's calls use of shaping (`shaper.ts` answers it once started). */
 export interface Shaping {
   /** Shapes a result for a model ({@link shapeForModel}). */
   shapeForModel: typeof shapeForModel;
@@ -44,35 +39,13 @@ export interface Shaping {
   stripText: typeof stripText;
 }
 
-/** What shaping uses of the entry's modules, handed over by `shaper.ts` when it starts this chunk. */
-export type ShapeDeps = Pick<typeof JsonWalk, 'isContainer' | 'jsonView' | 'ownMember' | 'SKIP' | 'Unsupported' | 'Unsayable' | 'walkJson'> &
-  Pick<typeof Unicode, 'utf8Length' | 'wellFormed'> &
-  Pick<typeof Wire, 'decode' | 'Tag' | 'Writer'>;
+export type { ShapeEngine };
 
-/**
- * The shaping exports of the module that shapes (`src/wasm/shape.rs`), each crossing guarded by the
- * module's owner: a trap replaces the instance, and the crossing throws.
- */
-export interface ShapeEngine {
-  scanText(text: string): Uint32Array;
-  shapeFlagNames(): string;
-  shapeLimits(): Uint32Array;
-  shapeMediaKinds(mime: string): number;
-  shapeResult(request: Uint8Array): Uint8Array;
-  /** Forces a trap (tests of the recovery only). */
-  testTrap(): void;
-  /** The size of the live instance's linear memory in bytes (0 before the first crossing). */
-  memoryBytes(): number;
-}
-
-/** What the entry handed over (`start`). */
-let entry: ShapeDeps;
 /** The module that shapes. */
 let engine: ShapeEngine | undefined;
 
-/** Starts this chunk with the entry's modules and the module that shapes. Called by `shaper.ts`. */
-export function start(deps: ShapeDeps, shapes: ShapeEngine): void {
-  entry = deps;
+/** Shapes with `shapes`, the module `shaper.ts` loaded (the shaping module's or the validator's exports). */
+export function start(shapes: ShapeEngine): void {
   engine = shapes;
 }
 
@@ -162,7 +135,7 @@ export function stripText(text: string): [string, number] {
   if (typeof text !== 'string') return [text, 0];
   // Lone surrogates first: with them gone the text crosses as UTF-8 (fast), positions stay
   // aligned, and no removal can join two halves into a new character.
-  const whole = entry.wellFormed(text);
+  const whole = wellFormed(text);
   if (!candidates().test(whole)) return [whole, 0];
   const edits = scanEdits(whole);
   let out = '';
@@ -317,7 +290,7 @@ function fitsCap(originals: { text: string }[], content: { text: string }[], uni
   const within = (blocks: { text: string }[]) => {
     let bytes = 0;
     for (const { text } of blocks) {
-      bytes += entry.utf8Length(text);
+      bytes += utf8Length(text);
       if (bytes > maxBytes) return false;
     }
     return true;
@@ -338,25 +311,25 @@ export function shapeInCore(result: unknown, serverId: string, maxBytes: number)
  */
 export function shapeReference(result: unknown, serverId: string, maxBytes: number): ShapedResult {
   candidates();
-  const w = new entry.Writer();
+  const w = new Writer();
   const numbers: number[] = [];
   const sink = new WireSink(w, numbers);
   const request = new ObjectWriter(w);
   request.member('result', () => {
-    const root = entry.jsonView(result, '');
-    if (!entry.isContainer(root) || Array.isArray(root)) {
-      entry.walkJson(root, sink, { maxDepth: limits.maxDepth });
+    const root = jsonView(result, '');
+    if (!isContainer(root) || Array.isArray(root)) {
+      walkJson(root, sink, { maxDepth: limits.maxDepth });
       return;
     }
     const out = new ObjectWriter(w);
     for (const key of Object.keys(root)) {
       if (key === 'isError') {
         const isError = truthyMember(root, 'isError');
-        if (isError !== undefined) out.member(key, () => w.byte(isError ? entry.Tag.TRUE : entry.Tag.FALSE));
+        if (isError !== undefined) out.member(key, () => w.byte(isError ? Tag.TRUE : Tag.FALSE));
         continue;
       }
-      const item = entry.ownMember(root, key);
-      if (item !== entry.SKIP) out.member(key, () => entry.walkJson(item, sink, { maxDepth: limits.maxDepth }));
+      const item = ownMember(root, key);
+      if (item !== SKIP) out.member(key, () => walkJson(item, sink, { maxDepth: limits.maxDepth }));
     }
     out.end();
   });
@@ -370,7 +343,7 @@ class ObjectWriter {
   readonly #at: number;
   #members = 0;
   constructor(readonly w: Writer) {
-    w.byte(entry.Tag.OBJECT);
+    w.byte(Tag.OBJECT);
     this.#at = w.slot();
   }
   member(key: string, write: () => void): void {
@@ -380,7 +353,7 @@ class ObjectWriter {
   }
   string(key: string, value: string): void {
     this.member(key, () => {
-      this.w.byte(entry.Tag.STRING);
+      this.w.byte(Tag.STRING);
       this.w.string(value);
     });
   }
@@ -397,10 +370,10 @@ class WireSink implements JsonSink {
     private readonly numbers: number[],
   ) {}
   null(): void {
-    this.w.byte(entry.Tag.NULL);
+    this.w.byte(Tag.NULL);
   }
   bool(value: boolean): void {
-    this.w.byte(value ? entry.Tag.TRUE : entry.Tag.FALSE);
+    this.w.byte(value ? Tag.TRUE : Tag.FALSE);
   }
   number(value: number): void {
     this.w.number(value);
@@ -408,20 +381,20 @@ class WireSink implements JsonSink {
     if (!Number.isInteger(value) || Math.abs(value) >= 1e21) this.numbers.push(value, String(value).length);
   }
   string(value: string): void {
-    this.w.byte(entry.Tag.STRING);
+    this.w.byte(Tag.STRING);
     this.w.string(value);
   }
   unsupported(what: string): void {
-    this.w.byte(entry.Tag.UNSUPPORTED);
+    this.w.byte(Tag.UNSUPPORTED);
     this.w.string(what);
   }
   array(length: number): void {
-    this.w.byte(entry.Tag.ARRAY);
+    this.w.byte(Tag.ARRAY);
     this.w.count(length);
   }
   endArray(): void {}
   object(): void {
-    this.w.byte(entry.Tag.OBJECT);
+    this.w.byte(Tag.OBJECT);
     this.slots.push(this.w.slot());
   }
   key(key: string): void {
@@ -448,7 +421,7 @@ function writeSettings(request: ObjectWriter, serverId: string, maxBytes: number
   const numbers = (key: string, list: number[]) => {
     if (list.length === 0) return;
     request.member(key, () => {
-      w.byte(entry.Tag.ARRAY);
+      w.byte(Tag.ARRAY);
       w.count(list.length);
       for (const n of list) w.number(n);
     });
@@ -456,13 +429,13 @@ function writeSettings(request: ObjectWriter, serverId: string, maxBytes: number
   numbers('omitted', settings.omitted);
   numbers('numbers', settings.numbers);
   if (settings.surplus > 0) request.member('surplusBlocks', () => w.number(settings.surplus));
-  if (settings.structuredOver) request.member('structuredOverLimit', () => w.byte(entry.Tag.TRUE));
+  if (settings.structuredOver) request.member('structuredOverLimit', () => w.byte(Tag.TRUE));
 }
 
 function cross(request: Uint8Array): ShapedResult {
   shapeStats.crossings++;
   shapeStats.bytesSent += request.length;
-  const result = entry.decode(shaper.shapeResult(request)) as ShapeResultAnswer;
+  const result = decode(shaper.shapeResult(request)) as ShapeResultAnswer;
   return { result, flags: result.provenance.flags, truncated: result.provenance.truncated };
 }
 
@@ -523,7 +496,7 @@ interface Sent {
  * passes the cap the core has certainly cut, and later fields send only their sizes.
  */
 class Preparation {
-  readonly w = new entry.Writer();
+  readonly w = new Writer();
   readonly omitted: number[] = [];
   readonly numbers: number[] = [];
   surplus = 0;
@@ -548,25 +521,25 @@ class Preparation {
   }
 
   str(value: string): void {
-    this.w.byte(entry.Tag.STRING);
+    this.w.byte(Tag.STRING);
     this.w.string(value);
   }
 
   text(raw: string, need: number): Sent {
     const stripped = this.stripper.strip(raw);
-    const bytes = entry.utf8Length(stripped);
+    const bytes = utf8Length(stripped);
     if (bytes < need) return { send: stripped, bytes, omitted: 0 };
     if (need <= 0) return { send: '', bytes, omitted: bytes };
     // `need` units are at least `need` bytes.
     const k = stableCut(stripped, Math.min(stripped.length, need));
     const send = stripped.slice(0, k);
-    return { send, bytes, omitted: k === stripped.length ? 0 : bytes - entry.utf8Length(send) };
+    return { send, bytes, omitted: k === stripped.length ? 0 : bytes - utf8Length(send) };
   }
 
   /** A `mimeType`, stripped; over the core's limit, cut to a length that is still over it (the block is malformed either way). */
   mime(raw: string): { send: string; bytes: number; ok: boolean } {
     const stripped = this.stripper.strip(raw);
-    const bytes = entry.utf8Length(stripped);
+    const bytes = utf8Length(stripped);
     if (bytes <= limits.maxMimeBytes) return { send: stripped, bytes, ok: true };
     return { send: stripped.slice(0, stableCut(stripped, limits.maxMimeBytes + 1)), bytes, ok: false };
   }
@@ -594,7 +567,7 @@ function coreRoute(result: unknown, serverId: string, maxBytes: number, carriedB
   const cap = Math.min(Math.max(0, Math.floor(maxBytes)), Number.MAX_SAFE_INTEGER);
   const p = new Preparation(cap, carriedBits);
   const request = new ObjectWriter(p.w);
-  request.member('result', () => writeResult(p, entry.jsonView(result, '')));
+  request.member('result', () => writeResult(p, jsonView(result, '')));
   writeSettings(request, serverId, cap, { omitted: p.omitted, surplus: p.surplus, structuredOver: p.structuredOver, numbers: p.numbers });
   request.end();
   return cross(p.w.done());
@@ -602,17 +575,17 @@ function coreRoute(result: unknown, serverId: string, maxBytes: number, carriedB
 
 function writeResult(p: Preparation, root: unknown): void {
   const { w } = p;
-  if (!entry.isContainer(root) || Array.isArray(root)) {
+  if (!isContainer(root) || Array.isArray(root)) {
     // Not a result: the core answers its notice (and no isError).
-    w.byte(entry.Tag.NULL);
+    w.byte(Tag.NULL);
     return;
   }
   const out = new ObjectWriter(w);
   const isError = truthyMember(root, 'isError');
-  if (isError !== undefined) out.member('isError', () => w.byte(isError ? entry.Tag.TRUE : entry.Tag.FALSE));
-  const content = entry.ownMember(root, 'content');
+  if (isError !== undefined) out.member('isError', () => w.byte(isError ? Tag.TRUE : Tag.FALSE));
+  const content = ownMember(root, 'content');
   let length = -1;
-  if (entry.isContainer(content)) {
+  if (isContainer(content)) {
     try {
       if (Array.isArray(content)) length = content.length >>> 0;
     } catch {
@@ -626,22 +599,22 @@ function writeResult(p: Preparation, root: unknown): void {
   }
 
   // What an earlier shaping recorded: only its known flags and whether it cut.
-  const provenance = entry.ownMember(root, 'provenance');
+  const provenance = ownMember(root, 'provenance');
   let cutBefore = false;
   const carried = new Set<string>();
-  if (entry.isContainer(provenance) && !Array.isArray(provenance)) {
-    cutBefore = entry.ownMember(provenance, 'truncated') === true;
-    const names = entry.ownMember(provenance, 'flags');
+  if (isContainer(provenance) && !Array.isArray(provenance)) {
+    cutBefore = ownMember(provenance, 'truncated') === true;
+    const names = ownMember(provenance, 'flags');
     let count = 0;
     try {
-      if (entry.isContainer(names) && Array.isArray(names)) count = names.length >>> 0;
+      if (isContainer(names) && Array.isArray(names)) count = names.length >>> 0;
     } catch {
       count = 0;
     }
     for (let i = 0; i < count; i++) {
       let name: unknown;
       try {
-        name = entry.jsonView((names as unknown[])[i], String(i));
+        name = jsonView((names as unknown[])[i], String(i));
       } catch {
         continue;
       }
@@ -654,14 +627,14 @@ function writeResult(p: Preparation, root: unknown): void {
   const count = over ? limits.maxBlocks : length;
   p.surplus = length - count;
   out.member('content', () => {
-    w.byte(entry.Tag.ARRAY);
+    w.byte(Tag.ARRAY);
     w.count(count);
     for (let i = 0; i < count; i++) {
       let block: unknown;
       try {
-        block = entry.jsonView((content as unknown[])[i], String(i));
+        block = jsonView((content as unknown[])[i], String(i));
       } catch {
-        block = new entry.Unsupported(entry.Unsayable.unreadable);
+        block = new Unsupported(Unsayable.unreadable);
       }
       // The last block of a result cut before may be that shaping's notice: sent whole, so the core can recognise it.
       const notice = cutBefore && !over && i === count - 1;
@@ -669,12 +642,12 @@ function writeResult(p: Preparation, root: unknown): void {
     }
   });
 
-  const structured = entry.ownMember(root, 'structuredContent');
-  if (structured !== entry.SKIP && structured !== null) {
+  const structured = ownMember(root, 'structuredContent');
+  if (structured !== SKIP && structured !== null) {
     // Walked into a writer of its own: a walk that passes the limit is dropped whole.
-    const sw = new entry.Writer();
+    const sw = new Writer();
     const numbers: number[] = [];
-    const walked = entry.walkJson(structured, new WireSink(sw, numbers), { maxDepth: limits.maxDepth, budget: p.cap + limits.structuredSlack });
+    const walked = walkJson(structured, new WireSink(sw, numbers), { maxDepth: limits.maxDepth, budget: p.cap + limits.structuredSlack });
     if (walked.over) p.structuredOver = true;
     else if (!walked.skipped) {
       out.member('structuredContent', () => w.append(sw.done()));
@@ -686,9 +659,9 @@ function writeResult(p: Preparation, root: unknown): void {
   for (const name of namesOf(bits)) carried.add(name);
   out.member('provenance', () => {
     const prov = new ObjectWriter(w);
-    if (cutBefore) prov.member('truncated', () => w.byte(entry.Tag.TRUE));
+    if (cutBefore) prov.member('truncated', () => w.byte(Tag.TRUE));
     prov.member('flags', () => {
-      w.byte(entry.Tag.ARRAY);
+      w.byte(Tag.ARRAY);
       w.count(carried.size);
       for (const name of carried) p.str(name);
     });
@@ -705,19 +678,19 @@ function writeResult(p: Preparation, root: unknown): void {
 function writeBlock(p: Preparation, block: unknown, index: number, root: object, notice: boolean): number {
   const { w } = p;
   // Not an object, or one `JSON.stringify` would call cyclic: the core's unsupported notice either way.
-  if (!entry.isContainer(block) || Array.isArray(block) || block === root) {
-    w.byte(entry.Tag.NULL);
+  if (!isContainer(block) || Array.isArray(block) || block === root) {
+    w.byte(Tag.NULL);
     return 0;
   }
   const need = p.need();
   const out = new ObjectWriter(w);
-  const type = entry.ownMember(block, 'type');
+  const type = ownMember(block, 'type');
   // A known type is short; a longer one is unknown and unquoted by the core, cut or not.
   if (typeof type === 'string') out.string('type', type.length > 65 ? type.slice(0, 65) : type);
   let size = 0;
   switch (type) {
     case 'text': {
-      const text = entry.ownMember(block, 'text');
+      const text = ownMember(block, 'text');
       if (typeof text === 'string') {
         const sent = p.text(text, notice && text.length <= 128 ? Infinity : need);
         out.string('text', sent.send);
@@ -728,8 +701,8 @@ function writeBlock(p: Preparation, block: unknown, index: number, root: object,
     }
     case 'image':
     case 'audio': {
-      const mime = entry.ownMember(block, 'mimeType');
-      const data = entry.ownMember(block, 'data');
+      const mime = ownMember(block, 'mimeType');
+      const data = ownMember(block, 'data');
       let kept = false;
       if (typeof mime === 'string') {
         const m = p.mime(mime);
@@ -745,17 +718,17 @@ function writeBlock(p: Preparation, block: unknown, index: number, root: object,
       break;
     }
     case 'resource': {
-      const resource = entry.ownMember(block, 'resource');
-      if (!entry.isContainer(resource) || Array.isArray(resource) || resource === block || resource === root) {
-        out.member('resource', () => w.byte(entry.Tag.NULL));
+      const resource = ownMember(block, 'resource');
+      if (!isContainer(resource) || Array.isArray(resource) || resource === block || resource === root) {
+        out.member('resource', () => w.byte(Tag.NULL));
         break;
       }
       out.member('resource', () => {
         const r = new ObjectWriter(w);
-        const uri = entry.ownMember(resource, 'uri');
-        const mime = entry.ownMember(resource, 'mimeType');
-        const text = entry.ownMember(resource, 'text');
-        const blob = entry.ownMember(resource, 'blob');
+        const uri = ownMember(resource, 'uri');
+        const mime = ownMember(resource, 'mimeType');
+        const text = ownMember(resource, 'text');
+        const blob = ownMember(resource, 'blob');
         let u: Sent | undefined;
         let m: { send: string; bytes: number; ok: boolean } | undefined;
         if (typeof uri === 'string') {
@@ -786,8 +759,8 @@ function writeBlock(p: Preparation, block: unknown, index: number, root: object,
       break;
     }
     case 'resource_link': {
-      const uri = entry.ownMember(block, 'uri');
-      const name = entry.ownMember(block, 'name');
+      const uri = ownMember(block, 'uri');
+      const name = ownMember(block, 'name');
       let u: Sent | undefined;
       let n: Sent | undefined;
       if (typeof uri === 'string') {

@@ -4,13 +4,10 @@
 // shapes too: one download for both) or else the shaping module, a chunk of its own
 // (`shape-module.ts`). Shaping needs no configuration, so it left the core a page compiles at
 // its first `webmcp()`. `register()` starts loading it, a call or a listing that shapes awaits
-// it, and the public `shapeForModel` (pipeline-loader.ts) loads it. What it needs of the entry's
-// modules it is handed when it starts (see `shape.ts`).
+// it, and the public `shapeForModel` (pipeline-loader.ts) loads it.
 import { shapeForModel, start, stripText, type Shaping } from './shape.js';
-import type { ShapeEngine } from './shape.js';
-import { decode, decodeBase64, loadingValidator, Tag, unlzmaAsync, Writer } from '../pipeline/from-entry.js';
-import { isContainer, jsonView, ownMember, SKIP, Unsupported, Unsayable, walkJson } from '../util/json-walk.js';
-import { utf8Length, wellFormed } from '../util/unicode.js';
+import type { ShapeEngine } from '../types/internal.js';
+import { loadingValidator } from '../validator/validator-loader.js';
 
 let shaping: Shaping | undefined;
 let loading: Promise<Shaping> | undefined;
@@ -22,7 +19,7 @@ export function shaperLoaded(): boolean {
 
 /** The shaping module of its own, decoded and compiled. */
 function ownModule(): Promise<ShapeEngine> {
-  return import('./shape-module.js').then((chunk) => chunk.start({ decodeBase64, unlzmaAsync }));
+  return import('./shape-module.js').then((chunk) => chunk.start());
 }
 
 /**
@@ -39,7 +36,7 @@ export function loadShaper(): Promise<Shaping> {
     // would carry every export, and make esbuild share its helper through one more chunk.
     const chunk: Shaping = { shapeForModel, stripText };
     const engine = await (validator === undefined ? ownModule() : validator.then((module) => module.shaping(), ownModule));
-    start({ isContainer, jsonView, ownMember, SKIP, Unsupported, Unsayable, walkJson, utf8Length, wellFormed, decode, Tag, Writer }, engine);
+    start(engine);
     shaping = chunk;
     return chunk;
   })();

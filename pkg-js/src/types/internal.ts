@@ -1,7 +1,6 @@
 // Types the package's modules share about tools, kept apart so no module has to import another
 // for its types alone.
-import type { StandardSchemaLike } from '../util/schema-export.js';
-import type { JsonSchema, StandardSchemaV1, ToolContract, WebMCPHooks, WebMCPOptions, WebMCPTool } from './types.js';
+import type { Diagnostic, JsonSchema, StandardSchemaV1, ToolContract, WebMCPHooks, WebMCPOptions, WebMCPTool } from './types.js';
 
 /**
  * Options as the package reads them: every field optional (a re-wrap inherits the name) and no
@@ -106,3 +105,46 @@ export interface ReadCallOptions {
   timeout: number | undefined;
   assigns: Record<string, unknown> | undefined;
 }
+
+/**
+ * The shaping exports of the module that shapes (`src/wasm/shape.rs`, in the shaping module or the
+ * validator module), each crossing guarded by the module's owner: a trap replaces the instance,
+ * and the crossing throws.
+ */
+export interface ShapeEngine {
+  scanText(text: string): Uint32Array;
+  shapeFlagNames(): string;
+  shapeLimits(): Uint32Array;
+  shapeMediaKinds(mime: string): number;
+  shapeResult(request: Uint8Array): Uint8Array;
+  /** Forces a trap (tests of the recovery only). */
+  testTrap(): void;
+  /** The size of the live instance's linear memory in bytes (0 before the first crossing). */
+  memoryBytes(): number;
+}
+
+/** A Standard Schema (zod, valibot, …): `'~standard'.validate`, maybe async. */
+export interface StandardSchemaLike {
+  '~standard': {
+    version: number;
+    vendor: string;
+    validate(value: unknown): unknown;
+    jsonSchema?: { input?(options: { target: string }): unknown };
+  };
+}
+
+/** Which payload a redactor is given. */
+export type PayloadWhere = 'arguments' | 'result';
+
+/**
+ * The page's redactor: answers what to record of `value` (a copy, the redactor's to change), or
+ * `undefined` to record nothing. Synchronous; a throw or a promise records a notice instead.
+ */
+export type Redactor = (value: unknown, where: PayloadWhere) => unknown;
+
+/** What running a Standard Schema found. */
+export type StandardValidated =
+  | { how: 'value'; valid: true; value: unknown }
+  | { how: 'value'; valid: false; diagnostics: Diagnostic[] }
+  | { how: 'threw'; thrown: unknown }
+  | { how: 'aborted' };

@@ -7,18 +7,11 @@
 // over: `webmcp()` keeps the reason and `register()` refuses with it (a tool only ever invoked
 // in the page, `tool.invoke`, never shows its schema and works).
 
+import type { StandardSchemaLike } from '../types/internal.js';
 import type { JsonSchema } from '../types/types.js';
 import { isPlainObject } from './values.js';
 
-/** A Standard Schema (zod, valibot, …): `'~standard'.validate`, maybe async. */
-export interface StandardSchemaLike {
-  '~standard': {
-    version: number;
-    vendor: string;
-    validate(value: unknown): unknown;
-    jsonSchema?: { input?(options: { target: string }): unknown };
-  };
-}
+export type { StandardSchemaLike };
 
 /** Whether `value` is a Standard Schema. */
 export function isStandardSchema(value: unknown): value is StandardSchemaLike {

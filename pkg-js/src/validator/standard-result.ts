@@ -1,7 +1,7 @@
 // What a Standard Schema's `validate` answered, as the pipeline reads it (validation.ts says when
 // this chunk loads): the validated value, or its issues as diagnostics. It imports nothing of the
 // package at run time.
-import type { StandardValidated } from './validation.js';
+import type { StandardValidated } from '../types/internal.js';
 import type { Diagnostic } from '../types/types.js';
 
 /** `validate`'s answer: `{ value }`, `{ issues }`, or (anything else, or a throw reading it) fail closed. */

@@ -12,13 +12,15 @@
 
 import { Ended, NEVER_ABORTED, perform, type AnyHook } from '../util/perform.js';
 import type { StandardSchemaLike } from '../util/schema-export.js';
-import type { Compiled, JsonText, PatternNote } from '../types/internal.js';
+import type { Compiled, JsonText, PatternNote, StandardValidated } from '../types/internal.js';
 import type { Diagnostic, JsonSchema, JsonValidated, Limits } from '../types/types.js';
 
 export type { Diagnostic };
 import { hasLoneSurrogate, utf8Length, wellFormed } from '../util/unicode.js';
 import type { ValidatorModule } from './validator-loader.js';
-import { encodeJson, hasJudge, loadedValidator, loadValidator, patternsSettled, validatorMisses } from '../pipeline/from-entry.js';
+import { hasJudge, patternsSettled, validatorMisses } from '../boundary/patterns.js';
+import { encodeJson } from '../boundary/wire.js';
+import { loadedValidator, loadValidator } from './validator-loader.js';
 
 /** The default limits (`maxArgumentBytes`, `maxArgumentDepth`). */
 export const DEFAULT_LIMITS: Limits = { maxBytes: 1024 * 1024, maxDepth: 64 };
@@ -166,12 +168,7 @@ function asU32(n: number): number {
   return Math.min(Math.max(Math.floor(n), 0), 0xffff_ffff);
 }
 
-/** What running a Standard Schema found. */
-export type StandardValidated =
-  | { how: 'value'; valid: true; value: unknown }
-  | { how: 'value'; valid: false; diagnostics: Diagnostic[] }
-  | { how: 'threw'; thrown: unknown }
-  | { how: 'aborted' };
+export type { StandardValidated };
 
 /**
  * Validates with a Standard Schema (awaited: async validators are enforced); the validated value

@@ -3,7 +3,7 @@
 // `RegExp` and `JSON.parse`, and the pattern engines the loader hands over). One chunk rather
 // than three: each file a page fetches compresses on its own, and esbuild made a fourth of what
 // the glue and the host share. The module's bytes stay a chunk of their own, fetched in parallel
-// (`validator-loader.ts`). Like its parts, it imports nothing of the package's entry. The glue and
+// (`validator-loader.ts`). The glue and
 // host are handed on as plain objects, not namespace re-exports: esbuild builds a namespace with a
 // helper the entry uses too, which would become a chunk the entry imports. The glue serves both
 // builds of the module (with and without the pattern judgement: pkg-js/build.mjs); `judge` is only

@@ -2,11 +2,10 @@
 // its own with the module's glue and host functions (`validator-chunk.ts`; the bytes of the
 // module, or of the build that also judges patterns, are fetched in parallel), so a page without a JSON Schema never downloads it. The module shapes
 // too (`--features validator-module,shape-module`): a page that validates also shapes, and one
-// module carries what both need once (`ValidatorModule.shaping`). It imports nothing at run time:
-// a chunk that imported the package's other modules would make esbuild move them into a chunk
-// shared with the page's entry (the decoder and the pattern engines are handed over by the
-// loader). How the module ships, and why: `validator-loader.ts`.
-import type { ShapeEngine } from '../shape/shape.js';
+// module carries what both need once (`ValidatorModule.shaping`). How the module ships, and why:
+// `validator-loader.ts`.
+import { unlzmaAsync } from '../boundary/unlzma.js';
+import type { ShapeEngine } from '../types/internal.js';
 
 /** The validator module's exports, as loaded (the generated glue, plus its reset). */
 export interface Glue {
@@ -193,11 +192,11 @@ export function testTrap(validator: ValidatorModule): string {
 }
 
 /**
- * Compiles the module from its LZMA stream (decoded by `decode`, the entry's decoder, in slices;
- * compiled asynchronously: `WebAssembly.compile`, not the synchronous compile browsers refuse on
- * the main thread for large modules) and instantiates it.
+ * Compiles the module from its LZMA stream (decoded by the package's decoder, `unlzma.ts`, in
+ * slices; compiled asynchronously: `WebAssembly.compile`, not the synchronous compile browsers
+ * refuse on the main thread for large modules) and instantiates it.
  */
-export async function instantiate(glue: Glue, host: Host, stream: Uint8Array, decode: (stream: Uint8Array) => Promise<Uint8Array>): Promise<ValidatorModule> {
-  const module = await WebAssembly.compile((await decode(stream)) as BufferSource);
+export async function instantiate(glue: Glue, host: Host, stream: Uint8Array): Promise<ValidatorModule> {
+  const module = await WebAssembly.compile((await unlzmaAsync(stream)) as BufferSource);
   return new ValidatorModule(glue, host, module);
 }
