@@ -16,7 +16,9 @@ import { noteOutcome, noticeRuntime, syncRegistrations } from './registration.js
 import { normalizeResult } from '../shape/normalize.js';
 import { loadedShaping, loadShaper } from '../shape/shaper.js';
 import { compileSchema, toJson, validateJson, validateJsonText } from '../validator/validation.js';
-import type { CallOutcome } from '../types/types.js';
+import type { Warden } from '../client/client.js';
+import type { PipelineTool } from '../types/internal.js';
+import type { CallOptions, CallOutcome } from '../types/types.js';
 
 /** The chunk's one export: what the entry's doors (`api/pipeline-loader.ts`) call. */
 export const pipeline = {
@@ -28,9 +30,9 @@ export const pipeline = {
    * Runs one governed call (call.ts) on an in-page path; never throws for a failed call. What
    * shaping did may change what browsers are told (registration.ts).
    */
-  runCall: (...args: Parameters<typeof runCall>): Promise<CallOutcome> =>
-    runCall(...args).then((outcome) => {
-      noteOutcome(args[0], args[1], outcome);
+  runCall: (w: Warden, tool: PipelineTool, input: unknown, options: CallOptions | null | undefined, scope: number): Promise<CallOutcome> =>
+    runCall(w, tool, input, options, scope).then((outcome) => {
+      noteOutcome(w, tool, outcome);
       return outcome;
     }),
   /** Runs one governed resource read or prompt get (call.ts). */
