@@ -9,14 +9,24 @@ const [beforeDir, afterDir] = process.argv.slice(2);
 if (!afterDir) throw new Error('usage: node bench/ab.mjs <pkg-js before> <pkg-js after>');
 const load = async (dir) => {
   const url = (path) => pathToFileURL(`${dir.replace(/\/$/, '')}/${path}`).href;
-  // dist/shape.js's synchronous shapeForModel, with the shaping module loaded where it is a
-  // module of its own: through the pipeline chunk, which hands it what it needs of the entry
-  // (dist/pipeline-loader.js), or directly (dist/shaper.js) in a build from before that chunk; a
-  // build from before either has none.
-  const loader = await import(url('dist/pipeline-loader.js')).catch(() => undefined);
-  if (loader) await (await loader.loadPipeline()).loadShaper();
-  else await import(url('dist/shaper.js')).then((shaper) => shaper.loadShaper(), () => undefined);
-  return { ...(await import(url('dist/index.js'))), ...(await import(url('dist/shape.js'))), ...(await import(url('dist/validation.js'))) };
+  /** The first of `paths` (one module in the layouts of several builds) that imports. */
+  const first = async (...paths) => {
+    for (const path of paths) {
+      const module = await import(url(path)).catch(() => undefined);
+      if (module) return module;
+    }
+    return undefined;
+  };
+  // The synchronous shapeForModel of shape.js, with the shaping module loaded: in folders
+  // (dist/shape/), the shaper loads it itself; in a flat build that has the pipeline chunk,
+  // through that chunk (dist/pipeline-loader.js), which hands it what it needs of the entry; in a
+  // flat build from before that chunk, directly (dist/shaper.js); a build from before either has none.
+  const shaper = await first('dist/shape/shaper.js');
+  const loader = shaper ? undefined : await first('dist/pipeline-loader.js');
+  if (shaper) await shaper.loadShaper();
+  else if (loader) await (await loader.loadPipeline()).loadShaper();
+  else await first('dist/shaper.js').then((flat) => flat?.loadShaper());
+  return { ...(await import(url('dist/index.js'))), ...(await first('dist/shape/shape.js', 'dist/shape.js')), ...(await first('dist/validator/validation.js', 'dist/validation.js')) };
 };
 const pkgs = { before: await load(beforeDir), after: await load(afterDir) };
 
@@ -75,7 +85,7 @@ const cases = [
   ['3 hooks, `shape: false`', (s) => () => tools[s].hooks.invoke({ a: 1, b: 1 })],
   ['`readResource` of a template instance (`user://42/profile`)', (s) => () => pkgs[s].readResource('user://42/profile', { client: readers[s] })],
   ['`readResource` of a resource of one URI (`notes://today`)', (s) => () => pkgs[s].readResource('notes://today', { client: readers[s] })],
-  // `validateJson` alone (both builds export it from dist/validation.js): the validator's own speed.
+  // `validateJson` alone (both builds export it from dist/validator/validation.js): the validator's own speed.
   ['the e-mail pattern on an address, policy `matches` (denied)', (s) => () => emails[s].byPolicy.invoke(address).then(() => undefined)],
   ['the e-mail pattern on an address, schema `pattern`', (s) => () => emails[s].bySchema.invoke(address)],
   ['validateJson, the 403-byte valid instance', (s) => () => pkgs[s].validateJson(toolSchema, validInstance)],

@@ -20,14 +20,14 @@ import { entrySpecifier, pkgUrl } from './pkg.mjs';
 
 const Ajv2020 = Ajv2020Module.default ?? Ajv2020Module;
 const { webmcp, configureWebMCP, resetWebMCP, onTelemetry, explain, createWarden, webmcpResource, readResource } = await import(entrySpecifier());
-const { shapeForModel } = await import(pkgUrl('dist/shape.js').href);
+const { shapeForModel } = await import(pkgUrl('dist/shape/shape.js').href);
 // The synchronous shaping a call does, with its module loaded as a call has it (the public
 // `shapeForModel` awaits that load first).
-await (await (await import(pkgUrl('dist/pipeline-loader.js').href)).loadPipeline()).loadShaper();
-const wire = await import(pkgUrl('dist/wire.js').href);
-const { validateJson } = await import(pkgUrl('dist/validation.js').href);
-const { loadValidator } = await import(pkgUrl('dist/validator-loader.js').href);
-const { encodeJson } = await import(pkgUrl('dist/wire.js').href);
+await (await (await import(pkgUrl('dist/api/pipeline-loader.js').href)).loadPipeline()).loadShaper();
+const wire = await import(pkgUrl('dist/boundary/wire.js').href);
+const { validateJson } = await import(pkgUrl('dist/validator/validation.js').href);
+const { loadValidator } = await import(pkgUrl('dist/validator/validator-loader.js').href);
+const { encodeJson } = await import(pkgUrl('dist/boundary/wire.js').href);
 
 const started = Date.now();
 // BENCH_ONLY=1,3 runs only those cases (for working on one of them).

@@ -46,9 +46,9 @@ if (typeof globalThis.gc !== 'function') {
 
 // Every module from the same dist/ files, so the client, the core and the fake are one instance.
 const { webmcp, configureWebMCP, createWarden } = await import(pkgUrl('dist/index.js').href);
-const { getDefaultWarden, internalOf } = await import(pkgUrl('dist/api.js').href);
-const { coreMemoryBytes } = await import(pkgUrl('dist/core.js').href);
-const { shaperMemoryBytes } = await import(pkgUrl('dist/shape.js').href);
+const { getDefaultWarden, internalOf } = await import(pkgUrl('dist/api/api.js').href);
+const { coreMemoryBytes } = await import(pkgUrl('dist/boundary/core.js').href);
+const { shaperMemoryBytes } = await import(pkgUrl('dist/shape/shape.js').href);
 const { installFakeModelContext } = await import(pkgUrl('dist/testing.js').href);
 const { withLimits, limitsMemoryBytes } = await import(pkgUrl('dist/limits.js').href);
 

@@ -21,7 +21,7 @@ const call = (specifier) => `const t0 = performance.now(); const { webmcp } = aw
 const tool = webmcp(({ a, b }) => a + b, { name: 'add', description: 'Adds', hooks: { before: [(ctx) => { ctx.metadata.seen = 1; }] } });
 await tool.invoke({ a: 1, b: 2 }); console.log(performance.now() - t0);`;
 const moduleOnly = `const t0 = performance.now(); const { WASM_LZMA_BASE64 } = await import(${JSON.stringify(pkgUrl('wasm/warden_core_bytes.js').href)});
-const { unlzma } = await import(${JSON.stringify(pkgUrl('dist/unlzma.js').href)});
+const { unlzma } = await import(${JSON.stringify(pkgUrl('dist/boundary/unlzma.js').href)});
 new WebAssembly.Module(unlzma(Buffer.from(WASM_LZMA_BASE64, 'base64'))); console.log(performance.now() - t0);`;
 const sample = (code) => Number(execFileSync(process.execPath, ['--input-type=module', '-e', code], { encoding: 'utf8' }).trim());
 const samples = { module: [], files: [], bundle: [] };

@@ -38,7 +38,7 @@ if (mode === 'package' || mode === 'schema') {
 async function coreStream() {
   const embedded = await import(pkgUrl('wasm/warden_core_bytes.js').href);
   if (embedded.WASM_LZMA_BASE64) {
-    const { unlzma } = await import(pkgUrl('dist/unlzma.js').href);
+    const { unlzma } = await import(pkgUrl('dist/boundary/unlzma.js').href);
     return { stream: Buffer.from(embedded.WASM_LZMA_BASE64, 'base64'), decode: unlzma };
   }
   const inflate = await import(pkgUrl('dist/inflate.js').href).then((m) => m.inflateRaw, () => import(pkgUrl('dist/vendor/fflate.js').href).then((m) => m.inflateSync));

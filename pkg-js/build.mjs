@@ -9,9 +9,9 @@
 //
 // Every module ships the same way: LZMA-compressed (xz's raw LZMA1), base64-encoded, in a JS
 // module, decoded in the page by one decoder of ours (the `unlzma/` crate, in the page's entry:
-// pkg-js/src/unlzma.ts). The core is in the entry; shaping, the JSON Schema validator, the
+// pkg-js/src/boundary/unlzma.ts). The core is in the entry; shaping, the JSON Schema validator, the
 // pattern judgement and the linear-time pattern engine are chunks loaded when first needed
-// (pkg-js/src/validator-loader.ts says why a JS chunk rather than a .wasm asset).
+// (pkg-js/src/validator/validator-loader.ts says why a JS chunk rather than a .wasm asset).
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, writeFileSync, mkdirSync, rmSync, copyFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -31,7 +31,7 @@ const run = (cmd, args, opts = {}) => {
  * run on the very code pages get). A compressed chunk, imported when first needed: every
  * bundler splits a dynamic import, none needs to know about a .wasm asset, and no request can
  * fail. `wasm-opt -O1 --converge`: measured again on the parser-free module, still the smallest
- * deflate (-Oz, -Os, -O2, -O3 2.4-2.8 KB larger; see pkg-js/src/validator-loader.ts).
+ * deflate (-Oz, -Os, -O2, -O3 2.4-2.8 KB larger; see pkg-js/src/validator/validator-loader.ts).
  *
  * LLVM's inline threshold raised from opt-level "z"'s to 40 (`rustflags`), for every crate of
  * this module: validation ~20 % faster (boon's walk and the maps it fills are small generic
@@ -65,15 +65,15 @@ const MODULES = [
   // `webmcp()` needs the core synchronously (bench/RESULTS.md, "Patterns").
   { name: 'warden_core', cargoArgs: ['--no-default-features'], ...LIKE_CORE },
   // Shaping: stateless, so a module of its own that a page without a JSON Schema loads before its
-  // first call (pkg-js/src/shape-module.ts); the core a page downloads at import is lighter
+  // first call (pkg-js/src/shape/shape-module.ts); the core a page downloads at import is lighter
   // without it (bench/RESULTS.md).
   { name: 'warden_shape', cargoArgs: ['--no-default-features', '--features', 'shape-module'], ...LIKE_CORE, targetSubdir: 'shape' },
   // Resource URIs (src/uri.rs, templates of src/matcher.rs): compiled synchronously by the
-  // resource code (pkg-js/src/uri-module.ts) only, so a page of tools downloads none of it.
+  // resource code (pkg-js/src/subjects/uri-module.ts) only, so a page of tools downloads none of it.
   // opt-level 3, not "z": every resource read crosses it, and 3 measured twice as fast here, and
   // no larger (bench/RESULTS.md).
   { name: 'warden_uri', cargoArgs: ['--no-default-features', '--features', 'uri-module'], ...LIKE_CORE, env: { CARGO_PROFILE_RELEASE_OVERFLOW_CHECKS: 'false', CARGO_PROFILE_RELEASE_OPT_LEVEL: '3' }, targetSubdir: 'uri' },
-  // Policy lint (`lintPolicy`): compiled synchronously by pkg-js/src/lint-module.ts, which only
+  // Policy lint (`lintPolicy`): compiled synchronously by pkg-js/src/api/lint-module.ts, which only
   // `lintPolicy` reaches, so a page that never lints downloads none of it (bench/RESULTS.md).
   { name: 'warden_lint', cargoArgs: ['--no-default-features', '--features', 'lint-module'], ...LIKE_CORE, targetSubdir: 'lint' },
   // Limits (the policy's `limits`): compiled synchronously by the `webmcp-warden/limits` entry
@@ -89,11 +89,11 @@ const MODULES = [
   // loads instead of the validator and the judgement module (one download, smaller than the two:
   // bench/RESULTS.md, "Build choices").
   // Its glue, written under the validator's name (the module's imports are named after it), is
-  // the validator's own plus `judge`: one glue serves both builds (pkg-js/src/validator-chunk.ts).
+  // the validator's own plus `judge`: one glue serves both builds (pkg-js/src/validator/validator-chunk.ts).
   { name: 'warden_validate_judge', outName: 'warden_validate', cargoArgs: ['--no-default-features', '--features', 'validator-module,shape-module,patterns-module'], ...VALIDATOR_BUILD, targetSubdir: 'validator-judge' },
   // The pattern judgement (src/pattern/judge.rs): how each of the page's patterns may run on an
-  // agent's text. A chunk a page loads when it first has a pattern (pkg-js/src/patterns.ts), and
-  // a copy `lintPolicy()` compiles synchronously (`sync`: pkg-js/src/lint.ts), so a page that
+  // agent's text. A chunk a page loads when it first has a pattern (pkg-js/src/boundary/patterns.ts), and
+  // a copy `lintPolicy()` compiles synchronously (`sync`: pkg-js/src/api/lint.ts), so a page that
   // never imports `lintPolicy` never downloads that copy.
   // `wasm-opt -O3` rather than -O1 here: it compresses smaller for this module (measured).
   { name: 'warden_patterns', cargoArgs: ['--no-default-features', '--features', 'patterns-module'], ...LIKE_CORE, wasmOpt: ['-O3', '--strip-target-features'], targetSubdir: 'patterns', sync: true },
@@ -325,8 +325,8 @@ async function buildModule({ name, outName = name, cargoArgs, embed, wasmOpt: pa
     if (name === 'warden_core') writeFileSync(join(dir, 'pattern-host.d.ts'), PATTERN_HOST_TYPES);
   }
   if (replaceable) {
-    // A trapped instance must be replaceable (pkg-js/src/core.ts, pkg-js/src/shape.ts,
-    // pkg-js/src/patterns.ts): `initSync` may instantiate again. The glue's guard returns the
+    // A trapped instance must be replaceable (pkg-js/src/boundary/core.ts, pkg-js/src/shape/shape.ts,
+    // pkg-js/src/boundary/patterns.ts): `initSync` may instantiate again. The glue's guard returns the
     // first instance forever.
     const guard = /(function initSync\(module\) \{\n)(\s*)if \(wasm !== undefined\) return wasm;\n/;
     if (!guard.test(patched)) throw new Error(`glue of ${name}: initSync no longer starts with its instance guard; update build.mjs`);
@@ -350,7 +350,7 @@ async function buildModule({ name, outName = name, cargoArgs, embed, wasmOpt: pa
   writeFileSync(join(dir, `${name}_bytes.d.ts`), `/** ${what[0].toUpperCase()}${what.slice(1)}. */\nexport declare const WASM_LZMA_BASE64: string;\n`);
   if (sync) {
     // A second copy of the glue with the bytes, for a module compiled synchronously by code in
-    // the page's entry (pkg-js/src/lint.ts): a file both the entry and a lazily imported chunk
+    // the page's entry (pkg-js/src/api/lint.ts): a file both the entry and a lazily imported chunk
     // imported would be put in the entry by esbuild, bytes and all, for every page.
     writeFileSync(join(dir, `${name}_sync.js`), `${patched}\n// Added by build.mjs: ${what}.\nexport const WASM_LZMA_BASE64 = ${base64};\n`);
     writeFileSync(join(dir, `${name}_sync.d.ts`), `${types}\n/** ${what[0].toUpperCase()}${what.slice(1)}. */\nexport declare const WASM_LZMA_BASE64: string;\n`);
@@ -377,7 +377,7 @@ function checkBudget(report) {
 
 /**
  * The decoder module of ours (a crate of its own, no std, no wasm-bindgen: no imports, no glue):
- * the `unlzma/` crate that decodes every other module (pkg-js/src/unlzma.ts). Built for wasm32,
+ * the `unlzma/` crate that decodes every other module (pkg-js/src/boundary/unlzma.ts). Built for wasm32,
  * `wasm-opt -Oz` with its custom sections stripped, and embedded raw (compressing it would need
  * the decoder it is) as hex: every byte two whole characters, so gzip and brotli still find the
  * module's byte patterns, where base64 scrambles them (bench/RESULTS.md, "Build choices"). In a target

@@ -1,6 +1,6 @@
 //! Digests: SHA-256 of canonical JSON, tool fingerprints and which definition fields changed.
 //!
-//! RFC 8785 canonical JSON is written by the TS layer (`pkg-js/src/canonical.ts`): sorted keys
+//! RFC 8785 canonical JSON is written by the TS layer (`pkg-js/src/util/canonical.ts`): sorted keys
 //! plus `JSON.stringify` for every string and number, which is exactly the ECMAScript number
 //! and string output RFC 8785 asks for. Writing it here would need a JSON serializer with float
 //! formatting, most of a small wasm module (`ARCHITECTURE.md`, "Crossing the boundary"). The core keeps the hashing:

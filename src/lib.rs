@@ -44,7 +44,7 @@ extern crate std;
 
 /// The core module's panic handler: a trap, with no message to format. The core never panics
 /// by design (the lints in `Cargo.toml`); a panic that slips through (an allocation failure, a
-/// bug) kills the instance either way, and the TS layer replaces it (`pkg-js/src/core.ts`).
+/// bug) kills the instance either way, and the TS layer replaces it (`pkg-js/src/boundary/core.ts`).
 #[cfg(all(target_arch = "wasm32", not(feature = "validate"), not(feature = "linear"), not(test)))]
 #[panic_handler]
 fn panic(_: &core::panic::PanicInfo<'_>) -> ! {

@@ -17,7 +17,7 @@
 use crate::hooks::Event;
 use crate::value::{Map, Value};
 
-/// The facts of a returned value, packed as the TS layer sends them (`pkg-js/src/facts.ts`).
+/// The facts of a returned value, packed as the TS layer sends them (`pkg-js/src/pipeline/facts.ts`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct ReturnFacts(pub u32);
 

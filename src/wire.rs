@@ -4,7 +4,7 @@
 //! parser and serializer with float parsing and formatting cost more bytes than the rest of the
 //! core, while this format carries numbers as raw `f64` (nothing to parse or format), strings as
 //! UTF-8 with their length (nothing to escape), and JS functions and RegExps as typed tokens
-//! (no `$fn`-style markers that user data could forge). `pkg-js/src/wire.ts` is the other half.
+//! (no `$fn`-style markers that user data could forge). `pkg-js/src/boundary/wire.ts` is the other half.
 //!
 //! ```text
 //! value   = 0x00 null | 0x01 false | 0x02 true

@@ -455,7 +455,7 @@ fn meta_schemas_still_check_annotation_keywords() {
     assert!(cache.compile(r#"{"title":"t","description":"d","$comment":"c"}"#).is_ok());
 }
 
-/// A JSON value in the wire format, as `pkg-js/src/wire.ts` writes it for the validator module.
+/// A JSON value in the wire format, as `pkg-js/src/boundary/wire.ts` writes it for the validator module.
 fn to_wire(json: &Value) -> Vec<u8> {
     wire::encode(&common::json_to_value(json))
 }

@@ -1,4 +1,4 @@
-//! The wire codes the TS layer uses (`pkg-js/src/codes.ts`) are written from the Rust
+//! The wire codes the TS layer uses (`pkg-js/src/boundary/codes.ts`) are written from the Rust
 //! definitions: this test renders the file and fails when it differs, so the two sides cannot
 //! drift. `UPDATE_CODES=1 cargo test --test wire_codes` rewrites it.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -132,13 +132,13 @@ fn render() -> String {
 
 #[test]
 fn codes_ts_matches_the_rust_definitions() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/pkg-js/src/codes.ts");
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/pkg-js/src/boundary/codes.ts");
     let expected = render();
     if std::env::var_os("UPDATE_CODES").is_some() {
         std::fs::write(path, &expected).unwrap();
     }
     let actual = std::fs::read_to_string(path).unwrap_or_default();
-    assert!(actual == expected, "pkg-js/src/codes.ts differs from the Rust definitions; run UPDATE_CODES=1 cargo test --test wire_codes");
+    assert!(actual == expected, "pkg-js/src/boundary/codes.ts differs from the Rust definitions; run UPDATE_CODES=1 cargo test --test wire_codes");
 }
 
 /// `Outcome::from_code` indexes `Outcome::ALL`: the list must stay in code order, and every

@@ -9,13 +9,13 @@
 // panel lives in a shadow root (its styles cannot reach the page's, nor the page's its own),
 // is built with DOM calls (never HTML strings: tool names, hook ids, arguments and reasons are
 // text), and uses native buttons and <details>, so the keyboard reaches everything.
-import { getDefaultWarden, internalOf, type WardenClient } from './api.js';
-import { asksOf } from './asks.js';
-import type { Ask } from './asks.js';
-import type { ToolRecord } from './client.js';
-import { ConfigurationError } from './errors.js';
-import type { Grant } from './grant-stores.js';
-import type { DecisionStep, TelemetryEvent } from './telemetry.js';
+import { getDefaultWarden, internalOf, type WardenClient } from './api/api.js';
+import { asksOf } from './client/asks.js';
+import type { Ask } from './client/asks.js';
+import type { ToolRecord } from './client/client.js';
+import { ConfigurationError } from './util/errors.js';
+import type { Grant } from './client/grant-stores.js';
+import type { DecisionStep, TelemetryEvent } from './client/telemetry.js';
 
 /** Options of {@link mountWardenDevtools}. */
 export interface WardenDevtoolsOptions {

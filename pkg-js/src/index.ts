@@ -4,16 +4,16 @@
 // and is compiled synchronously on first use, so nothing here awaits at import time and
 // importing it where there is no `document` (SSR) does not throw. The functions below act on a
 // default client; `createWarden()` makes others.
-import { clientOption, getDefaultWarden, type ClientOption } from './api.js';
-import type { WebMCPConfig } from './config.js';
-import type { Grant } from './grants.js';
-import type { ListingOptions } from './types.js';
+import { clientOption, getDefaultWarden, type ClientOption } from './api/api.js';
+import type { WebMCPConfig } from './api/config.js';
+import type { Grant } from './client/grants.js';
+import type { ListingOptions } from './types/types.js';
 
 export type { ListingOptions };
-import type { TelemetryHandler } from './telemetry.js';
-import { isWebMCPTool } from './tool.js';
-import { createPrompt, createResource } from './subject.js';
-import { getPrompt as getPromptOf, readResource as readResourceOf } from './subject-call.js';
+import type { TelemetryHandler } from './client/telemetry.js';
+import { isWebMCPTool } from './api/tool.js';
+import { createPrompt, createResource } from './subjects/subject.js';
+import { getPrompt as getPromptOf, readResource as readResourceOf } from './subjects/subject-call.js';
 import type {
   CallOptions,
   CallOutcome,
@@ -29,21 +29,21 @@ import type {
   WebMCPPromptOptions,
   WebMCPResource,
   WebMCPResourceOptions,
-} from './types.js';
+} from './types/types.js';
 
-export { ready } from './core.js';
-export { createWarden, getDefaultWarden, type WardenClient, type ClientOption } from './api.js';
-export { type WebMCPConfig } from './config.js';
-export { mergeHooks, mergeHooksOrdered } from './hookset.js';
-export { createHookedExecute, type HookedExecuteOptions } from './engine.js';
-export { WardenError, ConfigurationError, RegistrationError, NotSupportedError, CallFailure } from './errors.js';
-export { normalizeResult, normalizeError } from './public-results.js';
-export type { NormalizeOptions } from './types.js';
-export { genInvocationId } from './outcomes.js';
-export { explain, type Explanation, type ExplainStep } from './explain.js';
-export { definePolicy, type Policy, type PolicySection, type PolicyRule, type Rule, type ApprovalCall, type PolicyWhen, type Decision, type PolicyCall, type AskAnswer, type Approver, type PolicyPredicate, type PolicyDiagnostic, type ToolFilterFn, type GovernanceContext } from './governance.js';
-export { lintPolicy } from './lint.js';
-export { memoryGrantStore, localStorageGrantStore, type Grant, type GrantStore } from './grants.js';
+export { ready } from './boundary/core.js';
+export { createWarden, getDefaultWarden, type WardenClient, type ClientOption } from './api/api.js';
+export { type WebMCPConfig } from './api/config.js';
+export { mergeHooks, mergeHooksOrdered } from './client/hookset.js';
+export { createHookedExecute, type HookedExecuteOptions } from './api/engine.js';
+export { WardenError, ConfigurationError, RegistrationError, NotSupportedError, CallFailure } from './util/errors.js';
+export { normalizeResult, normalizeError } from './api/public-results.js';
+export type { NormalizeOptions } from './types/types.js';
+export { genInvocationId } from './client/outcomes.js';
+export { explain, type Explanation, type ExplainStep } from './api/explain.js';
+export { definePolicy, type Policy, type PolicySection, type PolicyRule, type Rule, type ApprovalCall, type PolicyWhen, type Decision, type PolicyCall, type AskAnswer, type Approver, type PolicyPredicate, type PolicyDiagnostic, type ToolFilterFn, type GovernanceContext } from './client/governance.js';
+export { lintPolicy } from './api/lint.js';
+export { memoryGrantStore, localStorageGrantStore, type Grant, type GrantStore } from './client/grants.js';
 export {
   type TelemetryEvent,
   type TelemetryHandler,
@@ -57,16 +57,16 @@ export {
   type PromptGetStopEvent,
   type AgentsSuspendedEvent,
   type AgentsResumedEvent,
-} from './telemetry.js';
-export { validateJson } from './pipeline-loader.js';
-export type { Diagnostic } from './types.js';
-export { shapeForModel } from './pipeline-loader.js';
-export type { ShapedResult } from './shape.js';
-export { getModelContext, isWebMCPSupported } from './runtime.js';
-export { lintTool, type ToolLint, type LintableDefinition } from './lint-tool.js';
-export { PROVENANCE_META_KEY } from './mcp.js';
-export { isWebMCPTool, toSnakeCase } from './tool.js';
-export type * from './types.js';
+} from './client/telemetry.js';
+export { validateJson } from './api/pipeline-loader.js';
+export type { Diagnostic } from './types/types.js';
+export { shapeForModel } from './api/pipeline-loader.js';
+export type { ShapedResult } from './shape/shape.js';
+export { getModelContext, isWebMCPSupported } from './runtime/runtime.js';
+export { lintTool, type ToolLint, type LintableDefinition } from './api/lint-tool.js';
+export { PROVENANCE_META_KEY } from './util/mcp.js';
+export { isWebMCPTool, toSnakeCase } from './api/tool.js';
+export type * from './types/types.js';
 
 /**
  * Wraps a function as a WebMCP tool governed by webmcp-warden: `webmcp(fn, { description,

@@ -11,16 +11,16 @@
 // replaced and every client's limits compiled again (their counts start afresh).
 import * as glue from '../wasm/warden_limits.js';
 import { WASM_LZMA_BASE64 } from '../wasm/warden_limits_bytes.js';
-import { Outcome } from './codes.js';
-import { decodeBase64 } from './embedded-bytes.js';
-import { configurationError } from './errors.js';
-import { unlzma } from './unlzma.js';
-import { limitsHook, type LimitsChecked, type LimitsClient, type LimitsEngine } from './limits-hook.js';
-import { decode } from './wire.js';
-import type { Policy, PolicyCall } from './policy-types.js';
-import type { ConfigureAnswer, Refused } from './answers.js';
+import { Outcome } from './boundary/codes.js';
+import { decodeBase64 } from './boundary/embedded-bytes.js';
+import { configurationError } from './util/errors.js';
+import { unlzma } from './boundary/unlzma.js';
+import { limitsHook, type LimitsChecked, type LimitsClient, type LimitsEngine } from './client/limits-hook.js';
+import { decode } from './boundary/wire.js';
+import type { Policy, PolicyCall } from './types/policy-types.js';
+import type { ConfigureAnswer, Refused } from './boundary/answers.js';
 
-export type { LimitCost, PolicyLimit } from './policy-types.js';
+export type { LimitCost, PolicyLimit } from './types/policy-types.js';
 
 let compiled: WebAssembly.Module | undefined;
 let live = false;

@@ -19,9 +19,9 @@
 // call can run many hooks: as spans they would bury the two parts that do take time (a person
 // deciding, the tool working) under bars too thin to see, and cost a span each on every call.
 import { context, trace, SpanKind, SpanStatusCode, type Attributes, type Context, type Span, type Tracer } from '@opentelemetry/api';
-import { getDefaultWarden, internalOf, type WardenClient } from './api.js';
-import { instrument, type CallStart, type CallTrace, type DecisionStep, type PayloadReader, type TelemetryEvent, type ToolCallStopEvent, type TracedStep } from './telemetry.js';
-import type { CallOutcome } from './types.js';
+import { getDefaultWarden, internalOf, type WardenClient } from './api/api.js';
+import { instrument, type CallStart, type CallTrace, type DecisionStep, type PayloadReader, type TelemetryEvent, type ToolCallStopEvent, type TracedStep } from './client/telemetry.js';
+import type { CallOutcome } from './types/types.js';
 
 /**
  * The OpenTelemetry semantic conventions release whose GenAI `execute_tool` span the spans

@@ -5,8 +5,8 @@
 // loader hands over (`validatorEngines`), and the package's modules import it for readiness.
 //
 // Kept small: it is in every page's entry. It loads nothing itself: the package installs the
-// loaders (pkg-js/src/patterns.ts, dynamic imports of the two chunks), or a judgement compiled
-// synchronously (pkg-js/src/lint.ts). It judges nothing either: the judgement module answers,
+// loaders (pkg-js/src/boundary/patterns.ts, dynamic imports of the two chunks), or a judgement compiled
+// synchronously (pkg-js/src/api/lint.ts). It judges nothing either: the judgement module answers,
 // and this file only remembers, by pattern, what it answered.
 //
 // - A pattern is asked about when it is compiled (`judgePattern`). While the judgement is not

@@ -13,7 +13,7 @@
 // (N failed or cancelled confirmations within a window) lives here because only this code sees
 // the ceremony's outcome; it is the core that turns the answer into the call's denial. This entry
 // imports nothing of the package: a page that does not import it downloads nothing of it.
-import type { ApprovalCall, Approver, AskAnswer, GovernanceContext } from './policy-types.js';
+import type { ApprovalCall, Approver, AskAnswer, GovernanceContext } from './types/policy-types.js';
 
 /** The credential `registerPresence()` made, as it is kept (`localStorage`, by default). */
 export interface PresenceCredential {

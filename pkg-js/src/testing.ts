@@ -16,7 +16,7 @@
  * @packageDocumentation
  */
 
-import { TOOL_NAME_RULE } from './names.js';
+import { TOOL_NAME_RULE } from './util/names.js';
 
 /** The tool-name rule of the WebMCP draft: 1–128 characters of `[A-Za-z0-9_.-]`. */
 export const TOOL_NAME_PATTERN: RegExp = TOOL_NAME_RULE;

@@ -1,7 +1,7 @@
 // Browser test: the call path is two chunks the page loads when it first needs them: the
-// pipeline (pkg-js/src/pipeline-loader.ts: calls, listings, the browser registration, shaping's
-// code) and, for a page without a JSON Schema, the shaping module (pkg-js/src/shape-module.ts,
-// loaded by pkg-js/src/shaper.ts). When either cannot download, nothing unshaped reaches a model
+// pipeline (pkg-js/src/api/pipeline-loader.ts: calls, listings, the browser registration, shaping's
+// code) and, for a page without a JSON Schema, the shaping module (pkg-js/src/shape/shape-module.ts,
+// loaded by pkg-js/src/shape/shaper.ts). When either cannot download, nothing unshaped reaches a model
 // and nothing is half registered: register() rejects with `internal_error` and an in-page call
 // fails closed; once it downloads, the next register() and call load it and work. Chromium 156
 // fetches a module again after a failed fetch (whatwg/html#10327); the test pins that a later
@@ -25,7 +25,7 @@ let browser;
 
 before(async () => {
   if (skipReason) return;
-  for (const chunk of ['shape-module.js', 'pipeline.js']) assert.ok(existsSync(path.join(pkgRoot, 'dist', chunk)), `pkg-js/dist/${chunk} is missing: build the package first (npm run build / scripts/build.sh)`);
+  for (const chunk of ['shape/shape-module.js', 'pipeline/pipeline.js']) assert.ok(existsSync(path.join(pkgRoot, 'dist', chunk)), `pkg-js/dist/${chunk} is missing: build the package first (npm run build / scripts/build.sh)`);
   served = await startStaticServer(pkgRoot);
   browser = await launchChromium();
 });
@@ -52,7 +52,7 @@ after(async () => {
   await stopServer(served?.server);
 });
 
-for (const [chunk, says] of [['shape-module.js', /shaping module did not load/], ['pipeline.js', /pipeline chunk did not load/]]) {
+for (const [chunk, says] of [['shape/shape-module.js', /shaping module did not load/], ['pipeline/pipeline.js', /pipeline chunk did not load/]]) {
   test(`without ${chunk}, register() rejects and a call fails closed; with it, both work`, { skip: skipReason }, async () => {
     const state = await pageWithout(chunk);
     const { page } = state;

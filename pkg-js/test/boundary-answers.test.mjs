@@ -19,14 +19,14 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createWarden, explain, lintPolicy, shapeForModel, webmcpResource, ConfigurationError } from 'webmcp-warden';
 import { withLimits } from 'webmcp-warden/limits';
-import { lintBytes } from '../dist/lint-module.js';
-import * as answers from '../dist/answers.js';
-import { core } from '../dist/core.js';
-import { shaper } from '../dist/shape.js';
-import { uriModule } from '../dist/uri-module.js';
-import { internalOf } from '../dist/api.js';
-import { decode, encode } from '../dist/wire.js';
-import { CallFlags, Read } from '../dist/codes.js';
+import { lintBytes } from '../dist/api/lint-module.js';
+import * as answers from '../dist/boundary/answers.js';
+import { core } from '../dist/boundary/core.js';
+import { shaper } from '../dist/shape/shape.js';
+import { uriModule } from '../dist/subjects/uri-module.js';
+import { internalOf } from '../dist/api/api.js';
+import { decode, encode } from '../dist/boundary/wire.js';
+import { CallFlags, Read } from '../dist/boundary/codes.js';
 import * as glue from '../wasm/warden_core.js';
 
 // ------------------------------------------------------------------ the checker

@@ -1,7 +1,7 @@
 // Pay for what you use: what a page's bundler takes in of the BUILT package for the features the
 // page uses. Small apps are bundled with esbuild as a page's build would (`--bundle --minify
-// --format=esm --splitting`: the validator module stays a chunk of its own) and the modules in the
-// entry's chunk are checked: a one-tool app never carries resources and prompts, dry runs,
+// --format=esm --splitting`: the validator module stays a chunk of its own) and the modules the
+// page loads at import (the entry's chunk and the chunks it imports statically) are checked: a one-tool app never carries resources and prompts, dry runs,
 // the activity store, MCP-B's interop (a chunk of its own, fetched on MCP-B pages only) or
 // simple-webmcp's engine API, and an app that uses one of them does carry it
 // (so the check would see it if the one-tool app ever pulled it in). What each module weighs is
@@ -30,19 +30,25 @@ async function bundle(source, external = []) {
     metafile: true,
     logLevel: 'silent',
   });
-  // The page's entry (esbuild also names each dynamically imported chunk an entry point).
-  const [, entry] = Object.entries(result.metafile.outputs).find(([, output]) => output.entryPoint === '<stdin>');
-  // A chunk the entry imports statically is one more request at import (esbuild makes one of the
-  // code an entry shares with a lazily imported chunk): there must be none.
-  const shared = entry.imports.filter((imported) => imported.kind === 'import-statement' && !imported.external).map((imported) => imported.path);
-  assert.deepEqual(shared, [], 'the entry chunk imports no other chunk statically');
+  // The page's entry (esbuild also names each dynamically imported chunk an entry point), and the
+  // chunks it imports statically: esbuild puts the code an entry shares with a lazily imported
+  // chunk in a chunk of its own, which the page loads at import with the entry.
+  const outputs = result.metafile.outputs;
+  const [entryPath] = Object.entries(outputs).find(([, output]) => output.entryPoint === '<stdin>');
+  const atImport = new Set([entryPath]);
+  for (const path of atImport) {
+    for (const imported of outputs[path].imports) if (imported.kind === 'import-statement' && !imported.external) atImport.add(imported.path);
+  }
   const modules = new Map();
-  for (const [file, { bytesInOutput }] of Object.entries(entry.inputs)) {
-    const found = /^((?:dist|wasm)\/.+)$/.exec(file);
-    if (found && bytesInOutput > 0) modules.set(found[1], bytesInOutput);
+  for (const path of atImport) {
+    for (const [file, { bytesInOutput }] of Object.entries(outputs[path].inputs)) {
+      const found = /^((?:dist|wasm)\/.+)$/.exec(file);
+      if (found && bytesInOutput > 0) modules.set(found[1], bytesInOutput);
+    }
   }
   // The package's modules in the lazily imported chunks, so a test can tell "left out" from "renamed".
-  modules.lazy = new Set(Object.values(result.metafile.outputs).filter((output) => output !== entry).flatMap((output) => Object.keys(output.inputs)));
+  modules.lazy = new Set(Object.entries(outputs).filter(([path]) => !atImport.has(path)).flatMap(([, output]) => Object.keys(output.inputs)));
+  modules.files = atImport.size;
   return modules;
 }
 
@@ -62,47 +68,47 @@ await tool.register();
  * resources (with the URI module, its glue and bytes) are carried only by pages that use them.
  */
 const OPTIONAL = [
-  'dist/subject.js', 'dist/subject-call.js', 'dist/subject-registration.js', 'dist/explain.js', 'dist/activity.js', 'dist/mcp-b.js', 'dist/validator-module.js', 'dist/engine.js', 'dist/otel.js',
-  'dist/shape.js', 'dist/shape-module.js', 'wasm/warden_shape.js', 'wasm/warden_shape_bytes.js',
-  'dist/uri-module.js', 'wasm/warden_uri.js', 'wasm/warden_uri_bytes.js',
-  'dist/forms.js', 'dist/react/use-webmcp-form.js', 'dist/schema-compat.js', 'dist/lint-tool.js',
+  'dist/subjects/subject.js', 'dist/subjects/subject-call.js', 'dist/api/explain.js', 'dist/client/activity.js', 'dist/runtime/mcp-b.js', 'dist/validator/validator-module.js', 'dist/api/engine.js', 'dist/otel.js',
+  'dist/shape/shape.js', 'dist/shape/shape-module.js', 'wasm/warden_shape.js', 'wasm/warden_shape_bytes.js',
+  'dist/subjects/uri-module.js', 'wasm/warden_uri.js', 'wasm/warden_uri_bytes.js',
+  'dist/api/forms.js', 'dist/react/use-webmcp-form.js', 'dist/runtime/schema-compat.js', 'dist/api/lint-tool.js',
   // The pattern judgement and the linear engine: chunks of their own, loaded when a page has
   // patterns; lintPolicy's synchronous copy of the judgement only with lintPolicy.
-  'dist/judge-chunk.js', 'wasm/warden_patterns.js', 'wasm/warden_patterns_bytes.js', 'dist/linear-chunk.js', 'wasm/warden_linear.js', 'wasm/warden_linear_bytes.js',
-  'dist/lint.js', 'wasm/warden_patterns_sync.js',
-  'dist/devtools.js', 'dist/asks.js', 'dist/diagnostics.js',
+  'dist/boundary/judge-chunk.js', 'wasm/warden_patterns.js', 'wasm/warden_patterns_bytes.js', 'dist/boundary/linear-chunk.js', 'wasm/warden_linear.js', 'wasm/warden_linear_bytes.js',
+  'dist/api/lint.js', 'wasm/warden_patterns_sync.js',
+  'dist/devtools.js', 'dist/client/asks.js', 'dist/pipeline/diagnostics.js',
   // Policy lint (lintPolicy, with its copy of the judgement), limits (webmcp-warden/limits) and presence (webmcp-warden/presence).
-  'dist/lint-module.js', 'wasm/warden_lint.js', 'wasm/warden_lint_bytes.js',
+  'dist/api/lint-module.js', 'wasm/warden_lint.js', 'wasm/warden_lint_bytes.js',
   'dist/limits.js', 'wasm/warden_limits.js', 'wasm/warden_limits_bytes.js', 'dist/presence.js',
 ];
 
 test('a one-tool app carries none of the optional features', async (t) => {
   const modules = await bundle(ONE_TOOL);
-  assert.ok(modules.has('dist/tool.js'), 'the bundle took in the package');
+  assert.ok(modules.has('dist/api/tool.js'), 'the bundle took in the package');
   // What runs calls, listings and the browser registration is a chunk register() loads.
-  for (const file of ['dist/call.js', 'dist/listing.js', 'dist/registration.js', 'dist/validation.js']) {
+  for (const file of ['dist/pipeline/call.js', 'dist/pipeline/listing.js', 'dist/pipeline/registration.js', 'dist/validator/validation.js']) {
     assert.ok(!modules.has(file) && modules.lazy.has(file), `${file} is in a lazily imported chunk, not in the entry`);
   }
   const carried = OPTIONAL.filter((file) => modules.has(file));
   assert.deepEqual(carried, [], `the one-tool app carries ${carried.join(', ')}`);
-  const lazy = ['dist/shape.js', 'dist/shape-module.js', 'wasm/warden_shape.js', 'wasm/warden_shape_bytes.js', 'dist/judge-chunk.js', 'wasm/warden_patterns_bytes.js', 'dist/linear-chunk.js', 'wasm/warden_linear_bytes.js'];
-  for (const file of [...lazy, 'dist/validator-chunk.js', 'wasm/warden_validate_bytes.js', 'wasm/warden_validate_judge_bytes.js']) {
+  const lazy = ['dist/shape/shape.js', 'dist/shape/shape-module.js', 'wasm/warden_shape.js', 'wasm/warden_shape_bytes.js', 'dist/boundary/judge-chunk.js', 'wasm/warden_patterns_bytes.js', 'dist/boundary/linear-chunk.js', 'wasm/warden_linear_bytes.js'];
+  for (const file of [...lazy, 'dist/validator/validator-chunk.js', 'wasm/warden_validate_bytes.js', 'wasm/warden_validate_judge_bytes.js']) {
     assert.ok(modules.lazy.has(file), `${file} is in a lazily imported chunk`);
   }
   assert.ok(!modules.lazy.has('wasm/warden_patterns_sync.js'), "lintPolicy's copy of the judgement is in no chunk");
   const rows = [...modules].sort((a, b) => b[1] - a[1]);
-  t.diagnostic(`entry chunk, package modules (minified bytes): ${rows.map(([file, bytes]) => `${file} ${bytes}`).join(', ')}`);
+  t.diagnostic(`at import (${modules.files} files), package modules (minified bytes): ${rows.map(([file, bytes]) => `${file} ${bytes}`).join(', ')}`);
 });
 
 test('the devtools and the approval requests are nowhere in a page that does not import them; the diagnostics are a lazy chunk', async () => {
   const modules = await bundle(ONE_TOOL);
-  for (const file of ['dist/devtools.js', 'dist/devtools-react.js', 'dist/asks.js']) {
+  for (const file of ['dist/devtools.js', 'dist/devtools-react.js', 'dist/client/asks.js']) {
     assert.ok(!modules.has(file) && !modules.lazy.has(file), `${file} is in the one-tool app's build`);
   }
   // Written only when a diagnostic is due with debug on: a chunk a production page never fetches.
-  assert.ok(!modules.has('dist/diagnostics.js') && modules.lazy.has('dist/diagnostics.js'));
+  assert.ok(!modules.has('dist/pipeline/diagnostics.js') && modules.lazy.has('dist/pipeline/diagnostics.js'));
   const withDevtools = await bundle(`import { mountWardenDevtools } from 'webmcp-warden/devtools'; mountWardenDevtools(document.body);`);
-  assert.ok(withDevtools.has('dist/devtools.js') && withDevtools.has('dist/asks.js'), 'a page that imports the devtools carries them');
+  assert.ok(withDevtools.has('dist/devtools.js') && withDevtools.has('dist/client/asks.js'), 'a page that imports the devtools carries them');
 });
 
 test('a client of its own, configured, called and disposed, carries none of them either', async () => {
@@ -121,7 +127,7 @@ test('a client of its own, configured, called and disposed, carries none of them
 
 test("lintPolicy() carries the pattern judgement in the entry, compiled synchronously; other pages never download that copy", async () => {
   const lint = await bundle(`import { lintPolicy } from 'webmcp-warden'; console.log(lintPolicy({ deny: [{ when: { arg: '/q', matches: '^(a+)+$' } }] }));`);
-  for (const file of ['dist/lint.js', 'wasm/warden_patterns_sync.js']) assert.ok(lint.has(file), `${file} is in the entry`);
+  for (const file of ['dist/api/lint.js', 'wasm/warden_patterns_sync.js']) assert.ok(lint.has(file), `${file} is in the entry`);
   // Its bytes are most of it (the module, LZMA-compressed, base64-encoded).
   assert.ok(lint.get('wasm/warden_patterns_sync.js') > 10_000, `${lint.get('wasm/warden_patterns_sync.js')} bytes`);
 });
@@ -133,34 +139,34 @@ test('what a page uses, it carries: resources and prompts, dry runs', async () =
     webmcpResource(() => 'x', { uri: 'notes://a', name: 'a', client });
     await readResource('notes://a', { client });
   `);
-  for (const file of ['dist/subject.js', 'dist/subject-call.js', 'dist/subject-registration.js', 'dist/uri-module.js', 'wasm/warden_uri.js', 'wasm/warden_uri_bytes.js']) {
+  for (const file of ['dist/subjects/subject.js', 'dist/subjects/subject-call.js', 'dist/subjects/uri-module.js', 'wasm/warden_uri.js', 'wasm/warden_uri_bytes.js']) {
     assert.ok(subjects.has(file), `${file} is carried`);
   }
   const explain = await bundle(`import { explain } from 'webmcp-warden'; await explain('t', {});`);
-  assert.ok(explain.has('dist/explain.js'));
+  assert.ok(explain.has('dist/api/explain.js'));
 });
 
 test('form governance is carried only by pages that govern forms; the schema lint is a chunk of its own', async () => {
   const oneTool = await bundle(ONE_TOOL);
-  for (const file of ['dist/forms.js', 'dist/react/use-webmcp-form.js']) assert.ok(!oneTool.has(file) && !oneTool.lazy.has(file), `a one-tool app carries none of ${file}, lazily or not`);
-  assert.ok(!oneTool.has('dist/schema-compat.js') && oneTool.lazy.has('dist/schema-compat.js'), 'the lint is a chunk registration loads when a definition has something to adapt');
+  for (const file of ['dist/api/forms.js', 'dist/react/use-webmcp-form.js']) assert.ok(!oneTool.has(file) && !oneTool.lazy.has(file), `a one-tool app carries none of ${file}, lazily or not`);
+  assert.ok(!oneTool.has('dist/runtime/schema-compat.js') && oneTool.lazy.has('dist/runtime/schema-compat.js'), 'the lint is a chunk registration loads when a definition has something to adapt');
   const react = await bundle(`
     import { useWebMCP } from 'webmcp-warden/react';
     export function App() { useWebMCP(() => 'ok', { name: 'ping', description: 'Pings.' }); return null; }
   `, ['react']);
-  for (const file of ['dist/forms.js', 'dist/react/use-webmcp-form.js']) assert.ok(!react.has(file) && !react.lazy.has(file), `a React app without useWebMCPForm carries none of ${file}`);
+  for (const file of ['dist/api/forms.js', 'dist/react/use-webmcp-form.js']) assert.ok(!react.has(file) && !react.lazy.has(file), `a React app without useWebMCPForm carries none of ${file}`);
   const forms = await bundle(`import { governForms } from 'webmcp-warden/forms'; governForms();`);
-  assert.ok(forms.has('dist/forms.js'), 'an app that governs forms carries it');
+  assert.ok(forms.has('dist/api/forms.js'), 'an app that governs forms carries it');
   const reactForms = await bundle(`
     import { useWebMCPForm } from 'webmcp-warden/react';
     export function App() { useWebMCPForm(); return null; }
   `, ['react']);
-  assert.ok(reactForms.has('dist/forms.js') && reactForms.has('dist/react/use-webmcp-form.js'), 'so does a React app with useWebMCPForm');
+  assert.ok(reactForms.has('dist/api/forms.js') && reactForms.has('dist/react/use-webmcp-form.js'), 'so does a React app with useWebMCPForm');
 });
 
 test('what a page uses, it carries: policy lint, limits', async () => {
   const lint = await bundle(`import { lintPolicy } from 'webmcp-warden'; console.log(lintPolicy({}));`);
-  for (const file of ['dist/lint.js', 'dist/lint-module.js', 'wasm/warden_lint.js', 'wasm/warden_lint_bytes.js']) assert.ok(lint.has(file), `${file} is carried`);
+  for (const file of ['dist/api/lint.js', 'dist/api/lint-module.js', 'wasm/warden_lint.js', 'wasm/warden_lint_bytes.js']) assert.ok(lint.has(file), `${file} is carried`);
   assert.ok(!lint.has('wasm/warden_limits_bytes.js'));
   const limits = await bundle(`
     import { configureWebMCP } from 'webmcp-warden';

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { webmcp, WardenError, ConfigurationError } from 'webmcp-warden';
 // Internal: the function itself (the package does not export it).
-import { canonicalJson, fingerprintFields, CANONICAL_MAX_DEPTH } from '../dist/canonical.js';
+import { canonicalJson, fingerprintFields, CANONICAL_MAX_DEPTH } from '../dist/util/canonical.js';
 import { loadFixture } from '../test-support/helpers.mjs';
 
 const fixture = loadFixture('canonical.json');

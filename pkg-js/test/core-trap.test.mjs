@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { webmcp, configureWebMCP, invokeTool, listTools, lintPolicy, createWarden, explain } from 'webmcp-warden';
 import { sleep, trackTools } from '../test-support/helpers.mjs';
 // The package's own module instance (the workspace link resolves to this file).
-import { core, CoreTrapped } from '../dist/core.js';
+import { core, CoreTrapped } from '../dist/boundary/core.js';
 
 const made = trackTools();
 

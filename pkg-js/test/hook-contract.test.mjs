@@ -356,7 +356,7 @@ describe('configureWebMCP({ hooks }) given the same hooks again', () => {
   test('a hook already among the global hooks is kept once (by identity), with one console warning', async () => {
     resetWebMCP();
     const { getDefaultWarden } = await import('webmcp-warden');
-    const { internalOf } = await import('../dist/api.js');
+    const { internalOf } = await import('../dist/api/api.js');
     const setsBefore = internalOf(getDefaultWarden()).counts().sets;
     written.length = 0;
     let runs = 0;

@@ -5,13 +5,13 @@
 // the core at once (where it is checked, and refused when it must be).
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { Warden, answered } from '../dist/client.js';
-import { bareFunctions, compileHookSet, filing } from '../dist/hookset.js';
-import { core } from '../dist/core.js';
-import { EVENTS } from '../dist/codes.js';
-import { encode } from '../dist/wire.js';
-import { createTool } from '../dist/tool.js';
-import { configure } from '../dist/config.js';
+import { Warden, answered } from '../dist/client/client.js';
+import { bareFunctions, compileHookSet, filing } from '../dist/client/hookset.js';
+import { core } from '../dist/boundary/core.js';
+import { EVENTS } from '../dist/boundary/codes.js';
+import { encode } from '../dist/boundary/wire.js';
+import { createTool } from '../dist/api/tool.js';
+import { configure } from '../dist/api/config.js';
 
 /** Deterministic pseudo-random sets of plain functions under some of the events, keys in any order. */
 function* bareSets(count) {

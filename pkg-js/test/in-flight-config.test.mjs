@@ -42,7 +42,7 @@ test('hooks replaced while a call waits: the call runs no hook it was not planne
 });
 
 test('policy predicate handles stop at what an action can carry: too_many_handles, never a wrapped handle', async () => {
-  const { Predicates } = await import('../dist/predicates.js');
+  const { Predicates } = await import('../dist/client/predicates.js');
   const table = new Predicates(3);
   const running = () => 1; // a call in progress: released handles are not reused yet
   const handles = [0, 1, 2, 3].map(() => table.handleOf(() => true, running));

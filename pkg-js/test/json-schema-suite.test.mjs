@@ -18,12 +18,12 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { decodeBase64 } from '../dist/embedded-bytes.js';
-import { unlzmaAsync } from '../dist/unlzma.js';
+import { decodeBase64 } from '../dist/boundary/embedded-bytes.js';
+import { unlzmaAsync } from '../dist/boundary/unlzma.js';
 import { patternsSettled, validatorEngines } from '../wasm/pattern-host.js';
-import { installPatternLoaders } from '../dist/patterns.js';
-import { instantiate } from '../dist/validator-module.js';
-import { encodeJson } from '../dist/wire.js';
+import { installPatternLoaders } from '../dist/boundary/patterns.js';
+import { instantiate } from '../dist/validator/validator-module.js';
+import { encodeJson } from '../dist/boundary/wire.js';
 
 /**
  * The suite build's extra export: drops every compiled schema and sets the dialect of schemas

@@ -14,7 +14,7 @@ const dist = fileURLToPath(new URL('../dist/', import.meta.url));
 /** Runs `body` as a module in a fresh `node`, after a preamble, and answers what it printed last (JSON). */
 function fresh(body) {
   const script = `
-    const core = await import(${JSON.stringify(dist + 'core.js')});
+    const core = await import(${JSON.stringify(dist + 'boundary/core.js')});
     const { webmcp, createWarden } = await import(${JSON.stringify(dist + 'index.js')});
     // Counts the core's synchronous compiles (a module that exports engineNew) and every
     // asynchronous one.

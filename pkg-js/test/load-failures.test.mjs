@@ -75,7 +75,7 @@ test('a core that cannot compile: WardenError with a code everywhere it is throw
 
 test('a pipeline chunk that does not load: calls answer the generic text (no chunk path), register() rejects with a code and leaves nothing; the next use loads it', (t) => {
   const dir = copyOfPackage(t);
-  const chunk = path.join(dir, 'dist', 'pipeline.js');
+  const chunk = path.join(dir, 'dist', 'pipeline', 'pipeline.js');
   const result = runFresh(`
     import { renameSync } from 'node:fs';
     renameSync(${JSON.stringify(chunk)}, ${JSON.stringify(chunk + '.away')});
@@ -109,7 +109,7 @@ test('a pipeline chunk that does not load: calls answer the generic text (no chu
 
 test('a validator chunk that does not load: register() and validateJson reject with a WardenError code; a call is data with the generic text', (t) => {
   const dir = copyOfPackage(t);
-  const chunk = path.join(dir, 'dist', 'validator-chunk.js');
+  const chunk = path.join(dir, 'dist', 'validator', 'validator-chunk.js');
   const result = runFresh(`
     import { renameSync } from 'node:fs';
     renameSync(${JSON.stringify(chunk)}, ${JSON.stringify(chunk + '.away')});
@@ -138,8 +138,8 @@ test('the small chunks some calls need: without call-extras a call that asks an 
   const result = runFresh(`
     import { renameSync } from 'node:fs';
     const dist = ${JSON.stringify(path.join(dir, 'dist'))};
-    renameSync(dist + '/call-extras.js', dist + '/call-extras.js.away');
-    renameSync(dist + '/payloads.js', dist + '/payloads.js.away');
+    renameSync(dist + '/pipeline/call-extras.js', dist + '/pipeline/call-extras.js.away');
+    renameSync(dist + '/pipeline/payloads.js', dist + '/pipeline/payloads.js.away');
     const warden = await import(dist + '/index.js');
     let asked = 0;
     let runs = 0;
@@ -151,8 +151,8 @@ test('the small chunks some calls need: without call-extras a call that asks an 
     c.configure({ policy: null });
     const recorded = await t.invoke({ q: 2 });
     const stop = events.filter((e) => e.name === 'tool_call.stop').at(-1);
-    renameSync(dist + '/call-extras.js.away', dist + '/call-extras.js');
-    renameSync(dist + '/payloads.js.away', dist + '/payloads.js');
+    renameSync(dist + '/pipeline/call-extras.js.away', dist + '/pipeline/call-extras.js');
+    renameSync(dist + '/pipeline/payloads.js.away', dist + '/pipeline/payloads.js');
     c.configure({ policy: { ask: ['*'] } });
     const retried = await t.invoke({ q: 3 });
     const stopAfter = events.filter((e) => e.name === 'tool_call.stop').at(-1);

@@ -1,4 +1,4 @@
-// What MCP clients get through MCP-B (pkg-js/src/mcp.ts, mcp-b.ts, registration.ts; docs/mcp-b.md), checked
+// What MCP clients get through MCP-B (pkg-js/src/util/mcp.ts, mcp-b.ts, registration.ts; docs/mcp-b.md), checked
 // in Node against a stand-in of MCP-B's `BrowserMcpServer` that does what MCP-B 5.1 does: its
 // `registerTool` awaits (its native mirror) and then registers with its `McpServer`, whose
 // `tools/call` validates the arguments with the registered schema and calls the callback with
@@ -6,8 +6,8 @@
 import { test, describe, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { createWarden, PROVENANCE_META_KEY, webmcpPrompt, webmcpResource } from 'webmcp-warden';
-import { toWireResult } from '../dist/mcp.js';
-import { passthroughSchema, withMcpCallback } from '../dist/mcp-b.js';
+import { toWireResult } from '../dist/util/mcp.js';
+import { passthroughSchema, withMcpCallback } from '../dist/runtime/mcp-b.js';
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -1,4 +1,4 @@
-// How a policy reaches the core (the wire format, `pkg-js/src/wire.ts`) through the BUILT
+// How a policy reaches the core (the wire format, `pkg-js/src/boundary/wire.ts`) through the BUILT
 // package: function predicates become handles that are reused and released, a `__proto__` key
 // stays a key, and lintPolicy never throws, whatever the policy's getters and proxies do.
 // RegExps mean what they mean in JS, in hook matchers as in policies.
@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { webmcp, configureWebMCP, invokeTool, lintPolicy, ConfigurationError } from 'webmcp-warden';
 // Internal: the predicate table, to watch functions being released (same module instance as
 // the package's, since the package resolves to this directory).
-import { getDefaultWarden, internalOf } from '../dist/api.js';
+import { getDefaultWarden, internalOf } from '../dist/api/api.js';
 
 // The default client's predicate table (the package's own module instance).
 const predicates = () => internalOf(getDefaultWarden()).predicates;

@@ -15,7 +15,7 @@ import { renderToPipeableStream, renderToString } from 'react-dom/server';
 import { webmcp, configureWebMCP, resetWebMCP, listTools, invokeTool, ConfigurationError, createWarden, getDefaultWarden } from 'webmcp-warden';
 import { WebMCPProvider, WebMCPHooksContext, useWebMCP, useApprovals, useWebMCPHooksContext, useAgentActivity, useWardenClient } from 'webmcp-warden/react';
 // The same module instance the package uses (the workspace link resolves to this file).
-import { internalOf } from '../dist/api.js';
+import { internalOf } from '../dist/api/api.js';
 import { activityOf } from '../dist/react/activity.js';
 
 let counter = 0;

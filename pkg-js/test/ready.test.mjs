@@ -9,7 +9,7 @@ const dist = fileURLToPath(new URL('../dist/', import.meta.url));
 
 test('ready() compiles the core off the synchronous path; webmcp() afterwards works; ready() settles once', () => {
   const script = `
-    const core = await import(${JSON.stringify(dist + 'core.js')});
+    const core = await import(${JSON.stringify(dist + 'boundary/core.js')});
     const { webmcp, ready } = await import(${JSON.stringify(dist + 'index.js')});
     const before = core.liveGeneration();
     const first = ready();

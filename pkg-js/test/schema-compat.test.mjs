@@ -1,4 +1,4 @@
-// Schemas and annotations browsers may refuse or ignore (pkg-js/src/schema-compat.ts,
+// Schemas and annotations browsers may refuse or ignore (pkg-js/src/runtime/schema-compat.ts,
 // registration.ts; docs/runtimes.md): the lint (`lintTool` and register()'s warning), the
 // compatible schema `browserSchema: 'compatible'` sends while the validator enforces the one
 // given, and the annotations browsers are sent.
@@ -6,7 +6,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { createWarden, lintTool, webmcp } from 'webmcp-warden';
 import { installFakeModelContext } from 'webmcp-warden/testing';
-import { compatibleSchema } from '../dist/schema-compat.js';
+import { compatibleSchema } from '../dist/runtime/schema-compat.js';
 
 /** A schema with a `$ref` into `$defs`, a `format`, and a property named `format` (not a keyword). */
 const orderSchema = {

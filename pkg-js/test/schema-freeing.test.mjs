@@ -10,8 +10,8 @@ v8.setFlagsFromString('--expose-gc');
 const gc = vm.runInNewContext('gc');
 // The same module instances the package uses (the workspace link resolves to these files).
 const { webmcp } = await import('../dist/index.js');
-const { loadValidator } = await import('../dist/validator-loader.js');
-const { schemaCount } = await import('../dist/validator-module.js');
+const { loadValidator } = await import('../dist/validator/validator-loader.js');
+const { schemaCount } = await import('../dist/validator/validator-module.js');
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 

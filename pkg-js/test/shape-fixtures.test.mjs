@@ -13,8 +13,8 @@ import assert from 'node:assert/strict';
 import { configureWebMCP, normalizeResult, listTools, ConfigurationError } from 'webmcp-warden';
 import { installFakeModelContext } from 'webmcp-warden/testing';
 // The internal routes, to check they agree (the same module instance the package uses).
-import { shapeForModel, shapeInCore, shapeReference, shapeStats } from '../dist/shape.js';
-import { loadPipeline } from '../dist/pipeline-loader.js';
+import { shapeForModel, shapeInCore, shapeReference, shapeStats } from '../dist/shape/shape.js';
+import { loadPipeline } from '../dist/api/pipeline-loader.js';
 import { clone, loadFixture, toolMaker } from '../test-support/helpers.mjs';
 
 // The internal routes are synchronous and need the shaping module loaded, as calls have it (the

@@ -15,8 +15,8 @@ const dist = fileURLToPath(new URL('../dist/', import.meta.url));
 /** Runs `body` as a module in a fresh `node` and answers what it printed last (JSON). */
 function fresh(body) {
   const script = `
-    const shaperModule = await import(${JSON.stringify(dist + 'shaper.js')});
-    const shapeChunk = await import(${JSON.stringify(dist + 'shape.js')});
+    const shaperModule = await import(${JSON.stringify(dist + 'shape/shaper.js')});
+    const shapeChunk = await import(${JSON.stringify(dist + 'shape/shape.js')});
     const warden = await import(${JSON.stringify(dist + 'index.js')});
     const { webmcp, configureWebMCP, listTools, shapeForModel } = warden;
     // Counts the shaping module's compiles (a module that exports shapeResult); \`refuse\` makes
@@ -200,7 +200,7 @@ test("the shaping chunk is decoded by the entry's decoder, compiled once for eve
     globalThis.scheduler = { yield: () => Promise.resolve(void yields++) };
     const shaped = await shapeForModel({ content: [{ type: 'text', text: 'a\\u200bb' }] }, 'page', 1024);
     const afterShaping = yields;
-    const { ready } = await import(${JSON.stringify(dist + 'core.js')});
+    const { ready } = await import(${JSON.stringify(dist + 'boundary/core.js')});
     await ready();
     console.log(JSON.stringify({ text: shaped.result.content[0].text, decoderCompiles: decoderCompiles.n, afterShaping, yields }));
   `);

@@ -6,8 +6,8 @@
 import { test, describe, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { createWarden, ConfigurationError, RegistrationError, getPrompt, readResource, webmcpPrompt, webmcpResource } from 'webmcp-warden';
-import { core } from '../dist/core.js';
-import { internalOf } from '../dist/api.js';
+import { core } from '../dist/boundary/core.js';
+import { internalOf } from '../dist/api/api.js';
 
 let w;
 afterEach(() => {

@@ -11,9 +11,9 @@ v8.setFlagsFromString('--expose-gc');
 const gc = vm.runInNewContext('gc');
 // The same module instances the package uses (the workspace link resolves to these files).
 const { webmcp } = await import('../dist/index.js');
-const { getDefaultWarden, internalOf } = await import('../dist/api.js');
+const { getDefaultWarden, internalOf } = await import('../dist/api/api.js');
 const { installFakeModelContext } = await import('../dist/testing.js');
-const { coreMemoryBytes } = await import('../dist/core.js');
+const { coreMemoryBytes } = await import('../dist/boundary/core.js');
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 

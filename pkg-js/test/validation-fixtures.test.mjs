@@ -25,8 +25,8 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { webmcp, configureWebMCP, invokeTool, ConfigurationError } from 'webmcp-warden';
 import { installFakeModelContext } from 'webmcp-warden/testing';
-import { loadValidator } from '../dist/validator-loader.js';
-import { encodeJson } from '../dist/wire.js';
+import { loadValidator } from '../dist/validator/validator-loader.js';
+import { encodeJson } from '../dist/boundary/wire.js';
 import { patternsSettled } from '../wasm/pattern-host.js';
 import { loadFixture, recordingTools } from '../test-support/helpers.mjs';
 

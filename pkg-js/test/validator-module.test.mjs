@@ -1,4 +1,4 @@
-// The BUILT validator module as the package loads it (pkg-js/src/validator-loader.ts): patterns on
+// The BUILT validator module as the package loads it (pkg-js/src/validator/validator-loader.ts): patterns on
 // this engine's RegExp (Zod 4's look-ahead patterns included) where their judgement says, the
 // bound on strings a pattern is tested against, the one JS module it ships in, and what happens
 // when it traps.
@@ -7,11 +7,11 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { loadValidator } from '../dist/validator-loader.js';
-import { encodeJson } from '../dist/wire.js';
-import { instantiate, testTrap } from '../dist/validator-module.js';
-import { decodeBase64 } from '../dist/embedded-bytes.js';
-import { unlzmaAsync } from '../dist/unlzma.js';
+import { loadValidator } from '../dist/validator/validator-loader.js';
+import { encodeJson } from '../dist/boundary/wire.js';
+import { instantiate, testTrap } from '../dist/validator/validator-module.js';
+import { decodeBase64 } from '../dist/boundary/embedded-bytes.js';
+import { unlzmaAsync } from '../dist/boundary/unlzma.js';
 import { patternsSettled } from '../wasm/pattern-host.js';
 import { validateJson } from 'webmcp-warden';
 import { patternCount } from '../wasm/validator-host.js';
@@ -170,7 +170,7 @@ describe('how the module ships', () => {
     assert.ok(sizes.embeddedJs.raw < sizes.wasm.raw * 0.5, JSON.stringify(sizes));
     // Nothing but the bytes: the decoder is the entry's (unlzma.ts), handed over by the loader.
     assert.doesNotMatch(chunk, /^(import|export \{)/m);
-    for (const file of ['validator-loader.js', 'validator-module.js']) {
+    for (const file of ['validator/validator-loader.js', 'validator/validator-module.js']) {
       const loader = readFileSync(new URL(`../dist/${file}`, import.meta.url), 'utf8')
         .replace(/\/\*[\s\S]*?\*\//g, '')
         .replace(/^\s*\/\/.*$/gm, '');

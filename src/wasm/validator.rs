@@ -16,7 +16,7 @@
 //!   (`unsafe_pattern` for a pattern refused for its running time);
 //! - `validate(handle, instance, maxDepth)` → `{ "ok": true, "valid", "diagnostics", "summary" }`
 //!   or `{ "ok": false, "error" }` (`unknown_handle`); the instance's size is the caller's to
-//!   limit (`pkg-js/src/validation.ts` checks it on the JSON text);
+//!   limit (`pkg-js/src/validator/validation.ts` checks it on the JSON text);
 //! - `dropSchema(handle)`.
 //!
 //! An answer with error code `validator_broken` means the table is unusable (a call died half

@@ -36,7 +36,7 @@ pub fn from_fixture(json: &serde_json::Value) -> Value {
     }
 }
 
-/// How `pkg-js/src/wire.ts` (`typeName`) names a JS type in an unsupported value.
+/// How `pkg-js/src/boundary/wire.ts` (`typeName`) names a JS type in an unsupported value.
 fn type_name_of(kind: &str) -> &str {
     match kind {
         "symbol" => "a symbol",
@@ -66,7 +66,7 @@ pub fn load_json(name: &str) -> serde_json::Value {
 /// The canonical JSON of a fixture value as the TS layer writes it (`canonicalJson`): keys
 /// sorted by UTF-16 code units, strings and numbers as `JSON.stringify` writes them. Only for
 /// the plain definitions tests build (integers and ASCII-safe strings); the real rules live in
-/// `pkg-js/src/canonical.ts` and its fixture `tests/fixtures/canonical.json`.
+/// `pkg-js/src/util/canonical.ts` and its fixture `tests/fixtures/canonical.json`.
 pub fn canonical(json: &serde_json::Value) -> String {
     match json {
         serde_json::Value::Object(map) => {

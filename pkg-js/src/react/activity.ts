@@ -6,9 +6,9 @@
 // finish, never for another tool's. The store does its bookkeeping only while someone
 // subscribes (`activity.observed`), so a page that never reads execution state pays nothing.
 import { useCallback, useContext, useSyncExternalStore } from 'react';
-import { ActivityStore, type ActivitySnapshot, type ToolActivity } from '../activity.js';
-import type { Warden } from '../client.js';
-import type { CallError, CallOutcome } from '../types.js';
+import { ActivityStore, type ActivitySnapshot, type ToolActivity } from '../client/activity.js';
+import type { Warden } from '../client/client.js';
+import type { CallError, CallOutcome } from '../types/types.js';
 import { ScopeContext, wardenOf } from './context.js';
 
 /** The execution state of one tool, as {@link useWebMCP} reports it. */

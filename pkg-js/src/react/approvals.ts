@@ -3,11 +3,11 @@
 // in the client's ask book (asks.ts), which lists every pending ask with its request (created
 // and deadline times, summary, approve / deny / cancel); the queue is the part of the book whose
 // approver is this provider's.
-import type { Warden } from '../client.js';
-import type { Approver, AskAnswer } from '../governance.js';
-import { asksOf, NO_ASKS, type Approvals, type Ask } from '../asks.js';
+import type { Warden } from '../client/client.js';
+import type { Approver, AskAnswer } from '../client/governance.js';
+import { asksOf, NO_ASKS, type Approvals, type Ask } from '../client/asks.js';
 
-export type { Ask, Approvals, AskStatus, ApprovalSummary } from '../asks.js';
+export type { Ask, Approvals, AskStatus, ApprovalSummary } from '../client/asks.js';
 
 /** `getServerSnapshot` of the queue: a server never has pending asks. */
 export function getNoAsks(): Approvals {

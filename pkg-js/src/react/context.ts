@@ -2,9 +2,9 @@
 // provider takes a client object, everything under it uses that client), the nearest provider's
 // scope, and the nearest approval queue. Without any provider, the default client.
 import { createContext, useContext, useEffect, useLayoutEffect, type Context } from 'react';
-import { defaultWarden, getDefaultWarden, type WardenClient } from '../api.js';
-import type { Warden } from '../client.js';
-import type { WebMCPHooks } from '../types.js';
+import { defaultWarden, getDefaultWarden, type WardenClient } from '../api/api.js';
+import type { Warden } from '../client/client.js';
+import type { WebMCPHooks } from '../types/types.js';
 import type { ApprovalQueue } from './approvals.js';
 import type { ScopeHandle } from './scope.js';
 

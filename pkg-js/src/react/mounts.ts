@@ -7,10 +7,10 @@
 // StrictMode's mount → unmount → mount then leaves exactly one registration (see `register()`
 // in tool.ts). The browser's registration, `invokeTool` and `listTools` run under the first live
 // mount's provider scope; `result.tool.invoke` of each mount runs under its own.
-import { runCall } from '../pipeline-loader.js';
-import type { ToolRecord } from '../client.js';
-import { recordOf } from '../tool.js';
-import type { CallOptions, CallOutcome, WebMCPTool } from '../types.js';
+import { runCall } from '../api/pipeline-loader.js';
+import type { ToolRecord } from '../client/client.js';
+import { recordOf } from '../api/tool.js';
+import type { CallOptions, CallOutcome, WebMCPTool } from '../types/types.js';
 import { resolveScope, type ScopeHandle } from './scope.js';
 
 /** The live mounts of one tool, first one first, and the registration they share. */
@@ -65,7 +65,7 @@ export function joinMount(tool: WebMCPTool, handle: ScopeHandle | null): () => v
       if (!record.warden.settings.debug) return;
       const code = (err as { code?: unknown } | null)?.code;
       const message = err instanceof Error ? err.message : String(err);
-      import('../diagnostics.js').then(
+      import('../pipeline/diagnostics.js').then(
         (chunk) => chunk.report(record.warden, [['registration', record.contract.name, typeof code === 'string' ? code : 'registration_failed', message, 'useWebMCP']]),
         () => undefined,
       );

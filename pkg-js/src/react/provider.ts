@@ -5,15 +5,15 @@
 // with `approver`, an approval queue. It decides only *when* (render, commit, unmount): the scope
 // and its hooks live in the client's core (scope.ts), the queue is a plain store (approvals.ts).
 import { createElement, useContext, useEffect, useMemo, useRef, useState, useSyncExternalStore, type ReactElement, type ReactNode } from 'react';
-import { internalOf, type WardenClient } from '../api.js';
-import { ConfigurationError } from '../errors.js';
-import type { Approver } from '../governance.js';
-import { mergeHooks } from '../hookset.js';
-import type { WebMCPHooks } from '../types.js';
+import { internalOf, type WardenClient } from '../api/api.js';
+import { ConfigurationError } from '../util/errors.js';
+import type { Approver } from '../client/governance.js';
+import { mergeHooks } from '../client/hookset.js';
+import type { WebMCPHooks } from '../types/types.js';
 import { ApprovalQueue, getNoAsks, type Approvals } from './approvals.js';
 import { EMPTY_HOOKS, ScopeContext, WebMCPHooksContext, useIsomorphicLayoutEffect, wardenOf, type ScopeContextValue } from './context.js';
 import { ScopeHandle } from './scope.js';
-import { typeName } from '../values.js';
+import { typeName } from '../util/values.js';
 
 /** Props of {@link WebMCPProvider}. */
 export interface WebMCPProviderProps {

@@ -6,9 +6,9 @@
 // Everything here is per client: the core scope ids, the map from a scope id to its provider's
 // approver, and the fallback scope. Nothing is shared between two clients, so two server
 // requests rendering with their own clients never see each other's scopes.
-import type { Warden } from '../client.js';
-import { scopeApprovers, type Approver } from '../governance.js';
-import { compileHookSet } from '../hookset.js';
+import type { Warden } from '../client/client.js';
+import { scopeApprovers, type Approver } from '../client/governance.js';
+import { compileHookSet } from '../client/hookset.js';
 import { structureOf, wrapHooks, type HookSource } from './wrappers.js';
 
 /** A compiled structure of a provider's hooks. */

@@ -2,16 +2,16 @@
 // mounted (MCP-B's `registerResource` / `registerPrompt`; `'unsupported'` elsewhere), governed by
 // the hooks of the providers above it, and its registration status.
 import { useCallback, useContext, useEffect, useMemo, useRef, useSyncExternalStore } from 'react';
-import type { Warden } from '../client.js';
-import { ConfigurationError } from '../errors.js';
+import type { Warden } from '../client/client.js';
+import { ConfigurationError } from '../util/errors.js';
 
-import { getModelContext } from '../runtime.js';
-import { createPrompt, createResource, onSubjectStatusChange, recordOfSubject } from '../subject.js';
-import type { PromptGet, RegistrationStatus, ResourceRead, WebMCPPrompt, WebMCPPromptOptions, WebMCPResource, WebMCPResourceOptions } from '../types.js';
+import { getModelContext } from '../runtime/runtime.js';
+import { createPrompt, createResource, onSubjectStatusChange, recordOfSubject } from '../subjects/subject.js';
+import type { PromptGet, RegistrationStatus, ResourceRead, WebMCPPrompt, WebMCPPromptOptions, WebMCPResource, WebMCPResourceOptions } from '../types/types.js';
 import { ScopeContext, useIsomorphicLayoutEffect, wardenOf } from './context.js';
 import { resolveScope } from './scope.js';
 import { structureOf, wrapHooks, type HookSource } from './wrappers.js';
-import { isPlainObject, typeName } from '../values.js';
+import { isPlainObject, typeName } from '../util/values.js';
 
 /** What {@link useWebMCPResource} and {@link useWebMCPPrompt} report. */
 export interface UseWebMCPSubjectResult {

@@ -2,7 +2,7 @@
 // component's client and provider (its hooks and approver apply). A ref callback: React hands it
 // the form when it mounts and `null` when it goes.
 import { useCallback, useContext, useRef } from 'react';
-import { governFormsOf, type GovernFormsOptions, type GovernedForms } from '../forms.js';
+import { governFormsOf, type GovernFormsOptions, type GovernedForms } from '../api/forms.js';
 import { ScopeContext, wardenOf } from './context.js';
 import { resolveScope } from './scope.js';
 

@@ -2,12 +2,12 @@
 // status, and its execution state.
 import { useCallback, useContext, useEffect, useMemo, useRef, useSyncExternalStore } from 'react';
 import { activityOf } from './activity.js';
-import type { Warden } from '../client.js';
-import { ConfigurationError } from '../errors.js';
+import type { Warden } from '../client/client.js';
+import { ConfigurationError } from '../util/errors.js';
 
-import { getModelContext } from '../runtime.js';
-import { createTool, isWebMCPTool, onStatusChange, recordOf } from '../tool.js';
-import type { AnyToolOptions } from '../internal.js';
+import { getModelContext } from '../runtime/runtime.js';
+import { createTool, isWebMCPTool, onStatusChange, recordOf } from '../api/tool.js';
+import type { AnyToolOptions } from '../types/internal.js';
 import type {
   JsonSchema,
   RegistrationStatus,
@@ -21,14 +21,14 @@ import type {
   ToolResult,
   WebMCPHooks,
   WebMCPTool,
-} from '../types.js';
-import { isStandardSchema } from '../schema-export.js';
+} from '../types/types.js';
+import { isStandardSchema } from '../util/schema-export.js';
 import { executionStateOf, useToolActivity, type ExecutionState } from './activity.js';
 import { ScopeContext, useIsomorphicLayoutEffect, wardenOf } from './context.js';
 import { adoptTool, joinMount, mountView } from './mounts.js';
 import type { ScopeHandle } from './scope.js';
 import { structureOf, wrapHooks, type HookSource } from './wrappers.js';
-import { isPlainObject, typeName } from '../values.js';
+import { isPlainObject, typeName } from '../util/values.js';
 
 /** What {@link useWebMCP} reports: registration, and the execution state of the tool's calls. */
 export interface UseWebMCPResult extends ExecutionState {

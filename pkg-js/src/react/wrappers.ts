@@ -6,8 +6,8 @@
 // gets wrappers that look up the function at the same place in the latest committed hooks, and a
 // new compilation happens only when the structure changes.
 
-import { encode } from '../wire.js';
-import { isPlainObject } from '../values.js';
+import { encode } from '../boundary/wire.js';
+import { isPlainObject } from '../util/values.js';
 
 /** Where wrapped hook functions read the latest committed hooks (set at commit). */
 export interface HookSource {

@@ -1,0 +1,32 @@
+// The lint module: the Rust crate's policy lint (`src/policy/lint.rs`, limits' in
+// `src/policy/limits.rs`), built with `--features lint-module`. Every problem of a policy, and
+// rules and limits that can never fire, are found there; this file only runs it. A module of
+// its own rather than part of the core, because a page that never lints must not download it:
+// only `lintPolicy` (lint.ts) imports this file (`bundle-contents.test.mjs`).
+//
+// Compiled synchronously on first use, as the core is (`lintPolicy()` answers at once), from
+// bytes shipped in the package; stateless, so a trapped instance is simply replaced by the next
+// crossing.
+import * as glue from '../../wasm/warden_lint.js';
+import { WASM_LZMA_BASE64 } from '../../wasm/warden_lint_bytes.js';
+import { decodeBase64 } from '../boundary/embedded-bytes.js';
+import { unlzma } from '../boundary/unlzma.js';
+
+let compiled: WebAssembly.Module | undefined;
+let live = false;
+
+/** The diagnostics of a wire-encoded policy (`src/wasm/lint.rs`), as a wire-encoded answer. */
+export function lintBytes(policy: Uint8Array): Uint8Array {
+  if (!live) {
+    compiled ??= new WebAssembly.Module(unlzma(decodeBase64(WASM_LZMA_BASE64)) as BufferSource);
+    glue.initSync({ module: compiled });
+    live = true;
+  }
+  try {
+    return glue.lintPolicy(policy);
+  } catch (err) {
+    // A trap: the next lint makes a fresh instance.
+    live = false;
+    throw err;
+  }
+}

@@ -1,0 +1,13 @@
+// The pattern judgement's module (`--features patterns-module`, src/wasm/patterns.rs), as a
+// chunk the page imports when it first has a pattern (patterns.ts): its glue and its bytes.
+import { initSync, judge } from '../../wasm/warden_patterns.js';
+import { WASM_LZMA_BASE64 } from '../../wasm/warden_patterns_bytes.js';
+import type { JudgeGlue, Loaded } from '../../wasm/pattern-host.js';
+import { decodeBase64 } from './embedded-bytes.js';
+import { unlzmaAsync } from './unlzma.js';
+
+/** Decodes and compiles the module (off the main thread); answers it with its glue, for pattern-host.js. */
+export async function start(): Promise<Loaded<JudgeGlue>> {
+  const module = await WebAssembly.compile((await unlzmaAsync(decodeBase64(WASM_LZMA_BASE64))) as BufferSource);
+  return { glue: { initSync, judge }, module };
+}

@@ -1,0 +1,46 @@
+// The shaping module (`--features shape-module`, `src/wasm/shape.rs`) on its own: the module that
+// shapes on a page that validates with no JSON Schema (a page that does loads the validator
+// module, which shapes too; `shaper.ts` picks). A chunk with the module's glue and bytes, loaded
+// lazily.
+import * as glue from '../../wasm/warden_shape.js';
+import { WASM_LZMA_BASE64 } from '../../wasm/warden_shape_bytes.js';
+import { decodeBase64 } from '../boundary/embedded-bytes.js';
+import { unlzmaAsync } from '../boundary/unlzma.js';
+import type { ShapeEngine } from '../types/internal.js';
+
+let compiled: WebAssembly.Module | undefined;
+let live = false;
+let memory: WebAssembly.Memory | undefined;
+
+/** Runs one crossing on the live instance (made from the compiled module if none is); a trap drops it. */
+function guard<T>(crossing: () => T): T {
+  if (compiled === undefined) throw new Error('webmcp-warden: the shaping module is not loaded yet');
+  if (!live) {
+    memory = glue.initSync({ module: compiled }).memory;
+    live = true;
+  }
+  try {
+    return crossing();
+  } catch (err) {
+    // A trap (out of memory, a bug) leaves the instance half-changed: the next crossing gets a new one.
+    if (err instanceof WebAssembly.RuntimeError || (err instanceof Error && /unreachable/i.test(err.message))) live = false;
+    throw err;
+  }
+}
+
+/**
+ * Decodes and compiles the module once (in slices, then `WebAssembly.compile`, off the main
+ * thread); answers its shaping exports, each crossing guarded.
+ */
+export async function start(): Promise<ShapeEngine> {
+  compiled ??= await WebAssembly.compile((await unlzmaAsync(decodeBase64(WASM_LZMA_BASE64))) as BufferSource);
+  return {
+    scanText: (text) => guard(() => glue.scanText(text)),
+    shapeFlagNames: () => guard(() => glue.shapeFlagNames()),
+    shapeLimits: () => guard(() => glue.shapeLimits()),
+    shapeMediaKinds: (mime) => guard(() => glue.shapeMediaKinds(mime)),
+    shapeResult: (request) => guard(() => glue.shapeResult(request)),
+    testTrap: () => guard(() => glue.__testTrap()),
+    memoryBytes: () => (live && memory !== undefined ? memory.buffer.byteLength : 0),
+  };
+}
