@@ -84,6 +84,8 @@ export let hasJudge: Entry['hasJudge'];
 export let patternsSettled: Entry['patternsSettled'];
 /** patterns.ts's `validatorMisses`. */
 export let validatorMisses: Entry['validatorMisses'];
+/** trap-guard.ts's `TrapGuard`. */
+export let TrapGuard: Entry['TrapGuard'];
 /** unlzma.ts's `unlzmaAsync`. */
 export let unlzmaAsync: Entry['unlzmaAsync'];
 /** wire.ts's `decode`. */
@@ -103,6 +105,6 @@ export function bindEntry(entry: Entry): void {
     canonicalJson, ActionBits, Bounds, CallFlags, EVENTS, Facts, Op, Outcome, Signal, Verdict, core, CoreTrapped, decodeBase64, CallFailure, RegistrationError, WardenError,
     deepFrozenCopy, approverFor, sealFirstListing, ensureGrants, recordGrant, toWireResult, disposedOutcome, failedOutcome,
     genInvocationId, snapshotOf, dropBrowserRegistration, isVisible, unknownToolOutcome, getModelContext, isMcpB, emitHookEvent, loadedValidator, loadingValidator, loadValidator, hasJudge, patternsSettled, validatorMisses, unlzmaAsync,
-    decode, encode, encodeJson, Tag, Writer,
+    decode, encode, encodeJson, Tag, Writer, TrapGuard,
   } = entry);
 }

@@ -22,6 +22,7 @@ import type * as Registry from './registry.js';
 import type * as Runtime from './runtime.js';
 import type * as Patterns from './patterns.js';
 import type * as Telemetry from './telemetry.js';
+import type * as Traps from './trap-guard.js';
 import type * as Unlzma from './unlzma.js';
 import type * as ValidatorLoader from './validator-loader.js';
 import type * as Wire from './wire.js';
@@ -41,6 +42,7 @@ export type Entry = Pick<typeof Canonical, 'canonicalJson'> &
   Pick<typeof Runtime, 'getModelContext' | 'isMcpB'> &
   Pick<typeof Patterns, 'hasJudge' | 'patternsSettled' | 'validatorMisses'> &
   Pick<typeof Telemetry, 'emitHookEvent'> &
+  Pick<typeof Traps, 'TrapGuard'> &
   Pick<typeof Unlzma, 'unlzmaAsync'> &
   Pick<typeof ValidatorLoader, 'loadedValidator' | 'loadingValidator' | 'loadValidator'> &
   Pick<typeof Wire, 'decode' | 'encode' | 'encodeJson' | 'Tag' | 'Writer'>;

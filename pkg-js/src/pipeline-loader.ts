@@ -19,6 +19,7 @@ import { dropBrowserRegistration, isVisible, unknownToolOutcome } from './regist
 import { getModelContext, isMcpB } from './runtime.js';
 import { hasJudge, patternsSettled, validatorMisses } from './patterns.js';
 import { emitHookEvent } from './telemetry.js';
+import { TrapGuard } from './trap-guard.js';
 import { unlzmaAsync } from './unlzma.js';
 import { loadedValidator, loadingValidator, loadValidator } from './validator-loader.js';
 import { decode, encode, encodeJson, Tag, Writer } from './wire.js';
@@ -52,7 +53,7 @@ export function loadPipeline(): Promise<PipelineChunk> {
       canonicalJson, ActionBits, Bounds, CallFlags, EVENTS, Facts, Op, Outcome, Signal, Verdict, core, CoreTrapped, decodeBase64, CallFailure, RegistrationError, WardenError,
       deepFrozenCopy, approverFor, sealFirstListing, ensureGrants, recordGrant, toWireResult, disposedOutcome, failedOutcome,
       genInvocationId, snapshotOf, dropBrowserRegistration, isVisible, unknownToolOutcome, getModelContext, isMcpB, emitHookEvent, loadedValidator, loadingValidator, loadValidator, hasJudge, patternsSettled, validatorMisses, unlzmaAsync,
-      decode, encode, encodeJson, Tag, Writer,
+      decode, encode, encodeJson, Tag, Writer, TrapGuard,
     });
     return (pipeline = chunk);
   });

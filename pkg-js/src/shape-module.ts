@@ -1,10 +1,12 @@
 // The shaping module (`--features shape-module`, `src/wasm/shape.rs`) on its own: the module that
 // shapes on a page that validates with no JSON Schema (a page that does loads the validator
 // module, which shapes too; `shaper.ts` picks). A chunk with the module's glue and bytes, loaded
-// lazily; it imports nothing of the package's entry (the decoder is handed over when it starts).
+// lazily; it imports nothing of the package's entry (the decoder and the trap guard are handed
+// over when it starts).
 import * as glue from '../wasm/warden_shape.js';
 import { WASM_LZMA_BASE64 } from '../wasm/warden_shape_bytes.js';
 import type { ShapeEngine } from './shape.js';
+import type { TrapGuard } from './trap-guard.js';
 
 /** What the entry hands this chunk when it starts it. */
 export interface ShapeModuleDeps {
@@ -12,26 +14,19 @@ export interface ShapeModuleDeps {
   decodeBase64(text: string): Uint8Array;
   /** The LZMA decoder, in slices (`unlzma.ts`). */
   unlzmaAsync(stream: Uint8Array): Promise<Uint8Array>;
+  /** The trap guard (`trap-guard.ts`). */
+  TrapGuard: typeof TrapGuard;
 }
 
 let compiled: WebAssembly.Module | undefined;
-let live = false;
 let memory: WebAssembly.Memory | undefined;
+/** The instance: made from the compiled module on first crossing, and again after a trap. */
+let instance: TrapGuard | undefined;
 
 /** Runs one crossing on the live instance (made from the compiled module if none is); a trap drops it. */
 function guard<T>(crossing: () => T): T {
-  if (compiled === undefined) throw new Error('webmcp-warden: the shaping module is not loaded yet');
-  if (!live) {
-    memory = glue.initSync({ module: compiled }).memory;
-    live = true;
-  }
-  try {
-    return crossing();
-  } catch (err) {
-    // A trap (out of memory, a bug) leaves the instance half-changed: the next crossing gets a new one.
-    if (err instanceof WebAssembly.RuntimeError || (err instanceof Error && /unreachable/i.test(err.message))) live = false;
-    throw err;
-  }
+  if (instance === undefined) throw new Error('webmcp-warden: the shaping module is not loaded yet');
+  return instance.run(crossing);
 }
 
 /**
@@ -39,7 +34,10 @@ function guard<T>(crossing: () => T): T {
  * thread); answers its shaping exports, each crossing guarded.
  */
 export async function start(deps: ShapeModuleDeps): Promise<ShapeEngine> {
-  compiled ??= await WebAssembly.compile((await deps.unlzmaAsync(deps.decodeBase64(WASM_LZMA_BASE64))) as BufferSource);
+  const module = (compiled ??= await WebAssembly.compile((await deps.unlzmaAsync(deps.decodeBase64(WASM_LZMA_BASE64))) as BufferSource));
+  instance ??= new deps.TrapGuard(() => {
+    memory = glue.initSync({ module }).memory;
+  });
   return {
     scanText: (text) => guard(() => glue.scanText(text)),
     shapeFlagNames: () => guard(() => glue.shapeFlagNames()),
@@ -47,6 +45,6 @@ export async function start(deps: ShapeModuleDeps): Promise<ShapeEngine> {
     shapeMediaKinds: (mime) => guard(() => glue.shapeMediaKinds(mime)),
     shapeResult: (request) => guard(() => glue.shapeResult(request)),
     testTrap: () => guard(() => glue.__testTrap()),
-    memoryBytes: () => (live && memory !== undefined ? memory.buffer.byteLength : 0),
+    memoryBytes: () => (instance?.live === true && memory !== undefined ? memory.buffer.byteLength : 0),
   };
 }

@@ -8,7 +8,7 @@
 // modules it is handed when it starts (see `shape.ts`).
 import { shapeForModel, start, stripText, type Shaping } from './shape.js';
 import type { ShapeEngine } from './shape.js';
-import { decode, decodeBase64, loadingValidator, Tag, unlzmaAsync, Writer } from './from-entry.js';
+import { decode, decodeBase64, loadingValidator, Tag, TrapGuard, unlzmaAsync, Writer } from './from-entry.js';
 import { isContainer, jsonView, ownMember, SKIP, Unsupported, Unsayable, walkJson } from './json-walk.js';
 import { utf8Length, wellFormed } from './unicode.js';
 
@@ -22,7 +22,7 @@ export function shaperLoaded(): boolean {
 
 /** The shaping module of its own, decoded and compiled. */
 function ownModule(): Promise<ShapeEngine> {
-  return import('./shape-module.js').then((chunk) => chunk.start({ decodeBase64, unlzmaAsync }));
+  return import('./shape-module.js').then((chunk) => chunk.start({ decodeBase64, unlzmaAsync, TrapGuard }));
 }
 
 /**

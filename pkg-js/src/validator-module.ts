@@ -4,9 +4,10 @@
 // too (`--features validator-module,shape-module`): a page that validates also shapes, and one
 // module carries what both need once (`ValidatorModule.shaping`). It imports nothing at run time:
 // a chunk that imported the package's other modules would make esbuild move them into a chunk
-// shared with the page's entry (the decoder and the pattern engines are handed over by the
-// loader). How the module ships, and why: `validator-loader.ts`.
+// shared with the page's entry (the decoder, the pattern engines and the trap guard are handed
+// over by the loader). How the module ships, and why: `validator-loader.ts`.
 import type { ShapeEngine } from './shape.js';
+import type { TrapGuard } from './trap-guard.js';
 
 /** The validator module's exports, as loaded (the generated glue, plus its reset). */
 export interface Glue {
@@ -61,16 +62,32 @@ export class ValidatorModule {
   replacements = 0;
 
   /** The live instance's memory. */
-  #memory: WebAssembly.Memory;
+  #memory!: WebAssembly.Memory;
+  /** The instance (`trap-guard.ts`): made at once, and again at once after a failure. */
+  readonly #instance: TrapGuard;
 
   constructor(
     /** The module's glue (read by the test helpers below). */
     readonly glue: Glue,
-    private readonly host: Host,
+    host: Host,
     /** The compiled module. */
     readonly module: WebAssembly.Module,
+    /** The trap guard (`trap-guard.ts`), handed over by the loader. */
+    Guard: typeof TrapGuard,
   ) {
-    this.#memory = glue.initSync({ module }).memory;
+    let first = true;
+    this.#instance = new Guard(() => {
+      // A new instance of the same compiled module; the old one's patterns and handles are forgotten.
+      if (!first) {
+        glue.__wbg_reset();
+        host.patternReleaseAll();
+        this.generation += 1;
+        this.replacements += 1;
+      }
+      first = false;
+      this.#memory = glue.initSync({ module }).memory;
+    });
+    this.#instance.open();
   }
 
   /**
@@ -104,9 +121,10 @@ export class ValidatorModule {
   /** Runs one crossing that answers no JSON text: a trap replaces the instance, and the crossing throws. */
   run<T>(crossing: () => T): T {
     try {
-      return crossing();
+      return this.#instance.run(crossing);
     } catch (err) {
-      if (err instanceof WebAssembly.RuntimeError || (err instanceof Error && /unreachable/i.test(err.message))) this.replace();
+      // Replaced at once (not at the next crossing): `generation` tells callers their handles are gone.
+      this.#instance.open();
       throw err;
     }
   }
@@ -144,7 +162,7 @@ export class ValidatorModule {
   guard(doing: string, call: () => string): string {
     let answer: string;
     try {
-      answer = call();
+      answer = this.#instance.run(call);
     } catch (err) {
       this.replace();
       const what = err instanceof WebAssembly.RuntimeError ? 'trapped' : 'failed';
@@ -154,7 +172,7 @@ export class ValidatorModule {
     if (answer.startsWith('{"error":{"code":"validator_broken"')) {
       this.replace();
       try {
-        return call();
+        return this.#instance.run(call);
       } catch {
         this.replace();
         return JSON.stringify({ ok: false, error: { code: FAILED, message: `the validator module failed while ${doing} and was reloaded` } });
@@ -163,13 +181,13 @@ export class ValidatorModule {
     return answer;
   }
 
-  /** A new instance of the same compiled module; the old one's patterns and handles are forgotten. */
+  /**
+   * A new instance of the same compiled module, whatever failed (a trap, or an exception such as
+   * a stack overflow that left the table half-changed).
+   */
   private replace(): void {
-    this.glue.__wbg_reset();
-    this.host.patternReleaseAll();
-    this.generation += 1;
-    this.replacements += 1;
-    this.#memory = this.glue.initSync({ module: this.module }).memory;
+    this.#instance.drop();
+    this.#instance.open();
   }
 }
 
@@ -197,7 +215,7 @@ export function testTrap(validator: ValidatorModule): string {
  * compiled asynchronously: `WebAssembly.compile`, not the synchronous compile browsers refuse on
  * the main thread for large modules) and instantiates it.
  */
-export async function instantiate(glue: Glue, host: Host, stream: Uint8Array, decode: (stream: Uint8Array) => Promise<Uint8Array>): Promise<ValidatorModule> {
+export async function instantiate(glue: Glue, host: Host, stream: Uint8Array, decode: (stream: Uint8Array) => Promise<Uint8Array>, Guard: typeof TrapGuard): Promise<ValidatorModule> {
   const module = await WebAssembly.compile((await decode(stream)) as BufferSource);
-  return new ValidatorModule(glue, host, module);
+  return new ValidatorModule(glue, host, module, Guard);
 }

@@ -20,6 +20,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { decodeBase64 } from '../dist/embedded-bytes.js';
 import { unlzmaAsync } from '../dist/unlzma.js';
+import { TrapGuard } from '../dist/trap-guard.js';
 import { patternsSettled, validatorEngines } from '../wasm/pattern-host.js';
 import { installPatternLoaders } from '../dist/patterns.js';
 import { instantiate } from '../dist/validator-module.js';
@@ -46,7 +47,7 @@ function loadValidator() {
     host.setJsonEncoder(encodeJson);
     installPatternLoaders();
     host.setPatternEngines(validatorEngines);
-    const validator = await instantiate(glue, host, decodeBase64(chunk.WASM_LZMA_BASE64), unlzmaAsync);
+    const validator = await instantiate(glue, host, decodeBase64(chunk.WASM_LZMA_BASE64), unlzmaAsync, TrapGuard);
     // The pattern judgement and the linear engine, loaded up front (docs/behaviour.md,
     // "Patterns"): the suite's schemas are compiled and validated synchronously below. A pattern
     // the judgement routes to the linear engine asks for both.

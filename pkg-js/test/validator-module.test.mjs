@@ -12,6 +12,7 @@ import { encodeJson } from '../dist/wire.js';
 import { instantiate, testTrap } from '../dist/validator-module.js';
 import { decodeBase64 } from '../dist/embedded-bytes.js';
 import { unlzmaAsync } from '../dist/unlzma.js';
+import { TrapGuard } from '../dist/trap-guard.js';
 import { patternsSettled } from '../wasm/pattern-host.js';
 import { validateJson } from 'webmcp-warden';
 import { patternCount } from '../wasm/validator-host.js';
@@ -183,7 +184,7 @@ describe('how the module ships', () => {
 
 describe('the LZMA stream and its decoder', () => {
   const chunkUrl = new URL('../wasm/warden_validate_bytes.js', import.meta.url);
-  const decode = async (stream) => instantiate({ initSync: () => ({ memory: new WebAssembly.Memory({ initial: 1 }) }) }, {}, stream, unlzmaAsync);
+  const decode = async (stream) => instantiate({ initSync: () => ({ memory: new WebAssembly.Memory({ initial: 1 }) }) }, {}, stream, unlzmaAsync, TrapGuard);
 
   test('the shipped stream decodes to the validator module: it compiles, with its exports', async () => {
     const chunk = await import(chunkUrl);
