@@ -18,7 +18,7 @@ import type { Diagnostic, JsonSchema, JsonValidated, Limits } from './types.js';
 export type { Diagnostic };
 import { hasLoneSurrogate, utf8Length, wellFormed } from './unicode.js';
 import type { ValidatorModule } from './validator-loader.js';
-import { decode, encodeJson, hasJudge, loadedValidator, loadValidator, patternsSettled, validatorMisses } from './from-entry.js';
+import { encodeJson, hasJudge, loadedValidator, loadValidator, patternsSettled, validatorMisses } from './from-entry.js';
 
 /** The default limits (`maxArgumentBytes`, `maxArgumentDepth`). */
 export const DEFAULT_LIMITS: Limits = { maxBytes: 1024 * 1024, maxDepth: 64 };
@@ -93,7 +93,7 @@ function compileWith(validator: ValidatorModule, schema: JsonSchema, allowUnsafe
     return result;
   }
   const misses = validatorMisses();
-  const answer = decode(validator.compile(wire, allowUnsafe)) as { ok: true; handle: number; notes: PatternNote[] } | { ok: false; error: { code: string; message: string } };
+  const answer = JSON.parse(validator.compile(wire, allowUnsafe)) as { ok: true; handle: number; notes: PatternNote[] } | { ok: false; error: { code: string; message: string } };
   const result: Compiled = answer.ok
     ? { handle: answer.handle, generation: validator.generation, notes: answer.notes, unjudged: validatorMisses() !== misses }
     : { error: answer.error.message, code: answer.error.code === 'unsafe_pattern' ? 'unsafe_pattern' : 'invalid_schema' };
@@ -139,16 +139,15 @@ export async function validateJsonText(
   if ('error' in schemaHandle) return { valid: false, invalidSchema: schemaHandle.error };
   const bytes = text.length * 3 <= limits.maxArgumentBytes ? text.length : utf8Length(text);
   if (bytes > limits.maxArgumentBytes) return { valid: false, diagnostics: [overLimit(bytes, limits.maxArgumentBytes).diagnostic] };
-  const validated = validator.validate(schemaHandle.handle, fromSource ?? encodeJson(JSON.parse(text)), asU32(limits.maxArgumentDepth));
-  // No bytes: valid (the common case, with nothing to decode).
-  if (validated.length === 0) return { valid: true };
-  const answer = decode(validated) as { ok: true; valid: false; diagnostics: Diagnostic[] } | { ok: false; error: { code: string; message: string } };
+  const answer = JSON.parse(validator.validate(schemaHandle.handle, fromSource ?? encodeJson(JSON.parse(text)), asU32(limits.maxArgumentDepth))) as
+    | { ok: true; valid: boolean; diagnostics: Diagnostic[] }
+    | { ok: false; error: { code: string; message: string } };
   if (!answer.ok) {
     // The module trapped while validating (and was replaced): these arguments were not checked.
     if (answer.error.code === 'validator_failed') return { valid: false, diagnostics: [{ path: '', keyword: 'validator', message: `could not be validated: ${answer.error.message}` }] };
     return { valid: false, invalidSchema: answer.error.message };
   }
-  return { valid: false, diagnostics: answer.diagnostics };
+  return answer.valid ? { valid: true } : { valid: false, diagnostics: answer.diagnostics };
 }
 
 /**

@@ -28,7 +28,7 @@ import { decodeBase64 } from './embedded-bytes.js';
 import { installPatternLoaders } from './patterns.js';
 import { unlzmaAsync } from './unlzma.js';
 import { TrapGuard } from './trap-guard.js';
-import { encode, encodeJson } from './wire.js';
+import { encodeJson } from './wire.js';
 import type { ValidatorModule } from './validator-module.js';
 
 export type { ValidatorModule };
@@ -85,7 +85,7 @@ export function loadValidator(schemas: readonly unknown[] = []): Promise<Validat
       // engine where the judgement says, by the modules the core's patterns use (pattern-host.js).
       host.setJsonEncoder(encodeJson);
       host.setPatternEngines(validatorEngines);
-      loaded = await instantiate(glue, host, decodeBase64(chunk.WASM_LZMA_BASE64), { unlzmaAsync, encode, TrapGuard });
+      loaded = await instantiate(glue, host, decodeBase64(chunk.WASM_LZMA_BASE64), unlzmaAsync, TrapGuard);
       return loaded;
     })();
     // The build that judges is the page's judgement: nothing else loads one meanwhile.

@@ -4,8 +4,8 @@
 // too (`--features validator-module,shape-module`): a page that validates also shapes, and one
 // module carries what both need once (`ValidatorModule.shaping`). It imports nothing at run time:
 // a chunk that imported the package's other modules would make esbuild move them into a chunk
-// shared with the page's entry (the decoder, the wire encoder, the pattern engines and the trap
-// guard are handed over by the loader). How the module ships, and why: `validator-loader.ts`.
+// shared with the page's entry (the decoder, the pattern engines and the trap guard are handed
+// over by the loader). How the module ships, and why: `validator-loader.ts`.
 import type { ShapeEngine } from './shape.js';
 import type { TrapGuard } from './trap-guard.js';
 
@@ -13,8 +13,8 @@ import type { TrapGuard } from './trap-guard.js';
 export interface Glue {
   initSync(options: { module: WebAssembly.Module }): { memory: WebAssembly.Memory };
   __wbg_reset(): void;
-  compile(schema: Uint8Array, allowUnsafe: boolean): Uint8Array;
-  validate(handle: number, instance: Uint8Array, maxDepth: number): Uint8Array;
+  compile(schema: Uint8Array, allowUnsafe: boolean): string;
+  validate(handle: number, instance: Uint8Array, maxDepth: number): string;
   dropSchema(handle: number): void;
   schemaCount(): number;
   __test_trap(): void;
@@ -46,28 +46,14 @@ export interface PatternEngines {
   releaseAll(): void;
 }
 
-/** What the loader hands the module when it loads: the entry's, so that this chunk imports none of it. */
-export interface ValidatorDeps {
-  /** The LZMA decoder, in slices (`unlzma.ts`). */
-  unlzmaAsync(stream: Uint8Array): Promise<Uint8Array>;
-  /** The wire encoder (`wire.ts`), for the answers the module could not give. */
-  encode(value: unknown): Uint8Array;
-  /** The trap guard (`trap-guard.ts`). */
-  TrapGuard: typeof TrapGuard;
-}
-
 /** Why a call answered without the module: it trapped (and was replaced), or it is unusable. */
 const FAILED = 'validator_failed';
 
-/** What a crossing that answers nothing answers. */
-const NOTHING = new Uint8Array(0);
-
 /**
- * The loaded validator. `compile` and `validate` answer the module's wire-encoded answers (see
- * `src/wasm/validator.rs`; `validate` answers no bytes for a valid instance); a call during
- * which the module trapped answers `{ ok: false, error: { code: 'validator_failed', message } }`
- * and the module is replaced, so the next call works on a fresh instance, where handles from
- * earlier generations are unknown.
+ * The loaded validator. `compile` and `validate` answer the module's JSON text (see
+ * `src/wasm/validator.rs`); a call during which the module trapped answers
+ * `{ ok: false, error: { code: 'validator_failed', message } }` and the module is replaced, so the
+ * next call works on a fresh instance, where handles from earlier generations are unknown.
  */
 export class ValidatorModule {
   /** Bumped each time the instance is replaced: handles of an earlier generation are gone. */
@@ -86,11 +72,11 @@ export class ValidatorModule {
     host: Host,
     /** The compiled module. */
     readonly module: WebAssembly.Module,
-    /** What the loader hands over. */
-    private readonly deps: ValidatorDeps,
+    /** The trap guard (`trap-guard.ts`), handed over by the loader. */
+    Guard: typeof TrapGuard,
   ) {
     let first = true;
-    this.#instance = new deps.TrapGuard(() => {
+    this.#instance = new Guard(() => {
       // A new instance of the same compiled module; the old one's patterns and handles are forgotten.
       if (!first) {
         glue.__wbg_reset();
@@ -132,7 +118,7 @@ export class ValidatorModule {
     return { glue: { initSync: () => undefined, judge: (source, flags, allowUnsafe) => this.run(() => judge(source, flags, allowUnsafe)) }, module: this.module };
   }
 
-  /** Runs one crossing that answers no wire buffer: a trap replaces the instance, and the crossing throws. */
+  /** Runs one crossing that answers no JSON text: a trap replaces the instance, and the crossing throws. */
   run<T>(crossing: () => T): T {
     try {
       return this.#instance.run(crossing);
@@ -145,19 +131,17 @@ export class ValidatorModule {
 
   /**
    * Compiles a schema (a JSON value in the wire format; `allowUnsafe`: the page's opt-in to
-   * patterns neither engine can be trusted with): `{ ok, handle, notes }` or `{ ok: false, error }`,
-   * wire-encoded.
+   * patterns neither engine can be trusted with): `{ ok, handle, notes }` or `{ ok: false, error }`.
    */
-  compile(schema: Uint8Array, allowUnsafe = false): Uint8Array {
+  compile(schema: Uint8Array, allowUnsafe = false): string {
     return this.guard('compiling the schema', () => this.glue.compile(schema, allowUnsafe));
   }
 
   /**
    * Validates an instance (a JSON value in the wire format, at most `maxDepth` levels deep)
-   * against a handle: no bytes when it is valid, else `{ ok: true, valid: false, diagnostics,
-   * summary }` or `{ ok: false, error }`, wire-encoded.
+   * against a handle: `{ ok: true, valid, diagnostics, summary }` or `{ ok: false, error }`.
    */
-  validate(handle: number, instance: Uint8Array, maxDepth: number): Uint8Array {
+  validate(handle: number, instance: Uint8Array, maxDepth: number): string {
     return this.guard('validating', () => this.glue.validate(handle, instance, maxDepth));
   }
 
@@ -165,40 +149,36 @@ export class ValidatorModule {
   dropSchema(handle: number): void {
     this.guard('dropping a schema', () => {
       this.glue.dropSchema(handle);
-      return NOTHING;
+      return '';
     });
   }
 
   /**
    * Runs one call into the module. An exception (a trap, or a stack overflow in wasm) replaces the
    * instance and answers `validator_failed`; so does an answer saying the table is unusable
-   * (`null`: an earlier call died holding it), after which the call is tried once more on the new
-   * instance, since it did not cause the failure.
+   * (`validator_broken`: an earlier call died holding it), after which the call is tried once more
+   * on the new instance, since it did not cause the failure.
    */
-  guard(doing: string, call: () => Uint8Array): Uint8Array {
-    let answer: Uint8Array;
+  guard(doing: string, call: () => string): string {
+    let answer: string;
     try {
       answer = this.#instance.run(call);
     } catch (err) {
       this.replace();
-      return this.failed(err instanceof WebAssembly.RuntimeError ? 'trapped' : 'failed', doing);
+      const what = err instanceof WebAssembly.RuntimeError ? 'trapped' : 'failed';
+      return JSON.stringify({ ok: false, error: { code: FAILED, message: `the validator module ${what} while ${doing} and was reloaded` } });
     }
-    // The wire's `null` (one byte, 0): the table is unusable.
-    if (answer.length === 1 && answer[0] === 0) {
+    // serde_json writes the keys in order: an unusable table answers exactly this way.
+    if (answer.startsWith('{"error":{"code":"validator_broken"')) {
       this.replace();
       try {
         return this.#instance.run(call);
       } catch {
         this.replace();
-        return this.failed('failed', doing);
+        return JSON.stringify({ ok: false, error: { code: FAILED, message: `the validator module failed while ${doing} and was reloaded` } });
       }
     }
     return answer;
-  }
-
-  /** `validator_failed`, wire-encoded. */
-  private failed(what: string, doing: string): Uint8Array {
-    return this.deps.encode({ ok: false, error: { code: FAILED, message: `the validator module ${what} while ${doing} and was reloaded` } });
   }
 
   /**
@@ -223,10 +203,10 @@ export function schemaCount(validator: ValidatorModule): number {
 }
 
 /** For tests only: makes the module trap, as a bug would. */
-export function testTrap(validator: ValidatorModule): Uint8Array {
+export function testTrap(validator: ValidatorModule): string {
   return validator.guard('trapping on purpose', () => {
     validator.glue.__test_trap();
-    return NOTHING;
+    return '';
   });
 }
 
@@ -235,7 +215,7 @@ export function testTrap(validator: ValidatorModule): Uint8Array {
  * compiled asynchronously: `WebAssembly.compile`, not the synchronous compile browsers refuse on
  * the main thread for large modules) and instantiates it.
  */
-export async function instantiate(glue: Glue, host: Host, stream: Uint8Array, deps: ValidatorDeps): Promise<ValidatorModule> {
-  const module = await WebAssembly.compile((await deps.unlzmaAsync(stream)) as BufferSource);
-  return new ValidatorModule(glue, host, module, deps);
+export async function instantiate(glue: Glue, host: Host, stream: Uint8Array, decode: (stream: Uint8Array) => Promise<Uint8Array>, Guard: typeof TrapGuard): Promise<ValidatorModule> {
+  const module = await WebAssembly.compile((await decode(stream)) as BufferSource);
+  return new ValidatorModule(glue, host, module, Guard);
 }

@@ -24,10 +24,7 @@ import { TrapGuard } from '../dist/trap-guard.js';
 import { patternsSettled, validatorEngines } from '../wasm/pattern-host.js';
 import { installPatternLoaders } from '../dist/patterns.js';
 import { instantiate } from '../dist/validator-module.js';
-import { decode, encode, encodeJson } from '../dist/wire.js';
-
-/** A validator answer read back (`validate` answers no bytes for a valid instance). */
-const answerOf = (bytes) => (bytes.length === 0 ? { ok: true, valid: true, diagnostics: [], summary: '' } : decode(bytes));
+import { encodeJson } from '../dist/wire.js';
 
 /**
  * The suite build's extra export: drops every compiled schema and sets the dialect of schemas
@@ -50,11 +47,11 @@ function loadValidator() {
     host.setJsonEncoder(encodeJson);
     installPatternLoaders();
     host.setPatternEngines(validatorEngines);
-    const validator = await instantiate(glue, host, decodeBase64(chunk.WASM_LZMA_BASE64), { unlzmaAsync, encode, TrapGuard });
+    const validator = await instantiate(glue, host, decodeBase64(chunk.WASM_LZMA_BASE64), unlzmaAsync, TrapGuard);
     // The pattern judgement and the linear engine, loaded up front (docs/behaviour.md,
     // "Patterns"): the suite's schemas are compiled and validated synchronously below. A pattern
     // the judgement routes to the linear engine asks for both.
-    const warm = answerOf(validator.compile(encodeJson({ pattern: '\\d+$' })));
+    const warm = JSON.parse(validator.compile(encodeJson({ pattern: '\\d+$' })));
     for (let waiting = patternsSettled(); waiting !== undefined; waiting = patternsSettled()) await waiting;
     validator.dropSchema(warm.handle);
     return validator;
@@ -95,7 +92,7 @@ const entry = (list, draft, file, c, t) => list.find((e) => e.draft === draft &&
 function runFile(validator, draft, file, path, { useList }) {
   const results = [];
   for (const c of JSON.parse(readFileSync(path, 'utf8'))) {
-    const compiled = answerOf(validator.compile(encodeJson(c.schema)));
+    const compiled = JSON.parse(validator.compile(encodeJson(c.schema)));
     for (const t of c.tests) {
       const deliberate = useList ? entry(listed.deliberate, draft, file, c, t) : undefined;
       const known = useList ? entry(listed.knownFailures, draft, file, c, t) : undefined;
@@ -103,7 +100,7 @@ function runFile(validator, draft, file, path, { useList }) {
       let got;
       if (!compiled.ok) got = `schema did not compile: ${compiled.error.message}`;
       else {
-        const answer = answerOf(validator.validate(compiled.handle, encodeJson(t.data), 64));
+        const answer = JSON.parse(validator.validate(compiled.handle, encodeJson(t.data), 64));
         got = answer.ok ? answer.valid : `validate refused: ${answer.error.message}`;
         if (answer.ok) {
           for (const d of answer.diagnostics) {
@@ -121,7 +118,7 @@ function runFile(validator, draft, file, path, { useList }) {
 for (const [draft, dialect] of Object.entries(DRAFTS)) {
   test(`${draft}: every required test passes through the built module (known-failures.json applied)`, async (t) => {
     const validator = await loadValidator();
-    assert.deepEqual(answerOf(testConformanceSuite(validator, dialect, encodeJson(remotes(draft)))), { ok: true });
+    assert.deepEqual(JSON.parse(testConformanceSuite(validator, dialect, encodeJson(remotes(draft)))), { ok: true });
     const results = [];
     for (const file of jsonFiles(join(suite, 'tests', draft))) results.push(...runFile(validator, draft, file, join(suite, 'tests', draft, file), { useList: true }));
     const unexpected = results.filter((r) => !r.passed && !r.known).map((r) => `${r.label}: got ${r.got}, expected ${r.expected}`);
@@ -139,7 +136,7 @@ for (const [draft, dialect] of Object.entries(DRAFTS)) {
 
   test(`${draft}: the optional ECMAScript regex tests pass (ecmascript-regex.json, non-bmp-regex.json)`, async (t) => {
     const validator = await loadValidator();
-    assert.deepEqual(answerOf(testConformanceSuite(validator, dialect, encodeJson({}))), { ok: true });
+    assert.deepEqual(JSON.parse(testConformanceSuite(validator, dialect, encodeJson({}))), { ok: true });
     const results = [];
     for (const file of ['ecmascript-regex.json', 'non-bmp-regex.json']) results.push(...runFile(validator, draft, file, join(suite, 'tests', draft, 'optional', file), { useList: false }));
     t.diagnostic(`${draft} optional regex: ${results.filter((r) => r.passed).length}/${results.length} passed`);

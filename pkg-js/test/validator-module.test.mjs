@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { loadValidator } from '../dist/validator-loader.js';
-import { decode, encode, encodeJson } from '../dist/wire.js';
+import { encodeJson } from '../dist/wire.js';
 import { instantiate, testTrap } from '../dist/validator-module.js';
 import { decodeBase64 } from '../dist/embedded-bytes.js';
 import { unlzmaAsync } from '../dist/unlzma.js';
@@ -17,9 +17,6 @@ import { patternsSettled } from '../wasm/pattern-host.js';
 import { validateJson } from 'webmcp-warden';
 import { patternCount } from '../wasm/validator-host.js';
 import { recordingTools } from '../test-support/helpers.mjs';
-
-/** A validator answer read back (`validate` answers no bytes for a valid instance). */
-const answerOf = (bytes) => (bytes.length === 0 ? { ok: true, valid: true, diagnostics: [], summary: '' } : decode(bytes));
 
 const { recordingTool } = recordingTools('vm', 'a validator-module test tool');
 const MiB = 1024 * 1024;
@@ -33,14 +30,14 @@ const MAX_PATTERN_INPUT_CHARS = 10_000;
  */
 async function compiled(schema, allowUnsafe = false) {
   const validator = await loadValidator();
-  let answer = answerOf(validator.compile(encodeJson(schema), allowUnsafe));
+  let answer = JSON.parse(validator.compile(encodeJson(schema), allowUnsafe));
   for (let waiting = patternsSettled(); waiting !== undefined; waiting = patternsSettled()) {
     await waiting;
     if (answer.ok) validator.dropSchema(answer.handle);
-    answer = answerOf(validator.compile(encodeJson(schema), allowUnsafe));
+    answer = JSON.parse(validator.compile(encodeJson(schema), allowUnsafe));
   }
   assert.equal(answer.ok, true, `does not compile: ${JSON.stringify(answer)}`);
-  return (value) => answerOf(validator.validate(answer.handle, encodeJson(value), 64));
+  return (value) => JSON.parse(validator.validate(answer.handle, encodeJson(value), 64));
 }
 
 describe('Zod 4 patterns (look-ahead included) compile and agree with zod', () => {
@@ -75,7 +72,7 @@ describe('Zod 4 patterns (look-ahead included) compile and agree with zod', () =
       if (refused.has(name)) {
         // The judgement is loaded now: without the opt-in, the pattern is refused.
         const validator = await loadValidator();
-        assert.equal(answerOf(validator.compile(encodeJson({ type: 'string', pattern }))).error?.code, 'unsafe_pattern');
+        assert.equal(JSON.parse(validator.compile(encodeJson({ type: 'string', pattern }))).error?.code, 'unsafe_pattern');
       }
       let valid = 0;
       for (const sample of samples) {
@@ -110,7 +107,7 @@ describe('patterns are ECMAScript, run by this engine', () => {
     assert.equal(one('😀').valid, true, 'an astral character is one character under u');
     const validator = await loadValidator();
     for (const pattern of ['a{', '\\-', '(unclosed', '[b-a]']) {
-      const answer = answerOf(validator.compile(encodeJson({ pattern })));
+      const answer = JSON.parse(validator.compile(encodeJson({ pattern })));
       assert.equal(answer.ok, false, pattern);
       assert.equal(answer.error.code, 'invalid_schema');
       assert.equal(answer.error.path, '/pattern');
@@ -129,7 +126,7 @@ describe('patterns are ECMAScript, run by this engine', () => {
   test('each compiled pattern is one RegExp held while its schema lives', async () => {
     const validator = await loadValidator();
     const before = patternCount();
-    const answer = answerOf(validator.compile(encodeJson({ properties: { a: { pattern: '^a' }, b: { pattern: '^b' } }, patternProperties: { '^x-': {} } })));
+    const answer = JSON.parse(validator.compile(encodeJson({ properties: { a: { pattern: '^a' }, b: { pattern: '^b' } }, patternProperties: { '^x-': {} } })));
     assert.equal(patternCount(), before + 3);
     validator.dropSchema(answer.handle);
     assert.equal(patternCount(), before);
@@ -187,7 +184,7 @@ describe('how the module ships', () => {
 
 describe('the LZMA stream and its decoder', () => {
   const chunkUrl = new URL('../wasm/warden_validate_bytes.js', import.meta.url);
-  const decode = async (stream) => instantiate({ initSync: () => ({ memory: new WebAssembly.Memory({ initial: 1 }) }) }, {}, stream, { unlzmaAsync, encode, TrapGuard });
+  const decode = async (stream) => instantiate({ initSync: () => ({ memory: new WebAssembly.Memory({ initial: 1 }) }) }, {}, stream, unlzmaAsync, TrapGuard);
 
   test('the shipped stream decodes to the validator module: it compiles, with its exports', async () => {
     const chunk = await import(chunkUrl);
@@ -245,7 +242,7 @@ describe('a trap does not brick validation', () => {
     const validator = await loadValidator();
     const { generation, replacements } = validator;
     const held = patternCount();
-    const trapped = answerOf(testTrap(validator));
+    const trapped = JSON.parse(testTrap(validator));
     assert.deepEqual(trapped, { ok: false, error: { code: 'validator_failed', message: 'the validator module trapped while trapping on purpose and was reloaded' } });
     assert.equal(validator.generation, generation + 1);
     assert.equal(validator.replacements, replacements + 1);
@@ -263,8 +260,8 @@ describe('a trap does not brick validation', () => {
     const validator = await loadValidator();
     const { replacements } = validator;
     const nested = (levels) => encodeJson(JSON.parse('{"not":'.repeat(levels) + '{}' + '}'.repeat(levels)));
-    assert.equal(answerOf(validator.compile(nested(99))).ok, true, '100 levels (the limit) compile');
-    const refused = answerOf(validator.compile(nested(100)));
+    assert.equal(JSON.parse(validator.compile(nested(99))).ok, true, '100 levels (the limit) compile');
+    const refused = JSON.parse(validator.compile(nested(100)));
     assert.equal(refused.error.code, 'invalid_schema');
     assert.match(refused.error.message, /deeper than 100 levels/);
     assert.equal(validator.replacements, replacements, 'no trap, no replacement');

@@ -8,20 +8,19 @@
 //! and a class's `FinalizationRegistry` would later free stale pointers into the new one.
 //! Schemas and instances come in the wire format (`crate::wire::decode_json`): numbers cross as
 //! the page's doubles, exactly, and the module links no float parser (serde_json's exact one,
-//! `float_roundtrip`, was ~10 KB of the chunk a page downloads). Answers go out in the wire
-//! format too, like the core's, and every answer is data:
+//! `float_roundtrip`, was ~10 KB of the chunk a page downloads). Answers go out as JSON text,
+//! and every answer is data:
 //!
-//! - `compile(schema, allowUnsafe)` → `{ ok: true, handle, notes: [{ code, message, path }] }`
-//!   (the schema's slow patterns, `SchemaCache::notes`) or `{ ok: false, error: { code, message, path? } }`
+//! - `compile(schema, allowUnsafe)` → `{ "ok": true, "handle": 1, "notes": [{ code, message, path }] }`
+//!   (the schema's slow patterns, `SchemaCache::notes`) or `{ "ok": false, "error": { code, message, path? } }`
 //!   (`unsafe_pattern` for a pattern refused for its running time);
-//! - `validate(handle, instance, maxDepth)` → no bytes when the instance is valid (the hot path
-//!   of every validated call: nothing to encode or decode), `{ ok: true, valid: false,
-//!   diagnostics, summary }`, or `{ ok: false, error }` (`unknown_handle`); the instance's size is
-//!   the caller's to limit (`pkg-js/src/validation.ts` checks it on the JSON text);
+//! - `validate(handle, instance, maxDepth)` → `{ "ok": true, "valid", "diagnostics", "summary" }`
+//!   or `{ "ok": false, "error" }` (`unknown_handle`); the instance's size is the caller's to
+//!   limit (`pkg-js/src/validation.ts` checks it on the JSON text);
 //! - `dropSchema(handle)`.
 //!
-//! An answer of `null` means the table is unusable (a call died half way, which only a trap or a
-//! stack overflow can do): the loader then replaces the instance.
+//! An answer with error code `validator_broken` means the table is unusable (a call died half
+//! way, which only a trap or a stack overflow can do): the loader then replaces the instance.
 //!
 //! Patterns are the crate's judged patterns (`crate::pattern`): compiled on the page's `RegExp`,
 //! judged and, where the judgement says, tested on the linear engine, through
@@ -40,8 +39,6 @@ use boon::JsonParser;
 use wasm_bindgen::prelude::*;
 
 use crate::validate::{install_pattern_engine, summary, Diagnostic, SchemaCache, SchemaProblem};
-use crate::value::{Map, Value};
-use crate::wire::encode;
 
 #[wasm_bindgen(module = "/pkg-js/src/validator-host.js")]
 extern "C" {
@@ -107,9 +104,8 @@ thread_local! {
     static CACHE: RefCell<Option<SchemaCache>> = const { RefCell::new(None) };
 }
 
-/// Runs `f` on the table, or answers `null` (the table is unusable) when a previous call died
-/// holding it.
-fn with_cache(f: impl FnOnce(&mut SchemaCache) -> Vec<u8>) -> Vec<u8> {
+/// Runs `f` on the table, or answers `validator_broken` when a previous call died holding it.
+fn with_cache(f: impl FnOnce(&mut SchemaCache) -> String) -> String {
     let answer = CACHE.with(|cell| {
         let mut slot = cell.try_borrow_mut().ok()?;
         let cache = slot.get_or_insert_with(|| {
@@ -120,40 +116,79 @@ fn with_cache(f: impl FnOnce(&mut SchemaCache) -> Vec<u8>) -> Vec<u8> {
         });
         Some(f(cache))
     });
-    answer.unwrap_or_else(|| encode(&Value::Null))
+    answer.unwrap_or_else(|| {
+        r#"{"error":{"code":"validator_broken","message":"the validator module must be reloaded"},"ok":false}"#.to_owned()
+    })
 }
 
 // ---- answers ----------------------------------------------------------------------------------
+//
+// Written by hand rather than through `serde_json::json!` and serde's derives, which link a
+// second serializer (into a `Value`) and the map building behind it. Keys are in the order
+// serde_json wrote them (sorted), so the text is the same as before, byte for byte.
 
-/// `{ ok: false, error: { code, message, path? } }`.
-fn problem_answer(problem: &SchemaProblem) -> Vec<u8> {
-    let mut error = Map::new();
-    error.insert("code", problem.code.into());
-    error.insert("message", problem.message.as_str().into());
-    if !problem.path.is_empty() {
-        error.insert("path", problem.path.as_str().into());
-    }
-    encode(&crate::object! { "ok" => false, "error" => error })
+/// `text` as a JSON string literal.
+fn push_string(out: &mut String, text: &str) {
+    out.push_str(&crate::validate::quote(text));
 }
 
-/// No bytes for a valid instance; `{ ok: true, valid: false, diagnostics: […], summary }` otherwise.
-fn diagnostics_answer(diagnostics: &[Diagnostic]) -> Vec<u8> {
-    if diagnostics.is_empty() {
-        return Vec::new();
+/// `{"error":{"code","message","path"?},"ok":false}`.
+fn problem_answer(problem: &SchemaProblem) -> String {
+    let mut out = String::from(r#"{"error":{"code":"#);
+    push_string(&mut out, problem.code);
+    out.push_str(r#","message":"#);
+    push_string(&mut out, &problem.message);
+    if !problem.path.is_empty() {
+        out.push_str(r#","path":"#);
+        push_string(&mut out, &problem.path);
     }
-    let items = diagnostics.iter().map(|d| crate::object! { "path" => d.path.as_str(), "keyword" => d.keyword.as_str(), "message" => d.message.as_str() }).collect();
-    encode(&crate::object! { "ok" => true, "valid" => false, "diagnostics" => Value::Array(items), "summary" => summary(diagnostics) })
+    out.push_str(r#"},"ok":false}"#);
+    out
+}
+
+/// `{"diagnostics":[…],"ok":true,"summary":"…","valid":…}`.
+fn diagnostics_answer(diagnostics: &[Diagnostic]) -> String {
+    let mut out = String::from(r#"{"diagnostics":["#);
+    for (i, d) in diagnostics.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(r#"{"keyword":"#);
+        push_string(&mut out, &d.keyword);
+        out.push_str(r#","message":"#);
+        push_string(&mut out, &d.message);
+        out.push_str(r#","path":"#);
+        push_string(&mut out, &d.path);
+        out.push('}');
+    }
+    out.push_str(r#"],"ok":true,"summary":"#);
+    push_string(&mut out, &if diagnostics.is_empty() { String::new() } else { summary(diagnostics) });
+    out.push_str(if diagnostics.is_empty() { r#","valid":true}"# } else { r#","valid":false}"# });
+    out
 }
 
 /// Compiles a schema (a JSON value in the wire format); answers `{ ok, handle }` or `{ ok: false, error }`.
 /// `allow_unsafe`: the page opted in to patterns neither engine can be trusted with
 /// (`unsafePatterns`).
 #[wasm_bindgen]
-pub fn compile(schema: &[u8], allow_unsafe: bool) -> Vec<u8> {
+pub fn compile(schema: &[u8], allow_unsafe: bool) -> String {
     with_cache(|cache| match crate::pattern::with_unsafe_allowed(allow_unsafe, || cache.compile_wire(schema)) {
         Ok(handle) => {
-            let notes = cache.notes(handle).iter().map(|note| crate::object! { "code" => note.code, "message" => note.message.as_str(), "path" => note.path.as_str() }).collect();
-            encode(&crate::object! { "ok" => true, "handle" => handle, "notes" => Value::Array(notes) })
+            let mut out = format!(r#"{{"handle":{handle},"notes":["#);
+            for (i, note) in cache.notes(handle).iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(r#"{"code":"#);
+                push_string(&mut out, note.code);
+                out.push_str(r#","message":"#);
+                push_string(&mut out, &note.message);
+                out.push_str(r#","path":"#);
+                push_string(&mut out, &note.path);
+                out.push('}');
+            }
+            out.push_str(r#"],"ok":true}"#);
+            out
         }
         Err(problem) => problem_answer(&problem),
     })
@@ -181,7 +216,7 @@ pub fn drop_schema(handle: u32) {
 /// answers `{ ok: true, valid, diagnostics, summary }` or `{ ok: false, error }` for an unknown
 /// handle.
 #[wasm_bindgen]
-pub fn validate(handle: u32, instance: &[u8], max_depth: u32) -> Vec<u8> {
+pub fn validate(handle: u32, instance: &[u8], max_depth: u32) -> String {
     let max_depth = usize::try_from(max_depth).unwrap_or(usize::MAX);
     with_cache(|cache| match cache.validate_wire(handle, instance, max_depth) {
         Ok(diagnostics) => diagnostics_answer(&diagnostics),
@@ -196,19 +231,19 @@ pub fn validate(handle: u32, instance: &[u8], max_depth: u32) -> Vec<u8> {
 /// Answers `{ ok }` or `{ ok: false, error }`. Only in the test build (`suite-export`).
 #[cfg(feature = "suite-export")]
 #[wasm_bindgen(js_name = __test_conformance_suite)]
-pub fn test_conformance_suite(dialect: &str, documents: &[u8]) -> Vec<u8> {
+pub fn test_conformance_suite(dialect: &str, documents: &[u8]) -> String {
     use crate::validate::Dialect;
     let dialect = if dialect == "draft-07" { Dialect::Draft7 } else { Dialect::Draft202012 };
     let documents = match crate::wire::decode_json(documents, crate::wire::MAX_DEPTH) {
         Ok(serde_json::Value::Object(map)) => map.into_iter().collect(),
         _ => {
-            let error = crate::object! { "code" => "invalid_documents", "message" => "the documents are not an object in the wire format" };
-            return encode(&crate::object! { "ok" => false, "error" => error });
+            return r#"{"error":{"code":"invalid_documents","message":"the documents are not an object in the wire format"},"ok":false}"#
+                .to_owned()
         }
     };
     with_cache(|cache| {
         *cache = SchemaCache::for_conformance_suite(dialect, documents);
-        encode(&crate::object! { "ok" => true })
+        r#"{"ok":true}"#.to_owned()
     })
 }
 
