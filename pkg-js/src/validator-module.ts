@@ -139,7 +139,8 @@ export class ValidatorModule {
 
   /**
    * Validates an instance (a JSON value in the wire format, at most `maxDepth` levels deep)
-   * against a handle: `{ ok: true, valid, diagnostics, summary }` or `{ ok: false, error }`.
+   * against a handle: `''` when it is valid, else `{ ok: true, valid: false, diagnostics, summary }`
+   * or `{ ok: false, error }`.
    */
   validate(handle: number, instance: Uint8Array, maxDepth: number): string {
     return this.guard('validating', () => this.glue.validate(handle, instance, maxDepth));
