@@ -206,7 +206,11 @@ if (want(5)) {
   check(compiled.ok, 'our validator compiles the tool schema');
   const handle = compiled.handle;
   // What `validateJsonText` does after `toJson` wrote the text: read it back, cross in the wire format.
-  const ours = (value) => JSON.parse(validator.validate(handle, encodeJson(JSON.parse(JSON.stringify(value))), 64));
+  // `validate` answers nothing for a valid instance.
+  const ours = (value) => {
+    const text = validator.validate(handle, encodeJson(JSON.parse(JSON.stringify(value))), 64);
+    return text === '' ? { valid: true } : JSON.parse(text);
+  };
   const cf = new CfValidator(toolSchema, '2020-12');
   const cfAll = new CfValidator(toolSchema, '2020-12', false);
   const ajv = new Ajv2020({ allowUnionTypes: true }).compile(toolSchema);
@@ -224,7 +228,7 @@ if (want(5)) {
     ajv: () => ajv(validInstance),
   });
   const bytes = JSON.stringify(validInstance).length;
-  row(5, `validate a valid ${bytes}-byte instance: validator module (\`JSON.stringify\` → \`JSON.parse\` → \`encodeJson\` → \`validate\` → \`JSON.parse\`)`, r.ours, r.cf, r.ratio('ours', 'cf'), { max: 1, label: '≥ 1× (speed)' }, '@cfworker/json-schema 4.1.6');
+  row(5, `validate a valid ${bytes}-byte instance: validator module (\`JSON.stringify\` → \`JSON.parse\` → \`encodeJson\` → \`validate\` → \`JSON.parse\` when invalid)`, r.ours, r.cf, r.ratio('ours', 'cf'), { max: 1, label: '≥ 1× (speed)' }, '@cfworker/json-schema 4.1.6');
   row(5, '… the same', r.ours, r.ajv, r.ratio('ours', 'ajv'), { max: 2, label: '≥ 0.5× (speed)' }, 'ajv 8.20 (`ajv/dist/2020`)');
   row(5, '… through the package\'s `validateJson` (adds the walk that turns cycles/BigInt/depth into diagnostics)', r.pkg, r.cf, r.ratio('pkg', 'cf'), undefined, '@cfworker/json-schema');
 

@@ -51,6 +51,7 @@ fn panic(_: &core::panic::PanicInfo<'_>) -> ! {
     core::arch::wasm32::unreachable()
 }
 
+pub mod answers;
 pub mod call;
 pub mod digest;
 pub mod engine;

@@ -1,10 +1,12 @@
-//! The wire codes the TS layer uses (`pkg-js/src/boundary/codes.ts`) are written from the Rust
-//! definitions: this test renders the file and fails when it differs, so the two sides cannot
-//! drift. `UPDATE_CODES=1 cargo test --test wire_codes` rewrites it.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+//! The wire codes the TS layer uses (`pkg-js/src/boundary/codes.ts`) and the answers it reads
+//! (`pkg-js/src/boundary/answers.ts`, from `src/answers.rs`) are written from the Rust definitions: this
+//! test renders both files and fails when one differs, so the two sides cannot drift.
+//! `UPDATE_CODES=1 cargo test --test wire_codes` rewrites them.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::arithmetic_side_effects)]
 
 use std::fmt::Write as _;
 
+use webmcp_warden::answers::{self, Desc, Lit, Named, Part, Shared};
 use webmcp_warden::call::{Op, Outcome, Signal, Verdict, LIMITS_FIRST, MAX_HANDLE};
 use webmcp_warden::engine::{CallFlags, ENDED_QUIETLY};
 use webmcp_warden::hooks::{Event, Subject, MAX_TIMER_MS};
@@ -130,15 +132,285 @@ fn render() -> String {
     out
 }
 
+/// Writes `expected` to `file` (under `pkg-js/src/`) when asked to; fails when the file differs.
+fn check_generated(file: &str, expected: &str) {
+    let path = format!("{}/pkg-js/src/boundary/{file}", env!("CARGO_MANIFEST_DIR"));
+    if std::env::var_os("UPDATE_CODES").is_some() {
+        std::fs::write(&path, expected).unwrap();
+    }
+    let actual = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(actual == expected, "pkg-js/src/boundary/{file} differs from the Rust definitions; run UPDATE_CODES=1 cargo test --test wire_codes");
+}
+
 #[test]
 fn codes_ts_matches_the_rust_definitions() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/pkg-js/src/boundary/codes.ts");
-    let expected = render();
-    if std::env::var_os("UPDATE_CODES").is_some() {
-        std::fs::write(path, &expected).unwrap();
+    check_generated("codes.ts", &render());
+}
+
+// ---- answers.ts --------------------------------------------------------------------------------
+
+/// The descriptor language and the types derived from it: the part of `answers.ts` that is the
+/// same whatever the answers are.
+const ANSWERS_PREAMBLE: &str = r#"// What the core answers, described once. Each answer the core sends back over the wire
+// (`wire.ts`'s `decode`) has a descriptor here, a plain object naming its fields, and a type
+// derived from it (`AnswerOf`), both under the name of the core export that gives it. The TS
+// layer imports the types only (`import type`), so no descriptor reaches a page's bundle;
+// `test/boundary-answers.test.mjs` drives the real core and checks every answer against its
+// descriptor (an unknown, missing or mistyped field fails), and `test-types/answers.ts` checks
+// that each derived type fits the public type it becomes (`CallError`, `Decision`, …).
+//
+// A leaf: imports nothing, so every module may import its types without a cycle.
+
+/** What one value of an answer is. */
+export type Desc =
+  | 'string'
+  | 'number'
+  | 'boolean'
+  | 'null'
+  | 'unknown'
+  /** One of these literals. */
+  | { readonly oneOf: readonly (string | boolean)[] }
+  | { readonly arrayOf: Desc }
+  | { readonly tuple: readonly Desc[] }
+  /** One of these shapes. */
+  | { readonly anyOf: readonly Desc[] }
+  /** An object with exactly these fields (`{ optional: d }`: may be absent). */
+  | { readonly object: Fields };
+
+/** The fields of an object descriptor. */
+export type Fields = { readonly [key: string]: Desc | { readonly optional: Desc } };
+
+/** The type a descriptor describes. */
+export type AnswerOf<D> = D extends 'string'
+  ? string
+  : D extends 'number'
+    ? number
+    : D extends 'boolean'
+      ? boolean
+      : D extends 'null'
+        ? null
+        : D extends 'unknown'
+          ? unknown
+          : D extends { readonly oneOf: readonly (infer L)[] }
+            ? L
+            : D extends { readonly arrayOf: infer I }
+              ? AnswerOf<I>[]
+              : D extends { readonly tuple: infer T }
+                ? { -readonly [K in keyof T]: AnswerOf<T[K]> }
+                : D extends { readonly anyOf: readonly (infer U)[] }
+                  ? U extends unknown
+                    ? AnswerOf<U>
+                    : never
+                  : D extends { readonly object: infer F }
+                    ? ObjectOf<F>
+                    : never;
+
+type OptionalKeys<F> = { [K in keyof F]: F[K] extends { readonly optional: unknown } ? K : never }[keyof F];
+type ObjectOf<F> = Flat<
+  { -readonly [K in Exclude<keyof F, OptionalKeys<F>>]: AnswerOf<F[K]> } & {
+    -readonly [K in OptionalKeys<F>]?: F[K] extends { readonly optional: infer O } ? AnswerOf<O> : never;
+  }
+>;
+type Flat<T> = { [K in keyof T]: T[K] } & {};
+
+/** The ok branch of an answer that may be a refusal. */
+export type Accepted<A> = Exclude<A, Refused>;
+"#;
+
+/// The widest line the renderer writes before it breaks a descriptor over lines.
+const WIDTH: usize = 130;
+
+fn literal_ts(lit: &Lit) -> String {
+    match lit {
+        Lit::Str(text) => format!("'{text}'"),
+        Lit::Bool(value) => value.to_string(),
     }
-    let actual = std::fs::read_to_string(path).unwrap_or_default();
-    assert!(actual == expected, "pkg-js/src/boundary/codes.ts differs from the Rust definitions; run UPDATE_CODES=1 cargo test --test wire_codes");
+}
+
+/// A descriptor on one line.
+fn desc_inline(desc: &Desc) -> String {
+    match desc {
+        Desc::Str => "'string'".into(),
+        Desc::Num => "'number'".into(),
+        Desc::Bool => "'boolean'".into(),
+        Desc::Null => "'null'".into(),
+        Desc::Unknown => "'unknown'".into(),
+        Desc::OneOf(lits) => format!("{{ oneOf: [{}] }}", lits.iter().map(literal_ts).collect::<Vec<_>>().join(", ")),
+        Desc::ArrayOf(item) => format!("{{ arrayOf: {} }}", desc_inline(item)),
+        Desc::Tuple(items) => format!("{{ tuple: [{}] }}", items.iter().map(desc_inline).collect::<Vec<_>>().join(", ")),
+        Desc::AnyOf(items) => format!("{{ anyOf: [{}] }}", items.iter().map(desc_inline).collect::<Vec<_>>().join(", ")),
+        Desc::Object(parts) => match parts.as_slice() {
+            // An object that is one shared field list is that very list.
+            [Part::Spread(name)] => format!("{{ object: {name} }}"),
+            _ => format!("{{ object: {} }}", fields_inline(parts)),
+        },
+        Desc::Piece(name) => (*name).into(),
+    }
+}
+
+fn part_inline(part: &Part) -> String {
+    match part {
+        Part::Field { key, desc, optional: false } => format!("{key}: {}", desc_inline(desc)),
+        Part::Field { key, desc, optional: true } => format!("{key}: {{ optional: {} }}", desc_inline(desc)),
+        Part::Spread(name) => format!("...{name}"),
+    }
+}
+
+fn fields_inline(parts: &[Part]) -> String {
+    if parts.is_empty() {
+        return "{}".into();
+    }
+    format!("{{ {} }}", parts.iter().map(part_inline).collect::<Vec<_>>().join(", "))
+}
+
+/// A descriptor starting at column `at` of a line indented by `indent`: on that line when it
+/// fits, else broken over lines.
+fn desc_at(desc: &Desc, indent: usize, at: usize) -> String {
+    let inline = desc_inline(desc);
+    if at + inline.len() < WIDTH {
+        return inline;
+    }
+    let pad = " ".repeat(indent);
+    let inner = " ".repeat(indent + 2);
+    let list = |key: &str, items: &[Desc]| {
+        let mut out = format!("{{\n{inner}{key}: [\n");
+        for item in items {
+            let deeper = " ".repeat(indent + 4);
+            out.push_str(&format!("{deeper}{},\n", desc_at(item, indent + 4, indent + 4)));
+        }
+        out.push_str(&format!("{inner}],\n{pad}}}"));
+        out
+    };
+    match desc {
+        Desc::ArrayOf(item) => format!("{{\n{inner}arrayOf: {},\n{pad}}}", desc_at(item, indent + 2, indent + 2 + "arrayOf: ".len())),
+        Desc::Tuple(items) => list("tuple", items),
+        Desc::AnyOf(items) => list("anyOf", items),
+        Desc::Object(parts) => format!("{{\n{inner}object: {},\n{pad}}}", fields_at(parts, indent + 2, indent + 2 + "object: ".len())),
+        _ => inline,
+    }
+}
+
+/// An object's fields starting at column `at` of a line indented by `indent`.
+fn fields_at(parts: &[Part], indent: usize, at: usize) -> String {
+    let inline = fields_inline(parts);
+    if at + inline.len() < WIDTH {
+        return inline;
+    }
+    let pad = " ".repeat(indent);
+    let inner = " ".repeat(indent + 2);
+    let mut out = String::from("{\n");
+    for part in parts {
+        let line = match part {
+            Part::Field { key, desc, optional: false } => format!("{key}: {}", desc_at(desc, indent + 2, indent + 2 + key.len() + 2)),
+            Part::Field { key, desc, optional: true } => {
+                let at = indent + 2 + key.len() + 2 + "{ optional: ".len();
+                let value = desc_inline(desc);
+                if at + value.len() + 2 <= WIDTH {
+                    format!("{key}: {{ optional: {value} }}")
+                } else {
+                    let deeper = " ".repeat(indent + 4);
+                    format!("{key}: {{\n{deeper}optional: {},\n{inner}}}", desc_at(desc, indent + 4, indent + 4 + "optional: ".len()))
+                }
+            }
+            Part::Spread(name) => format!("...{name}"),
+        };
+        out.push_str(&format!("{inner}{line},\n"));
+    }
+    out.push_str(&format!("{pad}}}"));
+    out
+}
+
+/// A doc comment, wrapped at 100 columns.
+fn doc_comment(doc: &str) -> String {
+    if doc.len() + 8 <= 100 {
+        return format!("/** {doc} */\n");
+    }
+    let mut out = String::from("/**\n");
+    let mut line = String::new();
+    for word in doc.split(' ') {
+        if !line.is_empty() && line.len() + 1 + word.len() > 97 {
+            out.push_str(&format!(" * {line}\n"));
+            line.clear();
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    out.push_str(&format!(" * {line}\n */\n"));
+    out
+}
+
+/// One named descriptor: `const NAME = … as const satisfies …;`, exported with its type when
+/// `export`.
+fn render_named(named: &Named, export: bool) -> String {
+    let mut out = doc_comment(named.doc);
+    let head = format!("{}const {} = ", if export { "export " } else { "" }, named.name);
+    // What follows the descriptor on its last line counts towards the width too.
+    let at = head.len() + " as const satisfies Fields;".len();
+    match &named.shared {
+        Shared::Desc(desc) => out.push_str(&format!("{head}{} as const satisfies Desc;\n", desc_at(desc, 0, at))),
+        Shared::Fields(parts) => out.push_str(&format!("{head}{} as const satisfies Fields;\n", fields_at(parts, 0, at))),
+    }
+    if export {
+        out.push_str(&format!("export type {0} = AnswerOf<typeof {0}>;\n", named.name));
+    }
+    out
+}
+
+fn render_answers() -> String {
+    let mut out = String::new();
+    out.push_str("// Generated from the Rust definitions (`src/answers.rs`) by `tests/wire_codes.rs` (`UPDATE_CODES=1\n");
+    out.push_str("// cargo test --test wire_codes`); a test fails when this file and the Rust side differ. Do not edit\n");
+    out.push_str("// by hand: change `src/answers.rs` with the code that builds the answer.\n//\n");
+    out.push_str(ANSWERS_PREAMBLE);
+    out.push_str("\n// ---- pieces several answers share ------------------------------------------------------------\n\n");
+    for piece in answers::pieces() {
+        out.push_str(&render_named(&piece, piece.name == "Refused"));
+        out.push('\n');
+    }
+    out.push_str("// ---- the answers, by the core export that gives each ---------------------------------------------\n");
+    out.push_str("//\n// For an engine, call or listing the TS layer does not hold, `read` and `end` answer `null` (the test\n");
+    out.push_str("// checks that too); the answers below are what they say about one it holds.\n");
+    for answer in answers::answers() {
+        out.push('\n');
+        out.push_str(&render_named(&answer, true));
+    }
+    out
+}
+
+#[test]
+fn answers_ts_matches_the_rust_definitions() {
+    check_generated("answers.ts", &render_answers());
+}
+
+/// Every piece an answer names is defined before it is used, and every spread names a field list.
+#[test]
+fn answer_pieces_are_defined_before_use() {
+    fn check(desc: &Desc, known: &[Named]) {
+        match desc {
+            Desc::Piece(name) => assert!(known.iter().any(|p| p.name == *name && matches!(p.shared, Shared::Desc(_))), "{name} is not a descriptor defined before its use"),
+            Desc::ArrayOf(item) => check(item, known),
+            Desc::Tuple(items) | Desc::AnyOf(items) => items.iter().for_each(|item| check(item, known)),
+            Desc::Object(parts) => parts.iter().for_each(|part| check_part(part, known)),
+            _ => {}
+        }
+    }
+    fn check_part(part: &Part, known: &[Named]) {
+        match part {
+            Part::Field { desc, .. } => check(desc, known),
+            Part::Spread(name) => assert!(known.iter().any(|p| p.name == *name && matches!(p.shared, Shared::Fields(_))), "...{name} is not a field list defined before its use"),
+        }
+    }
+    let mut known: Vec<Named> = Vec::new();
+    for named in answers::pieces().into_iter().chain(answers::answers()) {
+        match &named.shared {
+            Shared::Desc(desc) => check(desc, &known),
+            Shared::Fields(parts) => parts.iter().for_each(|part| check_part(part, &known)),
+        }
+        assert!(!known.iter().any(|p| p.name == named.name), "{} is named twice", named.name);
+        known.push(named);
+    }
 }
 
 /// `Outcome::from_code` indexes `Outcome::ALL`: the list must stay in code order, and every

@@ -19,11 +19,11 @@ import { limitsHook, type LimitsChecked, type LimitsClient, type LimitsEngine } 
 import { decode } from './boundary/wire.js';
 import type { Policy, PolicyCall } from './types/policy-types.js';
 import type { ConfigureAnswer, Refused } from './boundary/answers.js';
+import { TrapGuard } from './boundary/trap-guard.js';
 
 export type { LimitCost, PolicyLimit } from './types/policy-types.js';
 
 let compiled: WebAssembly.Module | undefined;
-let live = false;
 let memory: WebAssembly.Memory | undefined;
 /** Each client's id in the module, and the limits it was sent (to send again to a new instance). */
 const ids = new WeakMap<LimitsClient, number>();
@@ -37,29 +37,18 @@ let tools = new Map<number, Map<string, Map<string, number>>>();
 /** The principal each client's last check gave the live instance (which keeps it): a check of the same one does not send it again. */
 let principals = new Map<number, string | undefined>();
 
-/** Runs one crossing on the live instance (made, and every client's limits compiled again, if none is). */
-function guard<T>(crossing: () => T): T {
-  if (!live) {
-    compiled ??= new WebAssembly.Module(unlzma(decodeBase64(WASM_LZMA_BASE64)) as BufferSource);
-    memory = glue.initSync({ module: compiled }).memory;
-    live = true;
-    tools = new Map();
-    principals = new Map();
-    last = undefined;
-    for (const [id, limits] of sent) glue.limitsSet(id, limits);
-  }
-  try {
-    return crossing();
-  } catch (err) {
-    trapped(err);
-    throw err;
-  }
-}
+/** The instance: made (and every client's limits compiled again) on first crossing, and again after a trap. */
+const instance = new TrapGuard(() => {
+  compiled ??= new WebAssembly.Module(unlzma(decodeBase64(WASM_LZMA_BASE64)) as BufferSource);
+  memory = glue.initSync({ module: compiled }).memory;
+  tools = new Map();
+  principals = new Map();
+  last = undefined;
+  for (const [id, limits] of sent) glue.limitsSet(id, limits);
+});
 
-/** Marks the instance dead when `err` is a trap: the next crossing makes a fresh one. */
-function trapped(err: unknown): void {
-  if (err instanceof WebAssembly.RuntimeError || (err instanceof Error && /unreachable/i.test(err.message))) live = false;
-}
+/** Runs one crossing on the live instance (made if none is); a trap marks it dead and throws. */
+const guard = <T>(crossing: () => T): T => instance.run(crossing);
 
 function idOf(w: LimitsClient): number {
   let id = ids.get(w);
@@ -73,7 +62,7 @@ let last: { id: number; server: string; tool: string; number: number } | undefin
 /** `limitsTool`'s answer for client `id`'s tool `tool` on `server`, asked once per limits set. */
 function toolOf(id: number, server: string, tool: string): number {
   // A fresh instance first when the last one trapped (the tools' numbers are its own).
-  if (!live) guard(() => undefined);
+  instance.open();
   if (last !== undefined && last.id === id && last.tool === tool && last.server === server) return last.number;
   let servers = tools.get(id);
   if (servers === undefined) tools.set(id, (servers = new Map()));
@@ -111,8 +100,7 @@ function checkOnce(w: LimitsClient, id: number, number: number, principal: strin
   } catch (err) {
     // The call fails closed (as data); after a trap the next check makes a fresh instance.
     principals.delete(id);
-    trapped(err);
-    throw err;
+    throw instance.failed(err);
   }
 }
 
@@ -147,7 +135,7 @@ const engine: LimitsEngine = {
       tools.delete(id);
       principals.delete(id);
       last = undefined;
-      if (live) guard(() => glue.limitsDrop(id));
+      if (instance.live) guard(() => glue.limitsDrop(id));
       return;
     }
     const answer = decode(guard(() => glue.limitsSet(id, limits))) as ConfigureAnswer | Refused;
@@ -169,15 +157,9 @@ const engine: LimitsEngine = {
     return answer >= 0 ? answer : settle(w, id, server, tool, principal, signal, call, answer, []);
   },
   release(w, token) {
-    // Every call held by a `concurrency` limit ends here: no closure for `guard`, and nothing to
-    // release in an instance made since (a trap started the counts afresh).
-    if (!live) return;
-    try {
-      glue.limitsRelease(idOf(w), token);
-    } catch (err) {
-      trapped(err);
-      throw err;
-    }
+    // Nothing to release in an instance made since the call was counted (a trap started the
+    // counts afresh).
+    if (instance.live) guard(() => glue.limitsRelease(idOf(w), token));
   },
 };
 

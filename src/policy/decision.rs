@@ -21,6 +21,9 @@ pub enum Effect {
 }
 
 impl Effect {
+    /// Every effect.
+    pub const ALL: [Effect; 3] = [Effect::Allow, Effect::Ask, Effect::Deny];
+
     /// The effect's name in the JS API.
     pub fn name(self) -> &'static str {
         match self {

@@ -14,9 +14,11 @@
 //! - `compile(schema, allowUnsafe)` → `{ "ok": true, "handle": 1, "notes": [{ code, message, path }] }`
 //!   (the schema's slow patterns, `SchemaCache::notes`) or `{ "ok": false, "error": { code, message, path? } }`
 //!   (`unsafe_pattern` for a pattern refused for its running time);
-//! - `validate(handle, instance, maxDepth)` → `{ "ok": true, "valid", "diagnostics", "summary" }`
-//!   or `{ "ok": false, "error" }` (`unknown_handle`); the instance's size is the caller's to
-//!   limit (`pkg-js/src/validator/validation.ts` checks it on the JSON text);
+//! - `validate(handle, instance, maxDepth)` → nothing (an empty string) when the instance is
+//!   valid, the hot path of every validated call, with nothing to parse;
+//!   `{ "ok": true, "valid": false, "diagnostics", "summary" }` or `{ "ok": false, "error" }`
+//!   (`unknown_handle`) otherwise; the instance's size is the caller's to limit
+//!   (`pkg-js/src/validator/validation.ts` checks it on the JSON text);
 //! - `dropSchema(handle)`.
 //!
 //! An answer with error code `validator_broken` means the table is unusable (a call died half
@@ -146,8 +148,12 @@ fn problem_answer(problem: &SchemaProblem) -> String {
     out
 }
 
-/// `{"diagnostics":[…],"ok":true,"summary":"…","valid":…}`.
+/// Nothing for a valid instance; `{"diagnostics":[…],"ok":true,"summary":"…","valid":false}`
+/// otherwise.
 fn diagnostics_answer(diagnostics: &[Diagnostic]) -> String {
+    if diagnostics.is_empty() {
+        return String::new();
+    }
     let mut out = String::from(r#"{"diagnostics":["#);
     for (i, d) in diagnostics.iter().enumerate() {
         if i > 0 {
@@ -162,8 +168,8 @@ fn diagnostics_answer(diagnostics: &[Diagnostic]) -> String {
         out.push('}');
     }
     out.push_str(r#"],"ok":true,"summary":"#);
-    push_string(&mut out, &if diagnostics.is_empty() { String::new() } else { summary(diagnostics) });
-    out.push_str(if diagnostics.is_empty() { r#","valid":true}"# } else { r#","valid":false}"# });
+    push_string(&mut out, &summary(diagnostics));
+    out.push_str(r#","valid":false}"#);
     out
 }
 
@@ -213,8 +219,8 @@ pub fn drop_schema(handle: u32) {
 }
 
 /// Validates an instance (a JSON value in the wire format, at most `max_depth` levels deep);
-/// answers `{ ok: true, valid, diagnostics, summary }` or `{ ok: false, error }` for an unknown
-/// handle.
+/// answers nothing when it is valid, else `{ ok: true, valid: false, diagnostics, summary }`, or
+/// `{ ok: false, error }` for an unknown handle.
 #[wasm_bindgen]
 pub fn validate(handle: u32, instance: &[u8], max_depth: u32) -> String {
     let max_depth = usize::try_from(max_depth).unwrap_or(usize::MAX);

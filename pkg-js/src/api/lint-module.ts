@@ -11,22 +11,23 @@ import * as glue from '../../wasm/warden_lint.js';
 import { WASM_LZMA_BASE64 } from '../../wasm/warden_lint_bytes.js';
 import { decodeBase64 } from '../boundary/embedded-bytes.js';
 import { unlzma } from '../boundary/unlzma.js';
+import { TrapGuard } from '../boundary/trap-guard.js';
 
 let compiled: WebAssembly.Module | undefined;
-let live = false;
+
+/** The instance: made from the compiled module on first use, and again after a failed lint. */
+const instance = new TrapGuard(() => {
+  compiled ??= new WebAssembly.Module(unlzma(decodeBase64(WASM_LZMA_BASE64)) as BufferSource);
+  glue.initSync({ module: compiled });
+});
 
 /** The diagnostics of a wire-encoded policy (`src/wasm/lint.rs`), as a wire-encoded answer. */
 export function lintBytes(policy: Uint8Array): Uint8Array {
-  if (!live) {
-    compiled ??= new WebAssembly.Module(unlzma(decodeBase64(WASM_LZMA_BASE64)) as BufferSource);
-    glue.initSync({ module: compiled });
-    live = true;
-  }
   try {
-    return glue.lintPolicy(policy);
+    return instance.run(() => glue.lintPolicy(policy));
   } catch (err) {
-    // A trap: the next lint makes a fresh instance.
-    live = false;
+    // Stateless: whatever failed (a trap or not), the next lint makes a fresh instance.
+    instance.drop();
     throw err;
   }
 }

@@ -1,3 +1,7 @@
+// Generated from the Rust definitions (`src/answers.rs`) by `tests/wire_codes.rs` (`UPDATE_CODES=1
+// cargo test --test wire_codes`); a test fails when this file and the Rust side differ. Do not edit
+// by hand: change `src/answers.rs` with the code that builds the answer.
+//
 // What the core answers, described once. Each answer the core sends back over the wire
 // (`wire.ts`'s `decode`) has a descriptor here, a plain object naming its fields, and a type
 // derived from it (`AnswerOf`), both under the name of the core export that gives it. The TS
@@ -7,9 +11,6 @@
 // that each derived type fits the public type it becomes (`CallError`, `Decision`, …).
 //
 // A leaf: imports nothing, so every module may import its types without a cycle.
-//
-// For an engine, call or listing the TS layer does not hold, `read` and `end` answer `null`
-// (the test checks that too); the answers below are what they say about one it holds.
 
 /** What one value of an answer is. */
 export type Desc =
@@ -68,23 +69,22 @@ export type Accepted<A> = Exclude<A, Refused>;
 
 // ---- pieces several answers share ------------------------------------------------------------
 
-const TRUE = { oneOf: [true] } as const;
-const FALSE = { oneOf: [false] } as const;
-
 /** `ConfigError::to_value`. */
 const CONFIG_ERROR = { object: { code: 'string', message: 'string', path: { optional: 'string' } } } as const satisfies Desc;
 
 /** How every `configure` step refuses (`engines::answer`). */
-export const Refused = { object: { ok: FALSE, error: CONFIG_ERROR } } as const satisfies Desc;
+export const Refused = { object: { ok: { oneOf: [false] }, error: CONFIG_ERROR } } as const satisfies Desc;
 export type Refused = AnswerOf<typeof Refused>;
 
-/** A `configure` step: `{ ok: true, ...fields }` or a refusal. */
-function configured<const F extends Fields>(fields: F) {
-  return { anyOf: [{ object: { ok: TRUE, ...fields } }, Refused] } as const;
-}
-
 /** `RuleRef::to_value`: which rule, its id and label when it has them. */
-const RULE = { object: { list: { oneOf: ['deny', 'ask', 'allow', 'limits'] }, index: 'number', id: { optional: 'string' }, label: { optional: 'string' } } } as const satisfies Desc;
+const RULE = {
+  object: {
+    list: { oneOf: ['deny', 'ask', 'allow', 'limits'] },
+    index: 'number',
+    id: { optional: 'string' },
+    label: { optional: 'string' },
+  },
+} as const satisfies Desc;
 
 /** `Decision::to_value`, also the top of an explanation. */
 const DECISION_FIELDS = {
@@ -95,17 +95,21 @@ const DECISION_FIELDS = {
   pin: { optional: { object: { previous: 'string', current: 'string', changed: { arrayOf: 'string' } } } },
   limit: {
     optional: {
-      object: { kind: { oneOf: ['calls', 'budget', 'concurrency', 'cost_failed', 'keys'] }, per: { oneOf: ['principal', 'tool', 'page'] }, used: 'number', max: 'number' },
+      object: {
+        kind: { oneOf: ['calls', 'budget', 'concurrency', 'cost_failed', 'keys'] },
+        per: { oneOf: ['principal', 'tool', 'page'] },
+        used: 'number',
+        max: 'number',
+      },
     },
   },
 } as const satisfies Fields;
-const DECISION = { object: DECISION_FIELDS } as const;
+
+/** A decision (`Decision::to_value`). */
+const DECISION = { object: DECISION_FIELDS } as const satisfies Desc;
 
 /** Validation diagnostics as the TS layer sent them. */
 const DIAGNOSTICS = { arrayOf: { object: { path: 'string', keyword: 'string', message: 'string' } } } as const satisfies Desc;
-
-/** Failure causes of a hook (`removed`: its set was dropped while the call was in flight). */
-const CAUSES = ['raise', 'timeout', 'bad_return', 'removed'] as const;
 
 /** `CallError::to_value`. */
 const CALL_ERROR_FIELDS = {
@@ -113,7 +117,7 @@ const CALL_ERROR_FIELDS = {
   reason: 'string',
   message: 'string',
   hookId: { optional: 'string' },
-  cause: { optional: { oneOf: CAUSES } },
+  cause: { optional: { oneOf: ['raise', 'timeout', 'bad_return', 'removed'] } },
   code: { optional: 'string' },
   diagnostics: { optional: DIAGNOSTICS },
 } as const satisfies Fields;
@@ -133,7 +137,11 @@ const GRANT = {
   },
 } as const satisfies Desc;
 
-/** One step of a call's decision record (`Call::note*`). */
+/**
+ * One step of a call's decision record (`Call::note*`). A validation step's paths and messages
+ * (which name the caller's keys, or quote values) are left out unless payloads are captured; a
+ * schema that is not valid JSON Schema keeps its message.
+ */
 const RECORD_STEP = {
   anyOf: [
     {
@@ -141,9 +149,9 @@ const RECORD_STEP = {
         step: { oneOf: ['hook'] },
         event: 'string',
         hookId: 'string',
-        outcome: { oneOf: ['cont', 'rewrite', 'deny', 'halt', 'recover', ...CAUSES] },
+        outcome: { oneOf: ['cont', 'rewrite', 'deny', 'halt', 'recover', 'raise', 'timeout', 'bad_return', 'removed'] },
         durationMs: 'number',
-        skipped: { optional: TRUE },
+        skipped: { optional: { oneOf: [true] } },
       },
     },
     {
@@ -151,19 +159,35 @@ const RECORD_STEP = {
         step: { oneOf: ['validation'] },
         target: { oneOf: ['input', 'output'] },
         ok: 'boolean',
-        // Paths and messages (which name the caller's keys, or quote values) are left out unless
-        // payloads are captured; a schema that is not valid JSON Schema keeps its message.
-        diagnostics: { optional: { arrayOf: { object: { path: { optional: 'string' }, keyword: 'string', message: { optional: 'string' } } } } },
+        diagnostics: {
+          optional: { arrayOf: { object: { path: { optional: 'string' }, keyword: 'string', message: { optional: 'string' } } } },
+        },
       },
     },
     { object: { step: { oneOf: ['policy'] }, decision: DECISION } },
-    { object: { step: { oneOf: ['approval'] }, outcome: 'string', durationMs: 'number', scope: { optional: { oneOf: ['arguments'] } } } },
-    { object: { step: { oneOf: ['tool', 'read', 'get'] }, outcome: { oneOf: ['returned', 'threw', 'aborted'] }, durationMs: 'number' } },
+    {
+      object: {
+        step: { oneOf: ['approval'] },
+        outcome: 'string',
+        durationMs: 'number',
+        scope: { optional: { oneOf: ['arguments'] } },
+      },
+    },
+    {
+      object: {
+        step: { oneOf: ['tool', 'read', 'get'] },
+        outcome: { oneOf: ['returned', 'threw', 'aborted'] },
+        durationMs: 'number',
+      },
+    },
     { object: { step: { oneOf: ['aborted'] } } },
   ],
 } as const satisfies Desc;
 
-// ---- calls -----------------------------------------------------------------------------------
+// ---- the answers, by the core export that gives each ---------------------------------------------
+//
+// For an engine, call or listing the TS layer does not hold, `read` and `end` answer `null` (the test
+// checks that too); the answers below are what they say about one it holds.
 
 /** `core.callError`: a call's failure so far, `null` while it has none. */
 export const CallErrorAnswer = { anyOf: ['null', { object: CALL_ERROR_FIELDS }] } as const satisfies Desc;
@@ -174,7 +198,9 @@ export const CallDecisionAnswer = { anyOf: ['null', DECISION] } as const satisfi
 export type CallDecisionAnswer = AnswerOf<typeof CallDecisionAnswer>;
 
 /** `core.askFacts`: what the approver and predicates are shown of a call. */
-export const AskFactsAnswer = { object: { serverId: 'string', name: 'string', fingerprint: 'string' } } as const satisfies Desc;
+export const AskFactsAnswer = {
+  object: { serverId: 'string', name: 'string', fingerprint: 'string' },
+} as const satisfies Desc;
 export type AskFactsAnswer = AnswerOf<typeof AskFactsAnswer>;
 
 /**
@@ -184,10 +210,10 @@ export type AskFactsAnswer = AnswerOf<typeof AskFactsAnswer>;
  */
 export const EndAnswer = {
   anyOf: [
-    { object: { ok: TRUE, decision: { optional: DECISION }, record: { optional: { arrayOf: RECORD_STEP } } } },
+    { object: { ok: { oneOf: [true] }, decision: { optional: DECISION }, record: { optional: { arrayOf: RECORD_STEP } } } },
     {
       object: {
-        ok: FALSE,
+        ok: { oneOf: [false] },
         error: { object: { ...CALL_ERROR_FIELDS, decision: { optional: DECISION } } },
         text: 'string',
         decision: { optional: DECISION },
@@ -215,7 +241,14 @@ export const EndExplainAnswer = {
               note: 'string',
             },
           },
-          { object: { step: { oneOf: ['validation'] }, ok: 'boolean', skipped: { optional: 'string' }, diagnostics: { optional: DIAGNOSTICS } } },
+          {
+            object: {
+              step: { oneOf: ['validation'] },
+              ok: 'boolean',
+              skipped: { optional: 'string' },
+              diagnostics: { optional: DIAGNOSTICS },
+            },
+          },
           { object: { step: { oneOf: ['policy'] }, decision: DECISION, functionPredicatesNotCalled: { optional: 'number' } } },
           { object: { step: { oneOf: ['approval'] }, wouldAsk: 'boolean', approver: 'boolean' } },
         ],
@@ -232,7 +265,7 @@ export const ExplainUnknownAnswer = {
     effect: { oneOf: ['deny'] },
     reason: { oneOf: ['unknown_tool'] },
     explanation: 'string',
-    steps: { tuple: [{ object: { step: { oneOf: ['select'] }, tool: 'string', found: FALSE } }] },
+    steps: { tuple: [{ object: { step: { oneOf: ['select'] }, tool: 'string', found: { oneOf: [false] } } }] },
   },
 } as const satisfies Desc;
 export type ExplainUnknownAnswer = AnswerOf<typeof ExplainUnknownAnswer>;
@@ -241,78 +274,156 @@ export type ExplainUnknownAnswer = AnswerOf<typeof ExplainUnknownAnswer>;
 export const HookIdAnswer = { anyOf: ['string', 'null'] } as const satisfies Desc;
 export type HookIdAnswer = AnswerOf<typeof HookIdAnswer>;
 
-// ---- listings --------------------------------------------------------------------------------
-
-/** `core.endListing` (`Listing::outcome`): the indexes of the tools listed, or the hook that failed. */
+/**
+ * `core.endListing` (`Listing::outcome`): the indexes of the tools listed, or the hook that failed.
+ */
 export const EndListingAnswer = {
   anyOf: [
-    { object: { ok: TRUE, listed: { arrayOf: 'number' } } },
-    { object: { ok: FALSE, error: { object: { hookId: 'string', cause: { oneOf: ['raise', 'timeout', 'aborted', 'bad_return', 'removed'] }, message: 'string' } } } },
+    { object: { ok: { oneOf: [true] }, listed: { arrayOf: 'number' } } },
+    {
+      object: {
+        ok: { oneOf: [false] },
+        error: {
+          object: {
+            hookId: 'string',
+            cause: { oneOf: ['raise', 'timeout', 'aborted', 'bad_return', 'removed'] },
+            message: 'string',
+          },
+        },
+      },
+    },
   ],
 } as const satisfies Desc;
 export type EndListingAnswer = AnswerOf<typeof EndListingAnswer>;
 
-// ---- configuration steps (`configure`) -------------------------------------------------------
-
-/** The steps that answer only `ok`: `defineStandaloneTool`, `defineScope`, `setPolicy`, `setApprovedFingerprints`, `setToolFilter`. */
-export const ConfigureAnswer = configured({});
+/**
+ * The steps that answer only `ok`: `defineStandaloneTool`, `defineScope`, `setPolicy`,
+ * `setApprovedFingerprints`, `setToolFilter`.
+ */
+export const ConfigureAnswer = { anyOf: [{ object: { ok: { oneOf: [true] } } }, Refused] } as const satisfies Desc;
 export type ConfigureAnswer = AnswerOf<typeof ConfigureAnswer>;
 
 /** `core.planError`: why a tool's hooks cannot be planned (`ok` when they now can). */
-export const PlanErrorAnswer = configured({});
+export const PlanErrorAnswer = { anyOf: [{ object: { ok: { oneOf: [true] } } }, Refused] } as const satisfies Desc;
 export type PlanErrorAnswer = AnswerOf<typeof PlanErrorAnswer>;
 
 /** `core.defineHookSet`: each hook's `[handle, event, timeout | null]`. */
-export const DefineHookSetAnswer = configured({ hooks: { arrayOf: { tuple: ['number', 'number', { anyOf: ['number', 'null'] }] } } });
+export const DefineHookSetAnswer = {
+  anyOf: [
+    { object: { ok: { oneOf: [true] }, hooks: { arrayOf: { tuple: ['number', 'number', { anyOf: ['number', 'null'] }] } } } },
+    Refused,
+  ],
+} as const satisfies Desc;
 export type DefineHookSetAnswer = AnswerOf<typeof DefineHookSetAnswer>;
 
 /** `core.addGlobal`: the sets it replaced. */
-export const AddGlobalAnswer = configured({ replaced: { arrayOf: 'number' } });
+export const AddGlobalAnswer = {
+  anyOf: [
+    { object: { ok: { oneOf: [true] }, replaced: { arrayOf: 'number' } } },
+    Refused,
+  ],
+} as const satisfies Desc;
 export type AddGlobalAnswer = AnswerOf<typeof AddGlobalAnswer>;
 
 /** `core.defineTool` and `core.defineSubject`: the definition's fingerprint. */
-export const DefineSubjectAnswer = configured({ fingerprint: 'string' });
+export const DefineSubjectAnswer = {
+  anyOf: [
+    { object: { ok: { oneOf: [true] }, fingerprint: 'string' } },
+    Refused,
+  ],
+} as const satisfies Desc;
 export type DefineSubjectAnswer = AnswerOf<typeof DefineSubjectAnswer>;
 
 /** `core.recordGrant`: the grant an `{ allow: 'always' | 'session' }` made. */
-export const RecordGrantAnswer = configured({ grant: GRANT });
+export const RecordGrantAnswer = {
+  anyOf: [
+    { object: { ok: { oneOf: [true] }, grant: GRANT } },
+    Refused,
+  ],
+} as const satisfies Desc;
 export type RecordGrantAnswer = AnswerOf<typeof RecordGrantAnswer>;
 
 /** `core.loadGrants`: how many stored grants it read. */
-export const LoadGrantsAnswer = configured({ read: 'number' });
+export const LoadGrantsAnswer = {
+  anyOf: [
+    { object: { ok: { oneOf: [true] }, read: 'number' } },
+    Refused,
+  ],
+} as const satisfies Desc;
 export type LoadGrantsAnswer = AnswerOf<typeof LoadGrantsAnswer>;
 
 /** `core.listGrants`: the live grants, and how many expired ones it dropped. */
-export const ListGrantsAnswer = configured({ grants: { arrayOf: GRANT }, pruned: 'number' });
+export const ListGrantsAnswer = {
+  anyOf: [
+    { object: { ok: { oneOf: [true] }, grants: { arrayOf: GRANT }, pruned: 'number' } },
+    Refused,
+  ],
+} as const satisfies Desc;
 export type ListGrantsAnswer = AnswerOf<typeof ListGrantsAnswer>;
 
 /** `core.revokeGrants`: how many it removed. */
-export const RevokeGrantsAnswer = configured({ removed: 'number' });
+export const RevokeGrantsAnswer = {
+  anyOf: [
+    { object: { ok: { oneOf: [true] }, removed: 'number' } },
+    Refused,
+  ],
+} as const satisfies Desc;
 export type RevokeGrantsAnswer = AnswerOf<typeof RevokeGrantsAnswer>;
 
 /** `core.storedGrants`: every grant, as the store keeps them. */
-export const StoredGrantsAnswer = configured({ grants: { arrayOf: GRANT } });
+export const StoredGrantsAnswer = {
+  anyOf: [
+    { object: { ok: { oneOf: [true] }, grants: { arrayOf: GRANT } } },
+    Refused,
+  ],
+} as const satisfies Desc;
 export type StoredGrantsAnswer = AnswerOf<typeof StoredGrantsAnswer>;
 
-/** `core.checkPattern`: whether a pattern the core compiled before its judgement loaded may run (`unsafe_pattern` when not). */
-export const CheckPatternAnswer = configured({});
+/**
+ * `core.checkPattern`: whether a pattern the core compiled before its judgement loaded may run
+ * (`unsafe_pattern` when not).
+ */
+export const CheckPatternAnswer = { anyOf: [{ object: { ok: { oneOf: [true] } } }, Refused] } as const satisfies Desc;
 export type CheckPatternAnswer = AnswerOf<typeof CheckPatternAnswer>;
 
 /** The lint module's `lintPolicy`: `lintPolicy()`'s diagnostics. */
-export const LintPolicyAnswer = configured({ diagnostics: { arrayOf: { object: { code: 'string', message: 'string', path: 'string' } } } });
+export const LintPolicyAnswer = {
+  anyOf: [
+    {
+      object: {
+        ok: { oneOf: [true] },
+        diagnostics: { arrayOf: { object: { code: 'string', message: 'string', path: 'string' } } },
+      },
+    },
+    Refused,
+  ],
+} as const satisfies Desc;
 export type LintPolicyAnswer = AnswerOf<typeof LintPolicyAnswer>;
 
-/** `core.resolveUri`: a read's canonical URI, the resource serving it (an index into those given, `null` for none) and its template's variables. */
-export const ResolveUriAnswer = configured({ uri: 'string', index: { anyOf: ['number', 'null'] }, params: 'unknown' });
+/**
+ * `core.resolveUri`: a read's canonical URI, the resource serving it (an index into those given,
+ * `null` for none) and its template's variables.
+ */
+export const ResolveUriAnswer = {
+  anyOf: [
+    { object: { ok: { oneOf: [true] }, uri: 'string', index: { anyOf: ['number', 'null'] }, params: 'unknown' } },
+    Refused,
+  ],
+} as const satisfies Desc;
 export type ResolveUriAnswer = AnswerOf<typeof ResolveUriAnswer>;
 
 /** `core.uriTemplate`: an instance of a resource's URI template, each variable `x`. */
-export const UriTemplateAnswer = configured({ sample: 'string' });
+export const UriTemplateAnswer = {
+  anyOf: [
+    { object: { ok: { oneOf: [true] }, sample: 'string' } },
+    Refused,
+  ],
+} as const satisfies Desc;
 export type UriTemplateAnswer = AnswerOf<typeof UriTemplateAnswer>;
 
-// ---- shaping ---------------------------------------------------------------------------------
-
-/** `core.shapeResult`: the shaped result (blocks keep only their defined fields) and its provenance. */
+/**
+ * `core.shapeResult`: the shaped result (blocks keep only their defined fields) and its provenance.
+ */
 export const ShapeResultAnswer = {
   object: {
     content: {
@@ -320,8 +431,18 @@ export const ShapeResultAnswer = {
         anyOf: [
           { object: { type: { oneOf: ['text'] }, text: 'string' } },
           { object: { type: { oneOf: ['image', 'audio'] }, data: 'string', mimeType: 'string' } },
-          { object: { type: { oneOf: ['resource'] }, resource: { object: { uri: 'string', mimeType: { optional: 'string' }, text: 'string' } } } },
-          { object: { type: { oneOf: ['resource'] }, resource: { object: { uri: 'string', mimeType: 'string', blob: 'string' } } } },
+          {
+            object: {
+              type: { oneOf: ['resource'] },
+              resource: { object: { uri: 'string', mimeType: { optional: 'string' }, text: 'string' } },
+            },
+          },
+          {
+            object: {
+              type: { oneOf: ['resource'] },
+              resource: { object: { uri: 'string', mimeType: 'string', blob: 'string' } },
+            },
+          },
         ],
       },
     },

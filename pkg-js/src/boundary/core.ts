@@ -8,9 +8,9 @@
 //
 // A wasm trap (an out-of-memory, a bug) would otherwise brick the package for the page's life:
 // wasm-bindgen leaves the trapped instance's state half-changed. So every crossing goes through
-// `guard`: a trap marks the instance dead and throws `CoreTrapped`; the next use instantiates a
-// fresh one from the already compiled module, and each client replays its configuration into
-// it (see `client.ts`).
+// the instance's trap guard (`trap-guard.ts`): a trap marks the instance dead and throws
+// `CoreTrapped`; the next use instantiates a fresh one from the already compiled module, and
+// each client replays its configuration into it (see `client.ts`).
 // The core's bytes first: bundlers then put them at the top of the page's entry, so that the
 // package's JS is one run a compressor can read as a whole (a run split by them compresses
 // worse: bench/RESULTS.md, "Patterns").
@@ -23,6 +23,7 @@ import { unlzma, unlzmaAsync } from './unlzma.js';
 import { Configure, Control, Read } from './codes.js';
 import { Writer, decode, encode } from './wire.js';
 import { WardenError } from '../util/errors.js';
+import { TrapGuard } from './trap-guard.js';
 import type { HookIdAnswer } from './answers.js';
 
 /** Thrown when the core trapped during a crossing; the call that saw it ends as `internal_error`. */
@@ -35,30 +36,34 @@ export class CoreTrapped extends Error {
 
 let compiled: WebAssembly.Module | undefined;
 let generation = 0;
-let live = false;
 let memory: WebAssembly.Memory | undefined;
+
+/** Makes an instance of the core: compiling it first on first use, a new generation each time. */
+function startCore(): void {
+  try {
+    // Decoded and compiled here, on the main thread, unless `ready()` did it off the thread
+    // first; the bytes ship LZMA-compressed (see build.mjs for why), the decoder is wasm (unlzma.ts).
+    compiled ??= new WebAssembly.Module(unlzma(decodeBase64(WASM_LZMA_BASE64)) as BufferSource);
+    // The core's patterns are judged by modules the page loads when it first has one
+    // (patterns.ts); a new instance's pattern slots start empty.
+    installPatternLoaders();
+    if (generation > 0) coreReplaced();
+    memory = glue.initSync({ module: compiled }).memory;
+  } catch (err) {
+    throw loadFailed(err);
+  }
+  generation++;
+}
+
+/** The core's instance: a crossing that traps throws `CoreTrapped`. */
+const instance = new TrapGuard(startCore, (err) => new CoreTrapped(err));
 
 /**
  * The current instance's generation, loading the core on first use. A client whose engine was
  * made in an older generation must replay its configuration before using it.
  */
 export function coreGeneration(): number {
-  if (!live) {
-    try {
-      // Decoded and compiled here, on the main thread, unless `ready()` did it off the thread
-      // first; the bytes ship LZMA-compressed (see build.mjs for why), the decoder is wasm (unlzma.ts).
-      compiled ??= new WebAssembly.Module(unlzma(decodeBase64(WASM_LZMA_BASE64)) as BufferSource);
-      // The core's patterns are judged by modules the page loads when it first has one
-      // (patterns.ts); a new instance's pattern slots start empty.
-      installPatternLoaders();
-      if (generation > 0) coreReplaced();
-      memory = glue.initSync({ module: compiled }).memory;
-    } catch (err) {
-      throw loadFailed(err);
-    }
-    generation++;
-    live = true;
-  }
+  instance.open();
   return generation;
 }
 
@@ -74,7 +79,7 @@ function loadFailed(err: unknown): WardenError {
 
 /** The live instance's generation without loading anything; `-1` when no instance is live. */
 export function liveGeneration(): number {
-  return live ? generation : -1;
+  return instance.live ? generation : -1;
 }
 
 /**
@@ -97,7 +102,7 @@ let compiling: Promise<void> | undefined;
  * path too when nothing loaded the core yet.
  */
 export function ready(): Promise<void> {
-  if (live) return Promise.resolve();
+  if (instance.live) return Promise.resolve();
   compiling ??= compileOffThread()
     .then(() => {
       coreGeneration();
@@ -118,24 +123,8 @@ async function compileOffThread(): Promise<void> {
   compiled ??= module;
 }
 
-/** What a crossing threw, to throw on: a trap marks the instance dead and becomes `CoreTrapped`. */
-function crossingFailed(err: unknown): unknown {
-  if (err instanceof WebAssembly.RuntimeError || (err instanceof Error && /recursive use of an object|unreachable/i.test(err.message))) {
-    live = false;
-    return new CoreTrapped(err);
-  }
-  return err;
-}
-
 /** Runs one crossing; a trap marks the instance dead and becomes `CoreTrapped`. */
-function guard<T>(crossing: () => T): T {
-  if (!live) coreGeneration();
-  try {
-    return crossing();
-  } catch (err) {
-    throw crossingFailed(err);
-  }
-}
+const guard = <T>(crossing: () => T): T => instance.run(crossing);
 
 /**
  * A configuration step through the core's one `configure` export (`src/wasm/configure.rs`):
@@ -188,22 +177,22 @@ export const core = {
     control(e, Control.DropScope, scope);
   },
   begin: (e: number, tool: number, scope: number, flags: number, signal: number) => {
-    if (!live) coreGeneration();
+    instance.open();
     try {
       return glue.begin(e, tool, scope, flags, signal);
     } catch (err) {
-      throw crossingFailed(err);
+      throw instance.failed(err);
     }
   },
   beginAt: (e: number, tool: number, scope: number, flags: number, target: string, signal: number) => guard(() => glue.beginAt(e, tool, scope, flags, target, signal)),
   planError: (e: number, tool: number, scope: number): Uint8Array => configure(e, Configure.PlanError, [tool, scope]),
   // The crossings every call makes (begin, step, end) are guarded inline: no closure per call.
   step: (e: number, call: number, outcome: number, facts: number, signal: number, ms: number) => {
-    if (!live) coreGeneration();
+    instance.open();
     try {
       return glue.step(e, call, outcome, facts, signal, ms);
     } catch (err) {
-      throw crossingFailed(err);
+      throw instance.failed(err);
     }
   },
   stepWith: (e: number, call: number, outcome: number, facts: number, signal: number, ms: number, payload: Uint8Array) =>

@@ -7,25 +7,17 @@ import { WASM_LZMA_BASE64 } from '../../wasm/warden_shape_bytes.js';
 import { decodeBase64 } from '../boundary/embedded-bytes.js';
 import { unlzmaAsync } from '../boundary/unlzma.js';
 import type { ShapeEngine } from '../types/internal.js';
+import { TrapGuard } from '../boundary/trap-guard.js';
 
 let compiled: WebAssembly.Module | undefined;
-let live = false;
 let memory: WebAssembly.Memory | undefined;
+/** The instance: made from the compiled module on first crossing, and again after a trap. */
+let instance: TrapGuard | undefined;
 
 /** Runs one crossing on the live instance (made from the compiled module if none is); a trap drops it. */
 function guard<T>(crossing: () => T): T {
-  if (compiled === undefined) throw new Error('webmcp-warden: the shaping module is not loaded yet');
-  if (!live) {
-    memory = glue.initSync({ module: compiled }).memory;
-    live = true;
-  }
-  try {
-    return crossing();
-  } catch (err) {
-    // A trap (out of memory, a bug) leaves the instance half-changed: the next crossing gets a new one.
-    if (err instanceof WebAssembly.RuntimeError || (err instanceof Error && /unreachable/i.test(err.message))) live = false;
-    throw err;
-  }
+  if (instance === undefined) throw new Error('webmcp-warden: the shaping module is not loaded yet');
+  return instance.run(crossing);
 }
 
 /**
@@ -33,7 +25,10 @@ function guard<T>(crossing: () => T): T {
  * thread); answers its shaping exports, each crossing guarded.
  */
 export async function start(): Promise<ShapeEngine> {
-  compiled ??= await WebAssembly.compile((await unlzmaAsync(decodeBase64(WASM_LZMA_BASE64))) as BufferSource);
+  const module = (compiled ??= await WebAssembly.compile((await unlzmaAsync(decodeBase64(WASM_LZMA_BASE64))) as BufferSource));
+  instance ??= new TrapGuard(() => {
+    memory = glue.initSync({ module }).memory;
+  });
   return {
     scanText: (text) => guard(() => glue.scanText(text)),
     shapeFlagNames: () => guard(() => glue.shapeFlagNames()),
@@ -41,6 +36,6 @@ export async function start(): Promise<ShapeEngine> {
     shapeMediaKinds: (mime) => guard(() => glue.shapeMediaKinds(mime)),
     shapeResult: (request) => guard(() => glue.shapeResult(request)),
     testTrap: () => guard(() => glue.__testTrap()),
-    memoryBytes: () => (live && memory !== undefined ? memory.buffer.byteLength : 0),
+    memoryBytes: () => (instance?.live === true && memory !== undefined ? memory.buffer.byteLength : 0),
   };
 }

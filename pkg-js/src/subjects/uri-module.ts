@@ -13,27 +13,21 @@ import { WASM_LZMA_BASE64 } from '../../wasm/warden_uri_bytes.js';
 import { decodeBase64 } from '../boundary/embedded-bytes.js';
 import { unlzma } from '../boundary/unlzma.js';
 import type { ResolveUriAnswer, UriTemplateAnswer } from '../boundary/answers.js';
+import { TrapGuard } from '../boundary/trap-guard.js';
 
 let compiled: WebAssembly.Module | undefined;
-let live = false;
 /** The resources' keys the live instance holds (it keeps the last it was sent). */
 let sentKeys: string | undefined;
 
+/** The instance: made from the compiled module on first crossing, and again after a trap. */
+const instance = new TrapGuard(() => {
+  compiled ??= new WebAssembly.Module(unlzma(decodeBase64(WASM_LZMA_BASE64)) as BufferSource);
+  glue.initSync({ module: compiled });
+  sentKeys = undefined;
+});
+
 /** Runs one crossing on the live instance (made from the compiled module if none is); a trap drops it. */
-function guard<T>(crossing: () => T): T {
-  if (!live) {
-    compiled ??= new WebAssembly.Module(unlzma(decodeBase64(WASM_LZMA_BASE64)) as BufferSource);
-    glue.initSync({ module: compiled });
-    live = true;
-    sentKeys = undefined;
-  }
-  try {
-    return crossing();
-  } catch (err) {
-    if (err instanceof WebAssembly.RuntimeError || (err instanceof Error && /unreachable/i.test(err.message))) live = false;
-    throw err;
-  }
-}
+const guard = <T>(crossing: () => T): T => instance.run(crossing);
 
 /** A refusal's lines (`-<code>`, then the message) as an answer's `error`. */
 function refusal(lines: string[]) {

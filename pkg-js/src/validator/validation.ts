@@ -141,15 +141,16 @@ export async function validateJsonText(
   if ('error' in schemaHandle) return { valid: false, invalidSchema: schemaHandle.error };
   const bytes = text.length * 3 <= limits.maxArgumentBytes ? text.length : utf8Length(text);
   if (bytes > limits.maxArgumentBytes) return { valid: false, diagnostics: [overLimit(bytes, limits.maxArgumentBytes).diagnostic] };
-  const answer = JSON.parse(validator.validate(schemaHandle.handle, fromSource ?? encodeJson(JSON.parse(text)), asU32(limits.maxArgumentDepth))) as
-    | { ok: true; valid: boolean; diagnostics: Diagnostic[] }
-    | { ok: false; error: { code: string; message: string } };
+  const validated = validator.validate(schemaHandle.handle, fromSource ?? encodeJson(JSON.parse(text)), asU32(limits.maxArgumentDepth));
+  // Nothing: valid (the common case, with nothing to parse).
+  if (validated === '') return { valid: true };
+  const answer = JSON.parse(validated) as { ok: true; valid: false; diagnostics: Diagnostic[] } | { ok: false; error: { code: string; message: string } };
   if (!answer.ok) {
     // The module trapped while validating (and was replaced): these arguments were not checked.
     if (answer.error.code === 'validator_failed') return { valid: false, diagnostics: [{ path: '', keyword: 'validator', message: `could not be validated: ${answer.error.message}` }] };
     return { valid: false, invalidSchema: answer.error.message };
   }
-  return answer.valid ? { valid: true } : { valid: false, diagnostics: answer.diagnostics };
+  return { valid: false, diagnostics: answer.diagnostics };
 }
 
 /**

@@ -6,6 +6,7 @@
 // `validator-loader.ts`.
 import { unlzmaAsync } from '../boundary/unlzma.js';
 import type { ShapeEngine } from '../types/internal.js';
+import { TrapGuard } from '../boundary/trap-guard.js';
 
 /** The validator module's exports, as loaded (the generated glue, plus its reset). */
 export interface Glue {
@@ -60,16 +61,30 @@ export class ValidatorModule {
   replacements = 0;
 
   /** The live instance's memory. */
-  #memory: WebAssembly.Memory;
+  #memory!: WebAssembly.Memory;
+  /** The instance (`trap-guard.ts`): made at once, and again at once after a failure. */
+  readonly #instance: TrapGuard;
 
   constructor(
     /** The module's glue (read by the test helpers below). */
     readonly glue: Glue,
-    private readonly host: Host,
+    host: Host,
     /** The compiled module. */
     readonly module: WebAssembly.Module,
   ) {
-    this.#memory = glue.initSync({ module }).memory;
+    let first = true;
+    this.#instance = new TrapGuard(() => {
+      // A new instance of the same compiled module; the old one's patterns and handles are forgotten.
+      if (!first) {
+        glue.__wbg_reset();
+        host.patternReleaseAll();
+        this.generation += 1;
+        this.replacements += 1;
+      }
+      first = false;
+      this.#memory = glue.initSync({ module }).memory;
+    });
+    this.#instance.open();
   }
 
   /**
@@ -103,9 +118,10 @@ export class ValidatorModule {
   /** Runs one crossing that answers no JSON text: a trap replaces the instance, and the crossing throws. */
   run<T>(crossing: () => T): T {
     try {
-      return crossing();
+      return this.#instance.run(crossing);
     } catch (err) {
-      if (err instanceof WebAssembly.RuntimeError || (err instanceof Error && /unreachable/i.test(err.message))) this.replace();
+      // Replaced at once (not at the next crossing): `generation` tells callers their handles are gone.
+      this.#instance.open();
       throw err;
     }
   }
@@ -120,7 +136,8 @@ export class ValidatorModule {
 
   /**
    * Validates an instance (a JSON value in the wire format, at most `maxDepth` levels deep)
-   * against a handle: `{ ok: true, valid, diagnostics, summary }` or `{ ok: false, error }`.
+   * against a handle: `''` when it is valid, else `{ ok: true, valid: false, diagnostics, summary }`
+   * or `{ ok: false, error }`.
    */
   validate(handle: number, instance: Uint8Array, maxDepth: number): string {
     return this.guard('validating', () => this.glue.validate(handle, instance, maxDepth));
@@ -143,7 +160,7 @@ export class ValidatorModule {
   guard(doing: string, call: () => string): string {
     let answer: string;
     try {
-      answer = call();
+      answer = this.#instance.run(call);
     } catch (err) {
       this.replace();
       const what = err instanceof WebAssembly.RuntimeError ? 'trapped' : 'failed';
@@ -153,7 +170,7 @@ export class ValidatorModule {
     if (answer.startsWith('{"error":{"code":"validator_broken"')) {
       this.replace();
       try {
-        return call();
+        return this.#instance.run(call);
       } catch {
         this.replace();
         return JSON.stringify({ ok: false, error: { code: FAILED, message: `the validator module failed while ${doing} and was reloaded` } });
@@ -162,13 +179,13 @@ export class ValidatorModule {
     return answer;
   }
 
-  /** A new instance of the same compiled module; the old one's patterns and handles are forgotten. */
+  /**
+   * A new instance of the same compiled module, whatever failed (a trap, or an exception such as
+   * a stack overflow that left the table half-changed).
+   */
   private replace(): void {
-    this.glue.__wbg_reset();
-    this.host.patternReleaseAll();
-    this.generation += 1;
-    this.replacements += 1;
-    this.#memory = this.glue.initSync({ module: this.module }).memory;
+    this.#instance.drop();
+    this.#instance.open();
   }
 }
 
