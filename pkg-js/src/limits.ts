@@ -19,7 +19,7 @@ import { limitsHook, type LimitsChecked, type LimitsClient, type LimitsEngine } 
 import { decode } from './boundary/wire.js';
 import type { Policy, PolicyCall } from './types/policy-types.js';
 import type { ConfigureAnswer, Refused } from './boundary/answers.js';
-import { TrapGuard } from './boundary/trap-guard.js';
+import { isTrap, TrapGuard } from './boundary/trap-guard.js';
 
 export type { LimitCost, PolicyLimit } from './types/policy-types.js';
 
@@ -36,6 +36,12 @@ let nextId = 0;
 let tools = new Map<number, Map<string, Map<string, number>>>();
 /** The principal each client's last check gave the live instance (which keeps it): a check of the same one does not send it again. */
 let principals = new Map<number, string | undefined>();
+/**
+ * By client id, the token of a call that ended (0: none) whose calls in flight the client's next
+ * check ends before it counts: a call's end crosses nothing, and every reader of the counts is a
+ * check. A second call ending meanwhile ends its own at once.
+ */
+let ended: number[] = [];
 
 /** The instance: made (and every client's limits compiled again) on first crossing, and again after a trap. */
 const instance = new TrapGuard(() => {
@@ -43,6 +49,7 @@ const instance = new TrapGuard(() => {
   memory = glue.initSync({ module: compiled }).memory;
   tools = new Map();
   principals = new Map();
+  ended = [];
   last = undefined;
   for (const [id, limits] of sent) glue.limitsSet(id, limits);
 });
@@ -93,11 +100,15 @@ async function costOf(w: LimitsClient, handle: number, call: PolicyCall): Promis
 function checkOnce(w: LimitsClient, id: number, number: number, principal: string | undefined, count: boolean, costs: Float64Array | undefined): number {
   // The instance keeps the last principal it was given: only a new one crosses.
   const same = principals.has(id) && principals.get(id) === principal;
+  const release = ended[id] ?? 0;
+  if (release !== 0) ended[id] = 0;
   try {
-    const answer = glue.limitsCheck(id, number, same ? undefined : principal, same, w.settings.clock(), count, costs);
+    const answer = glue.limitsCheck(id, number, same ? undefined : principal, same, w.settings.clock(), count, costs, release);
     principals.set(id, principal);
     return answer;
   } catch (err) {
+    // Refused before it ran (not a trap): the ended call's places are still to end.
+    if (release !== 0 && !isTrap(err)) ended[id] = release;
     // The call fails closed (as data); after a trap the next check makes a fresh instance.
     principals.delete(id);
     throw instance.failed(err);
@@ -134,6 +145,7 @@ const engine: LimitsEngine = {
       sent.delete(id);
       tools.delete(id);
       principals.delete(id);
+      ended[id] = 0;
       last = undefined;
       if (instance.live) guard(() => glue.limitsDrop(id));
       return;
@@ -159,7 +171,10 @@ const engine: LimitsEngine = {
   release(w, token) {
     // Nothing to release in an instance made since the call was counted (a trap started the
     // counts afresh).
-    if (instance.live) guard(() => glue.limitsRelease(idOf(w), token));
+    if (!instance.live) return;
+    const id = idOf(w);
+    if ((ended[id] ?? 0) === 0) ended[id] = token;
+    else guard(() => glue.limitsRelease(id, token));
   },
 };
 

@@ -269,6 +269,33 @@ describe('limits in the package', () => {
     }
   });
 
+  test('a call that ended frees its place for the next check: a call, a dry run, two ending together', async () => {
+    const gates = [];
+    const t = define(async () => {
+      const gate = deferred();
+      gates.push(gate);
+      await gate.promise;
+      return 'done';
+    }, { name: 'slow' });
+    await t.register();
+    configureWebMCP({ policy: withLimits({ default: 'allow', limits: [{ concurrency: 2 }] }) });
+    const first = invokeTool('slow', {});
+    const second = invokeTool('slow', {});
+    await settled((async () => { while (gates.length < 2) await sleep(1); })());
+    assert.equal((await explain('slow', {})).reason, 'limit', 'both places held');
+    // Both end before any other check: each place is freed.
+    gates[0].resolve();
+    gates[1].resolve();
+    assert.deepEqual([(await first).ok, (await second).ok], [true, true]);
+    assert.equal((await explain('slow', {})).effect, 'allow', 'the dry run sees both places free');
+    const third = invokeTool('slow', {});
+    const fourth = invokeTool('slow', {});
+    await settled((async () => { while (gates.length < 4) await sleep(1); })());
+    assert.equal((await invokeTool('slow', {})).error?.reason, 'limit', 'two in flight again: the places were counted once each');
+    for (const gate of gates.slice(2)) gate.resolve();
+    assert.deepEqual([(await third).ok, (await fourth).ok], [true, true]);
+  });
+
   test('a call whose signal aborts while a cost function runs is aborted before its tool', async () => {
     let ran = 0;
     const t = define(() => (ran++, 'ran'), { name: 'spend' });

@@ -116,10 +116,15 @@ pub fn limits_tool(id: u32, server: &str, tool: &str) -> f64 {
 /// number of 0 or more, `NaN` say, counts as a failure). Answers: `0` or more, the call is
 /// within every limit (and counted), and that number is the token it ends its calls in flight
 /// with (`0`: it holds none); `-1`, it would pass a limit (read its decision with `limitsHit`);
-/// `-2 - handle`, the cost function `handle` must be asked first.
+/// `-2 - handle`, the cost function `handle` must be asked first. `ended` is the token of a call
+/// that ended since (0: none): its calls in flight end first, as `limitsRelease` would.
 #[wasm_bindgen(js_name = limitsCheck)]
-pub fn limits_check(id: u32, tool: u32, principal: Option<String>, same: bool, now: f64, count: bool, costs: Option<Vec<f64>>) -> f64 {
+#[allow(clippy::too_many_arguments)] // scalars: the hot path crosses nothing else
+pub fn limits_check(id: u32, tool: u32, principal: Option<String>, same: bool, now: f64, count: bool, costs: Option<Vec<f64>>, ended: u32) -> f64 {
     with(id, false, |client| {
+        if ended != 0 {
+            release(client, ended);
+        }
         if !same {
             client.principal = principal;
         }
@@ -159,15 +164,18 @@ pub fn limits_hit(id: u32) -> Vec<u8> {
 /// Ends the calls in flight of the call that holds `token`.
 #[wasm_bindgen(js_name = limitsRelease)]
 pub fn limits_release(id: u32, token: u32) {
-    with(id, false, |client| {
-        let mut index = 0;
-        while index < client.held.len() {
-            if client.held.get(index).is_some_and(|(held, _)| *held == token) {
-                let (_, keys) = client.held.swap_remove(index);
-                client.book.release(&keys);
-            } else {
-                index = index.saturating_add(1);
-            }
+    with(id, false, |client| release(client, token));
+}
+
+/// Ends the calls in flight of client `client`'s call that holds `token`.
+fn release(client: &mut Client, token: u32) {
+    let mut index = 0;
+    while index < client.held.len() {
+        if client.held.get(index).is_some_and(|(held, _)| *held == token) {
+            let (_, keys) = client.held.swap_remove(index);
+            client.book.release(&keys);
+        } else {
+            index = index.saturating_add(1);
         }
-    });
+    }
 }
