@@ -294,7 +294,10 @@ function cargoTargetDir(subdir) {
 async function buildModule({ name, outName = name, cargoArgs, embed, wasmOpt: passes, env = {}, rustflags, targetSubdir, outDir, validatorGlue, replaceable, sync }) {
   const dir = outDir ? join(pkgDir, outDir) : wasmDir;
   mkdirSync(dir, { recursive: true });
-  const args = ['build', '--release', '--target', 'wasm32-unknown-unknown', '--lib', ...cargoArgs];
+  // `cargo rustc --crate-type cdylib`: the module alone, even from a crate that is an rlib too
+  // (one the validator links, or the tests): rustc optimizes a cdylib built with an rlib in the
+  // same run less (bench/RESULTS.md, "Run of 2026-12-06 (third)").
+  const args = ['rustc', '--release', '--target', 'wasm32-unknown-unknown', '--lib', ...cargoArgs, '--crate-type', 'cdylib'];
   const targetDir = cargoTargetDir(targetSubdir);
   const flags = rustflags ? { RUSTFLAGS: [process.env.RUSTFLAGS, rustflags].filter(Boolean).join(' ') } : {};
   // opt-level "z": measured smaller than "s" for both modules (the size of a page's download
@@ -385,8 +388,8 @@ function checkBudget(report) {
 function buildDecoder({ crate, name, exportName, what }) {
   const targetDir = cargoTargetDir(crate);
   // opt-level "z" and no overflow checks, as the decoder was always built (its arithmetic is the
-  // LZMA specification's, unlzma/src/lib.rs).
-  run('cargo', ['build', '--release', '--target', 'wasm32-unknown-unknown', '--lib', '-p', name], { env: { ...process.env, CARGO_PROFILE_RELEASE_OPT_LEVEL: 'z', CARGO_PROFILE_RELEASE_OVERFLOW_CHECKS: 'false', CARGO_TARGET_DIR: targetDir } });
+  // LZMA specification's, unlzma/src/lib.rs); a cdylib alone, as the modules are (buildModule).
+  run('cargo', ['rustc', '--release', '--target', 'wasm32-unknown-unknown', '--lib', '-p', name, '--crate-type', 'cdylib'], { env: { ...process.env, CARGO_PROFILE_RELEASE_OPT_LEVEL: 'z', CARGO_PROFILE_RELEASE_OVERFLOW_CHECKS: 'false', CARGO_TARGET_DIR: targetDir } });
   const wasmFile = join(wasmDir, `${name}.wasm`);
   copyFileSync(join(targetDir, 'wasm32-unknown-unknown', 'release', `${name}.wasm`), wasmFile);
   wasmOpt(wasmFile, ['-Oz', '--strip-debug', '--strip-producers', '--strip-target-features']);
