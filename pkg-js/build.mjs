@@ -244,12 +244,12 @@ const PATTERN_HOST_TYPES = `/** The page's pattern engines for the core and the 
 import type { PatternEngines } from './validator-host.js';
 /** A module's glue and its compiled module, as a loader answers them. */
 export interface Loaded<G> { glue: G; module: WebAssembly.Module }
-/** The judgement module's glue (src/wasm/patterns.rs). */
+/** The judgement module's glue (wasm/patterns/lib.rs). */
 export interface JudgeGlue {
   initSync(options: { module: WebAssembly.Module }): unknown;
   judge(source: string, flags: string, allowUnsafe: boolean): Uint32Array;
 }
-/** The linear engine module's glue (src/wasm/linear.rs), by slots the host chooses. */
+/** The linear engine module's glue (wasm/linear/lib.rs), by slots the host chooses. */
 export interface LinearGlue {
   initSync(options: { module: WebAssembly.Module }): unknown;
   compile(slot: number, source: string, flags: string): boolean;
