@@ -22,12 +22,11 @@
 //! An answer with error code `validator_broken` means the table is unusable (a call died half
 //! way, which only a trap or a stack overflow can do): the loader then replaces the instance.
 //!
-//! Patterns are the crate's judged patterns (`webmcp_warden::pattern`): compiled on the page's `RegExp`,
+//! Patterns are the core's judged patterns (`webmcp_warden::pattern`): compiled on the page's `RegExp`,
 //! judged and, where the judgement says, tested on the linear engine, through
 //! `pkg-js/src/validator-host.js` (see the module docs of `webmcp_warden::validate`, "Patterns"). The
 //! imports that can throw are declared `catch`, so a JS exception comes back as an error value
 //! instead of unwinding through wasm.
-
 //!
 //! The module carries the shaping module's exports too (`warden_shape`), and with the `judge`
 //! feature the pattern judgement's (`warden_patterns`): one download instead of two or three
