@@ -3,8 +3,8 @@
 // which stubbed the call path's modules out of the one-tool page's entry, measured what the
 // pipeline chunk now is: `npm run size` measures the real thing.)
 //
-//   node bench/split-sizes.mjs core   the core built with only some of its exports (a copy of
-//                                     the crate in a temporary directory, whose other exports lose
+//   node bench/split-sizes.mjs core   the core module built with only some of its exports (a copy
+//                                     of the workspace in a temporary directory, whose other exports lose
 //                                     their #[wasm_bindgen]; the linker drops what those reached),
 //                                     then wasm-opt -O1 as the build does: raw, gzip -9, LZMA (xz,
 //                                     the validator chunk's settings)
@@ -27,8 +27,8 @@ const lzma = (bytes) => run('xz', ['--format=raw', '--lzma1=preset=9e,lc=3,lp=0,
 
 // ---- the core, by exports ---------------------------------------------------------------------
 
-/** The boundary files whose exports are chosen from (src/wasm/). */
-const BOUNDARY = ['src/wasm/core.rs', 'src/wasm/configure.rs', 'src/wasm/governance.rs'];
+/** The core module's files whose exports are chosen from (wasm/core/). */
+const BOUNDARY = ['wasm/core/lib.rs', 'wasm/core/configure.rs', 'wasm/core/governance.rs'];
 /** What `webmcp()`, `configureWebMCP()` and `lintPolicy()` need at once. */
 const CONFIG = ['engine_new', 'control', 'engine_reset', 'engine_counts', 'clear_global', 'set_server_id', 'configure', 'sha256_hex'];
 /** What calls, listings, grants and dry runs need once configured. */
@@ -41,19 +41,20 @@ function coreWith(crate, target, keep, withShaping) {
     const kept = source.replace(/#\[wasm_bindgen[^\]]*\]\n(pub fn ([a-z_0-9]+))/g, (all, decl, name) => (keep.includes(name) ? all : decl));
     writeFileSync(path.join(crate, file), kept);
   }
-  const mod = readFileSync(path.join(root, 'src/wasm/mod.rs'), 'utf8');
-  writeFileSync(path.join(crate, 'src/wasm/mod.rs'), withShaping ? mod.replace('#[cfg(feature = "shape-module")]\nmod shape;', 'mod shape;') : mod);
-  // Shaping's own trap export would clash with the core's: the core's goes when shaping is in.
+  // Shaping's exports linked into the core module (the shaping crate as a dependency); its own
+  // trap export would clash with the core's: the core's goes when shaping is in.
+  const manifest = readFileSync(path.join(root, 'wasm/core/Cargo.toml'), 'utf8');
+  writeFileSync(path.join(crate, 'wasm/core/Cargo.toml'), withShaping ? manifest.replace('[dependencies]\n', '[dependencies]\nwarden_shape.workspace = true\n') : manifest);
   if (withShaping) {
-    const core = readFileSync(path.join(crate, 'src/wasm/core.rs'), 'utf8');
-    writeFileSync(path.join(crate, 'src/wasm/core.rs'), core.replace(/#\[wasm_bindgen\(js_name = __testTrap\)\]\n/, ''));
+    const core = readFileSync(path.join(crate, 'wasm/core/lib.rs'), 'utf8');
+    writeFileSync(path.join(crate, 'wasm/core/lib.rs'), core.replace(/#\[wasm_bindgen\(js_name = __testTrap\)\]\n/, '') + '\nuse warden_shape as _;\n');
   }
-  run('cargo', ['build', '--quiet', '--release', '--target', 'wasm32-unknown-unknown', '--lib', '--no-default-features'], {
+  run('cargo', ['build', '--quiet', '--release', '--target', 'wasm32-unknown-unknown', '--lib', '-p', 'warden_core'], {
     cwd: crate,
     env: { ...process.env, CARGO_PROFILE_RELEASE_OPT_LEVEL: 'z', CARGO_PROFILE_RELEASE_OVERFLOW_CHECKS: 'false', CARGO_TARGET_DIR: target },
   });
   const out = path.join(target, 'bindgen');
-  run('wasm-bindgen', ['--target', 'web', '--out-dir', out, '--out-name', 'core', '--remove-name-section', '--remove-producers-section', path.join(target, 'wasm32-unknown-unknown', 'release', 'webmcp_warden.wasm')]);
+  run('wasm-bindgen', ['--target', 'web', '--out-dir', out, '--out-name', 'core', '--remove-name-section', '--remove-producers-section', path.join(target, 'wasm32-unknown-unknown', 'release', 'warden_core.wasm')]);
   const wasm = path.join(out, 'core_bg.wasm');
   const features = ['--enable-bulk-memory', '--enable-reference-types', '--enable-nontrapping-float-to-int', '--enable-sign-ext', '--enable-mutable-globals', '--enable-multivalue', '--enable-simd'];
   run(path.join(root, 'node_modules', '.bin', 'wasm-opt'), ['-O1', '--strip-target-features', ...features, wasm, '-o', wasm]);
@@ -65,7 +66,7 @@ function measureCore() {
   const crate = mkdtempSync(path.join(os.tmpdir(), 'warden-split-'));
   const target = path.join(os.tmpdir(), 'warden-split-target');
   try {
-    for (const item of ['Cargo.toml', 'Cargo.lock', 'src', 'vendor']) cpSync(path.join(root, item), path.join(crate, item), { recursive: true });
+    for (const item of ['Cargo.toml', 'Cargo.lock', 'src', 'vendor', 'wasm', 'unlzma']) cpSync(path.join(root, item), path.join(crate, item), { recursive: true });
     const rows = [
       ['every export (the core as built)', [...CONFIG, ...CALL, 'test_trap'], false],
       ['the configuration exports only', CONFIG, false],

@@ -57,53 +57,53 @@ const VALIDATOR_BUILD = { embed: 'lzma', env: { CARGO_PROFILE_RELEASE_OVERFLOW_C
  */
 const LIKE_CORE = { embed: 'lzma', env: { CARGO_PROFILE_RELEASE_OVERFLOW_CHECKS: 'false' }, wasmOpt: ['-O1', '--strip-target-features'], replaceable: true };
 
-/** The modules we build and their cargo arguments. The core leaves out the JSON Schema
- * validator (the `validate` feature), which is a module of its own, loaded lazily. */
+/** The modules we build and their cargo arguments: each is a crate of wasm/ (ARCHITECTURE.md,
+ * "Crates"); the validator's features add the pattern judgement or the test suite's export. */
 const MODULES = [
   // The core must be usable synchronously: its bytes are in the entry. LZMA rather than Zopfli's
   // deflate: smaller at import, for a longer decode on the main thread when the first
   // `webmcp()` needs the core synchronously (bench/RESULTS.md, "Patterns").
-  { name: 'warden_core', cargoArgs: ['--no-default-features'], ...LIKE_CORE },
+  { name: 'warden_core', cargoArgs: ['-p', 'warden_core'], ...LIKE_CORE },
   // Shaping: stateless, so a module of its own that a page without a JSON Schema loads before its
   // first call (pkg-js/src/shape/shape-module.ts); the core a page downloads at import is lighter
   // without it (bench/RESULTS.md).
-  { name: 'warden_shape', cargoArgs: ['--no-default-features', '--features', 'shape-module'], ...LIKE_CORE, targetSubdir: 'shape' },
+  { name: 'warden_shape', cargoArgs: ['-p', 'warden_shape'], ...LIKE_CORE, targetSubdir: 'shape' },
   // Resource URIs (src/uri.rs, templates of src/matcher.rs): compiled synchronously by the
   // resource code (pkg-js/src/subjects/uri-module.ts) only, so a page of tools downloads none of it.
   // opt-level 3, not "z": every resource read crosses it, and 3 measured twice as fast here, and
   // no larger (bench/RESULTS.md).
-  { name: 'warden_uri', cargoArgs: ['--no-default-features', '--features', 'uri-module'], ...LIKE_CORE, env: { CARGO_PROFILE_RELEASE_OVERFLOW_CHECKS: 'false', CARGO_PROFILE_RELEASE_OPT_LEVEL: '3' }, targetSubdir: 'uri' },
+  { name: 'warden_uri', cargoArgs: ['-p', 'warden_uri'], ...LIKE_CORE, env: { CARGO_PROFILE_RELEASE_OVERFLOW_CHECKS: 'false', CARGO_PROFILE_RELEASE_OPT_LEVEL: '3' }, targetSubdir: 'uri' },
   // Policy lint (`lintPolicy`): compiled synchronously by pkg-js/src/api/lint-module.ts, which only
   // `lintPolicy` reaches, so a page that never lints downloads none of it (bench/RESULTS.md).
-  { name: 'warden_lint', cargoArgs: ['--no-default-features', '--features', 'lint-module'], ...LIKE_CORE, targetSubdir: 'lint' },
+  { name: 'warden_lint', cargoArgs: ['-p', 'warden_lint'], ...LIKE_CORE, targetSubdir: 'lint' },
   // Limits (the policy's `limits`): compiled synchronously by the `webmcp-warden/limits` entry
   // (pkg-js/src/limits.ts), so only a page that imports it downloads it. opt-level 2, not "z":
   // every call of a tool a limit selects crosses it, and 2 measured a third faster there, and
   // as fast as 3 for less (bench/RESULTS.md).
-  { name: 'warden_limits', cargoArgs: ['--no-default-features', '--features', 'limits-module'], ...LIKE_CORE, env: { CARGO_PROFILE_RELEASE_OVERFLOW_CHECKS: 'false', CARGO_PROFILE_RELEASE_OPT_LEVEL: '2' }, targetSubdir: 'limits' },
+  { name: 'warden_limits', cargoArgs: ['-p', 'warden_limits'], ...LIKE_CORE, env: { CARGO_PROFILE_RELEASE_OVERFLOW_CHECKS: 'false', CARGO_PROFILE_RELEASE_OPT_LEVEL: '2' }, targetSubdir: 'limits' },
   // The validator, which shapes too: a page with a JSON Schema loads it when it registers, when it
   // would load the shaping module too, and one module carries what both need once (one glue, the
   // allocator and the wire format once; bench/RESULTS.md, "Build choices").
-  { name: 'warden_validate', cargoArgs: ['--no-default-features', '--features', 'validator-module,shape-module'], ...VALIDATOR_BUILD },
-  // The same, judging patterns too (src/wasm/patterns.rs): what a page whose schemas hold patterns
+  { name: 'warden_validate', cargoArgs: ['-p', 'warden_validate'], ...VALIDATOR_BUILD },
+  // The same, judging patterns too (wasm/patterns/): what a page whose schemas hold patterns
   // loads instead of the validator and the judgement module (one download, smaller than the two:
   // bench/RESULTS.md, "Build choices").
   // Its glue, written under the validator's name (the module's imports are named after it), is
   // the validator's own plus `judge`: one glue serves both builds (pkg-js/src/validator/validator-chunk.ts).
-  { name: 'warden_validate_judge', outName: 'warden_validate', cargoArgs: ['--no-default-features', '--features', 'validator-module,shape-module,patterns-module'], ...VALIDATOR_BUILD, targetSubdir: 'validator-judge' },
+  { name: 'warden_validate_judge', outName: 'warden_validate', cargoArgs: ['-p', 'warden_validate', '--features', 'judge'], ...VALIDATOR_BUILD, targetSubdir: 'validator-judge' },
   // The pattern judgement (src/pattern/judge.rs): how each of the page's patterns may run on an
   // agent's text. A chunk a page loads when it first has a pattern (pkg-js/src/boundary/patterns.ts), and
   // a copy `lintPolicy()` compiles synchronously (`sync`: pkg-js/src/api/lint.ts), so a page that
   // never imports `lintPolicy` never downloads that copy.
   // `wasm-opt -O3` rather than -O1 here: it compresses smaller for this module (measured).
-  { name: 'warden_patterns', cargoArgs: ['--no-default-features', '--features', 'patterns-module'], ...LIKE_CORE, wasmOpt: ['-O3', '--strip-target-features'], targetSubdir: 'patterns', sync: true },
+  { name: 'warden_patterns', cargoArgs: ['-p', 'warden_patterns'], ...LIKE_CORE, wasmOpt: ['-O3', '--strip-target-features'], targetSubdir: 'patterns', sync: true },
   // The linear-time pattern engine (src/pattern/linear.rs, regex-lite): a chunk a page loads
   // only when a pattern's judgement routes long strings to it.
-  { name: 'warden_linear', cargoArgs: ['--no-default-features', '--features', 'linear-module'], ...LIKE_CORE, targetSubdir: 'linear' },
+  { name: 'warden_linear', cargoArgs: ['-p', 'warden_linear'], ...LIKE_CORE, targetSubdir: 'linear' },
   // For the package's JSON-Schema-Test-Suite run only (pkg-js/test/json-schema-suite.test.mjs):
   // the same module with the export that sets the suite's dialect and remote documents, built
   // into wasm-test/ (not in the npm package), so pages do not download it (~1 KB).
-  { name: 'warden_validate_suite', cargoArgs: ['--no-default-features', '--features', 'suite-export'], ...VALIDATOR_BUILD, outDir: 'wasm-test' },
+  { name: 'warden_validate_suite', cargoArgs: ['-p', 'warden_validate', '--features', 'suite-export'], ...VALIDATOR_BUILD, outDir: 'wasm-test' },
 ];
 
 function bindgenVersionFromLock() {
@@ -179,28 +179,25 @@ function fasterStrings(glue, name) {
 }
 
 /**
- * Moves a host file the glue imports (`pkg-js/src/<file>`, which wasm-bindgen copies under
- * `snippets/<crate>-<hash>/`) to `<dir>/<file>`, a path the package's own modules can import too
- * (the same module instance as the glue's), and points the glue at it.
+ * Copies a host file the glue imports as `./<file>` (a `raw_module` of the crate, e.g.
+ * wasm/host/lib.rs) from pkg-js/src/ to `<dir>/<file>`, beside the glue: a path the package's own
+ * modules can import too (the same module instance as the glue's).
  */
-function moveSnippet(glue, name, dir, file) {
-  const hostImport = new RegExp(`from '\\./snippets/[^']+/pkg-js/src/${file.replace('.', '\\.')}'`);
-  const found = glue.match(hostImport);
-  if (!found) throw new Error(`glue of ${name} does not import ${file} from snippets/; update build.mjs`);
-  copyFileSync(join(dir, found[0].slice("from './".length, -1)), join(dir, file));
-  rmSync(join(dir, 'snippets'), { recursive: true, force: true });
-  return glue.replace(hostImport, `from './${file}'`);
+function copyHost(glue, name, dir, file) {
+  if (!glue.includes(`from './${file}'`)) throw new Error(`glue of ${name} does not import ./${file}; update build.mjs`);
+  copyFileSync(join(pkgDir, 'src', file), join(dir, file));
+  return glue;
 }
 
 /**
  * The validator's glue: its pattern engine (pkg-js/src/validator-host.js) moves beside it
- * ({@link moveSnippet}); its string path out is made faster ({@link fasterStrings}); and the glue
+ * ({@link copyHost}); its string path out is made faster ({@link fasterStrings}); and the glue
  * gets `__wbg_reset()`, which forgets the instance so that the next `initSync()` instantiates the
  * module again (the loader's recovery after a trap).
  */
 function finishValidatorGlue(name, dir) {
   const gluePath = join(dir, `${name}.js`);
-  let glue = moveSnippet(readFileSync(gluePath, 'utf8'), name, dir, 'validator-host.js');
+  let glue = copyHost(readFileSync(gluePath, 'utf8'), name, dir, 'validator-host.js');
   for (const needed of ['let wasmModule, wasmInstance, wasm;', 'let cachedDataViewMemory0 = null;', 'let cachedUint8ArrayMemory0 = null;']) {
     if (!glue.includes(needed)) throw new Error(`glue of ${name} no longer declares \`${needed}\`; update build.mjs (__wbg_reset)`);
   }
@@ -247,12 +244,12 @@ const PATTERN_HOST_TYPES = `/** The page's pattern engines for the core and the 
 import type { PatternEngines } from './validator-host.js';
 /** A module's glue and its compiled module, as a loader answers them. */
 export interface Loaded<G> { glue: G; module: WebAssembly.Module }
-/** The judgement module's glue (src/wasm/patterns.rs). */
+/** The judgement module's glue (wasm/patterns/lib.rs). */
 export interface JudgeGlue {
   initSync(options: { module: WebAssembly.Module }): unknown;
   judge(source: string, flags: string, allowUnsafe: boolean): Uint32Array;
 }
-/** The linear engine module's glue (src/wasm/linear.rs), by slots the host chooses. */
+/** The linear engine module's glue (wasm/linear/lib.rs), by slots the host chooses. */
 export interface LinearGlue {
   initSync(options: { module: WebAssembly.Module }): unknown;
   compile(slot: number, source: string, flags: string): boolean;
@@ -297,13 +294,18 @@ function cargoTargetDir(subdir) {
 async function buildModule({ name, outName = name, cargoArgs, embed, wasmOpt: passes, env = {}, rustflags, targetSubdir, outDir, validatorGlue, replaceable, sync }) {
   const dir = outDir ? join(pkgDir, outDir) : wasmDir;
   mkdirSync(dir, { recursive: true });
-  const args = ['build', '--release', '--target', 'wasm32-unknown-unknown', '--lib', ...cargoArgs];
+  // `cargo rustc --crate-type cdylib`: the module alone, even from a crate that is an rlib too
+  // (one the validator links, or the tests): rustc optimizes a cdylib built with an rlib in the
+  // same run less (bench/RESULTS.md, "Run of 2026-12-06 (third)").
+  const args = ['rustc', '--release', '--target', 'wasm32-unknown-unknown', '--lib', ...cargoArgs, '--crate-type', 'cdylib'];
   const targetDir = cargoTargetDir(targetSubdir);
   const flags = rustflags ? { RUSTFLAGS: [process.env.RUSTFLAGS, rustflags].filter(Boolean).join(' ') } : {};
   // opt-level "z": measured smaller than "s" for both modules (the size of a page's download
   // matters more here than the last few percent of speed).
   run('cargo', args, { env: { ...process.env, CARGO_PROFILE_RELEASE_OPT_LEVEL: 'z', CARGO_TARGET_DIR: targetDir, ...flags, ...env } });
-  const built = join(targetDir, 'wasm32-unknown-unknown', 'release', 'webmcp_warden.wasm');
+  // Each module is a crate of wasm/ (`-p <crate>`), whose library is named after it.
+  const crate = cargoArgs[cargoArgs.indexOf('-p') + 1];
+  const built = join(targetDir, 'wasm32-unknown-unknown', 'release', `${crate}.wasm`);
   run('wasm-bindgen', ['--target', 'web', '--out-dir', dir, '--out-name', outName, '--remove-name-section', '--remove-producers-section', built]);
   const wasmFile = join(dir, `${outName}_bg.wasm`);
   const before = sizes(readFileSync(wasmFile));
@@ -321,7 +323,7 @@ async function buildModule({ name, outName = name, cargoArgs, embed, wasmOpt: pa
   // The patterns of the core, the lint module and the limits module are judged through
   // pkg-js/src/pattern-host.js, one module beside their glue (its state is the page's).
   if (name === 'warden_core' || name === 'warden_lint' || name === 'warden_limits') {
-    patched = moveSnippet(patched, name, dir, 'pattern-host.js');
+    patched = copyHost(patched, name, dir, 'pattern-host.js');
     if (name === 'warden_core') writeFileSync(join(dir, 'pattern-host.d.ts'), PATTERN_HOST_TYPES);
   }
   if (replaceable) {
@@ -385,7 +387,9 @@ function checkBudget(report) {
  */
 function buildDecoder({ crate, name, exportName, what }) {
   const targetDir = cargoTargetDir(crate);
-  run('cargo', ['build', '--release', '--target', 'wasm32-unknown-unknown', '--lib', '--manifest-path', join(root, crate, 'Cargo.toml')], { env: { ...process.env, CARGO_TARGET_DIR: targetDir } });
+  // opt-level "z" and no overflow checks, as the decoder was always built (its arithmetic is the
+  // LZMA specification's, unlzma/src/lib.rs); a cdylib alone, as the modules are (buildModule).
+  run('cargo', ['rustc', '--release', '--target', 'wasm32-unknown-unknown', '--lib', '-p', name, '--crate-type', 'cdylib'], { env: { ...process.env, CARGO_PROFILE_RELEASE_OPT_LEVEL: 'z', CARGO_PROFILE_RELEASE_OVERFLOW_CHECKS: 'false', CARGO_TARGET_DIR: targetDir } });
   const wasmFile = join(wasmDir, `${name}.wasm`);
   copyFileSync(join(targetDir, 'wasm32-unknown-unknown', 'release', `${name}.wasm`), wasmFile);
   wasmOpt(wasmFile, ['-Oz', '--strip-debug', '--strip-producers', '--strip-target-features']);

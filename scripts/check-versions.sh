@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Fails (with the fix) when the wasm-bindgen CLI differs from the wasm-bindgen crate in Cargo.lock:
+# Fails (with the fix) when the wasm-bindgen CLI differs from the wasm-bindgen crate in Cargo.lock
+# (the workspace's one lockfile):
 # the two must be identical or the generated bindings do not match the module.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs everything the build and the tests need; safe to run again (idempotent).
 #   - the Rust wasm32 target (and clippy),
-#   - wasm-bindgen-cli at exactly the version of the wasm-bindgen crate in Cargo.lock,
+#   - wasm-bindgen-cli at exactly the version of the wasm-bindgen crate in Cargo.lock (the
+#     workspace's one lockfile; fuzz/ keeps its own, without wasm-bindgen),
 #   - the npm workspaces (npm ci) when node_modules is missing or older than package-lock.json,
 #   - xz (Debian's xz-utils, apt) when missing: the build compresses the validator module with it,
 #   - with WITH_BROWSER=1: Debian's chromium (apt) when /usr/bin/chromium is missing.

@@ -15,28 +15,18 @@ export WARDEN_SETUP_DONE=1
 step "module map: no import cycles, ARCHITECTURE.md current (scripts/module-map.mjs)"
 node scripts/module-map.mjs
 
-step "cargo test (native)"
-cargo test
-# The decoder of every embedded module: a crate of its own (unlzma/), in the target dir
-# build.mjs uses.
-UNLZMA_TARGET="${CARGO_TARGET_DIR:-$PWD/target}/unlzma"
-cargo test --manifest-path unlzma/Cargo.toml --target-dir "$UNLZMA_TARGET"
+step "cargo test --workspace (native: the core, the wasm crates, the decoder)"
+cargo test --workspace
 
-step "cargo clippy --all-targets -- -D warnings"
-cargo clippy --all-targets -- -D warnings
-cargo clippy --manifest-path unlzma/Cargo.toml --target-dir "$UNLZMA_TARGET" --all-targets -- -D warnings
+step "cargo clippy --workspace --all-targets -- -D warnings"
+cargo clippy --workspace --all-targets -- -D warnings
 
-step "cargo clippy for wasm32 (the boundary modules only compile there)"
-cargo clippy --target wasm32-unknown-unknown --lib --no-default-features -- -D warnings
-cargo clippy --target wasm32-unknown-unknown --lib --no-default-features --features shape-module -- -D warnings
-cargo clippy --target wasm32-unknown-unknown --lib --no-default-features --features uri-module -- -D warnings
-cargo clippy --target wasm32-unknown-unknown --lib --no-default-features --features lint-module -- -D warnings
-cargo clippy --target wasm32-unknown-unknown --lib --no-default-features --features limits-module -- -D warnings
-cargo clippy --target wasm32-unknown-unknown --lib --no-default-features --features validator-module -- -D warnings
-cargo clippy --target wasm32-unknown-unknown --lib --no-default-features --features suite-export -- -D warnings
-cargo clippy --target wasm32-unknown-unknown --lib --no-default-features --features patterns-module -- -D warnings
-cargo clippy --target wasm32-unknown-unknown --lib --no-default-features --features linear-module -- -D warnings
-cargo clippy --manifest-path unlzma/Cargo.toml --target-dir "$UNLZMA_TARGET" --target wasm32-unknown-unknown --lib -- -D warnings
+step "cargo clippy for wasm32 (every crate that builds for it; the boundary compiles only there)"
+for crate in warden_core warden_shape warden_uri warden_lint warden_limits warden_validate warden_patterns warden_linear warden_unlzma; do
+  cargo clippy --target wasm32-unknown-unknown --lib -p "$crate" -- -D warnings
+done
+# The validator's optional parts: the pattern judgement, the test suite's export.
+cargo clippy --target wasm32-unknown-unknown --lib -p warden_validate --features judge,suite-export -- -D warnings
 
 step "fuzz smoke (every fuzz/ target for a few seconds; any crash fails)"
 bash scripts/fuzz-smoke.sh

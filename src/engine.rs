@@ -248,7 +248,7 @@ fn check_handle(id: u32, what: &str) -> Result<(), ConfigError> {
 }
 
 /// How many calls may be in progress at once (far beyond any page; the bound lets the boundary
-/// pack a call's handle with its first action, see `begin` in `src/wasm/core.rs`).
+/// pack a call's handle with its first action, see `begin` in `wasm/core/lib.rs`).
 pub const MAX_CALLS: u32 = 1 << 20;
 
 /// The handle of a `FinishOk` action whose call already ended: it succeeded with nothing to

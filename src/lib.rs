@@ -15,11 +15,11 @@
 //! | [`call`], [`engine`] | what each outcome means and what comes next; the page's tools and cached plans |
 //! | [`policy`], [`governor`] | deny > pin > ask > allow > default, grants, fingerprint pins, the tool filter |
 //! | [`digest`] | SHA-256 fingerprints and argument digests over the canonical JSON the TS layer writes |
-//! | `validate` | JSON Schema validation (a feature, built as its own wasm module) |
+//! | `validate` | JSON Schema validation (the `validate` feature, which the validator module links) |
 //! | [`shape`] | what a result looks like once shaped for a model |
 //!
-//! The only module that knows about JavaScript is `wasm` (compiled for `wasm32` only); every
-//! other module is plain Rust, tested with `cargo test`.
+//! No module here knows about JavaScript: the wasm modules' bindings are crates of their own
+//! (`wasm/`, `ARCHITECTURE.md`, "Crates"); everything here is plain Rust, tested with `cargo test`.
 //!
 //! The core must never panic: a panic kills the wasm instance for the whole page. Hence the
 //! lints of the `[lints]` table in `Cargo.toml` (no unwrap, expect, panic, indexing or
@@ -30,21 +30,20 @@
 // `no_std` always, with `std` linked back where it is wanted, rather than `no_std` only for the
 // core module: every build then sees the same prelude (core's), so a `std::` path or a missing
 // `alloc` import fails `cargo test` and native clippy too, not only the core module's build.
-// The core module (wasm32 without `validate`) is the one build without std: its panics trap
-// (the handler below) instead of linking std's panic machinery, thread-locals and most of
-// `core::fmt` (measured: 64,156 -> 62,014 bytes brotli). What stays of `core::fmt` (integer
-// `Display`, ~1.2 KB of wasm) is alloc's allocation-failure message, which stable Rust cannot
-// replace. The validator module (boon, serde_json and regress need std), native builds and
-// tests keep std.
+// The wasm modules built without `validate` and `linear` are the builds without std: their panics
+// trap (the handler below) instead of linking std's panic machinery, thread-locals and most of
+// `core::fmt` (bench/RESULTS.md, "Build choices, measured"). The validator and linear-engine
+// modules (boon, serde_json and regex-lite need std), native builds and tests keep std.
 #![no_std]
 
 extern crate alloc;
 #[cfg(any(feature = "validate", feature = "linear", test, not(target_arch = "wasm32")))]
 extern crate std;
 
-/// The core module's panic handler: a trap, with no message to format. The core never panics
-/// by design (the lints in `Cargo.toml`); a panic that slips through (an allocation failure, a
-/// bug) kills the instance either way, and the TS layer replaces it (`pkg-js/src/boundary/core.ts`).
+/// The panic handler of the wasm modules without std: a trap, with no message to format. The
+/// core never panics by design (the lints in `Cargo.toml`); a panic that slips through (an
+/// allocation failure, a bug) kills the instance either way, and the TS layer replaces it
+/// (`pkg-js/src/boundary/core.ts`).
 #[cfg(all(target_arch = "wasm32", not(feature = "validate"), not(feature = "linear"), not(test)))]
 #[panic_handler]
 fn panic(_: &core::panic::PanicInfo<'_>) -> ! {
@@ -72,6 +71,3 @@ pub mod vec_map;
 pub mod wire;
 #[cfg(feature = "validate")]
 pub mod validate;
-
-#[cfg(target_arch = "wasm32")]
-mod wasm;

@@ -672,7 +672,7 @@ fn compile_regex(source: &str, flags: &str) -> Result<Pattern, ConfigError> {
 /// The error for a pattern that did not compile: `invalid_pattern` for one the engine refused
 /// (`<what>: <the engine's reason>`, without the engine's own repetition of the pattern), and
 /// `unsafe_pattern` for one refused for the time it could take (`docs/behaviour.md`, "Patterns").
-pub(crate) fn pattern_error(what: &str, source: &str, flags: &str, error: &PatternError) -> ConfigError {
+pub fn pattern_error(what: &str, source: &str, flags: &str, error: &PatternError) -> ConfigError {
     let reason = match error {
         PatternError::Invalid(reason) => reason,
         PatternError::Unsafe(why) => return ConfigError::new("unsafe_pattern", cat![what, " ", why]),

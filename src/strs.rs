@@ -98,6 +98,7 @@ pub fn parse_digits(digits: &str) -> Option<usize> {
 /// with it; with every message of the core written this way the module was ~16 KB smaller
 /// (measured: 183,336 → 167,478 bytes, 64.6 → 58.8 KB brotli, upper bound with messages
 /// emptied). Numbers go in through [`decimal`].
+#[macro_export]
 macro_rules! cat {
     ($($piece:expr),* $(,)?) => {{
         #[allow(unused_mut)]
@@ -106,7 +107,7 @@ macro_rules! cat {
         out
     }};
 }
-pub(crate) use cat;
+pub use cat;
 
 /// The decimal digits of a whole number of any unsigned integer type (`7`, `4294967295`).
 pub fn decimal(number: impl Into<u64>) -> String {

@@ -13,7 +13,7 @@
 //! The engine is `boon` 0.6.1, vendored under `vendor/boon/` and patched so that regular
 //! expressions are not compiled by the `regex` crates (which would make up most of the module)
 //! but by an engine this crate installs: in the browser the page's own `RegExp` (installed by
-//! `src/wasm/validator.rs`), natively `regress`, an ECMAScript engine in Rust. `vendor/boon/README.md`
+//! `wasm/validate/lib.rs`), natively `regress`, an ECMAScript engine in Rust. `vendor/boon/README.md`
 //! lists every change. Unpatched, boon passes the JSON-Schema-Test-Suite's required tests of both
 //! dialects, and so does this build (`tests/json_schema_suite.rs`, natively; the package's
 //! `pkg-js/test/json-schema-suite.test.mjs`, through the built module and the JS `RegExp`).
@@ -254,7 +254,7 @@ const UNSAFE_MARK: &str = "unsafe: ";
 /// and every test is paid from the validation's budget. Strings over
 /// [`MAX_PATTERN_INPUT_CHARS`] are never tested, and every string not tested is recorded for
 /// [`SchemaCache::validate_with_limits`]. Once per process; later calls are ignored.
-pub(crate) fn install_pattern_engine() {
+pub fn install_pattern_engine() {
     boon::set_pattern_engine(Box::new(Judged));
 }
 
@@ -1305,7 +1305,7 @@ fn or_list(items: &[String]) -> String {
 }
 
 /// A string as a JSON string literal.
-pub(crate) fn quote(s: &str) -> String {
+pub fn quote(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| format!("\"{s}\""))
 }
 

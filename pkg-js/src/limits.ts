@@ -1,6 +1,6 @@
 // webmcp-warden/limits: the policy's `limits` (docs/behaviour.md, "Limits"), compiled, counted and
-// decided by a Rust module of their own (`src/policy/limits.rs`, `src/wasm/limits.rs`, built
-// with `--features limits-module`). A page that uses limits imports this entry and wraps its
+// decided by a Rust module of their own (`src/policy/limits.rs`, `wasm/limits/lib.rs`, built
+// with `wasm/limits/`). A page that uses limits imports this entry and wraps its
 // policy in `withLimits()`; one that does not downloads nothing of them (the core a page
 // downloads at import carries none of it).
 //

@@ -1,6 +1,6 @@
 // The page's pattern engines beside its own RegExp (docs/behaviour.md, "Patterns"): the pattern
 // judgement and the linear-time engine, two wasm modules of their own that load when the page
-// first needs them. The core's glue imports this file (src/wasm/host.rs; the build copies it to
+// first needs them. The core's glue imports this file (wasm/host/lib.rs; the build copies it to
 // wasm/pattern-host.js, beside the glue), the validator's host reaches it through the engines the
 // loader hands over (`validatorEngines`), and the package's modules import it for readiness.
 //
@@ -329,7 +329,7 @@ function testLinear(slot, text) {
   return answer === 1;
 }
 
-// ---- the core's imports (src/wasm/host.rs) -----------------------------------------------------
+// ---- the core's imports (wasm/host/lib.rs) -----------------------------------------------------
 
 /**
  * The first word of the judgement of the core's pattern `slot`, or 0xFFFFFFFF while the
@@ -377,7 +377,7 @@ export function coreReplaced() {
   for (const key of [...core.linear.keys(), ...core.pending.keys(), ...core.refused.keys()]) forget(core, key);
 }
 
-// ---- the validator's (src/wasm/validator.rs, through validator-host.js) ---------------------
+// ---- the validator's (wasm/validate/lib.rs, through validator-host.js) ---------------------
 
 /** The engines the validator's host is handed (validator-loader.ts), by the validator's pattern ids. */
 export const validatorEngines = {

@@ -1,6 +1,6 @@
 // The validator module's pattern engines, the page's own RegExp with the judgement and the
 // linear-time engine the core's patterns use too, and its JSON parser, the page's own
-// JSON.parse (src/wasm/validator.rs imports these functions; the build copies this file to
+// JSON.parse (wasm/validate/lib.rs imports these functions; the build copies this file to
 // wasm/validator-host.js, beside the glue).
 //
 // JSON Schema patterns are ECMA-262 regular expressions, so they are compiled exactly as

@@ -1,6 +1,6 @@
 //! The judgement of a pattern: read it, bound its backtracking cost, and pick its route (see the
-//! parent module's docs). Linked into the patterns wasm module (`--features patterns-module`,
-//! `src/wasm/patterns.rs`), which a page loads only when it has patterns, and natively.
+//! parent module's docs). Linked into the patterns wasm module (`wasm/patterns/`),
+//! which a page loads only when it has patterns, and natively.
 
 use super::read::{self, Tree};
 use super::{cost, Judgement, Route, INPUT_LIMIT, LINEAR_MAX_SIZE, SAFE_STEPS, SHORT_STEPS, UNSAFE_FLOOR};

@@ -1,7 +1,7 @@
 //! The linear-time engine: an ECMAScript pattern translated to `regex-lite`, whose matcher (a
 //! Pike VM) takes time proportional to the text times the pattern, whatever the text.
 //!
-//! Built into the linear-engine wasm module (`--features linear-module`, `src/wasm/linear.rs`),
+//! Built into the linear-engine wasm module (`wasm/linear/`),
 //! which a page loads only when one of its patterns is not safe on its own backtracking engine
 //! ([`super::Route::Split`]), and natively, where it stands in for that module in `cargo test` and
 //! the fuzz targets. It reads the pattern with the same parser as the core's judgement

@@ -26,7 +26,7 @@
 //! Where things run. The judgement and the linear engine are wasm modules of their own, which a
 //! page loads only when it has patterns (the judgement) and only when one needs the linear engine
 //! (the engine): neither is in the core a page downloads at import. The boundary installs a
-//! [`Host`] (`src/wasm/host.rs`): the page's `RegExp`, and the two modules through
+//! [`Host`] (`wasm/host/lib.rs`): the page's `RegExp`, and the two modules through
 //! `pkg-js/src/pattern-host.js`. A pattern compiled before the judgement has loaded is judged at
 //! its first test; the TS layer loads the judgement before any call that could test one
 //! (`docs/behaviour.md`, "Patterns"). Natively (`cargo test`, fuzzing) the same judgement and
@@ -36,13 +36,10 @@
 //! A result that could not be tested is `None`; every caller fails closed on it (a deny or ask
 //! rule applies, an allow rule does not, a validation fails).
 
-#[cfg(any(not(target_arch = "wasm32"), feature = "patterns-module"))]
 pub mod cost;
-#[cfg(any(not(target_arch = "wasm32"), feature = "patterns-module"))]
 pub mod judge;
 #[cfg(feature = "linear")]
 pub mod linear;
-#[cfg(any(not(target_arch = "wasm32"), feature = "patterns-module"))]
 pub mod read;
 #[cfg(feature = "linear")]
 pub mod syntax;

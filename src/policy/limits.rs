@@ -241,7 +241,6 @@ fn parse_limit(value: &Value, index: usize, at: &str, errors: &mut Vec<ConfigErr
 /// (lint's `shadowed_limit`): the same key, each bound of `b` matched by one of `a` at least as
 /// tight (the same window for `max` and `budget`, the same cost for `budget`), and `a` a deny
 /// limit unless both ask.
-#[cfg(any(feature = "lint-module", not(target_arch = "wasm32")))]
 pub(crate) fn covers(a: &Limit, b: &Limit) -> bool {
     let mut tighter = a.per == b.per && (!a.ask || b.ask) && (b.window == 0.0 || a.window == b.window) && (b.bounds[1] == 0.0 || a.cost == b.cost);
     for (mine, theirs) in a.bounds.iter().zip(&b.bounds) {

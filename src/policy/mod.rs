@@ -27,13 +27,11 @@ mod grants;
 mod json;
 mod keys;
 mod facts;
-// Limits are decided in a module of their own in the package (`--features limits-module`),
-// which a page loads by importing `webmcp-warden/limits`; lint reads them too.
-#[cfg(any(feature = "lint-module", feature = "limits-module", not(target_arch = "wasm32")))]
+// Limits are decided in a wasm module of their own (`wasm/limits/`), which a page loads by
+// importing `webmcp-warden/limits`; lint reads them too.
 mod limits;
-// Lint is a module of its own in the package (`--features lint-module`): the core a page
-// downloads at import does not carry it (`docs/behaviour.md`, "Policy").
-#[cfg(any(feature = "lint-module", not(target_arch = "wasm32")))]
+// Lint is a wasm module of its own (`wasm/lint/`): the core a page downloads at import does not
+// carry it (`docs/behaviour.md`, "Policy").
 mod lint;
 mod predicate;
 mod rule;
@@ -44,9 +42,7 @@ pub use decision::{
 pub use evaluate::{EvalStep, Evaluation, MatchedRules, PredicateResult};
 pub use facts::{CallFacts, FingerprintState};
 pub use grants::{Grant, GrantBook, RevokeFilter};
-#[cfg(any(feature = "lint-module", feature = "limits-module", not(target_arch = "wasm32")))]
 pub use limits::{Held, Hit, Limit, LimitBook, LimitFacts, Limits, Verdict, MAX_KEYS, RING, SLOTS};
-#[cfg(any(feature = "lint-module", not(target_arch = "wasm32")))]
 pub use lint::{lint, Diagnostic};
 
 use crate::error::ConfigError;
@@ -237,7 +233,6 @@ impl Draft {
         }
     }
 
-    #[cfg(any(feature = "lint-module", not(target_arch = "wasm32")))]
     fn rules(&self, list: List) -> &[Option<Rule>] {
         match list {
             List::Deny => &self.deny,

@@ -34,7 +34,6 @@ const OPERATORS: [&str; 7] = ["equals", "in", "matches", "max", "min", "exists",
 
 /// Annotation hints the WebMCP draft and MCP define; others are allowed (a page may add its
 /// own) but `lint` flags them, because a misspelt hint silently never matches.
-#[cfg(any(feature = "lint-module", not(target_arch = "wasm32")))]
 pub(crate) const KNOWN_HINTS: [&str; 7] = [
     "readOnlyHint",
     "untrustedContentHint",

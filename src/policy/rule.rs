@@ -2,7 +2,6 @@
 
 use alloc::borrow::ToOwned;
 use alloc::string::String;
-#[cfg(any(feature = "lint-module", not(target_arch = "wasm32")))]
 use alloc::vec;
 use alloc::vec::Vec;
 
@@ -46,14 +45,12 @@ impl Rule {
     }
 }
 
-#[cfg(any(feature = "lint-module", not(target_arch = "wasm32")))]
 /// A rule as written: its matcher, and its `when` predicates each with its path.
 pub(crate) type RawRule<'a> = (Option<&'a Value>, Vec<(String, &'a Value)>);
 
 /// The parts of a rule as written, before compiling: its matcher (`None`: every tool) and its
 /// `when` predicates with their paths relative to the rule (`when` or `when[i]`). `None` when
 /// the entry is not a rule object or string. Lint reads these to compare rules with each other.
-#[cfg(any(feature = "lint-module", not(target_arch = "wasm32")))]
 pub(crate) fn raw_parts(value: &Value) -> Option<RawRule<'_>> {
     match value {
         Value::String(_) | Value::Regex { .. } => Some((Some(value), Vec::new())),

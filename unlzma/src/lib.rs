@@ -25,6 +25,10 @@
 //! wasm32 without threads a relaxed atomic access is a plain load or store.
 
 #![cfg_attr(target_arch = "wasm32", no_std)]
+// The range decoder's arithmetic is the LZMA specification's, on values whose bounds the format
+// fixes: checked against lzma-rs and fuzzed (tests/, fuzz/) with overflow checks on, rather than
+// written checked. Every lookup is still checked (`indexing_slicing`).
+#![allow(clippy::arithmetic_side_effects)]
 
 use core::sync::atomic::{AtomicU16, AtomicU8, Ordering::Relaxed};
 

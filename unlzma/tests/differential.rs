@@ -5,7 +5,7 @@
 //!   byte, matches, the four repeated distances, short reps, corruption), both decoders write the
 //!   same bytes for as long as both go on;
 //! - no input at all, however malformed, panics.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic, clippy::arithmetic_side_effects)]
 
 use lzma_rs::decompress::raw::{LzmaDecoder, LzmaParams, LzmaProperties};
 use proptest::prelude::*;

@@ -58,7 +58,7 @@ export async function explain(name: string, input?: unknown, given: Pick<CallOpt
     CallFlags.Explain;
   const begun = core.begin(engine, tool.coreTool, tool.scope, flags, Signal.Live);
   if (begun < 0) throw new Error('the tool cannot be planned');
-  // The call's handle and its first action, packed in one number (see `begin` in src/wasm/core.rs).
+  // The call's handle and its first action, packed in one number (see `begin` in wasm/core/lib.rs).
   const first = begun >>> 0;
   const call = (begun - first) / 0x1_0000_0000;
   const json = toJson(input, { maxBytes: w.settings.maxArgumentBytes, maxDepth: w.settings.maxArgumentDepth });

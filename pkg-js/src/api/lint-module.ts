@@ -1,5 +1,5 @@
 // The lint module: the Rust crate's policy lint (`src/policy/lint.rs`, limits' in
-// `src/policy/limits.rs`), built with `--features lint-module`. Every problem of a policy, and
+// `src/policy/limits.rs`), built from `wasm/lint/`. Every problem of a policy, and
 // rules and limits that can never fire, are found there; this file only runs it. A module of
 // its own rather than part of the core, because a page that never lints must not download it:
 // only `lintPolicy` (lint.ts) imports this file (`bundle-contents.test.mjs`).
@@ -21,7 +21,7 @@ const instance = new TrapGuard(() => {
   glue.initSync({ module: compiled });
 });
 
-/** The diagnostics of a wire-encoded policy (`src/wasm/lint.rs`), as a wire-encoded answer. */
+/** The diagnostics of a wire-encoded policy (`wasm/lint/lib.rs`), as a wire-encoded answer. */
 export function lintBytes(policy: Uint8Array): Uint8Array {
   try {
     return instance.run(() => glue.lintPolicy(policy));

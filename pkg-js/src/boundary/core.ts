@@ -127,7 +127,7 @@ async function compileOffThread(): Promise<void> {
 const guard = <T>(crossing: () => T): T => instance.run(crossing);
 
 /**
- * A configuration step through the core's one `configure` export (`src/wasm/configure.rs`):
+ * A configuration step through the core's one `configure` export (`wasm/core/configure.rs`):
  * the step's arguments as a wire array, then its payload as the caller encoded it. One export
  * for every step, because each export costs argument glue on both sides of the boundary.
  */

@@ -1,4 +1,4 @@
-// The pattern judgement's module (`--features patterns-module`, src/wasm/patterns.rs), as a
+// The pattern judgement's module (`wasm/patterns/lib.rs`), as a
 // chunk the page imports when it first has a pattern (patterns.ts): its glue and its bytes.
 import { initSync, judge } from '../../wasm/warden_patterns.js';
 import { WASM_LZMA_BASE64 } from '../../wasm/warden_patterns_bytes.js';

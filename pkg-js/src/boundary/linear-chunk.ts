@@ -1,4 +1,4 @@
-// The linear-time pattern engine's module (`--features linear-module`, src/wasm/linear.rs), as a
+// The linear-time pattern engine's module (`wasm/linear/lib.rs`), as a
 // chunk the page imports only when a pattern's judgement routes long strings to it
 // (patterns.ts): its glue and its bytes.
 import { compile, initSync, release, test } from '../../wasm/warden_linear.js';

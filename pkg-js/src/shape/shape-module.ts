@@ -1,4 +1,4 @@
-// The shaping module (`--features shape-module`, `src/wasm/shape.rs`) on its own: the module that
+// The shaping module (`wasm/shape/lib.rs`) on its own: the module that
 // shapes on a page that validates with no JSON Schema (a page that does loads the validator
 // module, which shapes too; `shaper.ts` picks). A chunk with the module's glue and bytes, loaded
 // lazily.

@@ -1,7 +1,7 @@
 // Shaping a result for a model: the rules live in the Rust crate (`src/shape/`); this file runs
 // them and decides what crosses the boundary, so that shaping costs what is kept, not what a tool
 // returned. Below, "the core" is the module that shapes: the shaping module
-// (`--features shape-module`, in a chunk of its own, `shape-module.ts`), or, on a page that
+// (`wasm/shape/`, in a chunk of its own, `shape-module.ts`), or, on a page that
 // validates with a JSON Schema, the validator module, which shapes too (one download instead of
 // two, sharing what both carry: bench/RESULTS.md, "Patterns"). `shaper.ts` picks it once loaded
 // (`start`, a `ShapeEngine`).

@@ -102,7 +102,7 @@ let lastKeys: { records: readonly SubjectRecord[]; keys: string } | undefined;
 
 /**
  * The keys (URIs and templates) of `records`, one a line, as the URI module reads them (no key
- * holds a line break: `src/wasm/uri.rs`), joined once while they stay the same.
+ * holds a line break: `wasm/uri/lib.rs`), joined once while they stay the same.
  */
 function keysOf(records: readonly SubjectRecord[]): string {
   const [only] = records;

@@ -1,5 +1,5 @@
 // The URI module: the Rust crate's rules about resource URIs (`src/uri.rs`, and resource URI
-// templates in `src/matcher.rs`), built with `--features uri-module`. Which URI a read reads,
+// templates in `src/matcher.rs`), built from `wasm/uri/`. Which URI a read reads,
 // what is refused, which resource serves it and the template's variables are decided there;
 // this file only runs it. A module of its own rather than part of the core, because a page of
 // tools must not download it: only the resource code (`subject*.ts`) imports this file, so a
@@ -36,7 +36,7 @@ function refusal(lines: string[]) {
 
 /**
  * `resolveUri`'s lines as its answer: `+<index>`, the canonical URI, then each variable's name
- * and value; or a refusal (`src/wasm/uri.rs` says why no line breaks within). Read with
+ * and value; or a refusal (`wasm/uri/lib.rs` says why no line breaks within). Read with
  * `indexOf` rather than `split`: every read of a template instance comes through here.
  */
 function resolved(text: string): ResolveUriAnswer {
@@ -61,7 +61,7 @@ function resolved(text: string): ResolveUriAnswer {
   return { ok: true, uri, index, params };
 }
 
-/** The URI module's exports (`src/wasm/uri.rs`), each crossing guarded, each answer read. */
+/** The URI module's exports (`wasm/uri/lib.rs`), each crossing guarded, each answer read. */
 export const uriModule = {
   /**
    * The canonical form of the URI `raw` (`href`: what the platform's `URL` made of it, `null`

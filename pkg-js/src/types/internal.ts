@@ -107,7 +107,7 @@ export interface ReadCallOptions {
 }
 
 /**
- * The shaping exports of the module that shapes (`src/wasm/shape.rs`, in the shaping module or the
+ * The shaping exports of the module that shapes (`wasm/shape/lib.rs`, in the shaping module or the
  * validator module), each crossing guarded by the module's owner: a trap replaces the instance,
  * and the crossing throws.
  */

@@ -1,7 +1,7 @@
 // The validator module's instance and its guard: what `validator-loader.ts` loads, in a chunk of
 // its own with the module's glue and host functions (`validator-chunk.ts`; the bytes of the
 // module, or of the build that also judges patterns, are fetched in parallel), so a page without a JSON Schema never downloads it. The module shapes
-// too (`--features validator-module,shape-module`): a page that validates also shapes, and one
+// too (`wasm/validate/`, which links `wasm/shape/`): a page that validates also shapes, and one
 // module carries what both need once (`ValidatorModule.shaping`). How the module ships, and why:
 // `validator-loader.ts`.
 import { unlzmaAsync } from '../boundary/unlzma.js';
@@ -17,14 +17,14 @@ export interface Glue {
   dropSchema(handle: number): void;
   schemaCount(): number;
   __test_trap(): void;
-  // Shaping (`src/wasm/shape.rs`), built into the module.
+  // Shaping (`wasm/shape/lib.rs`), built into the module.
   scanText(text: string): Uint32Array;
   shapeFlagNames(): string;
   shapeLimits(): Uint32Array;
   shapeMediaKinds(mime: string): number;
   shapeResult(request: Uint8Array): Uint8Array;
   __testTrap(): void;
-  /** The pattern judgement (`src/wasm/patterns.rs`): only the build that judges patterns has it. */
+  /** The pattern judgement (`wasm/patterns/lib.rs`): only the build that judges patterns has it. */
   judge(source: string, flags: string, allowUnsafe: boolean): Uint32Array;
 }
 
@@ -50,7 +50,7 @@ const FAILED = 'validator_failed';
 
 /**
  * The loaded validator. `compile` and `validate` answer the module's JSON text (see
- * `src/wasm/validator.rs`); a call during which the module trapped answers
+ * `wasm/validate/lib.rs`); a call during which the module trapped answers
  * `{ ok: false, error: { code: 'validator_failed', message } }` and the module is replaced, so the
  * next call works on a fresh instance, where handles from earlier generations are unknown.
  */

@@ -1,5 +1,4 @@
-//! The limits module's exports (built with `--features limits-module`; `src/wasm/mod.rs`): the
-//! policy's `limits`, compiled, counted and decided (`crate::policy::Limits`, `LimitBook`). A
+//! The limits module's exports: the policy's `limits`, compiled, counted and decided (`webmcp_warden::policy::Limits`, `LimitBook`). A
 //! module of its own, which a page compiles when it imports `webmcp-warden/limits`: the core a
 //! page downloads at import carries none of it (`docs/behaviour.md`, "Limits").
 //!
@@ -9,6 +8,16 @@
 //! crosses with scalars: a check answers one number; the decision of a passed limit is read only
 //! then.
 
+#![cfg(target_arch = "wasm32")]
+#![no_std]
+#![forbid(unsafe_code)]
+
+extern crate alloc;
+
+// Linked for what it does when the module starts: the page's pattern engines.
+use warden_host as _;
+use warden_wasm::borrow;
+
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::cell::RefCell;
@@ -16,8 +25,8 @@ use core::cell::RefCell;
 use wasm_bindgen::__rt::LazyCell;
 use wasm_bindgen::prelude::*;
 
-use crate::policy::{Held, LimitBook, LimitFacts, Limits, Verdict};
-use crate::value::Value;
+use webmcp_warden::policy::{Held, LimitBook, LimitFacts, Limits, Verdict};
+use webmcp_warden::value::Value;
 
 /// One client's limits and counts.
 #[derive(Default)]
@@ -37,12 +46,12 @@ struct Client {
     principal: Option<String>,
 }
 
-/// The clients, by id (a `LazyCell`: `crate::pattern` says why this cell).
+/// The clients, by id (a `LazyCell`: `webmcp_warden::pattern` says why this cell).
 static CLIENTS: LazyCell<RefCell<Vec<Option<Client>>>> = LazyCell::new(|| RefCell::new(Vec::new()));
 
 /// Runs `f` on client `id`'s state, made when `make` says so and it has none.
 fn with<R>(id: u32, make: bool, f: impl FnOnce(&mut Client) -> R) -> Option<R> {
-    let mut clients = super::borrow(&CLIENTS);
+    let mut clients = borrow(&CLIENTS);
     let index = id as usize;
     while make && clients.len() <= index {
         clients.push(None);
@@ -59,7 +68,7 @@ fn with<R>(id: u32, make: bool, f: impl FnOnce(&mut Client) -> R) -> Option<R> {
 /// `{ ok: false, error: { code, message, path } }`, the limits unchanged.
 #[wasm_bindgen(js_name = limitsSet)]
 pub fn limits_set(id: u32, spec: &[u8]) -> Vec<u8> {
-    let compiled = crate::wire::decode(spec).map_err(|_| crate::error::ConfigError::new("invalid_wire", "the limits module could not read its input".into())).and_then(|spec| Limits::compile(&spec));
+    let compiled = webmcp_warden::wire::decode(spec).map_err(|_| webmcp_warden::error::ConfigError::new("invalid_wire", "the limits module could not read its input".into())).and_then(|spec| Limits::compile(&spec));
     let answer = match compiled {
         Ok(limits) => {
             with(id, true, |client| {
@@ -70,17 +79,17 @@ pub fn limits_set(id: u32, spec: &[u8]) -> Vec<u8> {
                 }
                 client.limits = limits;
             });
-            crate::object! { "ok" => true }
+            webmcp_warden::object! { "ok" => true }
         }
-        Err(error) => crate::object! { "ok" => false, "error" => error.to_value() },
+        Err(error) => webmcp_warden::object! { "ok" => false, "error" => error.to_value() },
     };
-    crate::wire::encode(&answer)
+    webmcp_warden::wire::encode(&answer)
 }
 
 /// Forgets client `id`: its limits and counts.
 #[wasm_bindgen(js_name = limitsDrop)]
 pub fn limits_drop(id: u32) {
-    let mut clients = super::borrow(&CLIENTS);
+    let mut clients = borrow(&CLIENTS);
     if let Some(slot) = clients.get_mut(id as usize) {
         *slot = None;
     }
@@ -158,7 +167,7 @@ pub fn limits_check(id: u32, tool: u32, principal: Option<String>, same: bool, n
 /// index, id?, explanation, limit }`).
 #[wasm_bindgen(js_name = limitsHit)]
 pub fn limits_hit(id: u32) -> Vec<u8> {
-    crate::wire::encode(&with(id, false, |client| client.hit.take()).flatten().unwrap_or(Value::Null))
+    webmcp_warden::wire::encode(&with(id, false, |client| client.hit.take()).flatten().unwrap_or(Value::Null))
 }
 
 /// Ends the calls in flight of the call that holds `token`.

@@ -1,6 +1,33 @@
-//! Exports of the core module: engines, hook sets, tools, scopes, calls and listings. Defining
-//! them is a step of `configure` (`src/wasm/configure.rs`); dropping them, calls and
-//! listings take scalars here.
+//! The core module: the bindings of the decision core (`webmcp_warden`) that a page compiles
+//! synchronously at its first `webmcp()`. Converts between JS values and core types; every
+//! export reads as "decode → ask the core → encode".
+//!
+//! Crossing strategy (`ARCHITECTURE.md`, "Crossing the boundary"): the per-call hot path crosses
+//! with scalars only (`begin`, `step`, `end` take and return integers); configuration, facts and
+//! answers cross as one wire buffer (`webmcp_warden::wire`). Problems come back as data
+//! (`{ ok: false, error }`); nothing here throws for bad user input.
+//!
+//! There are no `#[wasm_bindgen]` classes: engines live in a table ([`engines`]) and exports take
+//! an engine id, so the TS layer can replace an instance that trapped without a finalizer of the
+//! old instance freeing pointers in the new one.
+//!
+//! The exports here are engines, hook sets, tools, scopes, calls and listings. Defining them is
+//! a step of `configure` ([`configure`]); dropping them, calls and listings take scalars here.
+//! Patterns run on the page's engines (`warden_host`).
+
+#![cfg(target_arch = "wasm32")]
+#![no_std]
+#![forbid(unsafe_code)]
+
+extern crate alloc;
+
+// Linked for what they do when the module starts or allocates: the page's pattern engines and the allocator.
+use warden_host as _;
+use warden_wasm as _;
+
+mod configure;
+mod engines;
+mod governance;
 
 use alloc::borrow::ToOwned;
 use alloc::string::String;
@@ -8,12 +35,11 @@ use alloc::vec::Vec;
 
 use wasm_bindgen::prelude::*;
 
-use super::engines;
-use crate::call::{Outcome, PolicyFacts, Signal};
-use crate::engine::CallFlags;
-use crate::returns::{Contract, ReturnFacts};
-use crate::value::Value;
-use crate::wire::{Control, Read};
+use webmcp_warden::call::{Outcome, PolicyFacts, Signal};
+use webmcp_warden::engine::CallFlags;
+use webmcp_warden::returns::{Contract, ReturnFacts};
+use webmcp_warden::value::Value;
+use webmcp_warden::wire::{Control, Read};
 
 /// Creates an engine (one per client object); answers its id.
 #[wasm_bindgen(js_name = engineNew)]
@@ -54,9 +80,9 @@ pub fn control(engine: u32, step: u32, arg: u32) -> u32 {
 pub fn read(engine: u32, what: u32, id: u32) -> Vec<u8> {
     let value = Read::from_code(what).and_then(|what| {
         engines::with(engine, |e| match what {
-            Read::CallError => e.call(id).and_then(|call| call.error()).map(crate::call::CallError::to_value),
-            Read::CallDecision => e.call(id).and_then(|call| call.decision()).map(crate::call::decision_value),
-            Read::AskFacts => e.ask_facts(id).map(|facts| crate::object! { "serverId" => facts.server_id, "name" => facts.name, "fingerprint" => facts.fingerprint }),
+            Read::CallError => e.call(id).and_then(|call| call.error()).map(webmcp_warden::call::CallError::to_value),
+            Read::CallDecision => e.call(id).and_then(|call| call.decision()).map(webmcp_warden::call::decision_value),
+            Read::AskFacts => e.ask_facts(id).map(|facts| webmcp_warden::object! { "serverId" => facts.server_id, "name" => facts.name, "fingerprint" => facts.fingerprint }),
             Read::EndListing => e.end_listing(id),
             Read::CurrentHookId => e.call(id).and_then(|call| call.current_hook_id()).map(Value::from),
             Read::LastHookId => e.call(id).and_then(|call| call.last_hook_id()).map(Value::from),
@@ -64,13 +90,13 @@ pub fn read(engine: u32, what: u32, id: u32) -> Vec<u8> {
         })
         .flatten()
     });
-    crate::wire::encode(&value.unwrap_or(Value::Null))
+    webmcp_warden::wire::encode(&value.unwrap_or(Value::Null))
 }
 
 /// Back to defaults (`resetWebMCP()`), keeping tools; answers the hook sets it forgot.
 #[wasm_bindgen(js_name = engineReset)]
 pub fn engine_reset(engine: u32) -> Vec<u32> {
-    engines::with(engine, crate::engine::Engine::reset).unwrap_or_default()
+    engines::with(engine, webmcp_warden::engine::Engine::reset).unwrap_or_default()
 }
 
 /// How many hook sets, hooks, tools, scopes, plans, calls and listings an engine holds.
@@ -91,7 +117,7 @@ pub fn engine_counts(engine: u32) -> Vec<u32> {
 /// Removes every global hook; answers the sets removed.
 #[wasm_bindgen(js_name = clearGlobal)]
 pub fn clear_global(engine: u32) -> Vec<u32> {
-    engines::with(engine, crate::engine::Engine::clear_global).unwrap_or_default()
+    engines::with(engine, webmcp_warden::engine::Engine::clear_global).unwrap_or_default()
 }
 
 /// Sets the default server id.
@@ -115,7 +141,7 @@ pub fn begin(engine: u32, tool: u32, scope: u32, flags: u32, signal: u32) -> f64
 }
 
 /// The call `begin` made, stepped to its first action and packed as `begin` answers.
-fn started(engine: &mut crate::engine::Engine, call: Option<u32>, signal: u32) -> Option<f64> {
+fn started(engine: &mut webmcp_warden::engine::Engine, call: Option<u32>, signal: u32) -> Option<f64> {
     let call = call?;
     let action = engine.step(call, Outcome::Start, ReturnFacts::default(), &Value::Null, Signal::from_code(signal), 0.0)?;
     Some(f64::from(call) * 4_294_967_296.0 + f64::from(action.encode()))
@@ -142,7 +168,7 @@ pub fn step(engine: u32, call: u32, outcome: u32, facts: u32, signal: u32, durat
 /// Feeds an outcome with its payload (a wire buffer); answers the next action, packed.
 #[wasm_bindgen(js_name = stepWith)]
 pub fn step_with(engine: u32, call: u32, outcome: u32, facts: u32, signal: u32, duration_ms: f64, payload: &[u8]) -> u32 {
-    let payload = if payload.is_empty() { Value::Null } else { crate::wire::decode(payload).unwrap_or(Value::Null) };
+    let payload = if payload.is_empty() { Value::Null } else { webmcp_warden::wire::decode(payload).unwrap_or(Value::Null) };
     let Some(outcome) = Outcome::from_code(outcome) else { return 0 };
     engines::with(engine, |e| e.step(call, outcome, ReturnFacts(facts), &payload, Signal::from_code(signal), duration_ms))
         .flatten()
@@ -154,7 +180,7 @@ pub fn step_with(engine: u32, call: u32, outcome: u32, facts: u32, signal: u32, 
 /// answers the next action, packed.
 #[wasm_bindgen(js_name = policyFacts)]
 pub fn policy_facts(engine: u32, call: u32, facts: &[u8], signal: u32) -> u32 {
-    let facts = crate::wire::decode(facts).unwrap_or(Value::Null);
+    let facts = webmcp_warden::wire::decode(facts).unwrap_or(Value::Null);
     let facts = PolicyFacts {
         arguments: facts.get("arguments").cloned().unwrap_or(Value::Null),
         principal: facts.get("principal").and_then(Value::as_str).map(str::to_owned),
@@ -181,7 +207,7 @@ fn strings(value: Option<&Value>) -> Vec<String> {
 #[wasm_bindgen]
 pub fn end(engine: u32, call: u32) -> Vec<u8> {
     let value = engines::with(engine, |e| e.end(call)).flatten();
-    crate::wire::encode(&value.unwrap_or(Value::Null))
+    webmcp_warden::wire::encode(&value.unwrap_or(Value::Null))
 }
 
 /// Starts a listing of `tools` under `scopes` (same length); `-1` when too many are open.
@@ -197,7 +223,7 @@ pub fn begin_listing(engine: u32, tools: &[u32], scopes: &[u32]) -> i32 {
 /// Feeds a listing hook's outcome (payload: `{ names }` for an array); answers the next action.
 #[wasm_bindgen(js_name = listingStep)]
 pub fn listing_step(engine: u32, listing: u32, outcome: u32, facts: u32, duration_ms: f64, payload: &[u8]) -> u32 {
-    let payload = if payload.is_empty() { Value::Null } else { crate::wire::decode(payload).unwrap_or(Value::Null) };
+    let payload = if payload.is_empty() { Value::Null } else { webmcp_warden::wire::decode(payload).unwrap_or(Value::Null) };
     let Some(outcome) = Outcome::from_code(outcome) else { return 0 };
     engines::with(engine, |e| e.listing_step(listing, outcome, ReturnFacts(facts), &payload, duration_ms)).flatten().map_or(0, |action| action.encode())
 }
@@ -205,7 +231,7 @@ pub fn listing_step(engine: u32, listing: u32, outcome: u32, facts: u32, duratio
 /// The tools (indexes) the current listing hook is given.
 #[wasm_bindgen(js_name = listingGiven)]
 pub fn listing_given(engine: u32, listing: u32) -> Vec<u32> {
-    engines::with(engine, |e| e.listing(listing).map(crate::listing::Listing::given)).flatten().unwrap_or_default()
+    engines::with(engine, |e| e.listing(listing).map(webmcp_warden::listing::Listing::given)).flatten().unwrap_or_default()
 }
 
 /// Aborts the instance with a wasm trap, as an out-of-memory would: for the tests that prove a
@@ -218,12 +244,12 @@ pub fn test_trap() {
 /// Lowercase hex SHA-256 of a text's UTF-8 bytes (the TS layer hashes canonical JSON with it).
 #[wasm_bindgen(js_name = sha256Hex)]
 pub fn sha256_hex(text: &str) -> String {
-    crate::digest::sha256_hex(text.as_bytes())
+    webmcp_warden::digest::sha256_hex(text.as_bytes())
 }
 
 /// The explanation of a dry run for a tool no agent can see.
 #[wasm_bindgen(js_name = explainUnknown)]
 pub fn explain_unknown(name: &str) -> Vec<u8> {
-    crate::wire::encode(&crate::call::unknown_tool_explanation(name))
+    webmcp_warden::wire::encode(&webmcp_warden::call::unknown_tool_explanation(name))
 }
 

@@ -1,15 +1,27 @@
-//! The shaping module's exports (built with `--features shape-module`; `src/wasm/mod.rs`).
+//! The shaping module's exports: results shaped for a model. Stateless; a page without a JSON
+//! Schema loads it before its first call, and the validator module links these exports too (a
+//! page with a schema loads that one instead, `ARCHITECTURE.md`, "Crates").
 //! Boundary of shaping: text crosses only when it may change, edits come back as positions, and
 //! a whole result crosses as one wire buffer each way (never JSON text).
+
+#![cfg(target_arch = "wasm32")]
+#![no_std]
+#![forbid(unsafe_code)]
+
+extern crate alloc;
+
+// The module's own allocator; the validator module, which links these exports, keeps std's.
+#[cfg(feature = "allocator")]
+use warden_wasm as _;
 
 use alloc::string::String;
 use alloc::vec::Vec;
 
 use wasm_bindgen::prelude::*;
 
-use crate::shape::{self, Flags, Request};
-use crate::value::Value;
-use crate::wire;
+use webmcp_warden::shape::{self, Flags, Request};
+use webmcp_warden::value::Value;
+use webmcp_warden::wire;
 
 /// The edits of one well-formed string: `[flagBits, start0, end0, class0, …]` in UTF-16 units,
 /// a start with `shape::NEWLINE_MARK` set when its unit becomes LF, each edit with the flag bit of
@@ -21,10 +33,10 @@ pub fn scan_text(text: &str) -> Vec<u32> {
 
 /// The names of the flag bits, in bit order, joined by commas (bit 7, `truncated`, is reported
 /// apart). One string rather than an array: a `Vec<String>` return links wasm-bindgen's
-/// string-array conversion (~1.5 KB of wasm) for this one call; the names are identifiers.
+/// string-array conversion for this one call; the names are identifiers.
 #[wasm_bindgen(js_name = shapeFlagNames)]
 pub fn shape_flag_names() -> String {
-    crate::strs::join(&Flags::NAMES, ",")
+    webmcp_warden::strs::join(&Flags::NAMES, ",")
 }
 
 /// What the TS layer needs before it sends anything, in one crossing: the limits it applies

@@ -6,9 +6,9 @@
 //! Free functions over one table of compiled schemas, with integer handles, and no exported
 //! class: when the module traps (a bug, or running out of stack), the page replaces the instance,
 //! and a class's `FinalizationRegistry` would later free stale pointers into the new one.
-//! Schemas and instances come in the wire format (`crate::wire::decode_json`): numbers cross as
+//! Schemas and instances come in the wire format (`webmcp_warden::wire::decode_json`): numbers cross as
 //! the page's doubles, exactly, and the module links no float parser (serde_json's exact one,
-//! `float_roundtrip`, was ~10 KB of the chunk a page downloads). Answers go out as JSON text,
+//! `float_roundtrip`, was most of a parser's weight: bench/RESULTS.md). Answers go out as JSON text,
 //! and every answer is data:
 //!
 //! - `compile(schema, allowUnsafe)` → `{ "ok": true, "handle": 1, "notes": [{ code, message, path }] }`
@@ -24,31 +24,38 @@
 //! An answer with error code `validator_broken` means the table is unusable (a call died half
 //! way, which only a trap or a stack overflow can do): the loader then replaces the instance.
 //!
-//! Patterns are the crate's judged patterns (`crate::pattern`): compiled on the page's `RegExp`,
+//! Patterns are the core's judged patterns (`webmcp_warden::pattern`): compiled on the page's `RegExp`,
 //! judged and, where the judgement says, tested on the linear engine, through
-//! `pkg-js/src/validator-host.js` (see the module docs of `crate::validate`, "Patterns"). The
+//! `pkg-js/src/validator-host.js` (see the module docs of `webmcp_warden::validate`, "Patterns"). The
 //! imports that can throw are declared `catch`, so a JS exception comes back as an error value
 //! instead of unwinding through wasm.
+//!
+//! The module carries the shaping module's exports too (`warden_shape`), and with the `judge`
+//! feature the pattern judgement's (`warden_patterns`): one download instead of two or three
+//! (`ARCHITECTURE.md`, "Crates"). It links std (boon, serde_json) and keeps std's allocator.
 
-// The validator module links std (`src/lib.rs`): its prelude and macros, in the crate's
-// `no_std` prelude.
-use std::prelude::rust_2021::*;
-use std::thread_local;
+#![cfg(target_arch = "wasm32")]
+#![forbid(unsafe_code)]
+
+// Linked for their exports.
+#[cfg(feature = "judge")]
+use warden_patterns as _;
+use warden_shape as _;
 
 use std::cell::RefCell;
 
 use boon::JsonParser;
 use wasm_bindgen::prelude::*;
 
-use crate::validate::{install_pattern_engine, summary, Diagnostic, SchemaCache, SchemaProblem};
+use webmcp_warden::validate::{install_pattern_engine, summary, Diagnostic, SchemaCache, SchemaProblem};
 
-#[wasm_bindgen(module = "/pkg-js/src/validator-host.js")]
+#[wasm_bindgen(raw_module = "./validator-host.js")]
 extern "C" {
     #[wasm_bindgen(catch, js_name = patternCompile)]
     fn pattern_compile(source: &str, flags: &str) -> Result<u32, JsValue>;
 
     /// The first word of pattern `id`'s judgement, `u32::MAX` while the judgement is not loaded
-    /// (`crate::pattern::Judgement::to_words`).
+    /// (`webmcp_warden::pattern::Judgement::to_words`).
     #[wasm_bindgen(js_name = patternJudge)]
     fn pattern_judge(id: u32, source: &str, flags: &str, allow_unsafe: bool) -> u32;
 
@@ -74,7 +81,7 @@ struct PageJson;
 impl JsonParser for PageJson {
     fn parse(&self, text: &str) -> Result<serde_json::Value, Box<dyn std::error::Error>> {
         let bytes = json_parse(text).map_err(|thrown| thrown.as_string().unwrap_or_else(|| "the page's JSON.parse refused it".to_owned()))?;
-        crate::wire::decode_json(&bytes, crate::wire::MAX_DEPTH).map_err(|e| e.reason.into())
+        webmcp_warden::wire::decode_json(&bytes, webmcp_warden::wire::MAX_DEPTH).map_err(|e| e.reason.into())
     }
 }
 
@@ -98,7 +105,7 @@ fn host_release(id: u32) {
     let _ = pattern_release(id);
 }
 
-static HOST: crate::pattern::Host = crate::pattern::Host { compile: host_compile, judge: host_judge, test: host_test, release: host_release };
+static HOST: webmcp_warden::pattern::Host = webmcp_warden::pattern::Host { compile: host_compile, judge: host_judge, test: host_test, release: host_release };
 
 thread_local! {
     /// The compiled schemas of this instance; created (and the pattern engine installed) on
@@ -111,7 +118,7 @@ fn with_cache(f: impl FnOnce(&mut SchemaCache) -> String) -> String {
     let answer = CACHE.with(|cell| {
         let mut slot = cell.try_borrow_mut().ok()?;
         let cache = slot.get_or_insert_with(|| {
-            crate::pattern::install(&HOST);
+            webmcp_warden::pattern::install(&HOST);
             install_pattern_engine();
             boon::set_json_parser(Box::new(PageJson));
             SchemaCache::new()
@@ -131,7 +138,7 @@ fn with_cache(f: impl FnOnce(&mut SchemaCache) -> String) -> String {
 
 /// `text` as a JSON string literal.
 fn push_string(out: &mut String, text: &str) {
-    out.push_str(&crate::validate::quote(text));
+    out.push_str(&webmcp_warden::validate::quote(text));
 }
 
 /// `{"error":{"code","message","path"?},"ok":false}`.
@@ -178,7 +185,7 @@ fn diagnostics_answer(diagnostics: &[Diagnostic]) -> String {
 /// (`unsafePatterns`).
 #[wasm_bindgen]
 pub fn compile(schema: &[u8], allow_unsafe: bool) -> String {
-    with_cache(|cache| match crate::pattern::with_unsafe_allowed(allow_unsafe, || cache.compile_wire(schema)) {
+    with_cache(|cache| match webmcp_warden::pattern::with_unsafe_allowed(allow_unsafe, || cache.compile_wire(schema)) {
         Ok(handle) => {
             let mut out = format!(r#"{{"handle":{handle},"notes":["#);
             for (i, note) in cache.notes(handle).iter().enumerate() {
@@ -234,13 +241,13 @@ pub fn validate(handle: u32, instance: &[u8], max_depth: u32) -> String {
 /// replaces the table, dropping every compiled schema, with one where schemas without `$schema`
 /// are `dialect` (`"draft-07"`, else 2020-12) and `$ref`s may name `documents` (a JSON object, URI
 /// to document, in the wire format), as `tests/json_schema_suite.rs` sets it up natively.
-/// Answers `{ ok }` or `{ ok: false, error }`. Only in the test build (`suite-export`).
+/// Answers `{ ok }` or `{ ok: false, error }`. Only in the test build (the `suite-export` feature).
 #[cfg(feature = "suite-export")]
 #[wasm_bindgen(js_name = __test_conformance_suite)]
 pub fn test_conformance_suite(dialect: &str, documents: &[u8]) -> String {
-    use crate::validate::Dialect;
+    use webmcp_warden::validate::Dialect;
     let dialect = if dialect == "draft-07" { Dialect::Draft7 } else { Dialect::Draft202012 };
-    let documents = match crate::wire::decode_json(documents, crate::wire::MAX_DEPTH) {
+    let documents = match webmcp_warden::wire::decode_json(documents, webmcp_warden::wire::MAX_DEPTH) {
         Ok(serde_json::Value::Object(map)) => map.into_iter().collect(),
         _ => {
             return r#"{"error":{"code":"invalid_documents","message":"the documents are not an object in the wire format"},"ok":false}"#

@@ -1,4 +1,5 @@
-//! The page's pattern engines for [`crate::pattern`], installed when the module starts: JS's
+//! The page's pattern engines for the core's patterns (`webmcp_warden::pattern`), installed when
+//! a module that links this crate starts (the core, lint and limits modules): JS's
 //! own `RegExp`, imported as a global, and, through `pkg-js/src/pattern-host.js`, the pattern
 //! judgement and the linear-time engine, wasm modules of their own the page loads when it first
 //! has a pattern (the judgement) and when a pattern first needs the linear engine.
@@ -7,6 +8,15 @@
 //! slot, and the linear engine knows a pattern by the same slot. Only `new RegExp(source,
 //! flags)`, `RegExp.prototype.test` and the linear engine's functions are called: never a
 //! user's function, and nothing here calls back into the core.
+//!
+//! `pattern-host.js` is imported as `./pattern-host.js` (`raw_module`): pkg-js/build.mjs puts it
+//! beside the glue, where the package's own modules import the same instance.
+
+#![cfg(target_arch = "wasm32")]
+#![no_std]
+#![forbid(unsafe_code)]
+
+extern crate alloc;
 
 use alloc::borrow::ToOwned;
 use alloc::string::String;
@@ -16,7 +26,8 @@ use core::cell::RefCell;
 use wasm_bindgen::__rt::LazyCell;
 use wasm_bindgen::prelude::*;
 
-use crate::pattern::{self, Host};
+use warden_wasm::borrow;
+use webmcp_warden::pattern::{self, Host};
 
 #[wasm_bindgen]
 extern "C" {
@@ -34,9 +45,9 @@ extern "C" {
     fn js_string(value: &JsValue) -> String;
 }
 
-#[wasm_bindgen(module = "/pkg-js/src/pattern-host.js")]
+#[wasm_bindgen(raw_module = "./pattern-host.js")]
 extern "C" {
-    /// The judgement of pattern `slot` (its first word: `crate::pattern::Judgement::to_words`),
+    /// The judgement of pattern `slot` (its first word: `webmcp_warden::pattern::Judgement::to_words`),
     /// or `u32::MAX` while the judgement's module is not loaded (asking starts loading it). The
     /// host prepares the linear engine for the slot when its route needs it.
     #[wasm_bindgen(js_name = judgePattern)]
@@ -55,7 +66,7 @@ extern "C" {
     fn linear_release(slot: u32);
 }
 
-/// The compiled patterns, by slot (a `LazyCell`: `crate::pattern` says why).
+/// The compiled patterns, by slot (a `LazyCell`: `webmcp_warden::pattern` says why).
 static TABLE: LazyCell<RefCell<Vec<Option<RegExp>>>> = LazyCell::new(|| RefCell::new(Vec::new()));
 
 fn compile(source: &str, flags: &str) -> Result<u32, String> {
@@ -63,7 +74,7 @@ fn compile(source: &str, flags: &str) -> Result<u32, String> {
         let text = js_string(&thrown);
         text.strip_prefix("SyntaxError: ").map(str::to_owned).unwrap_or(text)
     })?;
-    let mut table = super::borrow(&TABLE);
+    let mut table = borrow(&TABLE);
     let slot = table.iter().position(Option::is_none).unwrap_or(table.len());
     match table.get_mut(slot) {
         Some(entry) => *entry = Some(regex),
@@ -83,11 +94,11 @@ fn test(handle: u32, text: &str, linear: bool) -> Option<bool> {
     if linear {
         return linear_test(handle, text).ok();
     }
-    super::borrow(&TABLE).get(usize::try_from(handle).ok()?)?.as_ref()?.test(text).ok()
+    borrow(&TABLE).get(usize::try_from(handle).ok()?)?.as_ref()?.test(text).ok()
 }
 
 fn release(handle: u32) {
-    let taken = usize::try_from(handle).ok().and_then(|slot| super::borrow(&TABLE).get_mut(slot).and_then(Option::take));
+    let taken = usize::try_from(handle).ok().and_then(|slot| borrow(&TABLE).get_mut(slot).and_then(Option::take));
     // Dropped outside the borrow: dropping a JS object crosses the boundary.
     drop(taken);
     linear_release(handle);

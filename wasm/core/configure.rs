@@ -1,10 +1,10 @@
 //! The configuration steps, through one export: `configure(engine, request, bytes)`.
 //!
 //! Each step used to be an export of its own, and each export costs argument glue on both
-//! sides of the boundary (strings, arrays and buffers copied in and out, ~300 bytes of wasm
-//! each). Configuration is not the hot path, so its steps share one: `bytes` holds the step's
+//! sides of the boundary (strings, arrays and buffers copied in and out; bench/RESULTS.md,
+//! "Build choices, measured"). Configuration is not the hot path, so its steps share one: `bytes` holds the step's
 //! arguments as a wire array, then the step's payload exactly as the TS layer encoded it
-//! ([`crate::wire::decode_head`]); [`crate::wire::Request`] lists the steps and their
+//! ([`webmcp_warden::wire::decode_head`]); [`webmcp_warden::wire::Request`] lists the steps and their
 //! arguments. Every step answers `{ ok, … }` or `{ ok: false, error }` ([`engines::answer`]).
 
 use alloc::borrow::ToOwned;
@@ -15,16 +15,16 @@ use alloc::vec::Vec;
 use wasm_bindgen::prelude::*;
 
 use super::engines::{self, answer, decode, no_engine};
-use crate::engine::Engine;
-use crate::error::ConfigError;
-use crate::policy::RevokeFilter;
-use crate::value::Value;
-use crate::wire::Request;
+use webmcp_warden::engine::Engine;
+use webmcp_warden::error::ConfigError;
+use webmcp_warden::policy::RevokeFilter;
+use webmcp_warden::value::Value;
+use webmcp_warden::wire::Request;
 
 /// Runs configuration step `request` on engine `engine`.
 #[wasm_bindgen]
 pub fn configure(engine: u32, request: u32, bytes: &[u8]) -> Vec<u8> {
-    let (args, payload) = match crate::wire::decode_head(bytes) {
+    let (args, payload) = match webmcp_warden::wire::decode_head(bytes) {
         Ok((Value::Array(args), payload)) => (args, payload),
         _ => return answer(Err(misuse())),
     };
@@ -34,7 +34,7 @@ pub fn configure(engine: u32, request: u32, bytes: &[u8]) -> Vec<u8> {
         return answer(check_pattern(&args));
     }
     // Every pattern a step compiles sees the page's opt-in (`unsafePatterns`).
-    engines::with(engine, |e| answer(crate::pattern::with_unsafe_allowed(e.unsafe_patterns(), || run(e, request, &args, payload)))).unwrap_or_else(no_engine)
+    engines::with(engine, |e| answer(webmcp_warden::pattern::with_unsafe_allowed(e.unsafe_patterns(), || run(e, request, &args, payload)))).unwrap_or_else(no_engine)
 }
 
 /// The arguments of a request, read by position. A missing or mistyped one is the TS layer's
@@ -103,7 +103,7 @@ fn misuse() -> ConfigError {
 
 /// An answer with no members but `ok`.
 fn done() -> Value {
-    crate::object! {}
+    webmcp_warden::object! {}
 }
 
 fn run(e: &mut Engine, request: Request, args: &Args<'_>, payload: &[u8]) -> Result<Value, ConfigError> {
@@ -115,18 +115,18 @@ fn run(e: &mut Engine, request: Request, args: &Args<'_>, payload: &[u8]) -> Res
             for (handle, event, timeout) in e.set_hooks(set) {
                 hooks.push(Value::Array(vec![handle.into(), (event as u32).into(), timeout.into()]));
             }
-            crate::object! { "hooks" => Value::Array(hooks) }
+            webmcp_warden::object! { "hooks" => Value::Array(hooks) }
         }
         Request::AddGlobal => {
             let replaced = e.add_global(args.u32(0)?, args.bool(1)?, args.str(2)?)?;
-            crate::object! { "replaced" => replaced }
+            webmcp_warden::object! { "replaced" => replaced }
         }
         Request::DefineSubject => {
-            let subject = crate::hooks::Subject::from_code(args.u32(1)?).ok_or_else(|| ConfigError::new("invalid_wire", "an unknown subject".into()))?;
-            let definition = crate::governor::Definition::from_value(&decode(payload)?)?;
+            let subject = webmcp_warden::hooks::Subject::from_code(args.u32(1)?).ok_or_else(|| ConfigError::new("invalid_wire", "an unknown subject".into()))?;
+            let definition = webmcp_warden::governor::Definition::from_value(&decode(payload)?)?;
             let fingerprint = definition.fingerprint.clone();
             e.define_subject(args.u32(0)?, subject, definition, args.opt_str(2)?, args.u32s(3)?, args.str(4)?)?;
-            crate::object! { "fingerprint" => fingerprint }
+            webmcp_warden::object! { "fingerprint" => fingerprint }
         }
         Request::DefineStandaloneTool => {
             e.define_standalone_tool(args.u32(0)?, args.str(1)?, args.u32s(2)?, args.str(3)?)?;
@@ -157,23 +157,23 @@ fn run(e: &mut Engine, request: Request, args: &Args<'_>, payload: &[u8]) -> Res
             let digest = args.opt_str(4)?;
             let grant = e.record_grant(args.u32(0)?, principal.as_deref(), args.f64(2)?, args.f64(3)?, digest.as_deref());
             let grant = grant.ok_or_else(|| ConfigError::new("unknown_handle", "no call with this handle".into()))?;
-            crate::object! { "grant" => grant.to_value() }
+            webmcp_warden::object! { "grant" => grant.to_value() }
         }
         Request::LoadGrants => {
             let stored = decode(payload)?;
-            crate::object! { "read" => e.governor_mut().grants_mut().load(&stored) }
+            webmcp_warden::object! { "read" => e.governor_mut().grants_mut().load(&stored) }
         }
         Request::ListGrants => {
             let book = e.governor_mut().grants_mut();
             let pruned = book.prune(args.f64(0)?);
-            crate::object! { "grants" => book.to_value(true), "pruned" => pruned }
+            webmcp_warden::object! { "grants" => book.to_value(true), "pruned" => pruned }
         }
         Request::RevokeGrants => {
             let filter = decode(payload)?;
             let removed = RevokeFilter::from_value(&filter).map_or(0, |filter| e.governor_mut().grants_mut().revoke(&filter));
-            crate::object! { "removed" => removed }
+            webmcp_warden::object! { "removed" => removed }
         }
-        Request::StoredGrants => crate::object! { "grants" => e.governor().grants().to_value(false) },
+        Request::StoredGrants => webmcp_warden::object! { "grants" => e.governor().grants().to_value(false) },
         Request::Suspend => {
             e.suspend(args.opt_str(0)?);
             done()
@@ -187,7 +187,7 @@ fn run(e: &mut Engine, request: Request, args: &Args<'_>, payload: &[u8]) -> Res
 /// "Patterns"). `{ ok }`, or the `unsafe_pattern` (or `invalid_pattern`) error naming it.
 fn check_pattern(args: &Args<'_>) -> Result<Value, ConfigError> {
     let (source, flags) = (args.str(0)?, args.str(1)?);
-    crate::pattern::Pattern::compile(source, flags, args.bool(2)?)
-        .map_err(|error| crate::matcher::pattern_error(&crate::strs::cat!["the pattern /", source, "/", flags], source, flags, &error))?;
+    webmcp_warden::pattern::Pattern::compile(source, flags, args.bool(2)?)
+        .map_err(|error| webmcp_warden::matcher::pattern_error(&webmcp_warden::strs::cat!["the pattern /", source, "/", flags], source, flags, &error))?;
     Ok(done())
 }

@@ -6,19 +6,19 @@ use core::cell::RefCell;
 
 use wasm_bindgen::__rt::LazyCell;
 
-use crate::engine::Engine;
-use crate::error::ConfigError;
-use crate::strs::{cat, decimal_usize};
-use crate::value::{Map, Value};
+use webmcp_warden::engine::Engine;
+use webmcp_warden::error::ConfigError;
+use webmcp_warden::strs::{cat, decimal_usize};
+use webmcp_warden::value::{Map, Value};
 
 /// The engines, by id. Boxed, so that lending an engine out of the table ([`with`]) moves a
 /// pointer. A `LazyCell` rather than `thread_local!`, which the `no_std` core module does not
-/// have (`crate::pattern` says why this cell).
+/// have (`webmcp_warden::pattern` says why this cell).
 static ENGINES: LazyCell<RefCell<Vec<Option<Box<Engine>>>>> = LazyCell::new(|| RefCell::new(Vec::new()));
 
 /// Creates an engine; answers its id.
 pub(super) fn create() -> u32 {
-    let mut engines = super::borrow(&ENGINES);
+    let mut engines = warden_wasm::borrow(&ENGINES);
     let slot = engines.iter().position(Option::is_none).unwrap_or(engines.len());
     if slot == engines.len() {
         engines.push(Some(Box::new(Engine::new())));
@@ -30,7 +30,7 @@ pub(super) fn create() -> u32 {
 
 /// Forgets an engine.
 pub(super) fn remove(id: u32) {
-    let mut engines = super::borrow(&ENGINES);
+    let mut engines = warden_wasm::borrow(&ENGINES);
     if let Some(entry) = engines.get_mut(id as usize) {
         *entry = None;
     }
@@ -43,8 +43,8 @@ pub(super) fn remove(id: u32) {
 /// its caller turns into a thrown error).
 ///
 /// The engine is lent out of the table for the call and put back after ([`take`], [`put`]), so
-/// the table's borrow is code of two functions instead of a copy inside each of the ~45
-/// instances of this one (one per export; ~3 KB of wasm). Nothing runs `f` re-entrantly: the
+/// the table's borrow is code of two functions instead of a copy inside each of the
+/// instances of this one (one per export). Nothing runs `f` re-entrantly: the
 /// core never calls back into JS that could call it again.
 pub(super) fn with<R>(id: u32, f: impl FnOnce(&mut Engine) -> R) -> Option<R> {
     let mut engine = take(id)?;
@@ -56,13 +56,13 @@ pub(super) fn with<R>(id: u32, f: impl FnOnce(&mut Engine) -> R) -> Option<R> {
 /// Takes engine `id` out of its slot.
 #[inline(never)]
 fn take(id: u32) -> Option<Box<Engine>> {
-    super::borrow(&ENGINES).get_mut(id as usize).and_then(Option::take)
+    warden_wasm::borrow(&ENGINES).get_mut(id as usize).and_then(Option::take)
 }
 
 /// Puts engine `id` back into its slot.
 #[inline(never)]
 fn put(id: u32, engine: Box<Engine>) {
-    if let Some(slot) = super::borrow(&ENGINES).get_mut(id as usize) {
+    if let Some(slot) = warden_wasm::borrow(&ENGINES).get_mut(id as usize) {
         *slot = Some(engine);
     }
 }
@@ -78,15 +78,15 @@ pub(super) fn answer(result: Result<Value, ConfigError>) -> Vec<u8> {
             }
             Value::Object(map)
         }
-        Ok(other) => crate::object! { "ok" => true, "value" => other },
-        Err(error) => crate::object! { "ok" => false, "error" => error.to_value() },
+        Ok(other) => webmcp_warden::object! { "ok" => true, "value" => other },
+        Err(error) => webmcp_warden::object! { "ok" => false, "error" => error.to_value() },
     };
-    crate::wire::encode(&value)
+    webmcp_warden::wire::encode(&value)
 }
 
 /// Decodes a wire buffer from the TS layer; a buffer it cannot have written is misuse.
 pub(super) fn decode(bytes: &[u8]) -> Result<Value, ConfigError> {
-    crate::wire::decode(bytes).map_err(|err| ConfigError::new("invalid_wire", cat!["the core could not read its input: ", err.reason, " at byte ", decimal_usize(err.at)]))
+    webmcp_warden::wire::decode(bytes).map_err(|err| ConfigError::new("invalid_wire", cat!["the core could not read its input: ", err.reason, " at byte ", decimal_usize(err.at)]))
 }
 
 /// The answer for an unknown engine id.

@@ -1,7 +1,15 @@
-//! The linear-time pattern engine's module (`--features linear-module`): patterns the page's
-//! backtracking `RegExp` cannot be trusted with, translated to `regex-lite`
-//! (`crate::pattern::linear`). A page loads it only when a pattern's judgement routes long
-//! strings to it; `pkg-js/src/pattern-host.js` drives it, by slots it chooses.
+//! The linear-time pattern engine's module: patterns the page's backtracking `RegExp` cannot be
+//! trusted with, translated to `regex-lite` (`webmcp_warden::pattern::linear`). A page loads it
+//! only when a pattern's judgement routes long strings to it; `pkg-js/src/pattern-host.js` drives
+//! it, by slots it chooses.
+
+#![cfg(target_arch = "wasm32")]
+#![no_std]
+#![forbid(unsafe_code)]
+
+extern crate alloc;
+
+use warden_wasm::borrow;
 
 use alloc::vec::Vec;
 use core::cell::RefCell;
@@ -9,9 +17,9 @@ use core::cell::RefCell;
 use wasm_bindgen::__rt::LazyCell;
 use wasm_bindgen::prelude::*;
 
-use crate::pattern::linear::Linear;
+use webmcp_warden::pattern::linear::Linear;
 
-/// The compiled patterns, by slot (a `LazyCell`: `crate::pattern` says why).
+/// The compiled patterns, by slot (a `LazyCell`: `webmcp_warden::pattern` says why).
 static TABLE: LazyCell<RefCell<Vec<Option<Linear>>>> = LazyCell::new(|| RefCell::new(Vec::new()));
 
 /// Compiles `source` with JS `flags` into `slot`; `false` when the engine cannot run it (the
@@ -19,7 +27,7 @@ static TABLE: LazyCell<RefCell<Vec<Option<Linear>>>> = LazyCell::new(|| RefCell:
 #[wasm_bindgen]
 pub fn compile(slot: u32, source: &str, flags: &str) -> bool {
     let Ok(linear) = Linear::new(source, flags) else { return false };
-    let mut table = super::borrow(&TABLE);
+    let mut table = borrow(&TABLE);
     let index = slot as usize;
     if table.len() <= index {
         table.resize_with(index.saturating_add(1), || None);
@@ -37,7 +45,7 @@ pub fn compile(slot: u32, source: &str, flags: &str) -> bool {
 /// slot.
 #[wasm_bindgen]
 pub fn test(slot: u32, text: &str) -> i32 {
-    match super::borrow(&TABLE).get(slot as usize) {
+    match borrow(&TABLE).get(slot as usize) {
         Some(Some(linear)) => i32::from(linear.is_match(text)),
         _ => -1,
     }
@@ -46,6 +54,6 @@ pub fn test(slot: u32, text: &str) -> i32 {
 /// Empties `slot`.
 #[wasm_bindgen]
 pub fn release(slot: u32) {
-    let taken = super::borrow(&TABLE).get_mut(slot as usize).and_then(Option::take);
+    let taken = borrow(&TABLE).get_mut(slot as usize).and_then(Option::take);
     drop(taken);
 }
