@@ -2,7 +2,7 @@
 //!
 //! `str::find(&str)` links the standard library's two-way searcher and, through it, the
 //! panic path for slicing off a character boundary, with its `Debug` formatting of characters
-//! and ranges: about 5 KB of wasm. `[T]::join` links one copy per element type. The texts here
+//! and ranges (bench/RESULTS.md, "Build choices, measured"). `[T]::join` links one copy per element type. The texts here
 //! (tool names, server ids, a truncation notice, short lists) are short, so plain loops cost
 //! nothing measurable.
 
@@ -22,7 +22,7 @@ pub fn find(haystack: &str, needle: &str) -> Option<usize> {
 /// The byte offset of the first `byte` in `text`. For an ASCII byte, what `text.find(char)`
 /// answers: no other character's UTF-8 holds an ASCII byte. The core searches its short texts
 /// (matchers, pointers, MIME types) for single ASCII characters with this loop: `char`
-/// patterns link core's `CharSearcher`, `memchr` and the `Split` iterator (~1.5 KB of wasm).
+/// patterns link core's `CharSearcher`, `memchr` and the `Split` iterator.
 pub fn find_byte(text: &str, byte: u8) -> Option<usize> {
     let mut at = 0usize;
     for &b in text.as_bytes() {
@@ -60,7 +60,7 @@ pub fn split_once<'a>(text: &'a str, separator: &str) -> Option<(&'a str, &'a st
 
 /// `text` without leading and trailing whitespace, as `str::trim` (Unicode `White_Space`) says,
 /// found walking forwards only: `str::trim` walks back from the end, which links core's
-/// reverse UTF-8 decoding and its searcher (~0.7 KB of wasm) for the two short texts trimmed.
+/// reverse UTF-8 decoding and its searcher for the two short texts trimmed.
 pub fn trim(text: &str) -> &str {
     let (mut start, mut end) = (None, 0);
     let mut at = 0usize;
@@ -95,9 +95,8 @@ pub fn parse_digits(digits: &str) -> Option<usize> {
 /// Concatenates string pieces (`&str`, `String`, `&String`, anything `AsRef<str>`) into a new
 /// `String`: the core's messages are written with this instead of `format!`. Each `format!` call
 /// site builds a table of pieces and formatting functions and links `core::fmt`'s machinery
-/// with it; with every message of the core written this way the module was ~16 KB smaller
-/// (measured: 183,336 → 167,478 bytes, 64.6 → 58.8 KB brotli, upper bound with messages
-/// emptied). Numbers go in through [`decimal`].
+/// with it; with every message of the core written this way the module is much smaller
+/// (bench/RESULTS.md, "Build choices, measured"). Numbers go in through [`decimal`].
 #[macro_export]
 macro_rules! cat {
     ($($piece:expr),* $(,)?) => {{

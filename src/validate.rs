@@ -74,7 +74,7 @@
 //!
 //! Formats the engine does not know (`"format": "textarea"`) are ignored, as the specification
 //! allows. `idn-hostname` and `idn-email` are ignored too: checking them needs Unicode IDNA
-//! tables (ICU, +35 KB brotli) that this module leaves out; `iri` and `iri-reference` are checked
+//! tables (ICU, heavy: bench/RESULTS.md) that this module leaves out; `iri` and `iri-reference` are checked
 //! by RFC 3987 syntax, which needs none. `contentEncoding` / `contentMediaType` are asserted in
 //! draft-07 (which allows it) and are annotations in 2020-12 (which requires that). The test
 //! suite harness (`tests/json_schema_suite.rs`) runs the 2020-12
@@ -432,7 +432,7 @@ pub struct PatternNote {
 /// visible to another), so dropping it frees everything it holds, its patterns included.
 pub struct SchemaCache {
     /// In handle order. A page compiles a schema per tool, tens at most: a scan costs less than
-    /// hashing, and a map per key type would add ~10 KB of code to the module.
+    /// hashing, and a map per key type would add its own code to the module.
     entries: Vec<Entry>,
     next_handle: u32,
     default_dialect: Dialect,

@@ -1,9 +1,9 @@
 //! A map kept as a sorted vector.
 //!
 //! The core's maps are small (a page's tools, grants, cached plans) and bytes are a feature:
-//! each `BTreeMap<K, V>` instantiation links its own node-balancing code (3–5 KB of wasm per
-//! key/value pair of types), while this map is a binary search over a `Vec`, a few hundred
-//! bytes per instantiation. Lookups are O(log n) like a B-tree; inserts and removals move the
+//! each `BTreeMap<K, V>` instantiation links its own node-balancing code (per key/value pair of
+//! types; bench/RESULTS.md), while this map is a binary search over a `Vec`, far less code per
+//! instantiation. Lookups are O(log n) like a B-tree; inserts and removals move the
 //! tail of the vector, which for the hundreds of entries a page holds costs less than the
 //! B-tree's allocations.
 

@@ -551,8 +551,15 @@ impl LimitBook {
     /// Checks `limits` (the indexes in `matched` apply to the call) and, when `count` is set and
     /// every one has room, counts the call. `costs` are the answers of the cost functions asked
     /// so far (`None`: it failed).
-    #[allow(clippy::arithmetic_side_effects)] // floating point: no overflow
     pub fn check(&mut self, limits: &[Limit], matched: &[usize], facts: &LimitFacts<'_>, costs: &[(u32, Option<f64>)], count: bool) -> Verdict {
+        self.check_into(limits, matched, facts, costs, count, Vec::new())
+    }
+
+    /// [`LimitBook::check`], with the keys a counted call holds written into `held` (emptied
+    /// first): a caller that keeps the vectors of ended calls reuses them.
+    #[allow(clippy::arithmetic_side_effects)] // floating point: no overflow
+    pub fn check_into(&mut self, limits: &[Limit], matched: &[usize], facts: &LimitFacts<'_>, costs: &[(u32, Option<f64>)], count: bool, mut held: Vec<Held>) -> Verdict {
+        held.clear();
         let now = facts.now_ms;
         if self.keys >= self.prune_at && (self.keys < MAX_KEYS || now >= self.pruned_full_at + FULL_PRUNE_MS || now.is_nan()) {
             self.prune(now);
@@ -615,7 +622,6 @@ impl LimitBook {
                 }
             }
         }
-        let mut held: Vec<Held> = Vec::new();
         if let Some(hit) = hit {
             self.found = found;
             return Verdict::Exceeded(hit);

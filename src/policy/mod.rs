@@ -288,7 +288,7 @@ fn parse(spec: &Value, errors: &mut Vec<ConfigError>) -> Option<Draft> {
     )
     .unwrap_or(None);
     // Two calls rather than `[..].map(..)`: the array map is a generic `try_map` instance of its
-    // own (~1 KB of wasm) for two sections.
+    // own for two sections.
     let sections = [parse_section(map, "resources", true, default, errors), parse_section(map, "prompts", false, default, errors)];
     Some(Draft {
         deny: parse_list(map, List::Deny, errors, uris_of(false)),

@@ -45,7 +45,7 @@ impl NumberLengths {
     /// A table from `(bits of the number, length)` entries, in any order.
     ///
     /// Sorted by a heapsort written here rather than `sort_unstable`: the standard sorts link
-    /// ~3 KB of wasm for this one table (pattern-defeating quicksort, small-sort networks, a
+    /// much code for this one table (pattern-defeating quicksort, small-sort networks, a
     /// heapsort fallback), and the table is small and built once per shaped result.
     pub fn from_bits(mut entries: Vec<(u64, usize)>) -> NumberLengths {
         let len = entries.len();

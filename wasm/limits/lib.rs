@@ -38,6 +38,8 @@ struct Client {
     tools: Vec<(String, String, Vec<usize>)>,
     /// The keys each call in flight holds, by token.
     held: Vec<(u32, Vec<Held>)>,
+    /// The emptied vectors of ended calls, for the next calls to hold their keys in.
+    spare: Vec<Vec<Held>>,
     next_token: u32,
     /// The decision of the limit the last check found passed.
     hit: Option<Value>,
@@ -45,6 +47,9 @@ struct Client {
     /// send it again.
     principal: Option<String>,
 }
+
+/// How many emptied vectors a client keeps for its next calls.
+const SPARE: usize = 8;
 
 /// The clients, by id (a `LazyCell`: `webmcp_warden::pattern` says why this cell).
 static CLIENTS: LazyCell<RefCell<Vec<Option<Client>>>> = LazyCell::new(|| RefCell::new(Vec::new()));
@@ -145,8 +150,12 @@ pub fn limits_check(id: u32, tool: u32, principal: Option<String>, same: bool, n
             }
         }
         let facts = LimitFacts { principal: client.principal.as_deref(), tool: name, now_ms: now };
-        match client.book.check(client.limits.list(), matched, &facts, &answers, count) {
-            Verdict::Pass(held) if held.is_empty() => 0.0,
+        let buffer = client.spare.pop().unwrap_or_default();
+        match client.book.check_into(client.limits.list(), matched, &facts, &answers, count, buffer) {
+            Verdict::Pass(held) if held.is_empty() => {
+                client.spare.push(held);
+                0.0
+            }
             Verdict::Pass(held) => {
                 client.next_token = client.next_token.checked_add(1).unwrap_or(1);
                 client.held.push((client.next_token, held));
@@ -181,8 +190,13 @@ fn release(client: &mut Client, token: u32) {
     let mut index = 0;
     while index < client.held.len() {
         if client.held.get(index).is_some_and(|(held, _)| *held == token) {
-            let (_, keys) = client.held.swap_remove(index);
+            let (_, mut keys) = client.held.swap_remove(index);
             client.book.release(&keys);
+            // Kept for a next call, as many as calls were in flight at once, at most a few.
+            if client.spare.len() < SPARE {
+                keys.clear();
+                client.spare.push(keys);
+            }
         } else {
             index = index.saturating_add(1);
         }

@@ -20,8 +20,8 @@ export function decodeBase64(base64: string): Uint8Array {
 /**
  * Decodes hex natively where the platform can (`Uint8Array.fromHex`), else with a loop (a few
  * KB: the decoder). Hex rather than base64 for a module that ships uncompressed: every byte is
- * two whole characters, so gzip and brotli still see the module's byte patterns (0.4 KB less
- * gzip than base64 for ~4 KB of wasm, measured).
+ * two whole characters, so gzip and brotli still see the module's byte patterns (less gzip
+ * than base64, measured: bench/RESULTS.md).
  */
 export function decodeHex(hex: string): Uint8Array {
   const native = (Uint8Array as { fromHex?: (text: string) => Uint8Array }).fromHex;

@@ -264,7 +264,7 @@ export function encode(value: unknown, options: EncodeOptions = {}): Uint8Array 
  *
  * The bytes are a view of one buffer this module reuses: valid until the next call, which is
  * all the validator needs (its glue copies them into wasm memory at once). A fresh buffer per
- * call cost more than the encoding itself (measured: 3.2 µs → ~1 µs for a 400-byte argument).
+ * call cost more than the encoding itself (measured: bench/RESULTS.md, "Build choices, measured").
  */
 export function encodeJson(value: unknown): Uint8Array {
   // A buffer a large argument grew is let go at the next call, not kept for the page's life.

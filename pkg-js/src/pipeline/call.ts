@@ -707,8 +707,7 @@ class CallRun {
       };
     }
     // One object literal per event, every field written in the same order: a spread of a shared
-    // base (or adding a field later) takes V8 off its fast path, ~3 µs per context instead of
-    // ~40 ns (measured, bench/RESULTS.md).
+    // base (or adding a field later) takes V8 off its fast path (measured, bench/RESULTS.md).
     const contract = (this.#contract ??= snapshotOf(this.#tool.contract));
     const assigns = this.#assigns;
     switch (EVENTS[event]) {

@@ -13,8 +13,8 @@ export const hasLoneSurrogate: (text: string) => boolean =
 
 /** `text` with every lone surrogate replaced by U+FFFD (`String.prototype.toWellFormed`). */
 export function wellFormed(text: string): string {
-  // `isWellFormed` first: V8's `toWellFormed` copies even a well-formed string (measured 1.8 ms
-  // against 1.1 ms for the check alone on 1 MiB), and the check is free on one-byte strings.
+  // `isWellFormed` first: V8's `toWellFormed` copies even a well-formed string (slower than the
+  // check alone, measured: bench/RESULTS.md), and the check is free on one-byte strings.
   if (!hasLoneSurrogate(text)) return text;
   const own = text as Native;
   return typeof own.toWellFormed === 'function' ? own.toWellFormed() : text.replace(LONE_SURROGATES, '\uFFFD');

@@ -113,8 +113,8 @@ function compileWith(validator: ValidatorModule, schema: JsonSchema, allowUnsafe
  * Validates JSON text (what `toJson` wrote) against a JSON Schema; an invalid schema is
  * reported, not thrown. `which` names the schema in that report's message. The text is limited
  * to `limits.maxArgumentBytes` here; it crosses to the module in the wire format, written from
- * `json.source` when there is one (measured: reading the text back with `JSON.parse` cost ~10 %
- * of validating a typical argument), from the text read back otherwise.
+ * `json.source` when there is one (reading the text back with `JSON.parse` cost a noticeable
+ * share of validating a typical argument: bench/RESULTS.md), from the text read back otherwise.
  */
 export async function validateJsonText(
   schema: JsonSchema,
