@@ -35,7 +35,7 @@ export { ready } from './boundary/core.js';
 export { createWarden, getDefaultWarden, type WardenClient, type ClientOption } from './api/api.js';
 export { type WebMCPConfig } from './api/config.js';
 export { mergeHooks, mergeHooksOrdered } from './client/hookset.js';
-export { createHookedExecute, type HookedExecuteOptions } from './api/engine.js';
+export { createHookedExecute, type HookedExecuteOptions } from './api/hooked-execute.js';
 export { WardenError, ConfigurationError, RegistrationError, NotSupportedError, CallFailure } from './util/errors.js';
 export { normalizeResult, normalizeError } from './api/public-results.js';
 export type { NormalizeOptions } from './types/types.js';

@@ -1,5 +1,5 @@
-// simple-webmcp's engine API, kept with its meaning: build a hooked `execute` from a
-// function and a `getHooks` callback, for custom engines and tests.
+// simple-webmcp's engine API (`createHookedExecute`), kept with its meaning: build a hooked
+// `execute` from a function and a `getHooks` callback, for custom engines and tests.
 import { defaultWarden } from './api.js';
 import { compileHookSet, HOOK_EVENTS } from '../client/hookset.js';
 import type { PipelineTool } from '../types/internal.js';
