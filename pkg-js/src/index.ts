@@ -61,7 +61,7 @@ export {
 export { validateJson } from './api/pipeline-loader.js';
 export type { Diagnostic } from './types/types.js';
 export { shapeForModel } from './api/pipeline-loader.js';
-export type { ShapedResult } from './shape/shape.js';
+export type { ShapedResult } from './shape/shaping.js';
 export { getModelContext, isWebMCPSupported } from './runtime/runtime.js';
 export { lintTool, type ToolLint, type LintableDefinition } from './api/lint-tool.js';
 export { PROVENANCE_META_KEY } from './util/mcp.js';

@@ -2,7 +2,7 @@
 // crossing that traps marks the instance dead and the next one makes a fresh instance, and that
 // every module's driver keeps its instance in it. The core, the validator and the shaping module
 // trap for real through their test-only exports (core-trap.test.mjs, validator-module.test.mjs,
-// shaper.test.mjs); the URI, lint and limits modules have no such export, so their drivers run
+// shape-loader.test.mjs); the URI, lint and limits modules have no such export, so their drivers run
 // here, each in a process of its own, on a stand-in glue whose crossing traps for real (a wasm
 // `unreachable`) when told to.
 //

@@ -9,7 +9,7 @@ import { WardenError } from '../util/errors.js';
 import type { Compiled, PipelineTool, RegisteredTool, SubjectCall } from '../types/internal.js';
 import { failedOutcome } from '../client/outcomes.js';
 import { patternsSettled } from '../boundary/patterns.js';
-import type { ShapedResult } from '../shape/shape.js';
+import type { ShapedResult } from '../shape/shaping.js';
 import type { CallOptions, CallOutcome, CallToolResult, JsonSchema, JsonValidated, Limits, ListingOptions, ToolContract } from '../types/types.js';
 
 /**

@@ -32,7 +32,7 @@ import type { Decision, PolicyCall } from '../client/governance.js';
 import type { JsonText, PipelineTool, SubjectCall } from '../types/internal.js';
 import { errorMessage, errorResult, normalizeResult } from '../shape/normalize.js';
 import { Ended, NEVER_ABORTED, perform, syncEndedAt, type AnyHook } from '../util/perform.js';
-import { loadedShaping, loadShaper, shaperLoaded } from '../shape/shaper.js';
+import { loadedShaping, loadShaper, shaperLoaded } from '../shape/shape-loader.js';
 import type { CallTrace, DecisionStep, TracedStep } from '../client/telemetry.js';
 import { DIAGNOSING, diagnose } from './diagnose.js';
 import type { Note } from './diagnostics.js';

@@ -10,7 +10,7 @@ import type { EndListingAnswer } from '../boundary/answers.js';
 import type { Warden } from '../client/client.js';
 import { genInvocationId } from '../client/outcomes.js';
 import { emitHookEvent } from '../client/telemetry.js';
-import { loadedShaping, loadShaper, shaperLoaded } from '../shape/shaper.js';
+import { loadedShaping, loadShaper, shaperLoaded } from '../shape/shape-loader.js';
 import type { RegisteredTool } from '../types/internal.js';
 import type { ListingOptions, ToolContract } from '../types/types.js';
 import { WardenError } from '../util/errors.js';

@@ -1,6 +1,6 @@
 // The shaping module (`wasm/shape/lib.rs`) on its own: the module that
 // shapes on a page that validates with no JSON Schema (a page that does loads the validator
-// module, which shapes too; `shaper.ts` picks). A chunk with the module's glue and bytes, loaded
+// module, which shapes too; `shape-loader.ts` picks). A chunk with the module's glue and bytes, loaded
 // lazily.
 import * as glue from '../../wasm/warden_shape.js';
 import { WASM_LZMA_BASE64 } from '../../wasm/warden_shape_bytes.js';

@@ -88,7 +88,7 @@ export class ValidatorModule {
   }
 
   /**
-   * Its shaping exports, for shaping (`shape.ts`), each crossing guarded: a trap replaces the
+   * Its shaping exports, for shaping (`shaping.ts`), each crossing guarded: a trap replaces the
    * instance (the schemas are compiled again when next used) and the crossing throws.
    */
   shaping(): ShapeEngine {

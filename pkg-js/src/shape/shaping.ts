@@ -3,10 +3,10 @@
 // returned. Below, "the core" is the module that shapes: the shaping module
 // (`wasm/shape/`, in a chunk of its own, `shape-module.ts`), or, on a page that
 // validates with a JSON Schema, the validator module, which shapes too (one download instead of
-// two, sharing what both carry: bench/RESULTS.md, "Patterns"). `shaper.ts` picks it once loaded
+// two, sharing what both carry: bench/RESULTS.md, "Patterns"). `shape-loader.ts` picks it once loaded
 // (`start`, a `ShapeEngine`).
 //
-// This file is part of the pipeline chunk (`shaper.ts` imports it; `register()` starts loading
+// This file is part of the pipeline chunk (`shape-loader.ts` imports it; `register()` starts loading
 // the chunk, a call that shapes awaits it before its answer).
 //
 // - Plain text that fits the cap (the common case) never crosses unless it may hold a removable
@@ -31,7 +31,7 @@ import type { CallToolResult } from '../types/types.js';
 import { Tag, Writer, decode } from '../boundary/wire.js';
 import type { ShapeResultAnswer } from '../boundary/answers.js';
 
-/** What the package's calls use of shaping (`shaper.ts` answers it once started). */
+/** What the package's calls use of shaping (`shape-loader.ts` answers it once started). */
 export interface Shaping {
   /** Shapes a result for a model ({@link shapeForModel}). */
   shapeForModel: typeof shapeForModel;
@@ -44,7 +44,7 @@ export type { ShapeEngine };
 /** The module that shapes. */
 let engine: ShapeEngine | undefined;
 
-/** Shapes with `shapes`, the module `shaper.ts` loaded (the shaping module's or the validator's exports). */
+/** Shapes with `shapes`, the module `shape-loader.ts` loaded (the shaping module's or the validator's exports). */
 export function start(shapes: ShapeEngine): void {
   engine = shapes;
 }
