@@ -11,7 +11,7 @@ import { encode } from '../boundary/wire.js';
 import { compileHookSet, mergeHooks } from '../client/hookset.js';
 import type { TelemetryHandler } from '../client/telemetry.js';
 import type { WebMCPHooks } from '../types/types.js';
-import { isPlainObject, typeName } from '../util/values.js';
+import { isPlainObject, typeName } from '../util/js-values.js';
 
 /** Options of {@link configureWebMCP}. */
 export interface WebMCPConfig {

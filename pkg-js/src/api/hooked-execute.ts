@@ -5,7 +5,7 @@ import { compileHookSet, HOOK_EVENTS } from '../client/hookset.js';
 import type { PipelineTool } from '../types/internal.js';
 import { runCall } from './pipeline-loader.js';
 import type { CallToolResult, ToolContract, WebMCPHooks, WebMCPTool } from '../types/types.js';
-import { isPlainObject } from '../util/values.js';
+import { isPlainObject } from '../util/js-values.js';
 
 /** Options of {@link createHookedExecute}. */
 export interface HookedExecuteOptions {

@@ -16,7 +16,7 @@ import { decode, encode } from '../boundary/wire.js';
 import type { CheckPatternAnswer } from '../boundary/answers.js';
 import type { CallOptions, CallOutcome, JsonSchema, RegistrationStatus, ToolContract, WebMCPTool } from '../types/types.js';
 import { TOOL_NAME_RULE } from '../util/names.js';
-import { isPlainObject, typeName } from '../util/values.js';
+import { isPlainObject, typeName } from '../util/js-values.js';
 
 const KNOWN_OPTIONS = new Set(['name', 'title', 'description', 'inputSchema', 'schema', 'outputSchema', 'annotations', 'hooks', 'server', 'shape', 'structured', 'scope', 'enabled', 'exposedTo', 'browserSchema', 'unsafePatterns']);
 const BRAND = Symbol.for('webmcp-warden.tool');

@@ -3,7 +3,7 @@
 // which handle is which hook, and the client files the functions under those handles.
 import type { Warden } from './client.js';
 import { EVENTS } from '../boundary/codes.js';
-import { isPlainObject } from '../util/values.js';
+import { isPlainObject } from '../util/js-values.js';
 import { encode } from '../boundary/wire.js';
 import type { WebMCPHooks } from '../types/types.js';
 

@@ -13,7 +13,7 @@ import type { WebMCPHooks } from '../types/types.js';
 import { ApprovalQueue, getNoAsks, type Approvals } from './approvals.js';
 import { EMPTY_HOOKS, ScopeContext, WebMCPHooksContext, useIsomorphicLayoutEffect, wardenOf, type ScopeContextValue } from './context.js';
 import { ScopeHandle } from './scope.js';
-import { typeName } from '../util/values.js';
+import { typeName } from '../util/js-values.js';
 
 /** Props of {@link WebMCPProvider}. */
 export interface WebMCPProviderProps {

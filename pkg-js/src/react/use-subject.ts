@@ -11,7 +11,7 @@ import type { PromptGet, RegistrationStatus, ResourceRead, WebMCPPrompt, WebMCPP
 import { ScopeContext, useIsomorphicLayoutEffect, wardenOf } from './context.js';
 import { resolveScope } from './scope.js';
 import { structureOf, wrapHooks, type HookSource } from './wrappers.js';
-import { isPlainObject, typeName } from '../util/values.js';
+import { isPlainObject, typeName } from '../util/js-values.js';
 
 /** What {@link useWebMCPResource} and {@link useWebMCPPrompt} report. */
 export interface UseWebMCPSubjectResult {

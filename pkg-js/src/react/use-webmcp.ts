@@ -28,7 +28,7 @@ import { ScopeContext, useIsomorphicLayoutEffect, wardenOf } from './context.js'
 import { adoptTool, joinMount, mountView } from './mounts.js';
 import type { ScopeHandle } from './scope.js';
 import { structureOf, wrapHooks, type HookSource } from './wrappers.js';
-import { isPlainObject, typeName } from '../util/values.js';
+import { isPlainObject, typeName } from '../util/js-values.js';
 
 /** What {@link useWebMCP} reports: registration, and the execution state of the tool's calls. */
 export interface UseWebMCPResult extends ExecutionState {

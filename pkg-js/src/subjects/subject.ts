@@ -18,7 +18,7 @@ import { core } from '../boundary/core.js';
 import { hasJudge, judgementMissing, patternsProblem } from '../boundary/patterns.js';
 import { decode, encode } from '../boundary/wire.js';
 import type { CheckPatternAnswer } from '../boundary/answers.js';
-import { isPlainObject, typeName } from '../util/values.js';
+import { isPlainObject, typeName } from '../util/js-values.js';
 import type {
   CallOptions,
   JsonSchema,
