@@ -19,7 +19,7 @@ import type { Warden } from '../client/client.js';
  * bytes in the pipeline chunk (a page downloads it at its first call; this chunk only in debug).
  *
  * - `hook`: event, hook id, what was called (a tool's name; a listing's tools, joined), the
- *   step's outcome (the core's `Outcome`: 2 raised, 3 timed out, else a bad return), the core's
+ *   step's outcome (the core's `StepReport`: 2 raised, 3 timed out, else a bad return), the core's
  *   sentence when the hook failed the call (`''` for a listing, which has none; `undefined`
  *   when the call went on without it), its deadline in ms;
  * - `approver`: the tool, the core's cause and sentence, the decision that asked (its

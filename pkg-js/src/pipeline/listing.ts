@@ -3,7 +3,7 @@
 // `runHooks` calls them with their deadlines and keeps the (possibly annotated) tool objects.
 // `listTools()` and the browser registrations (`registration.ts`) both list this way; a client
 // holding no `toolsListed` hook lists its tools as they are.
-import { ActionBits, EVENTS, Op, Outcome, Verdict } from '../boundary/codes.js';
+import { ActionBits, EVENTS, Op, StepReport, Verdict } from '../boundary/codes.js';
 import { core, CoreTrapped } from '../boundary/core.js';
 import { decode, encode } from '../boundary/wire.js';
 import type { EndListingAnswer } from '../boundary/answers.js';
@@ -75,7 +75,7 @@ export async function runHooks(w: Warden, tools: RegisteredTool[], contracts: To
   const notes: Note[] = [];
   let ended = false;
   try {
-    let action = core.listingStep(engine, listing, Outcome.Start, 0, 0, new Uint8Array());
+    let action = core.listingStep(engine, listing, StepReport.Start, 0, 0, new Uint8Array());
     let kept: Map<string, ToolContract> | undefined;
     for (;;) {
       if (action & ActionBits.Accepted && kept !== undefined) {
@@ -102,10 +102,10 @@ export async function runHooks(w: Warden, tools: RegisteredTool[], contracts: To
       const performed = perform(hook.run, [given, ctx], hook.timeout ?? w.settings.hookTimeout, ctx.signal);
       const [how, value] = Array.isArray(performed) ? performed : await performed;
       const duration = observed ? performance.now() - started : 0;
-      let outcome: number = how === Ended.Raise ? Outcome.Raised : how === Ended.Timeout ? Outcome.TimedOut : how === Ended.Aborted ? Outcome.Aborted : Outcome.Returned;
+      let outcome: number = how === Ended.Raise ? StepReport.Raised : how === Ended.Timeout ? StepReport.TimedOut : how === Ended.Aborted ? StepReport.Aborted : StepReport.Returned;
       let facts = 0;
       let payload: Uint8Array = new Uint8Array();
-      if (outcome === Outcome.Returned) {
+      if (outcome === StepReport.Returned) {
         try {
           facts = readReturn(value).facts;
           if (Array.isArray(value)) {
@@ -120,12 +120,12 @@ export async function runHooks(w: Warden, tools: RegisteredTool[], contracts: To
             payload = encode({ names: names.map((name) => (name === undefined ? null : name)) });
           }
         } catch {
-          outcome = Outcome.Raised;
+          outcome = StepReport.Raised;
           facts = 0;
         }
       }
       if (instance !== w.coreInstance) throw new CoreTrapped('the core was restarted during this listing');
-      const hookIdNow = outcome === Outcome.Returned || ((typeof process === 'undefined' || process.env.NODE_ENV !== 'production') && w.settings.debug) ? core.listingHookId(engine, listing) : undefined;
+      const hookIdNow = outcome === StepReport.Returned || ((typeof process === 'undefined' || process.env.NODE_ENV !== 'production') && w.settings.debug) ? core.listingHookId(engine, listing) : undefined;
       action = core.listingStep(engine, listing, outcome, facts, duration, payload);
       if (((action >>> ActionBits.VerdictShift) & 7) === Verdict.Failed && (typeof process === 'undefined' || process.env.NODE_ENV !== 'production') && w.settings.debug) {
         notes.push(['hook', 'toolsListed', hookIdNow ?? '?', tools.map((t) => t.contract.name).join(','), outcome, '', hook.timeout ?? w.settings.hookTimeout]);
