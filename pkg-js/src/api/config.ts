@@ -1,7 +1,7 @@
 // Configuration of a client: `configureWebMCP` (the default client) and `warden.configure`.
 // Everything is checked before anything changes, so a `ConfigurationError` leaves the
 // configuration as it was.
-import type { Warden } from '../client/client.js';
+import type { ClientState } from '../client/client.js';
 import { Bounds } from '../boundary/codes.js';
 import { ConfigurationError } from '../util/errors.js';
 import { encodePolicy, type Approver, type Policy, type ToolFilterFn } from '../client/governance.js';
@@ -125,7 +125,7 @@ function refuse(key: string, why: string, path: string | undefined = key): never
 }
 
 /** Clients already warned that a hook was given again (one console warning per client). */
-const warnedRepeats = new WeakSet<Warden>();
+const warnedRepeats = new WeakSet<ClientState>();
 
 /**
  * `hooks` without the entries (functions or hook objects, by identity) the client's global hooks
@@ -133,7 +133,7 @@ const warnedRepeats = new WeakSet<Warden>();
  * per client says what was skipped and what to do. Hooks that cannot be read are left as they
  * are, for the core's check to refuse.
  */
-function withoutRepeats(w: Warden, hooks: WebMCPHooks | undefined): WebMCPHooks | undefined {
+function withoutRepeats(w: ClientState, hooks: WebMCPHooks | undefined): WebMCPHooks | undefined {
   if (!isPlainObject(hooks)) return hooks;
   const kept: Record<string, unknown> = {};
   let repeated = false;
@@ -163,7 +163,7 @@ function withoutRepeats(w: Warden, hooks: WebMCPHooks | undefined): WebMCPHooks 
  * browser lists may have changed (the filter, the server id, the hooks): the caller then brings
  * the registrations in line.
  */
-export function configure(w: Warden, options: WebMCPConfig): boolean {
+export function configure(w: ClientState, options: WebMCPConfig): boolean {
   // A disposed client refuses configuration (this throws `ConfigurationError('disposed')`).
   w.assertLive();
   if (!isPlainObject(options)) throw new ConfigurationError('invalid_config', `configureWebMCP expects an options object, not ${typeName(options)}`);

@@ -36,12 +36,12 @@ export interface HookRecord {
   set: number;
 }
 
-/** What a client's resources and prompts add to its registration syncs and teardown ({@link Warden.subjects}). */
+/** What a client's resources and prompts add to its registration syncs and teardown ({@link ClientState.subjects}). */
 export interface SubjectHooks {
   /** Brings their registrations in line with `runtime`. */
-  sync(w: Warden, runtime: unknown): Promise<void>;
+  sync(w: ClientState, runtime: unknown): Promise<void>;
   /** Unregisters every one of them (`reset()`, `dispose()`). */
-  unregisterAll(w: Warden): void;
+  unregisterAll(w: ClientState): void;
 }
 
 /** Settings every call reads. */
@@ -175,11 +175,11 @@ export function answered<A extends ConfigureAnswer = ConfigureAnswer>(bytes: Uin
 }
 
 /**
- * A webmcp-warden client: owns one core engine, its handles, settings, registry, grants and
- * telemetry. Make one with {@link createWarden}; the package's top-level functions use a
- * default one.
+ * The state behind one client: its core engine, handles, settings, registry, grants and
+ * telemetry. Its public face is a `WardenClient` (`api/api.ts`), which {@link createWarden}
+ * returns; the package's top-level functions use a default one.
  */
-export class Warden {
+export class ClientState {
   /** Settings every call reads. */
   readonly settings: Settings = defaultSettings();
   /** Handles given to the core (hook sets, hooks, tools, scopes). */
@@ -667,8 +667,8 @@ export class Warden {
 
 /** Everything the package keeps about one tool made by `webmcp()`. */
 export interface ToolRecord extends RegisteredTool {
-  /** The client the tool belongs to. */
-  readonly warden: Warden;
+  /** The client the tool belongs to (its state). */
+  readonly clientState: ClientState;
   /** The options it was made with. */
   readonly options: AnyToolOptions;
   /**
@@ -696,8 +696,8 @@ export interface ToolRecord extends RegisteredTool {
 
 /** Everything the package keeps about one resource (`webmcpResource`) or prompt (`webmcpPrompt`). */
 export interface SubjectRecord extends RegisteredTool {
-  /** The client it belongs to. */
-  readonly warden: Warden;
+  /** The client it belongs to (its state). */
+  readonly clientState: ClientState;
   /** What it is. */
   readonly kind: 'resource' | 'prompt';
   /** Its key in the client's registry: a resource's URI (or template), a prompt's name. */

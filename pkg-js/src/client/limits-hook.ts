@@ -4,7 +4,7 @@
 // nothing at run time.
 import type { PolicyCall } from '../types/policy-types.js';
 
-/** What the limits engine reads of a client (a `Warden`): its clock, its deadline for page functions, its functions. */
+/** What the limits engine reads of a client (a `ClientState`): its clock, its deadline for page functions, its functions. */
 export interface LimitsClient {
   readonly settings: { clock: () => number; hookTimeout: number };
   readonly predicates: { readonly table: readonly unknown[] };

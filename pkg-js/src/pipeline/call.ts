@@ -26,7 +26,7 @@ import { canonicalJson } from '../util/canonical.js';
 import { CallFailure } from '../util/errors.js';
 import { deepFrozenCopy } from '../util/frozen.js';
 import { loadValidator } from '../validator/validator-loader.js';
-import type { Warden } from '../client/client.js';
+import type { ClientState } from '../client/client.js';
 import { readReturn, type Returned } from './facts.js';
 import type { Decision, PolicyCall } from '../client/governance.js';
 import type { JsonText, PipelineTool, SubjectCall } from '../types/internal.js';
@@ -80,7 +80,7 @@ const QUIET_SUCCESS = { ok: true } as const;
 
 
 /** Runs one governed call of `tool` under provider `scope` (0: none). Never throws for a failed call. */
-export async function runCall(w: Warden, tool: PipelineTool, input: unknown, options?: CallOptions | null, scope = 0): Promise<CallOutcome> {
+export async function runCall(w: ClientState, tool: PipelineTool, input: unknown, options?: CallOptions | null, scope = 0): Promise<CallOutcome> {
   const read = readCallOptions(options);
   if (typeof read === 'string') return failedOutcome('validation', 'invalid_options', read);
   const run = new CallRun(w, tool, input, read, scope, undefined);
@@ -97,7 +97,7 @@ export async function runCall(w: Warden, tool: PipelineTool, input: unknown, opt
  * Runs one governed read or get (`about`) of a resource or prompt record `subject`. Never throws
  * for a failed call; `result` of a failure is the text the agent reads, as an error result.
  */
-export async function runSubjectCall(w: Warden, subject: PipelineTool, about: SubjectCall, input: unknown, options: CallOptions | null | undefined, scope: number): Promise<CallOutcome> {
+export async function runSubjectCall(w: ClientState, subject: PipelineTool, about: SubjectCall, input: unknown, options: CallOptions | null | undefined, scope: number): Promise<CallOutcome> {
   const read = readCallOptions(options);
   if (typeof read === 'string') return failedOutcome('validation', 'invalid_options', read);
   return new CallRun(w, subject, input, read, scope, about).run();
@@ -111,7 +111,7 @@ function limitsFirst(action: number): boolean {
 
 /** The state of one call, and one performer per op. */
 class CallRun {
-  readonly #w: Warden;
+  readonly #w: ClientState;
   readonly #tool: PipelineTool;
   #input: unknown;
   readonly #options: ReadCallOptions;
@@ -187,7 +187,7 @@ class CallRun {
   /** The token of the calls in flight the limits counted this call in (0: none). */
   #held = 0;
 
-  constructor(w: Warden, tool: PipelineTool, input: unknown, options: ReadCallOptions, scope: number, about: SubjectCall | undefined) {
+  constructor(w: ClientState, tool: PipelineTool, input: unknown, options: ReadCallOptions, scope: number, about: SubjectCall | undefined) {
     this.#w = w;
     this.#tool = tool;
     this.#input = input;

@@ -7,7 +7,7 @@ import { ActionBits, EVENTS, Op, StepReport, Verdict } from '../boundary/codes.j
 import { core, CoreTrapped } from '../boundary/core.js';
 import { decode, encode } from '../boundary/wire.js';
 import type { EndListingAnswer } from '../boundary/answers.js';
-import type { Warden } from '../client/client.js';
+import type { ClientState } from '../client/client.js';
 import { genInvocationId } from '../client/outcomes.js';
 import { emitHookEvent } from '../client/telemetry.js';
 import { loadedShaping, loadShaper, shaperLoaded } from '../shape/shape-loader.js';
@@ -20,7 +20,7 @@ import type { Note } from './diagnostics.js';
 import { readReturn } from './facts.js';
 
 /** Whether client `w` holds a `toolsListed` hook (of any set: global, scoped or a tool's). */
-function hasListingHooks(w: Warden): boolean {
+function hasListingHooks(w: ClientState): boolean {
   for (const hook of w.hooks.values()) if (EVENTS[hook.event] === 'toolsListed') return true;
   return false;
 }
@@ -32,7 +32,7 @@ function hasListingHooks(w: Warden): boolean {
  * definition is the classic place to hide instructions). Rejects with a `WardenError` whose
  * code is `hook_failed` when a hook fails (never an empty list).
  */
-export async function listContracts(w: Warden, tools: RegisteredTool[], options: ListingOptions = {}): Promise<ToolContract[]> {
+export async function listContracts(w: ClientState, tools: RegisteredTool[], options: ListingOptions = {}): Promise<ToolContract[]> {
   let listed = tools.map((tool) => ({ ...tool.contract }));
   if (tools.length > 0 && hasListingHooks(w)) listed = await runHooks(w, tools, listed, options);
   if ((options.shape ?? 'llm') !== 'llm') return listed;
@@ -65,7 +65,7 @@ declare const process: { env: { NODE_ENV?: string } };
  * contracts they keep, possibly annotated. Rejects with a `WardenError('hook_failed')` when one
  * fails.
  */
-export async function runHooks(w: Warden, tools: RegisteredTool[], contracts: ToolContract[], options: ListingOptions): Promise<ToolContract[]> {
+export async function runHooks(w: ClientState, tools: RegisteredTool[], contracts: ToolContract[], options: ListingOptions): Promise<ToolContract[]> {
   const engine = w.engine();
   const instance = w.coreInstance;
   const listing = core.beginListing(engine, new Uint32Array(tools.map((t) => t.coreTool)), new Uint32Array(tools.map((t) => t.scope)));
