@@ -12,10 +12,10 @@ export interface LimitsClient {
 
 /**
  * What a limits check comes to: within every limit, the token of the calls in flight it holds
- * (0: none); else the outcome the core reads (`Invalid` with the limit's decision, or `Aborted`)
+ * (0: none); else the step report the core reads (`Invalid` with the limit's decision, or `Aborted`)
  * and its payload.
  */
-export type LimitsChecked = number | [outcome: number, payload: unknown];
+export type LimitsChecked = number | [report: number, payload: unknown];
 
 /** The limits module, as the configuration and the calls use it. */
 export interface LimitsEngine {

@@ -23,7 +23,7 @@ export const DIAGNOSING: boolean = typeof process === 'undefined' || process.env
  */
 export function diagnose(w: ClientState, notes: readonly Note[]): Promise<void> {
   return import('./diagnostics.js').then(
-    (chunk) => chunk.report(w, notes),
+    (chunk) => chunk.writeNotes(w, notes),
     () => undefined,
   );
 }

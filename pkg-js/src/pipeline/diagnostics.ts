@@ -66,7 +66,7 @@ const REMOVED: Record<string, string> = {
 const written = new WeakMap<ClientState, Set<string>>();
 
 /** Writes each note not written before for its client and cause. */
-export function report(w: ClientState, notes: readonly Note[]): void {
+export function writeNotes(w: ClientState, notes: readonly Note[]): void {
   let seen = written.get(w);
   if (seen === undefined) written.set(w, (seen = new Set()));
   for (const note of notes) {

@@ -66,7 +66,7 @@ export function joinMount(tool: WebMCPTool, handle: ScopeHandle | null): () => v
       const code = (err as { code?: unknown } | null)?.code;
       const message = err instanceof Error ? err.message : String(err);
       import('../pipeline/diagnostics.js').then(
-        (chunk) => chunk.report(record.clientState, [['registration', record.contract.name, typeof code === 'string' ? code : 'registration_failed', message, 'useWebMCP']]),
+        (chunk) => chunk.writeNotes(record.clientState, [['registration', record.contract.name, typeof code === 'string' ? code : 'registration_failed', message, 'useWebMCP']]),
         () => undefined,
       );
     });
