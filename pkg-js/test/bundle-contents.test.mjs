@@ -68,7 +68,7 @@ await tool.register();
  * resources (with the URI module, its glue and bytes) are carried only by pages that use them.
  */
 const OPTIONAL = [
-  'dist/subjects/subject.js', 'dist/subjects/subject-call.js', 'dist/api/explain.js', 'dist/client/activity.js', 'dist/runtime/mcp-b.js', 'dist/validator/validator-module.js', 'dist/api/hooked-execute.js', 'dist/otel.js',
+  'dist/subjects/subject.js', 'dist/subjects/subject-call.js', 'dist/api/explain.js', 'dist/client/activity-store.js', 'dist/runtime/mcp-b.js', 'dist/validator/validator-module.js', 'dist/api/hooked-execute.js', 'dist/otel.js',
   'dist/shape/shaping.js', 'dist/shape/shape-module.js', 'wasm/warden_shape.js', 'wasm/warden_shape_bytes.js',
   'dist/subjects/uri-module.js', 'wasm/warden_uri.js', 'wasm/warden_uri_bytes.js',
   'dist/api/forms.js', 'dist/react/use-webmcp-form.js', 'dist/runtime/schema-compat.js', 'dist/api/lint-tool.js',

@@ -12,7 +12,7 @@ import { configurationError } from '../util/errors.js';
 import { Handles } from '../boundary/handles.js';
 import { decode, encode } from '../boundary/wire.js';
 import { TelemetryBus } from './telemetry.js';
-import type { ActivityStore } from './activity.js';
+import type { ActivityStore } from './activity-store.js';
 import type { AskBook } from './asks.js';
 import { memoryGrantStore, type Grant, type GrantStore } from './grant-stores.js';
 import { Predicates } from './predicates.js';
@@ -196,7 +196,7 @@ export class ClientState {
   readonly telemetry = new TelemetryBus();
   /**
    * Calls in progress and each tool's last outcome (the React layer's execution state), made by
-   * `activityOf` when the React layer first asks: a page without it never loads `activity.ts`.
+   * `activityOf` when the React layer first asks: a page without it never loads `activity-store.ts`.
    */
   activity: ActivityStore | undefined = undefined;
   /** The in-page registry: tools `invokeTool` and `listTools` see, by name. */

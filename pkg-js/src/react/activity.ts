@@ -1,12 +1,12 @@
 // Execution state: what agents are doing with the tools of a client, read from the client's
-// activity store (activity.ts) with `useSyncExternalStore`, the zustand way.
+// activity store (client/activity-store.ts) with `useSyncExternalStore`, the zustand way.
 //
 // The store answers immutable snapshots, and per tool the same object until that tool's state
 // changes, so a component selecting one tool re-renders only when that tool's calls start or
 // finish, never for another tool's. The store does its bookkeeping only while someone
 // subscribes (`activity.observed`), so a page that never reads execution state pays nothing.
 import { useCallback, useContext, useSyncExternalStore } from 'react';
-import { ActivityStore, type ActivitySnapshot, type ToolActivity } from '../client/activity.js';
+import { ActivityStore, type ActivitySnapshot, type ToolActivity } from '../client/activity-store.js';
 import type { ClientState } from '../client/client.js';
 import type { CallError, CallOutcome } from '../types/types.js';
 import { ScopeContext, clientStateOf } from './context.js';
