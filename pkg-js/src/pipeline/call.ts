@@ -34,7 +34,7 @@ import { errorMessage, errorResult, normalizeResult } from '../shape/normalize.j
 import { Ended, NEVER_ABORTED, perform, syncEndedAt, type AnyHook } from '../util/perform.js';
 import { loadedShaping, loadShaper, shaperLoaded } from '../shape/shape-loader.js';
 import type { CallTrace, DecisionStep, TracedStep } from '../client/telemetry.js';
-import { DIAGNOSING, diagnose } from './diagnose.js';
+import { DIAGNOSING, diagnose } from './diagnostics-loader.js';
 import type { Note } from './diagnostics.js';
 import type { CallError, CallOptions, CallOutcome, CallToolResult, ToolContract } from '../types/types.js';
 import { readCallOptions, type ReadCallOptions } from './call-options.js';
@@ -180,7 +180,7 @@ class CallRun {
   #shapes = false;
   /** An instrumentation following this call (tracing), told of its start in the caller's context. */
   readonly #trace: CallTrace | undefined;
-  /** What failed closed in this call, for the console (only with `debug` on: diagnose.ts). */
+  /** What failed closed in this call, for the console (only with `debug` on: diagnostics-loader.ts). */
   #notes: Note[] | undefined;
   /** A failed predicate's note, waiting for the decision policy then makes. */
   #predicateNote: Note | undefined;

@@ -15,7 +15,7 @@ import type { RegisteredTool } from '../types/internal.js';
 import type { ListingOptions, ToolContract } from '../types/types.js';
 import { WardenError } from '../util/errors.js';
 import { Ended, NEVER_ABORTED, perform } from '../util/perform.js';
-import { diagnose } from './diagnose.js';
+import { diagnose } from './diagnostics-loader.js';
 import type { Note } from './diagnostics.js';
 import { readReturn } from './facts.js';
 
@@ -55,7 +55,7 @@ function stripContract(contract: ToolContract, stripText: (text: string) => [str
 }
 
 /**
- * `process.env.NODE_ENV`, which bundlers replace: the guard of the diagnostics' code (diagnose.ts)
+ * `process.env.NODE_ENV`, which bundlers replace: the guard of the diagnostics' code (diagnostics-loader.ts)
  * is false where it says `'production'`; a page without `process` (a browser) relies on `debug`.
  */
 declare const process: { env: { NODE_ENV?: string } };

@@ -26,7 +26,7 @@ import { toWireResult } from '../util/mcp.js';
 import type { ToolRecord } from '../client/client.js';
 import { listContracts } from './listing.js';
 import { runCall } from './call.js';
-import { DIAGNOSING, diagnose } from './diagnose.js';
+import { DIAGNOSING, diagnose } from './diagnostics-loader.js';
 import { registerWith, signalOf } from '../runtime/runtime-adapter.js';
 import type { CallOutcome, ToolContract } from '../types/types.js';
 
