@@ -15,7 +15,7 @@ import { StepReport } from './boundary/codes.js';
 import { decodeBase64 } from './boundary/embedded-bytes.js';
 import { configurationError } from './util/errors.js';
 import { unlzma } from './boundary/unlzma.js';
-import { limitsHook, type LimitsChecked, type LimitsClient, type LimitsEngine } from './client/limits-hook.js';
+import { limitsHook, type LimitsChecked, type LimitsClient, type LimitsModule } from './client/limits-hook.js';
 import { decode } from './boundary/wire.js';
 import type { Policy, PolicyCall } from './types/policy-types.js';
 import type { ConfigureAnswer, Refused } from './boundary/answers.js';
@@ -138,7 +138,7 @@ function settle(w: LimitsClient, id: number, server: string, tool: string, princ
   }
 }
 
-const engine: LimitsEngine = {
+const limitsModule: LimitsModule = {
   set(w, limits) {
     const id = idOf(w);
     if (limits === undefined) {
@@ -195,6 +195,6 @@ export function limitsMemoryBytes(): number {
  * configureWebMCP({ policy: withLimits({ default: 'allow', limits: [{ match: 'send_*', per: 'principal', max: 10, window: 60_000 }] }) });
  */
 export function withLimits<P extends Policy>(policy: P): P {
-  limitsHook.engine ??= engine;
+  limitsHook.module ??= limitsModule;
   return policy;
 }

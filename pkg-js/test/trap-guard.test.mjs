@@ -168,7 +168,7 @@ test("the limits module: a crossing that traps throws; the fresh instance gets e
     import { withLimits } from ${dist('limits.js')};
     import { limitsHook } from ${dist('client/limits-hook.js')};
     withLimits({});
-    const engine = limitsHook.engine;
+    const engine = limitsHook.module;
     const a = {}, b = {};
     engine.set(a, new Uint8Array([0]));
     engine.set(b, new Uint8Array([0]));

@@ -215,7 +215,7 @@ export function configure(w: ClientState, options: WebMCPConfig): boolean {
     for (const which of ['policy', 'approved', 'filter'] as const) {
       if (w.governanceBytes(which) !== previous[which]) w.setGovernance(which, previous[which]);
     }
-    if (w.limitsSpec !== previous.limits) w.setLimits(previous.limits, limitsHook.engine);
+    if (w.limitsSpec !== previous.limits) w.setLimits(previous.limits, limitsHook.module);
     // Predicate functions the new policy encoded but that will not be in force are released.
     w.predicates.retain(w.predicates.inForce);
   };
@@ -236,10 +236,10 @@ export function configure(w: ClientState, options: WebMCPConfig): boolean {
       } catch {
         throw new ConfigurationError('invalid_policy', 'configureWebMCP: policy.limits could not be read', 'limits');
       }
-      if (limits !== undefined && limitsHook.engine === undefined) {
+      if (limits !== undefined && limitsHook.module === undefined) {
         throw new ConfigurationError('limits_unavailable', "configureWebMCP: a policy's limits are counted by webmcp-warden/limits: wrap the policy in withLimits() from it", 'limits');
       }
-      w.setLimits(limits === undefined ? undefined : encode(limits, { fn: (f) => w.predicates.handleOf(f as never, () => w.counts().calls) }), limitsHook.engine);
+      w.setLimits(limits === undefined ? undefined : encode(limits, { fn: (f) => w.predicates.handleOf(f as never, () => w.counts().calls) }), limitsHook.module);
     }
     if (approved !== undefined) w.setGovernance('approved', encode(approved));
     if (options.tools !== undefined) w.setGovernance('filter', encode(typeof options.tools === 'function' ? null : options.tools));

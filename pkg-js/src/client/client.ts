@@ -17,7 +17,7 @@ import type { AskBook } from './asks.js';
 import { memoryGrantStore, type Grant, type GrantStore } from './grant-stores.js';
 import { Predicates } from './predicates.js';
 import type { Approver, ToolFilterFn } from '../types/policy-types.js';
-import type { LimitsEngine } from './limits-hook.js';
+import type { LimitsModule } from './limits-hook.js';
 import type { AnyHook } from '../util/perform.js';
 import type { Redactor } from '../types/internal.js';
 import type { AnyToolOptions, RegisteredTool, RegistrationStatus } from '../types/internal.js';
@@ -223,7 +223,7 @@ export class ClientState {
    */
   asks: AskBook | undefined = undefined;
   /** The limits module, while the policy has limits (`webmcp-warden/limits`); calls are checked against them. */
-  limits: LimitsEngine | undefined = undefined;
+  limits: LimitsModule | undefined = undefined;
   /** The policy's `limits` as the limits module was given them (wire-encoded), while it has some. */
   limitsSpec: Uint8Array | undefined = undefined;
   /** A grant for exactly some arguments may be in the book: policy steps send the arguments' digest. */
@@ -575,14 +575,14 @@ export class ClientState {
   }
 
   /**
-   * Gives the limits module (`engine`, webmcp-warden/limits's) this client's limits
+   * Gives the limits module (`limitsModule`, webmcp-warden/limits's) this client's limits
    * (wire-encoded; `undefined`: none). Throws `ConfigurationError` for invalid ones, changing
    * nothing.
    */
-  setLimits(limits: Uint8Array | undefined, engine: LimitsEngine | undefined = this.limits): void {
-    if (limits !== undefined || this.limitsSpec !== undefined) engine?.set(this, limits);
+  setLimits(limits: Uint8Array | undefined, limitsModule: LimitsModule | undefined = this.limits): void {
+    if (limits !== undefined || this.limitsSpec !== undefined) limitsModule?.set(this, limits);
     this.limitsSpec = limits;
-    this.limits = limits === undefined ? undefined : engine;
+    this.limits = limits === undefined ? undefined : limitsModule;
   }
 
   /** Seals an `approvedFingerprints: 'first_listing'` baseline (the first listing or call happened). */

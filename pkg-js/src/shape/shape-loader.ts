@@ -6,7 +6,7 @@
 // its first `webmcp()`. `register()` starts loading it, a call or a listing that shapes awaits
 // it, and the public `shapeForModel` (pipeline-loader.ts) loads it.
 import { shapeForModel, start, stripText, type Shaping } from './shaping.js';
-import type { ShapeEngine } from '../types/internal.js';
+import type { ShapingExports } from '../types/internal.js';
 import { loadingValidator } from '../validator/validator-loader.js';
 
 let shaping: Shaping | undefined;
@@ -18,7 +18,7 @@ export function shaperLoaded(): boolean {
 }
 
 /** The shaping module of its own, decoded and compiled. */
-function ownModule(): Promise<ShapeEngine> {
+function ownModule(): Promise<ShapingExports> {
   return import('./shape-module.js').then((chunk) => chunk.start());
 }
 
@@ -35,8 +35,8 @@ export function loadShaper(): Promise<Shaping> {
     // Only what the package's calls use (the tests import the rest from shaping.js): a namespace
     // would carry every export, and make esbuild share its helper through one more chunk.
     const chunk: Shaping = { shapeForModel, stripText };
-    const engine = await (validator === undefined ? ownModule() : validator.then((module) => module.shaping(), ownModule));
-    start(engine);
+    const shapes = await (validator === undefined ? ownModule() : validator.then((module) => module.shaping(), ownModule));
+    start(shapes);
     shaping = chunk;
     return chunk;
   })();
