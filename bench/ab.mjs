@@ -17,16 +17,16 @@ const load = async (dir) => {
     }
     return undefined;
   };
-  // The synchronous shapeForModel of shape.js, with the shaping module loaded: in folders
-  // (dist/shape/), the shaper loads it itself; in a flat build that has the pipeline chunk,
+  // The synchronous shapeForModel of shaping.js (shape.js before), with the shaping module loaded: in folders
+  // (dist/shape/), its loader loads it itself; in a flat build that has the pipeline chunk,
   // through that chunk (dist/pipeline-loader.js), which hands it what it needs of the entry; in a
   // flat build from before that chunk, directly (dist/shaper.js); a build from before either has none.
-  const shaper = await first('dist/shape/shaper.js');
+  const shaper = await first('dist/shape/shape-loader.js', 'dist/shape/shaper.js');
   const loader = shaper ? undefined : await first('dist/pipeline-loader.js');
   if (shaper) await shaper.loadShaper();
   else if (loader) await (await loader.loadPipeline()).loadShaper();
   else await first('dist/shaper.js').then((flat) => flat?.loadShaper());
-  return { ...(await import(url('dist/index.js'))), ...(await first('dist/shape/shape.js', 'dist/shape.js')), ...(await first('dist/validator/validation.js', 'dist/validation.js')) };
+  return { ...(await import(url('dist/index.js'))), ...(await first('dist/shape/shaping.js', 'dist/shape/shape.js', 'dist/shape.js')), ...(await first('dist/validator/validation.js', 'dist/validation.js')) };
 };
 const pkgs = { before: await load(beforeDir), after: await load(afterDir) };
 

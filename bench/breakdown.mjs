@@ -52,9 +52,9 @@ function configure(rules) {
 
 if (process.argv[2] === 'crossings') {
   // The package reaches the core and the shaping module through one object of functions each
-  // (dist/boundary/core.js, dist/shape/shape.js): wrapping their properties counts every crossing the call path makes.
+  // (dist/boundary/core.js, dist/shape/shaping.js): wrapping their properties counts every crossing the call path makes.
   const { core } = await import(pkgUrl('dist/boundary/core.js').href);
-  const { shaper } = await import(pkgUrl('dist/shape/shape.js').href);
+  const { shaper } = await import(pkgUrl('dist/shape/shaping.js').href);
   const { loadValidator } = await import(pkgUrl('dist/validator/validator-loader.js').href);
   const validator = await loadValidator();
   const counts = new Map();

@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url';
 
 export const PKG_DIR = process.env.BENCH_PKG ? pathToFileURL(process.env.BENCH_PKG.replace(/\/?$/, '/')).href : new URL('../pkg-js/', import.meta.url).href;
 
-/** A URL inside the package (`dist/shape/shape.js`, `wasm/sizes.json`, …). */
+/** A URL inside the package (`dist/shape/shaping.js`, `wasm/sizes.json`, …). */
 export function pkgUrl(file) {
   return new URL(file, PKG_DIR);
 }

@@ -20,7 +20,7 @@ import { entrySpecifier, pkgUrl } from './pkg.mjs';
 
 const Ajv2020 = Ajv2020Module.default ?? Ajv2020Module;
 const { webmcp, configureWebMCP, resetWebMCP, onTelemetry, explain, createWarden, webmcpResource, readResource } = await import(entrySpecifier());
-const { shapeForModel } = await import(pkgUrl('dist/shape/shape.js').href);
+const { shapeForModel } = await import(pkgUrl('dist/shape/shaping.js').href);
 // The synchronous shaping a call does, with its module loaded as a call has it (the public
 // `shapeForModel` awaits that load first).
 await (await (await import(pkgUrl('dist/api/pipeline-loader.js').href)).loadPipeline()).loadShaper();

@@ -48,7 +48,7 @@ if (typeof globalThis.gc !== 'function') {
 const { webmcp, configureWebMCP, createWarden } = await import(pkgUrl('dist/index.js').href);
 const { getDefaultWarden, internalOf } = await import(pkgUrl('dist/api/api.js').href);
 const { coreMemoryBytes } = await import(pkgUrl('dist/boundary/core.js').href);
-const { shaperMemoryBytes } = await import(pkgUrl('dist/shape/shape.js').href);
+const { shaperMemoryBytes } = await import(pkgUrl('dist/shape/shaping.js').href);
 const { installFakeModelContext } = await import(pkgUrl('dist/testing.js').href);
 const { withLimits, limitsMemoryBytes } = await import(pkgUrl('dist/limits.js').href);
 

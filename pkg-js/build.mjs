@@ -327,7 +327,7 @@ async function buildModule({ name, outName = name, cargoArgs, embed, wasmOpt: pa
     if (name === 'warden_core') writeFileSync(join(dir, 'pattern-host.d.ts'), PATTERN_HOST_TYPES);
   }
   if (replaceable) {
-    // A trapped instance must be replaceable (pkg-js/src/boundary/core.ts, pkg-js/src/shape/shape.ts,
+    // A trapped instance must be replaceable (pkg-js/src/boundary/core.ts, pkg-js/src/shape/shaping.ts,
     // pkg-js/src/boundary/patterns.ts): `initSync` may instantiate again. The glue's guard returns the
     // first instance forever.
     const guard = /(function initSync\(module\) \{\n)(\s*)if \(wasm !== undefined\) return wasm;\n/;

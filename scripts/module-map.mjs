@@ -31,7 +31,7 @@ function files(dir, ext) {
  */
 export const LAYERS = [
   ['types', 'types only: the public types, type inference, the policy\'s types, the types modules share'],
-  ['util', 'leaves any layer may use: values, names, errors, frozen copies, Unicode, the JSON walk, canonical JSON, performing one step'],
+  ['util', 'leaves any layer may use: JS value checks, names, errors, frozen copies, Unicode, the JSON walk, canonical JSON, performing one step'],
   ['boundary', 'the wasm modules\' edge: the core and its trap guard, the wire format, the generated codes, the answers, handles, the embedded bytes and their decoder, the pattern modules'],
   ['client', 'a client and its state: the client object, registry, hook sets, policy and predicates, grants, telemetry, activity, approval requests'],
   ['runtime', "the browser's WebMCP runtime: finding it, the one adapter for its shapes, MCP-B, what browsers are sent"],

@@ -34,8 +34,9 @@ use crate::strs::{cat, decimal_usize};
 use crate::value::{Map, Value};
 
 /// What the TS layer reports after performing the last action (the numbers are the wire codes).
+/// A step's report, not a call's outcome: that is [`Call::outcome`], the public `CallOutcome`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Outcome {
+pub enum StepReport {
     /// The call starts.
     Start = 0,
     /// A hook or the approver returned a value; its [`ReturnFacts`] come with it.
@@ -72,32 +73,32 @@ pub enum Outcome {
 
 /// The handle flag of a `RunTool` or `Approve` action whose call must be checked against the
 /// page's limits first (the limits module counts it): within them, the TS layer performs the
-/// action without reporting; past one, it reports [`Outcome::Limited`] and the core decides
+/// action without reporting; past one, it reports [`StepReport::Limited`] and the core decides
 /// again. Folding the check into the action saves a step per limited call.
 pub const LIMITS_FIRST: u32 = 1;
 
-impl Outcome {
-    /// Every outcome, by wire code.
-    pub const ALL: [Outcome; 14] = [
-        Outcome::Start,
-        Outcome::Returned,
-        Outcome::Raised,
-        Outcome::TimedOut,
-        Outcome::Aborted,
-        Outcome::ToolReturned,
-        Outcome::ToolThrew,
-        Outcome::Valid,
-        Outcome::Invalid,
-        Outcome::InvalidSchema,
-        Outcome::PredicateTrue,
-        Outcome::PredicateFalse,
-        Outcome::PredicateFailed,
-        Outcome::Limited,
+impl StepReport {
+    /// Every report, by wire code.
+    pub const ALL: [StepReport; 14] = [
+        StepReport::Start,
+        StepReport::Returned,
+        StepReport::Raised,
+        StepReport::TimedOut,
+        StepReport::Aborted,
+        StepReport::ToolReturned,
+        StepReport::ToolThrew,
+        StepReport::Valid,
+        StepReport::Invalid,
+        StepReport::InvalidSchema,
+        StepReport::PredicateTrue,
+        StepReport::PredicateFalse,
+        StepReport::PredicateFailed,
+        StepReport::Limited,
     ];
 
-    /// Decodes a wire code ([`Outcome::ALL`] is in code order: a test pins it).
-    pub fn from_code(code: u32) -> Option<Outcome> {
-        Outcome::ALL.get(code as usize).copied()
+    /// Decodes a wire code ([`StepReport::ALL`] is in code order: a test pins it).
+    pub fn from_code(code: u32) -> Option<StepReport> {
+        StepReport::ALL.get(code as usize).copied()
     }
 }
 
@@ -546,39 +547,39 @@ impl Call {
         }
     }
 
-    /// Feeds the outcome of the last action and returns the next one. `facts` are the facts
-    /// of a returned value, `payload` what the outcome carries (see [`Outcome`]), `duration_ms`
+    /// Feeds the report of the last action and returns the next one. `facts` are the facts
+    /// of a returned value, `payload` what the report carries (see [`StepReport`]), `duration_ms`
     /// how long the step took (for the decision record).
-    pub fn step(&mut self, outcome: Outcome, facts: ReturnFacts, payload: &Value, signal: Signal, duration_ms: f64) -> Action {
-        if outcome == Outcome::Start {
+    pub fn step(&mut self, report: StepReport, facts: ReturnFacts, payload: &Value, signal: Signal, duration_ms: f64) -> Action {
+        if report == StepReport::Start {
             return self.start(signal);
         }
         // Any other report after a `LIMITS_FIRST` action means the call was within its limits.
-        match (self.limits_first.take(), outcome) {
-            (Some(noted), Outcome::Limited) => return self.limit_refused(noted, payload, signal),
-            (None, Outcome::Limited) => return self.internal_error(),
+        match (self.limits_first.take(), report) {
+            (Some(noted), StepReport::Limited) => return self.limit_refused(noted, payload, signal),
+            (None, StepReport::Limited) => return self.internal_error(),
             _ => {}
         }
         match self.phase {
-            Phase::Hooks(event, position) => self.after_hook(event, position, outcome, facts, payload, signal, duration_ms),
-            Phase::ValidateInput => self.after_input_validation(outcome, payload, signal),
+            Phase::Hooks(event, position) => self.after_hook(event, position, report, facts, payload, signal, duration_ms),
+            Phase::ValidateInput => self.after_input_validation(report, payload, signal),
             // Arguments JSON cannot carry are reported at the policy step when nothing validated
             // them before: a validation failure with its diagnostic. A dry run calls nothing the
             // page wrote (no error hooks): it records the failure and still asks for the facts.
-            Phase::Policy if outcome == Outcome::Invalid && self.spec.mode == Mode::Explain => {
-                self.explain.push(crate::object! { "step" => "validation", "ok" => false, "diagnostics" => diagnostics_of(outcome, payload) });
+            Phase::Policy if report == StepReport::Invalid && self.spec.mode == Mode::Explain => {
+                self.explain.push(crate::object! { "step" => "validation", "ok" => false, "diagnostics" => diagnostics_of(report, payload) });
                 Action::new(Op::EvaluatePolicy, 0)
             }
-            Phase::Policy if outcome == Outcome::Invalid => {
-                self.note_validation("input", outcome, payload);
-                self.fail_validation(outcome, payload, "invalid_arguments", signal)
+            Phase::Policy if report == StepReport::Invalid => {
+                self.note_validation("input", report, payload);
+                self.fail_validation(report, payload, "invalid_arguments", signal)
             }
             Phase::Policy => self.internal_error(),
-            Phase::Predicate(handle) => self.after_predicate(handle, outcome, signal),
-            Phase::Limits => self.after_limits(outcome, payload, signal),
-            Phase::Approve => self.after_approval(outcome, facts, payload, signal, duration_ms),
-            Phase::Tool => self.after_tool(outcome, payload, signal, duration_ms),
-            Phase::ValidateOutput => self.after_output_validation(outcome, payload, signal),
+            Phase::Predicate(handle) => self.after_predicate(handle, report, signal),
+            Phase::Limits => self.after_limits(report, payload, signal),
+            Phase::Approve => self.after_approval(report, facts, payload, signal, duration_ms),
+            Phase::Tool => self.after_tool(report, payload, signal, duration_ms),
+            Phase::ValidateOutput => self.after_output_validation(report, payload, signal),
             Phase::Done => self.finish(),
         }
     }
@@ -635,7 +636,7 @@ impl Call {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn after_hook(&mut self, event: Event, position: usize, outcome: Outcome, facts: ReturnFacts, payload: &Value, signal: Signal, duration_ms: f64) -> Action {
+    fn after_hook(&mut self, event: Event, position: usize, report: StepReport, facts: ReturnFacts, payload: &Value, signal: Signal, duration_ms: f64) -> Action {
         let next = position.saturating_add(1);
         // The plan outlives this step (an `Rc`): the hook's id is borrowed from it, and copied
         // only into an error that names it.
@@ -643,10 +644,10 @@ impl Call {
         let Some(hook) = plan.hook(event, position) else { return self.internal_error() };
         let (hook_id, on_error) = (hook.id.as_str(), hook.on_error);
         self.last_hook = Some((event, position));
-        let judged = match outcome {
-            Outcome::Returned => judge_hook(event, self.spec.contract, facts),
-            Outcome::Raised | Outcome::TimedOut => Judged::Bad,
-            Outcome::Aborted => {
+        let judged = match report {
+            StepReport::Returned => judge_hook(event, self.spec.contract, facts),
+            StepReport::Raised | StepReport::TimedOut => Judged::Bad,
+            StepReport::Aborted => {
                 self.note(|| object_step("aborted"));
                 // An abort while an error or denied hook was pending ends that hook only.
                 return match event {
@@ -656,9 +657,9 @@ impl Call {
             }
             _ => return self.internal_error(),
         };
-        let cause = match outcome {
-            Outcome::Raised => "raise",
-            Outcome::TimedOut => "timeout",
+        let cause = match report {
+            StepReport::Raised => "raise",
+            StepReport::TimedOut => "timeout",
             _ => "bad_return",
         };
         let role = self.role(event);
@@ -740,51 +741,51 @@ impl Call {
         Action::new(Op::ValidateInput, u32::from(input) | u32::from(output) << 1)
     }
 
-    fn after_input_validation(&mut self, outcome: Outcome, payload: &Value, signal: Signal) -> Action {
+    fn after_input_validation(&mut self, report: StepReport, payload: &Value, signal: Signal) -> Action {
         if self.spec.mode == Mode::Explain {
-            let step = match outcome {
-                Outcome::Valid => crate::object! { "step" => "validation", "ok" => true },
-                _ => crate::object! { "step" => "validation", "ok" => false, "diagnostics" => diagnostics_of(outcome, payload) },
+            let step = match report {
+                StepReport::Valid => crate::object! { "step" => "validation", "ok" => true },
+                _ => crate::object! { "step" => "validation", "ok" => false, "diagnostics" => diagnostics_of(report, payload) },
             };
             self.explain.push(step);
             return self.evaluate_policy(signal);
         }
-        if outcome == Outcome::Aborted {
+        if report == StepReport::Aborted {
             return self.fail_aborted(signal);
         }
-        let target = if outcome == Outcome::InvalidSchema && payload.get("which").and_then(Value::as_str) == Some("outputSchema") { "output" } else { "input" };
-        self.note_validation(target, outcome, payload);
-        match outcome {
-            Outcome::Valid => {
+        let target = if report == StepReport::InvalidSchema && payload.get("which").and_then(Value::as_str) == Some("outputSchema") { "output" } else { "input" };
+        self.note_validation(target, report, payload);
+        match report {
+            StepReport::Valid => {
                 let mut action = self.evaluate_policy(signal);
                 // A Standard Schema's validated value is what the tool receives.
                 action.accepted = self.spec.input == InputCheck::Standard;
                 action
             }
-            _ => self.fail_validation(outcome, payload, "invalid_arguments", signal),
+            _ => self.fail_validation(report, payload, "invalid_arguments", signal),
         }
     }
 
-    fn after_output_validation(&mut self, outcome: Outcome, payload: &Value, signal: Signal) -> Action {
-        if outcome == Outcome::Aborted {
+    fn after_output_validation(&mut self, report: StepReport, payload: &Value, signal: Signal) -> Action {
+        if report == StepReport::Aborted {
             return self.fail_aborted(signal);
         }
-        self.note_validation("output", outcome, payload);
-        match outcome {
-            Outcome::Valid => self.enter(Event::After, 0, signal),
-            _ => self.fail_validation(outcome, payload, "invalid_structured_content", signal),
+        self.note_validation("output", report, payload);
+        match report {
+            StepReport::Valid => self.enter(Event::After, 0, signal),
+            _ => self.fail_validation(report, payload, "invalid_structured_content", signal),
         }
     }
 
-    fn fail_validation(&mut self, outcome: Outcome, payload: &Value, invalid: &'static str, signal: Signal) -> Action {
-        let error = match outcome {
-            Outcome::InvalidSchema => {
+    fn fail_validation(&mut self, report: StepReport, payload: &Value, invalid: &'static str, signal: Signal) -> Action {
+        let error = match report {
+            StepReport::InvalidSchema => {
                 let which = payload.get("which").and_then(Value::as_str).unwrap_or("schema");
                 let why = payload.get("message").and_then(Value::as_str).unwrap_or("it cannot be compiled");
                 CallError::error("validation", "invalid_schema", cat!["the tool's ", which, " is not valid JSON Schema: ", why])
             }
-            Outcome::Invalid | Outcome::Raised => {
-                let diagnostics = diagnostics_of(outcome, payload);
+            StepReport::Invalid | StepReport::Raised => {
+                let diagnostics = diagnostics_of(report, payload);
                 let mut error = CallError::error("validation", invalid, summary(&diagnostics));
                 error.diagnostics = Some(diagnostics);
                 error
@@ -848,11 +849,11 @@ impl Call {
         }
     }
 
-    fn after_predicate(&mut self, handle: u32, outcome: Outcome, signal: Signal) -> Action {
-        let result = match outcome {
-            Outcome::PredicateTrue => PredicateResult::True,
-            Outcome::PredicateFalse => PredicateResult::False,
-            Outcome::Aborted => return self.fail_aborted(signal),
+    fn after_predicate(&mut self, handle: u32, report: StepReport, signal: Signal) -> Action {
+        let result = match report {
+            StepReport::PredicateTrue => PredicateResult::True,
+            StepReport::PredicateFalse => PredicateResult::False,
+            StepReport::Aborted => return self.fail_aborted(signal),
             // A throw, a timeout or a non-boolean: the evaluation applies fail-closed rules.
             _ => PredicateResult::Failed,
         };
@@ -864,13 +865,13 @@ impl Call {
 
     /// Goes on from the limits: the decision stands, or (`Invalid`) the decision of the limit
     /// the call would pass replaces it, denied when it asks and nobody can approve.
-    fn after_limits(&mut self, outcome: Outcome, payload: &Value, signal: Signal) -> Action {
+    fn after_limits(&mut self, report: StepReport, payload: &Value, signal: Signal) -> Action {
         let Some(decision) = self.pending.take() else { return self.internal_error() };
-        let decision = match (outcome, Decision::by_limit(payload)) {
-            (Outcome::Valid, _) => decision,
-            (Outcome::Invalid, Some(limited)) if self.spec.has_approver => limited,
-            (Outcome::Invalid, Some(limited)) => settle_without_approver(&limited),
-            (Outcome::Aborted, _) => return self.fail_aborted(signal),
+        let decision = match (report, Decision::by_limit(payload)) {
+            (StepReport::Valid, _) => decision,
+            (StepReport::Invalid, Some(limited)) if self.spec.has_approver => limited,
+            (StepReport::Invalid, Some(limited)) => settle_without_approver(&limited),
+            (StepReport::Aborted, _) => return self.fail_aborted(signal),
             _ => return self.internal_error(),
         };
         self.conclude(decision, signal)
@@ -954,22 +955,22 @@ impl Call {
         }
     }
 
-    fn after_approval(&mut self, outcome: Outcome, facts: ReturnFacts, payload: &Value, signal: Signal, duration_ms: f64) -> Action {
-        let (approval, arguments) = match outcome {
-            Outcome::Returned => judge_approval(facts, payload),
-            Outcome::Aborted => {
+    fn after_approval(&mut self, report: StepReport, facts: ReturnFacts, payload: &Value, signal: Signal, duration_ms: f64) -> Action {
+        let (approval, arguments) = match report {
+            StepReport::Returned => judge_approval(facts, payload),
+            StepReport::Aborted => {
                 self.note(|| crate::object! { "step" => "approval", "outcome" => "aborted", "durationMs" => duration_ms });
                 return self.fail_aborted(signal);
             }
             _ => (Approval::Bad, false),
         };
-        let named = match (approval, outcome) {
+        let named = match (approval, report) {
             (Approval::Once, _) => "allow_once",
             (Approval::Always, _) => "allow_always",
             (Approval::Session, _) => "allow_session",
             (Approval::Deny, _) => "deny",
             (Approval::DenyHalt, _) => "deny_halt",
-            (Approval::Bad, Outcome::TimedOut) => "timeout",
+            (Approval::Bad, StepReport::TimedOut) => "timeout",
             (Approval::Bad, _) => "failed",
         };
         self.note(|| {
@@ -998,9 +999,9 @@ impl Call {
             }
             Approval::Bad => {
                 let verdict = Verdict::Failed;
-                let cause = match outcome {
-                    Outcome::Raised => "raise",
-                    Outcome::TimedOut => "timeout",
+                let cause = match report {
+                    StepReport::Raised => "raise",
+                    StepReport::TimedOut => "timeout",
                     _ => "bad_return",
                 };
                 let mut error = CallError::denied("ask_failed", cat!["the approval failed (", cause, ")"]);
@@ -1026,10 +1027,10 @@ impl Call {
         Action::new(Op::RunTool, 0)
     }
 
-    fn after_tool(&mut self, outcome: Outcome, payload: &Value, signal: Signal, duration_ms: f64) -> Action {
-        let named = match outcome {
-            Outcome::ToolReturned => "returned",
-            Outcome::Aborted => "aborted",
+    fn after_tool(&mut self, report: StepReport, payload: &Value, signal: Signal, duration_ms: f64) -> Action {
+        let named = match report {
+            StepReport::ToolReturned => "returned",
+            StepReport::Aborted => "aborted",
             _ => "threw",
         };
         let step = match self.spec.subject {
@@ -1038,16 +1039,16 @@ impl Call {
             Subject::Prompt => "get",
         };
         self.note(|| crate::object! { "step" => step, "outcome" => named, "durationMs" => duration_ms });
-        match outcome {
-            Outcome::ToolReturned if self.spec.output_schema => {
+        match report {
+            StepReport::ToolReturned if self.spec.output_schema => {
                 if signal != Signal::Live {
                     return self.fail_aborted(signal);
                 }
                 self.phase = Phase::ValidateOutput;
                 Action::new(Op::ValidateOutput, 0)
             }
-            Outcome::ToolReturned => self.enter(Event::After, 0, signal),
-            Outcome::Aborted => self.fail_aborted(signal),
+            StepReport::ToolReturned => self.enter(Event::After, 0, signal),
+            StepReport::Aborted => self.fail_aborted(signal),
             _ => {
                 let message = payload.get("message").and_then(Value::as_str).unwrap_or("the tool failed").to_owned();
                 self.error = Some(CallError::error("tool", "tool_error", message));
@@ -1188,13 +1189,13 @@ impl Call {
         self.record.push(step);
     }
 
-    fn note_validation(&mut self, target: &str, outcome: Outcome, payload: &Value) {
+    fn note_validation(&mut self, target: &str, report: StepReport, payload: &Value) {
         if !self.spec.observed {
             return;
         }
-        let mut step = crate::object! { "step" => "validation", "target" => target, "ok" => outcome == Outcome::Valid };
-        if outcome != Outcome::Valid {
-            let mut diagnostics = diagnostics_of(outcome, payload);
+        let mut step = crate::object! { "step" => "validation", "target" => target, "ok" => report == StepReport::Valid };
+        if report != StepReport::Valid {
+            let mut diagnostics = diagnostics_of(report, payload);
             // Paths name the caller's keys and messages may quote values (a Standard Schema's
             // own, `additionalProperties 'x'`, …): payload, not telemetry, unless payloads are
             // captured. What remains is the schema's keyword, and the message of a schema that
@@ -1284,12 +1285,12 @@ fn verdict_of(judged: Judged) -> Verdict {
     }
 }
 
-/// The diagnostics a validation outcome carries: the payload's list, one for a schema that is
+/// The diagnostics a validation report carries: the payload's list, one for a schema that is
 /// not valid, or one for a validator that threw (what it threw is never quoted).
-fn diagnostics_of(outcome: Outcome, payload: &Value) -> Value {
-    match outcome {
-        Outcome::Raised => Value::Array(vec![crate::object! { "path" => "", "keyword" => "standard", "message" => "could not be validated: the validator threw" }]),
-        Outcome::InvalidSchema => {
+fn diagnostics_of(report: StepReport, payload: &Value) -> Value {
+    match report {
+        StepReport::Raised => Value::Array(vec![crate::object! { "path" => "", "keyword" => "standard", "message" => "could not be validated: the validator threw" }]),
+        StepReport::InvalidSchema => {
             let why = payload.get("message").and_then(Value::as_str).unwrap_or("the schema cannot be compiled");
             let which = payload.get("which").and_then(Value::as_str).unwrap_or("schema");
             Value::Array(vec![crate::object! { "path" => "", "keyword" => "schema", "message" => cat![which, " is not valid JSON Schema: ", why] }])

@@ -19,7 +19,7 @@ use alloc::string::String;
 use alloc::vec;
 use alloc::vec::Vec;
 
-use crate::call::{Action, AskFacts, Call, CallSpec, InputCheck, Mode, Outcome, PolicyFacts, Signal, MAX_HANDLE};
+use crate::call::{Action, AskFacts, Call, CallSpec, InputCheck, Mode, PolicyFacts, Signal, StepReport, MAX_HANDLE};
 use crate::error::ConfigError;
 use crate::governor::{Definition, Governor};
 use crate::hooks::{Event, Hook, HookSet, Subject};
@@ -616,10 +616,10 @@ impl Engine {
         Ok(id)
     }
 
-    /// Feeds an outcome to a call; answers the next action. `None` for an unknown call.
-    pub fn step(&mut self, call: u32, outcome: Outcome, facts: ReturnFacts, payload: &Value, signal: Signal, duration_ms: f64) -> Option<Action> {
+    /// Feeds a report to a call; answers the next action. `None` for an unknown call.
+    pub fn step(&mut self, call: u32, report: StepReport, facts: ReturnFacts, payload: &Value, signal: Signal, duration_ms: f64) -> Option<Action> {
         let entry = self.calls.get_mut(call)?;
-        let mut action = entry.step(outcome, facts, payload, signal, duration_ms);
+        let mut action = entry.step(report, facts, payload, signal, duration_ms);
         if action.op == crate::call::Op::EvaluatePolicy {
             // Bit 0: send the arguments (a dry run always shows them).
             action.handle = u32::from(entry.mode() == Mode::Explain || entry.policy().is_some_and(|policy| policy.reads_arguments()));
@@ -640,13 +640,13 @@ impl Engine {
         let entry = self.calls.get_mut(call)?;
         let tool_id = entry.tool;
         let (Some(policy), Some(tool)) = (entry.policy().cloned(), self.tools.get(tool_id)) else {
-            return Some(entry.step(Outcome::Raised, ReturnFacts::default(), &Value::Null, signal, 0.0));
+            return Some(entry.step(StepReport::Raised, ReturnFacts::default(), &Value::Null, signal, 0.0));
         };
         if !entry.wants_policy_facts() {
-            return Some(entry.step(Outcome::Raised, ReturnFacts::default(), &Value::Null, signal, 0.0));
+            return Some(entry.step(StepReport::Raised, ReturnFacts::default(), &Value::Null, signal, 0.0));
         }
         let Some(definition) = tool.definition.as_ref() else {
-            return Some(entry.step(Outcome::Raised, ReturnFacts::default(), &Value::Null, signal, 0.0));
+            return Some(entry.step(StepReport::Raised, ReturnFacts::default(), &Value::Null, signal, 0.0));
         };
         let server = tool.server.as_deref().unwrap_or(self.server_id.as_deref().unwrap_or(DEFAULT_SERVER_ID));
         let explain = entry.mode() == Mode::Explain;
@@ -794,10 +794,10 @@ impl Engine {
         self.listings.insert(listing).ok_or_else(|| ConfigError::new("too_many_calls", "too many listings in progress".into()))
     }
 
-    /// Feeds a listing hook's outcome; answers the next action. `None` for an unknown listing.
-    pub fn listing_step(&mut self, listing: u32, outcome: Outcome, facts: ReturnFacts, payload: &Value, duration_ms: f64) -> Option<Action> {
+    /// Feeds a listing hook's report; answers the next action. `None` for an unknown listing.
+    pub fn listing_step(&mut self, listing: u32, report: StepReport, facts: ReturnFacts, payload: &Value, duration_ms: f64) -> Option<Action> {
         let contract = self.contract;
-        Some(self.listings.get_mut(listing)?.step(outcome, facts, payload, contract, duration_ms))
+        Some(self.listings.get_mut(listing)?.step(report, facts, payload, contract, duration_ms))
     }
 
     /// A listing in progress.

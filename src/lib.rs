@@ -12,7 +12,7 @@
 //! | module | decides |
 //! |---|---|
 //! | [`hooks`], [`matcher`], [`plan`], [`pattern`] | which hooks apply to a tool, in which order, with which contract |
-//! | [`call`], [`engine`] | what each outcome means and what comes next; the page's tools and cached plans |
+//! | [`call`], [`engine`] | what each step report means and what comes next; the page's tools and cached plans |
 //! | [`policy`], [`governor`] | deny > pin > ask > allow > default, grants, fingerprint pins, the tool filter |
 //! | [`digest`] | SHA-256 fingerprints and argument digests over the canonical JSON the TS layer writes |
 //! | `validate` | JSON Schema validation (the `validate` feature, which the validator module links) |

@@ -1,5 +1,5 @@
 //! A listing: the `toolsListed` hooks run on the tools an agent would see, one at a time, as
-//! the same kind of step machine as a call ([`crate::call`]: the same outcomes, actions and
+//! the same kind of step machine as a call ([`crate::call`]: the same step reports, actions and
 //! return judgement).
 //!
 //! Each hook is given the tools it matches that are still listed; it may return nothing (no
@@ -13,7 +13,7 @@ use alloc::string::String;
 use alloc::vec;
 use alloc::vec::Vec;
 
-use crate::call::{Action, Op, Outcome, Verdict};
+use crate::call::{Action, Op, StepReport, Verdict};
 use crate::hooks::Event;
 use crate::returns::{is_listed_subset, judge_hook, Contract, Judged, Kind, ReturnFacts};
 use crate::strs::cat;
@@ -91,32 +91,32 @@ impl Listing {
         plain(Op::FinishOk, 0)
     }
 
-    /// Feeds the outcome of the current hook (`payload`: `{ names }` when it returned an
+    /// Feeds the report of the current hook (`payload`: `{ names }` when it returned an
     /// array); answers the next action.
-    pub fn step(&mut self, outcome: Outcome, facts: ReturnFacts, payload: &Value, contract: Contract, _duration_ms: f64) -> Action {
-        if outcome == Outcome::Start {
+    pub fn step(&mut self, report: StepReport, facts: ReturnFacts, payload: &Value, contract: Contract, _duration_ms: f64) -> Action {
+        if report == StepReport::Start {
             return self.next();
         }
         if self.failure.is_some() || self.steps.get(self.at).is_none() {
             return plain(if self.failure.is_some() { Op::FinishError } else { Op::FinishOk }, 0);
         }
-        let judged = match outcome {
-            Outcome::Returned if facts.kind() == Kind::Array => self.apply_subset(payload),
-            Outcome::Returned if contract == Contract::Strict => match facts.kind() {
+        let judged = match report {
+            StepReport::Returned if facts.kind() == Kind::Array => self.apply_subset(payload),
+            StepReport::Returned if contract == Contract::Strict => match facts.kind() {
                 Kind::Undefined | Kind::Null => Judged::Nothing,
                 _ => Judged::Bad,
             },
             // Lenient: a value that means nothing has no effect; a key of another event fails.
-            Outcome::Returned => match judge_hook(Event::ToolsListed, contract, facts) {
+            StepReport::Returned => match judge_hook(Event::ToolsListed, contract, facts) {
                 Judged::Nothing => Judged::Nothing,
                 _ => Judged::Bad,
             },
             _ => Judged::Bad,
         };
-        let cause = match outcome {
-            Outcome::Raised => "raise",
-            Outcome::TimedOut => "timeout",
-            Outcome::Aborted => "aborted",
+        let cause = match report {
+            StepReport::Raised => "raise",
+            StepReport::TimedOut => "timeout",
+            StepReport::Aborted => "aborted",
             _ => "bad_return",
         };
         let verdict = match judged {

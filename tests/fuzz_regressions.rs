@@ -12,7 +12,7 @@
 //! reported at the policy step of a dry run, failed it like a real call, error hooks included.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
-use webmcp_warden::call::{Action, Op, Outcome, PolicyFacts, Signal};
+use webmcp_warden::call::{Action, Op, PolicyFacts, Signal, StepReport};
 use webmcp_warden::engine::{CallFlags, Engine};
 use webmcp_warden::digest::FieldTexts;
 use webmcp_warden::governor::Definition;
@@ -41,12 +41,12 @@ fn hooks(event: &str, entries: Vec<Value>) -> Value {
     Value::Object(map)
 }
 
-fn step(engine: &mut Engine, call: u32, outcome: Outcome) -> Action {
+fn step(engine: &mut Engine, call: u32, outcome: StepReport) -> Action {
     engine.step(call, outcome, ReturnFacts::default(), &Value::Null, Signal::Live, 0.0).unwrap()
 }
 
 fn start(engine: &mut Engine, call: u32) -> Action {
-    step(engine, call, Outcome::Start)
+    step(engine, call, StepReport::Start)
 }
 
 /// Global hooks: set 1 holds `event` hook 2; tool 3 has no hooks of its own.
@@ -77,7 +77,7 @@ fn an_error_hook_dropped_while_the_tool_runs_is_not_asked_for() {
     replace_globals(&mut engine, "before");
     // The tool throws: error hooks run, but the one planned is gone, and handle 2 is now a
     // before-hook of another set.
-    let action = engine.step(call, Outcome::ToolThrew, ReturnFacts::default(), &object! { "message" => "boom" }, Signal::Live, 0.0).unwrap();
+    let action = engine.step(call, StepReport::ToolThrew, ReturnFacts::default(), &object! { "message" => "boom" }, Signal::Live, 0.0).unwrap();
     assert_eq!(action.op, Op::FinishError, "the call asked for {action:?}");
     assert!(action.failed_now);
     let ended = engine.end(call).unwrap();
@@ -99,7 +99,7 @@ fn a_before_hook_dropped_before_its_turn_fails_the_call_closed() {
     assert_eq!(start(&mut engine, call), Action { op: Op::CallHook, handle: 2, ..start_action() });
     engine.drop_hook_set(5);
     engine.define_hook_set(7, &hooks("after", vec![Value::Function(6)]), "hooks").unwrap();
-    let action = step(&mut engine, call, Outcome::Returned);
+    let action = step(&mut engine, call, StepReport::Returned);
     assert_ne!(action.op, Op::RunTool, "the tool ran without the guard");
     assert_eq!(action.op, Op::FinishError, "the call asked for {action:?}");
     assert!(action.failed_now);
@@ -122,7 +122,7 @@ fn an_after_hook_dropped_while_the_tool_runs_withholds_the_result_unless_ignored
         let call = engine.begin(3, 0, CallFlags(CallFlags::OBSERVED)).unwrap();
         assert_eq!(start(&mut engine, call).op, Op::RunTool);
         replace_globals(&mut engine, "before");
-        let action = step(&mut engine, call, Outcome::ToolReturned);
+        let action = step(&mut engine, call, StepReport::ToolReturned);
         assert_eq!(action.op, if ok { Op::FinishOk } else { Op::FinishError }, "onError {on_error}: {action:?}");
         assert_eq!(action.failed_now, !ok);
         assert_eq!(engine.end(call).unwrap().get("ok"), Some(&Value::Bool(ok)));
@@ -138,13 +138,13 @@ fn a_listing_hook_dropped_before_its_turn_fails_the_listing() {
     engine.add_global(5, false, "hooks").unwrap();
     engine.define_tool(3, definition("search"), None, Vec::new(), "tool hooks").unwrap();
     let listing = engine.begin_listing(&[(3, 0)]).unwrap();
-    let action = engine.listing_step(listing, Outcome::Start, ReturnFacts::default(), &Value::Null, 0.0).unwrap();
+    let action = engine.listing_step(listing, StepReport::Start, ReturnFacts::default(), &Value::Null, 0.0).unwrap();
     assert_eq!((action.op, action.handle), (Op::CallHook, 2));
     engine.drop_hook_set(5);
     engine.define_hook_set(7, &hooks("toolsListed", vec![Value::Function(6)]), "hooks").unwrap();
-    let action = engine.listing_step(listing, Outcome::Returned, ReturnFacts::default(), &Value::Null, 0.0).unwrap();
+    let action = engine.listing_step(listing, StepReport::Returned, ReturnFacts::default(), &Value::Null, 0.0).unwrap();
     assert_eq!((action.op, action.handle), (Op::CallHook, 4), "the first set's second hook is still there");
-    let action = engine.listing_step(listing, Outcome::Returned, ReturnFacts::default(), &Value::Null, 0.0).unwrap();
+    let action = engine.listing_step(listing, StepReport::Returned, ReturnFacts::default(), &Value::Null, 0.0).unwrap();
     assert_eq!(action.op, Op::FinishError, "the listing asked for {action:?}");
     let ended = engine.end_listing(listing).unwrap();
     assert_eq!(ended.get("error").and_then(|e| e.get("cause")).and_then(Value::as_str), Some("removed"), "{ended:?}");
@@ -162,7 +162,7 @@ fn a_tool_dropped_while_its_call_waits_is_never_decided_as_the_tool_that_took_it
     // the TS layer gives the freed handle 3.
     engine.drop_tool(3);
     engine.define_tool(3, definition("search"), None, Vec::new(), "tool hooks").unwrap();
-    let action = step(&mut engine, call, Outcome::Returned);
+    let action = step(&mut engine, call, StepReport::Returned);
     assert_eq!(action.op, Op::EvaluatePolicy);
     let facts = PolicyFacts { arguments: object! {}, principal: None, taint: Vec::new(), now_ms: 0.0, args_digest: None, exposed_to: Vec::new() };
     let action = engine.policy_facts(call, &facts, Signal::Live).unwrap();
@@ -184,7 +184,7 @@ fn a_predicate_handle_an_action_cannot_carry_fails_closed_and_never_names_anothe
     engine.governor_mut().set_policy(&spec).unwrap();
     let call = engine.begin(3, 0, CallFlags(0)).unwrap();
     assert_eq!(start(&mut engine, call).op, Op::CallHook);
-    assert_eq!(step(&mut engine, call, Outcome::Returned).op, Op::EvaluatePolicy);
+    assert_eq!(step(&mut engine, call, StepReport::Returned).op, Op::EvaluatePolicy);
     let facts = PolicyFacts { arguments: object! {}, principal: None, taint: Vec::new(), now_ms: 0.0, args_digest: None, exposed_to: Vec::new() };
     let action = engine.policy_facts(call, &facts, Signal::Live).unwrap();
     assert_ne!(action.op, Op::Predicate, "handle {too_large} would be packed as {}", action.handle);
@@ -200,7 +200,7 @@ fn a_dry_run_with_arguments_json_cannot_carry_calls_no_hook() {
     let call = engine.begin(3, 0, CallFlags(CallFlags::EXPLAIN)).unwrap();
     assert_eq!(start(&mut engine, call).op, Op::EvaluatePolicy);
     let diagnostics = object! { "diagnostics" => Value::Array(vec![object! { "path" => "/x", "message" => "is a BigInt" }]) };
-    let action = engine.step(call, Outcome::Invalid, ReturnFacts::default(), &diagnostics, Signal::Live, 0.0).unwrap();
+    let action = engine.step(call, StepReport::Invalid, ReturnFacts::default(), &diagnostics, Signal::Live, 0.0).unwrap();
     assert_eq!(action.op, Op::EvaluatePolicy, "a dry run asked for {action:?}");
     let facts = PolicyFacts { arguments: Value::Null, principal: None, taint: Vec::new(), now_ms: 0.0, args_digest: None, exposed_to: Vec::new() };
     let action = engine.policy_facts(call, &facts, Signal::Live).unwrap();
@@ -220,7 +220,7 @@ fn a_dry_run_aborted_at_its_limits_calls_no_hook() {
     assert_eq!(start(&mut engine, call).op, Op::EvaluatePolicy);
     let facts = PolicyFacts { arguments: object! {}, principal: None, taint: Vec::new(), now_ms: 0.0, args_digest: None, exposed_to: Vec::new() };
     assert_eq!(engine.policy_facts(call, &facts, Signal::Live).unwrap().op, Op::Limits);
-    let action = step(&mut engine, call, Outcome::Aborted);
+    let action = step(&mut engine, call, StepReport::Aborted);
     assert_eq!(action.op, Op::FinishError, "a dry run asked for {action:?}");
     assert!(engine.end(call).is_some());
 }
@@ -262,14 +262,14 @@ fn a_tool_dropped_while_its_approver_is_asked_is_still_the_one_shown() {
     engine.define_tool(3, definition("delete_everything"), None, Vec::new(), "tool hooks").unwrap();
     let call = engine.begin(3, 0, CallFlags(CallFlags::APPROVER)).unwrap();
     assert_eq!(start(&mut engine, call).op, Op::CallHook);
-    assert_eq!(step(&mut engine, call, Outcome::Returned).op, Op::EvaluatePolicy);
+    assert_eq!(step(&mut engine, call, StepReport::Returned).op, Op::EvaluatePolicy);
     let facts = PolicyFacts { arguments: object! {}, principal: None, taint: Vec::new(), now_ms: 0.0, args_digest: None, exposed_to: Vec::new() };
     let action = engine.policy_facts(call, &facts, Signal::Live).unwrap();
     assert_eq!((action.op, action.handle), (Op::Predicate, 9));
     engine.drop_tool(3);
     engine.define_tool(3, definition("search"), None, Vec::new(), "tool hooks").unwrap();
     assert_eq!(engine.ask_facts(call).map(|facts| facts.name).as_deref(), Some("delete_everything"), "the predicate is shown another tool");
-    let action = step(&mut engine, call, Outcome::PredicateTrue);
+    let action = step(&mut engine, call, StepReport::PredicateTrue);
     assert_eq!(action.op, Op::Approve);
     assert_eq!(engine.ask_facts(call).map(|facts| facts.name).as_deref(), Some("delete_everything"), "the approver is shown another tool");
 }

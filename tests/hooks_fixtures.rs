@@ -17,7 +17,7 @@ use std::collections::HashMap;
 
 use common::{json_to_value, template_to_value};
 use serde_json::{json, Map, Value as Json};
-use webmcp_warden::call::{Op, Outcome, Signal, Verdict};
+use webmcp_warden::call::{Op, Signal, StepReport, Verdict};
 use webmcp_warden::engine::{CallFlags, Engine};
 use webmcp_warden::error::ConfigError;
 use webmcp_warden::digest::FieldTexts;
@@ -180,17 +180,17 @@ struct Ran {
 
 /// What a fixture hook does, as the TS layer would report it: the outcome, the value it
 /// returned (kept here), and whether it aborted the call's signal.
-fn perform(does: &Json, label: &str) -> (Outcome, Option<Json>, bool) {
+fn perform(does: &Json, label: &str) -> (StepReport, Option<Json>, bool) {
     match does {
         Json::String(does) => match does.as_str() {
-            "nothing" => (Outcome::Returned, None, false),
-            "throw" | "reject" => (Outcome::Raised, Some(json!(format!("SECRET-{label}"))), false),
-            "hang" => (Outcome::TimedOut, None, false),
-            "abort" => (Outcome::Returned, None, true),
-            "abortAndHang" => (Outcome::Aborted, None, true),
+            "nothing" => (StepReport::Returned, None, false),
+            "throw" | "reject" => (StepReport::Raised, Some(json!(format!("SECRET-{label}"))), false),
+            "hang" => (StepReport::TimedOut, None, false),
+            "abort" => (StepReport::Returned, None, true),
+            "abortAndHang" => (StepReport::Aborted, None, true),
             other => panic!("unknown hook behaviour {other}"),
         },
-        Json::Object(does) => (Outcome::Returned, Some(does.get("return").or_else(|| does.get("resolve")).expect("return or resolve").clone()), false),
+        Json::Object(does) => (StepReport::Returned, Some(does.get("return").or_else(|| does.get("resolve")).expect("return or resolve").clone()), false),
         other => panic!("unknown hook behaviour {other}"),
     }
 }
@@ -253,7 +253,7 @@ fn run_call(case: &Json) -> Ran {
     let mut pending: Option<Json> = None;
     let mut pending_event = Event::Before;
 
-    let mut action = page.engine.step(call, Outcome::Start, ReturnFacts::default(), &Value::Null, signal, 0.0).unwrap();
+    let mut action = page.engine.step(call, StepReport::Start, ReturnFacts::default(), &Value::Null, signal, 0.0).unwrap();
     let mut steps = 0;
     loop {
         steps += 1;
@@ -303,15 +303,15 @@ fn run_call(case: &Json) -> Ran {
                 if aborts {
                     signal = Signal::Aborted;
                 }
-                let facts = if outcome == Outcome::Returned { ReturnFacts::of(&returned_value(value.as_ref())) } else { ReturnFacts::default() };
+                let facts = if outcome == StepReport::Returned { ReturnFacts::of(&returned_value(value.as_ref())) } else { ReturnFacts::default() };
                 let payload = value.as_ref().map_or(Value::Null, deny_payload);
-                if outcome == Outcome::Raised {
+                if outcome == StepReport::Raised {
                     thrown = value.clone();
                 }
                 pending = value;
                 pending_event = hook.event;
                 let next = page.engine.step(call, outcome, facts, &payload, signal, 1.0).unwrap();
-                if outcome == Outcome::Returned && next.verdict == Verdict::Failed {
+                if outcome == StepReport::Returned && next.verdict == Verdict::Failed {
                     bad_returns.push(page.engine.call(call).and_then(|c| c.last_hook_id()).expect("a judged hook has an id").to_owned());
                 }
                 next
@@ -322,16 +322,16 @@ fn run_call(case: &Json) -> Ran {
                 let does = case.get("toolDoes").cloned().unwrap_or(json!("echo"));
                 let (outcome, payload) = if does == "echo" {
                     output = input.clone();
-                    (Outcome::ToolReturned, Value::Null)
+                    (StepReport::ToolReturned, Value::Null)
                 } else if does == "abortAndHang" {
                     signal = Signal::Aborted;
-                    (Outcome::Aborted, Value::Null)
+                    (StepReport::Aborted, Value::Null)
                 } else if let Some(value) = does.get("return") {
                     output = value.clone();
-                    (Outcome::ToolReturned, Value::Null)
+                    (StepReport::ToolReturned, Value::Null)
                 } else if let Some(message) = does.get("throw").or_else(|| does.get("reject")).and_then(Json::as_str) {
                     thrown = Some(json!(message));
-                    (Outcome::ToolThrew, webmcp_warden::object! { "message" => message })
+                    (StepReport::ToolThrew, webmcp_warden::object! { "message" => message })
                 } else {
                     panic!("unknown tool behaviour {does}")
                 };
@@ -444,7 +444,7 @@ fn run_subject(case: &Json) -> Ran {
     let mut seen = HashMap::new();
     let mut got = None;
     let mut pending: Option<Json> = None;
-    let mut action = page.engine.step(call, Outcome::Start, ReturnFacts::default(), &Value::Null, signal, 0.0).unwrap();
+    let mut action = page.engine.step(call, StepReport::Start, ReturnFacts::default(), &Value::Null, signal, 0.0).unwrap();
     for _ in 0..1000 {
         if action.accepted {
             let value = pending.take().expect("the core accepted a value no hook returned");
@@ -465,7 +465,7 @@ fn run_subject(case: &Json) -> Ran {
                 if aborts {
                     signal = Signal::Aborted;
                 }
-                let facts = if outcome == Outcome::Returned { ReturnFacts::of(&returned_value(value.as_ref())) } else { ReturnFacts::default() };
+                let facts = if outcome == StepReport::Returned { ReturnFacts::of(&returned_value(value.as_ref())) } else { ReturnFacts::default() };
                 let payload = value.as_ref().map_or(Value::Null, deny_payload);
                 pending = value;
                 page.engine.step(call, outcome, facts, &payload, signal, 1.0).unwrap()
@@ -474,8 +474,8 @@ fn run_subject(case: &Json) -> Ran {
                 order.push(what.to_owned());
                 got = Some(args.clone());
                 let (outcome, payload) = match case.get("subjectDoes").and_then(|d| d.get("throw")).and_then(Json::as_str) {
-                    Some(message) => (Outcome::ToolThrew, webmcp_warden::object! { "message" => message }),
-                    None => (Outcome::ToolReturned, Value::Null),
+                    Some(message) => (StepReport::ToolThrew, webmcp_warden::object! { "message" => message }),
+                    None => (StepReport::ToolReturned, Value::Null),
                 };
                 page.engine.step(call, outcome, ReturnFacts::default(), &payload, signal, 1.0).unwrap()
             }
@@ -549,7 +549,7 @@ fn run_listing(case: &Json) -> Result<(), String> {
     let mut annotations: Map<String, Json> = Map::new();
     let mut order = Vec::new();
     let listing = page.engine.begin_listing(&tools).unwrap();
-    let mut action = page.engine.listing_step(listing, Outcome::Start, ReturnFacts::default(), &Value::Null, 0.0).unwrap();
+    let mut action = page.engine.listing_step(listing, StepReport::Start, ReturnFacts::default(), &Value::Null, 0.0).unwrap();
     let mut failed: Option<String> = None;
     loop {
         match action.op {
@@ -560,26 +560,26 @@ fn run_listing(case: &Json) -> Result<(), String> {
                 let given: Vec<String> = page.engine.listing(listing).unwrap().given().iter().map(|i| names[*i as usize].clone()).collect();
                 let id = page.engine.listing(listing).unwrap().current_hook_id().unwrap().to_owned();
                 // What the hook answered (None: `undefined`), or an outcome other than a return.
-                let (outcome, returned): (Outcome, Option<Json>) = match &hook.does {
-                    Json::String(s) if s == "nothing" => (Outcome::Returned, None),
-                    Json::String(s) if s == "hang" => (Outcome::TimedOut, None),
-                    Json::String(_) => (Outcome::Raised, None),
+                let (outcome, returned): (StepReport, Option<Json>) = match &hook.does {
+                    Json::String(s) if s == "nothing" => (StepReport::Returned, None),
+                    Json::String(s) if s == "hang" => (StepReport::TimedOut, None),
+                    Json::String(_) => (StepReport::Raised, None),
                     Json::Object(does) => {
                         if let Some(keep) = does.get("keep").and_then(Json::as_array) {
-                            (Outcome::Returned, Some(json!(given.iter().filter(|n| keep.contains(&json!(n))).map(|n| json!({ "name": n })).collect::<Vec<_>>())))
+                            (StepReport::Returned, Some(json!(given.iter().filter(|n| keep.contains(&json!(n))).map(|n| json!({ "name": n })).collect::<Vec<_>>())))
                         } else if let Some(extra) = does.get("annotate") {
                             for name in &given {
                                 annotations.insert(name.clone(), extra.clone());
                             }
-                            (Outcome::Returned, Some(json!(given.iter().map(|n| json!({ "name": n })).collect::<Vec<_>>())))
+                            (StepReport::Returned, Some(json!(given.iter().map(|n| json!({ "name": n })).collect::<Vec<_>>())))
                         } else {
-                            (Outcome::Returned, Some(does.get("return").or_else(|| does.get("resolve")).unwrap().clone()))
+                            (StepReport::Returned, Some(does.get("return").or_else(|| does.get("resolve")).unwrap().clone()))
                         }
                     }
                     other => panic!("unknown behaviour {other}"),
                 };
                 let value = returned_value(returned.as_ref());
-                let facts = if outcome == Outcome::Returned { ReturnFacts::of(&value) } else { ReturnFacts::default() };
+                let facts = if outcome == StepReport::Returned { ReturnFacts::of(&value) } else { ReturnFacts::default() };
                 // The TS layer reports the names of what an array holds (`name` of each object).
                 let payload = match &returned {
                     Some(Json::Array(items)) => webmcp_warden::object! { "names" => Value::Array(items.iter().map(|item| item.get("name").map_or(Value::Null, json_to_value)).collect()) },

@@ -125,7 +125,7 @@ fn json_files(dir: &Path) -> Vec<PathBuf> {
 }
 
 #[derive(Default)]
-struct Outcome {
+struct StepReport {
     total: usize,
     passed_as_written: usize,
     /// Passed because the expectation is inverted on purpose.
@@ -141,7 +141,7 @@ struct Outcome {
 }
 
 /// Runs one file's cases. `listed` is `None` for informational runs.
-fn run_file(cache: &mut SchemaCache, draft: &str, file: &Path, listed: Option<&Listed>, out: &mut Outcome) {
+fn run_file(cache: &mut SchemaCache, draft: &str, file: &Path, listed: Option<&Listed>, out: &mut StepReport) {
     let file_name = file.file_name().unwrap().to_str().unwrap().to_owned();
     let cases: Vec<SuiteCase> = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
     let find = |entries: &[Entry], case: &str, test: &str| {
@@ -228,7 +228,7 @@ fn required_tests_of_both_drafts() {
     let mut problems = Vec::new();
     for draft in ["draft2020-12", "draft7"] {
         let mut cache = SchemaCache::for_conformance_suite(dialect(draft), remote_values(draft));
-        let mut out = Outcome::default();
+        let mut out = StepReport::default();
         for file in json_files(&suite_dir().join("tests").join(draft)) {
             run_file(&mut cache, draft, &file, Some(&listed), &mut out);
         }
@@ -264,7 +264,7 @@ fn optional_tests_for_information() {
     for draft in ["draft2020-12", "draft7"] {
         let mut cache = SchemaCache::for_conformance_suite(dialect(draft), remote_values(draft));
         for (group, dir) in [("optional", "optional"), ("optional/format", "optional/format")] {
-            let mut out = Outcome::default();
+            let mut out = StepReport::default();
             for file in json_files(&suite_dir().join("tests").join(draft).join(dir)) {
                 run_file(&mut cache, draft, &file, None, &mut out);
             }

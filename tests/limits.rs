@@ -18,7 +18,7 @@ use std::collections::HashMap;
 
 use serde_json::{json, Value as Json};
 use support::{from_fixture, to_json, v};
-use webmcp_warden::call::{Action, Op, Outcome, PolicyFacts, Signal, LIMITS_FIRST};
+use webmcp_warden::call::{Action, Op, PolicyFacts, Signal, StepReport, LIMITS_FIRST};
 use webmcp_warden::engine::{CallFlags, Engine};
 use webmcp_warden::policy::{lint, Held, LimitBook, LimitFacts, Limits, Verdict, MAX_KEYS};
 use webmcp_warden::returns::ReturnFacts;
@@ -81,27 +81,27 @@ fn drive(page: &mut Page, running: &mut Running, step: &Json, hold: Option<&str>
                 page.engine.policy_facts(call, &facts, Signal::Live).unwrap()
             }
             Op::Limits => match check_limits(page, running, step) {
-                None => page.engine.step(call, Outcome::Valid, ReturnFacts::default(), &Value::Null, Signal::Live, 0.0).unwrap(),
-                Some(hit) => page.engine.step(call, Outcome::Invalid, ReturnFacts::default(), &hit, Signal::Live, 0.0).unwrap(),
+                None => page.engine.step(call, StepReport::Valid, ReturnFacts::default(), &Value::Null, Signal::Live, 0.0).unwrap(),
+                Some(hit) => page.engine.step(call, StepReport::Invalid, ReturnFacts::default(), &hit, Signal::Live, 0.0).unwrap(),
             },
             // The limits first (what the TS layer does): within them, the action is performed
             // with nothing reported; past one, the core decides again.
             Op::RunTool | Op::Approve if running.action.handle == LIMITS_FIRST => match check_limits(page, running, step) {
                 None => Action { handle: 0, decided: false, ..running.action },
-                Some(hit) => page.engine.step(call, Outcome::Limited, ReturnFacts::default(), &hit, Signal::Live, 0.0).unwrap(),
+                Some(hit) => page.engine.step(call, StepReport::Limited, ReturnFacts::default(), &hit, Signal::Live, 0.0).unwrap(),
             },
             Op::Approve if hold == Some("approval") => return false,
             Op::Approve => {
                 let answer = v(json!({ "allow": page.approver.as_deref().expect("an ask with no approver") }));
                 let (facts, payload) = ReturnFacts::of_answer(&answer);
-                let next = page.engine.step(call, Outcome::Returned, facts, &payload, Signal::Live, 0.0).unwrap();
+                let next = page.engine.step(call, StepReport::Returned, facts, &payload, Signal::Live, 0.0).unwrap();
                 if next.accepted {
                     page.engine.record_grant(call, running.principal.as_deref(), running.at, 86_400_000.0, None).expect("a grant");
                 }
                 next
             }
             Op::RunTool if hold == Some("tool") => return false,
-            Op::RunTool => page.engine.step(call, Outcome::ToolReturned, ReturnFacts::default(), &Value::Null, Signal::Live, 0.0).unwrap(),
+            Op::RunTool => page.engine.step(call, StepReport::ToolReturned, ReturnFacts::default(), &Value::Null, Signal::Live, 0.0).unwrap(),
             Op::FinishOk | Op::FinishError => {
                 if running.action.handle != webmcp_warden::engine::ENDED_QUIETLY || running.action.op == Op::FinishError {
                     page.engine.end(call).expect("the call ends once");
@@ -184,7 +184,7 @@ fn limit_fixtures() {
             let tool = page.tool(name);
             let flags = CallFlags::LIMITS | if page.approver.is_some() { CallFlags::APPROVER } else { 0 };
             let call = page.engine.begin(tool, 0, CallFlags(flags)).unwrap();
-            let action = page.engine.step(call, Outcome::Start, ReturnFacts::default(), &Value::Null, Signal::Live, 0.0).unwrap();
+            let action = page.engine.step(call, StepReport::Start, ReturnFacts::default(), &Value::Null, Signal::Live, 0.0).unwrap();
             let mut running = Running { call, tool: name.to_owned(), action, principal: step.get("principal").and_then(Json::as_str).map(str::to_owned), at: step["at"].as_f64().unwrap(), decision: None, asked_costs: Vec::new(), held: Vec::new() };
             let hold = match step.get("hold") {
                 Some(Json::Bool(true)) => Some("tool"),
@@ -399,7 +399,7 @@ fn limited_call(flags: u32) -> (Page, u32, Action) {
     let mut page = Page::new(&json!({ "default": "allow", "limits": [{ "max": 1, "window": 1000 }] }), None);
     let tool = page.tool("t");
     let call = page.engine.begin(tool, 0, CallFlags(CallFlags::LIMITS | flags)).unwrap();
-    let mut action = page.engine.step(call, Outcome::Start, ReturnFacts::default(), &Value::Null, Signal::Live, 0.0).unwrap();
+    let mut action = page.engine.step(call, StepReport::Start, ReturnFacts::default(), &Value::Null, Signal::Live, 0.0).unwrap();
     if action.op == Op::EvaluatePolicy {
         let facts = PolicyFacts { arguments: Value::Null, principal: None, taint: Vec::new(), now_ms: 0.0, args_digest: None, exposed_to: Vec::new() };
         action = page.engine.policy_facts(call, &facts, Signal::Live).unwrap();
@@ -415,7 +415,7 @@ fn limited_call(flags: u32) -> (Page, u32, Action) {
 fn a_limit_checked_first_replaces_the_decision_it_refuses() {
     let hit = json!({ "ask": false, "index": 0, "explanation": "Denied by limits[0]: 1 of 1 calls used.", "limit": { "kind": "calls", "per": "page", "used": 1, "max": 1 } });
     let (mut page, call, _) = limited_call(CallFlags::OBSERVED);
-    let next = page.engine.step(call, Outcome::Limited, ReturnFacts::default(), &v(hit), Signal::Live, 0.0).unwrap();
+    let next = page.engine.step(call, StepReport::Limited, ReturnFacts::default(), &v(hit), Signal::Live, 0.0).unwrap();
     assert!(next.decided && next.failed_now, "denied by the limit: {next:?}");
     let decisions: Vec<Json> = page.engine.call(call).unwrap().record().iter().map(to_json).filter(|step| step["step"] == "policy").collect();
     assert_eq!(decisions.len(), 1, "one policy step in the record: {decisions:?}");
@@ -424,7 +424,7 @@ fn a_limit_checked_first_replaces_the_decision_it_refuses() {
 
     // Within the limits: the tool's own outcome is the next step.
     let (mut page, call, _) = limited_call(0);
-    let next = page.engine.step(call, Outcome::ToolReturned, ReturnFacts::default(), &Value::Null, Signal::Live, 0.0).unwrap();
+    let next = page.engine.step(call, StepReport::ToolReturned, ReturnFacts::default(), &Value::Null, Signal::Live, 0.0).unwrap();
     assert_eq!(next.op, Op::FinishOk);
 }
 
@@ -433,13 +433,13 @@ fn a_limit_checked_first_replaces_the_decision_it_refuses() {
 #[test]
 fn a_limits_check_aborted_or_junk_never_reaches_the_tool() {
     let (mut page, call, _) = limited_call(0);
-    let next = page.engine.step(call, Outcome::Limited, ReturnFacts::default(), &Value::Null, Signal::Aborted, 0.0).unwrap();
+    let next = page.engine.step(call, StepReport::Limited, ReturnFacts::default(), &Value::Null, Signal::Aborted, 0.0).unwrap();
     assert_ne!(next.op, Op::RunTool);
     let ended = to_json(&page.engine.end(call).unwrap_or(Value::Null));
     assert_eq!(ended["error"]["kind"], "aborted", "{ended}");
 
     let (mut page, call, _) = limited_call(0);
-    let next = page.engine.step(call, Outcome::Limited, ReturnFacts::default(), &v(json!({ "ask": "no" })), Signal::Live, 0.0).unwrap();
+    let next = page.engine.step(call, StepReport::Limited, ReturnFacts::default(), &v(json!({ "ask": "no" })), Signal::Live, 0.0).unwrap();
     assert_eq!(next.op, Op::FinishError);
     let ended = to_json(&page.engine.end(call).unwrap_or(Value::Null));
     assert_eq!(ended["error"]["reason"], "internal_error", "{ended}");
@@ -448,8 +448,8 @@ fn a_limits_check_aborted_or_junk_never_reaches_the_tool() {
     let mut page = Page::new(&json!({ "default": "allow" }), None);
     let tool = page.tool("t");
     let call = page.engine.begin(tool, 0, CallFlags(0)).unwrap();
-    let first = page.engine.step(call, Outcome::Start, ReturnFacts::default(), &Value::Null, Signal::Live, 0.0).unwrap();
+    let first = page.engine.step(call, StepReport::Start, ReturnFacts::default(), &Value::Null, Signal::Live, 0.0).unwrap();
     assert_ne!((first.op, first.handle), (Op::RunTool, LIMITS_FIRST), "no limits, no flag");
-    let next = page.engine.step(call, Outcome::Limited, ReturnFacts::default(), &Value::Null, Signal::Live, 0.0).unwrap();
+    let next = page.engine.step(call, StepReport::Limited, ReturnFacts::default(), &Value::Null, Signal::Live, 0.0).unwrap();
     assert_eq!(next.op, Op::FinishError);
 }

@@ -7,7 +7,7 @@ mod support;
 
 use serde_json::json;
 use support::{definition, to_json, v};
-use webmcp_warden::call::{Action, Op, Outcome, Signal};
+use webmcp_warden::call::{Action, Op, Signal, StepReport};
 use webmcp_warden::engine::{CallFlags, Engine};
 use webmcp_warden::governor::Governor;
 use webmcp_warden::object;
@@ -32,7 +32,7 @@ fn page() -> Engine {
     engine
 }
 
-fn step(engine: &mut Engine, call: u32, outcome: Outcome, payload: &Value) -> Action {
+fn step(engine: &mut Engine, call: u32, outcome: StepReport, payload: &Value) -> Action {
     engine.step(call, outcome, ReturnFacts::default(), payload, Signal::Live, 0.0).unwrap()
 }
 
@@ -41,11 +41,11 @@ fn a_suspended_page_denies_every_call_with_its_reason_before_anything_runs() {
     let mut engine = page();
     engine.suspend(Some("Maintenance until noon".into()));
     let call = engine.begin(3, 0, CallFlags(CallFlags::OBSERVED)).unwrap();
-    let action = step(&mut engine, call, Outcome::Start, &Value::Null);
+    let action = step(&mut engine, call, StepReport::Start, &Value::Null);
     // No before-hook, no tool: the denied hook observes the denial, as for every denial.
     assert_eq!((action.op, action.handle), (Op::CallHook, 2), "{action:?}");
     assert!(action.failed_now, "{action:?}");
-    assert_eq!(step(&mut engine, call, Outcome::Returned, &Value::Null).op, Op::FinishError);
+    assert_eq!(step(&mut engine, call, StepReport::Returned, &Value::Null).op, Op::FinishError);
     let ended = to_json(&engine.end(call).unwrap());
     assert_eq!(ended["text"], "Denied: Maintenance until noon");
     assert_eq!(ended["error"]["kind"], "denied");
@@ -62,25 +62,25 @@ fn resuming_and_resetting_let_calls_through() {
     engine.suspend(Some("stop".into()));
     // A dry run explains the policy as it decides once the agents are resumed.
     let dry = engine.begin(3, 0, CallFlags(CallFlags::EXPLAIN)).unwrap();
-    assert_eq!(step(&mut engine, dry, Outcome::Start, &Value::Null).op, Op::FinishOk);
+    assert_eq!(step(&mut engine, dry, StepReport::Start, &Value::Null).op, Op::FinishOk);
     assert_eq!(to_json(&engine.end(dry).unwrap())["effect"], "allow");
     engine.suspend(None);
     let call = engine.begin(3, 0, CallFlags(0)).unwrap();
-    assert_eq!(step(&mut engine, call, Outcome::Start, &Value::Null), Action { op: Op::CallHook, handle: 4, accepted: false, failed_now: false, verdict: webmcp_warden::call::Verdict::None, decided: false });
+    assert_eq!(step(&mut engine, call, StepReport::Start, &Value::Null), Action { op: Op::CallHook, handle: 4, accepted: false, failed_now: false, verdict: webmcp_warden::call::Verdict::None, decided: false });
     // A reset resumes the page's agents too (everything back to defaults).
     engine.suspend(Some("stop".into()));
     engine.reset();
     let call = engine.begin(3, 0, CallFlags(0)).unwrap();
-    assert_eq!(step(&mut engine, call, Outcome::Start, &Value::Null).op, Op::RunTool);
+    assert_eq!(step(&mut engine, call, StepReport::Start, &Value::Null).op, Op::RunTool);
 }
 
 #[test]
 fn a_call_that_started_before_the_suspension_goes_on() {
     let mut engine = page();
     let call = engine.begin(3, 0, CallFlags(0)).unwrap();
-    assert_eq!(step(&mut engine, call, Outcome::Start, &Value::Null).op, Op::CallHook);
+    assert_eq!(step(&mut engine, call, StepReport::Start, &Value::Null).op, Op::CallHook);
     engine.suspend(Some("stop".into()));
-    assert_eq!(step(&mut engine, call, Outcome::Returned, &Value::Null).op, Op::RunTool);
+    assert_eq!(step(&mut engine, call, StepReport::Returned, &Value::Null).op, Op::RunTool);
 }
 
 #[test]

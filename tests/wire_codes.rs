@@ -7,7 +7,7 @@
 use std::fmt::Write as _;
 
 use webmcp_warden::answers::{self, Desc, Lit, Named, Part, Shared};
-use webmcp_warden::call::{Op, Outcome, Signal, Verdict, LIMITS_FIRST, MAX_HANDLE};
+use webmcp_warden::call::{Op, Signal, StepReport, Verdict, LIMITS_FIRST, MAX_HANDLE};
 use webmcp_warden::engine::{CallFlags, ENDED_QUIETLY};
 use webmcp_warden::hooks::{Event, Subject, MAX_TIMER_MS};
 use webmcp_warden::returns::{bits, Action, Allow, Field, Halt, Kind};
@@ -26,9 +26,9 @@ fn render() -> String {
         writeln!(out, "}} as const;\n").unwrap();
     };
     object(
-        "Outcome",
-        "What the TS layer reports after performing a step (`call::Outcome`).",
-        Outcome::ALL.iter().map(|o| (format!("{o:?}"), *o as u32)).collect(),
+        "StepReport",
+        "What the TS layer reports after performing a step (`call::StepReport`).",
+        StepReport::ALL.iter().map(|o| (format!("{o:?}"), *o as u32)).collect(),
     );
     object("Op", "What the core asks for next (`call::Op`), bits 0–3 of an action.", Op::ALL.iter().map(|o| (format!("{o:?}"), *o as u32)).collect());
     object(
@@ -413,14 +413,14 @@ fn answer_pieces_are_defined_before_use() {
     }
 }
 
-/// `Outcome::from_code` indexes `Outcome::ALL`: the list must stay in code order, and every
+/// `StepReport::from_code` indexes `StepReport::ALL`: the list must stay in code order, and every
 /// code outside it must decode to nothing.
 #[test]
 fn outcomes_decode_by_index() {
-    for (index, outcome) in Outcome::ALL.iter().enumerate() {
-        assert_eq!(*outcome as usize, index, "{outcome:?} is out of order in Outcome::ALL");
-        assert_eq!(Outcome::from_code(index as u32), Some(*outcome));
+    for (index, outcome) in StepReport::ALL.iter().enumerate() {
+        assert_eq!(*outcome as usize, index, "{outcome:?} is out of order in StepReport::ALL");
+        assert_eq!(StepReport::from_code(index as u32), Some(*outcome));
     }
-    assert_eq!(Outcome::from_code(Outcome::ALL.len() as u32), None);
-    assert_eq!(Outcome::from_code(u32::MAX), None);
+    assert_eq!(StepReport::from_code(StepReport::ALL.len() as u32), None);
+    assert_eq!(StepReport::from_code(u32::MAX), None);
 }

@@ -22,7 +22,7 @@ use std::collections::HashMap;
 
 use arbitrary::{Arbitrary, Result, Unstructured};
 use libfuzzer_sys::fuzz_target;
-use webmcp_warden::call::{Action, Op, Outcome, PolicyFacts, Signal, LIMITS_FIRST, MAX_HANDLE};
+use webmcp_warden::call::{Action, Op, PolicyFacts, Signal, StepReport, LIMITS_FIRST, MAX_HANDLE};
 use webmcp_warden::engine::{CallFlags, Engine, ENDED_QUIETLY};
 use webmcp_warden::digest::FieldTexts;
 use webmcp_warden::governor::Definition;
@@ -451,7 +451,7 @@ impl Page {
         let flags = u32::from(flags);
         let Ok(call) = self.engine.begin(tool, scope, CallFlags(flags)) else { return Ok(()) };
         let signal = self.signal(u, Signal::Live)?;
-        let action = self.engine.step(call, Outcome::Start, ReturnFacts::default(), &Value::Null, signal, 0.0);
+        let action = self.engine.step(call, StepReport::Start, ReturnFacts::default(), &Value::Null, signal, 0.0);
         let action = action.unwrap_or_else(|| panic!("no answer to the start of call {call}"));
         let run = Run {
             id: call,
@@ -489,7 +489,7 @@ impl Page {
             .collect();
         let names = pairs.iter().filter_map(|(tool, _)| self.tools.iter().find(|(id, _)| id == tool).map(|(_, name)| name.clone())).collect();
         let Ok(listing) = self.engine.begin_listing(&pairs) else { return };
-        let action = self.engine.listing_step(listing, Outcome::Start, ReturnFacts::default(), &Value::Null, 0.0);
+        let action = self.engine.listing_step(listing, StepReport::Start, ReturnFacts::default(), &Value::Null, 0.0);
         let action = action.unwrap_or_else(|| panic!("no answer to the start of listing {listing}"));
         let run = Run { id: listing, listing: true, explain: false, limits: false, hooks: self.hooks.clone(), predicates: Vec::new(), action, signal: Signal::Live, plausible: 1, bound: self.bound(pairs.len()), names, tool: String::new(), not_json: false };
         self.check(&run);
@@ -592,7 +592,7 @@ impl Page {
                 }
                 assert!(self.engine.call(run.id).is_none(), "an ended call is still held");
                 assert!(self.engine.end(run.id).is_none(), "a call ends twice");
-                assert!(self.engine.step(run.id, Outcome::Returned, ReturnFacts::default(), &Value::Null, Signal::Live, 0.0).is_none(), "an ended call steps");
+                assert!(self.engine.step(run.id, StepReport::Returned, ReturnFacts::default(), &Value::Null, Signal::Live, 0.0).is_none(), "an ended call steps");
             }
         }
     }
@@ -621,8 +621,8 @@ impl Page {
             self.engine.policy_facts(id, &facts, signal)
         } else {
             let (outcome, facts, payload) = if plausible { call_outcome(u, op, handle)? } else { anything(u)? };
-            restarted = outcome == Outcome::Start;
-            if op == Op::EvaluatePolicy && outcome == Outcome::Invalid {
+            restarted = outcome == StepReport::Start;
+            if op == Op::EvaluatePolicy && outcome == StepReport::Invalid {
                 self.runs[index].not_json = true;
             }
             self.engine.step(id, outcome, facts, &payload, signal, duration)
@@ -646,14 +646,14 @@ impl Page {
         Ok(())
     }
 
-    fn listing_outcome(&self, u: &mut Unstructured<'_>, listing: u32) -> Result<(Outcome, ReturnFacts, Value)> {
+    fn listing_outcome(&self, u: &mut Unstructured<'_>, listing: u32) -> Result<(StepReport, ReturnFacts, Value)> {
         Ok(match u.int_in_range(0..=9)? {
-            0 => (Outcome::Raised, ReturnFacts::default(), Value::Null),
-            1 => (Outcome::TimedOut, ReturnFacts::default(), Value::Null),
-            2 => (Outcome::Aborted, ReturnFacts::default(), Value::Null),
+            0 => (StepReport::Raised, ReturnFacts::default(), Value::Null),
+            1 => (StepReport::TimedOut, ReturnFacts::default(), Value::Null),
+            2 => (StepReport::Aborted, ReturnFacts::default(), Value::Null),
             3 | 4 => {
                 let returned = value(u, 2, 3)?;
-                (Outcome::Returned, ReturnFacts::of(&returned), Value::Null)
+                (StepReport::Returned, ReturnFacts::of(&returned), Value::Null)
             }
             _ => {
                 // An array of names: a subset of what it was given, or not.
@@ -669,7 +669,7 @@ impl Page {
                     returned.push(value(u, 1, 2)?);
                 }
                 let facts = ReturnFacts::of(&Value::Array(returned.clone()));
-                (Outcome::Returned, facts, webmcp_warden::object! { "names" => Value::Array(returned) })
+                (StepReport::Returned, facts, webmcp_warden::object! { "names" => Value::Array(returned) })
             }
         })
     }
@@ -687,28 +687,28 @@ impl Page {
 }
 
 /// An outcome the TS layer could report after performing `op`.
-fn call_outcome(u: &mut Unstructured<'_>, op: Op, handle: u32) -> Result<(Outcome, ReturnFacts, Value)> {
+fn call_outcome(u: &mut Unstructured<'_>, op: Op, handle: u32) -> Result<(StepReport, ReturnFacts, Value)> {
     let none = ReturnFacts::default();
     // A limit refuses the call (its decision, as the limits module writes it, or junk), or the
     // signal aborted the check; otherwise the action is performed.
     if handle == LIMITS_FIRST && matches!(op, Op::RunTool | Op::Approve) && u.ratio(1, 3)? {
         return Ok(match u.int_in_range(0..=2)? {
-            0 => (Outcome::Limited, none, Value::Null),
-            1 => (Outcome::Limited, none, value(u, 2, 3)?),
-            _ => (Outcome::Limited, none, limit_hit(u)?),
+            0 => (StepReport::Limited, none, Value::Null),
+            1 => (StepReport::Limited, none, value(u, 2, 3)?),
+            _ => (StepReport::Limited, none, limit_hit(u)?),
         });
     }
     Ok(match op {
         Op::CallHook | Op::Approve => match u.int_in_range(0..=9)? {
-            0 => (Outcome::Raised, none, Value::Null),
-            1 => (Outcome::TimedOut, none, Value::Null),
-            2 => (Outcome::Aborted, none, Value::Null),
-            3 => (Outcome::Returned, ReturnFacts(u.arbitrary()?), value(u, 1, 3)?),
+            0 => (StepReport::Raised, none, Value::Null),
+            1 => (StepReport::TimedOut, none, Value::Null),
+            2 => (StepReport::Aborted, none, Value::Null),
+            3 => (StepReport::Returned, ReturnFacts(u.arbitrary()?), value(u, 1, 3)?),
             _ => {
                 if op == Op::Approve {
                     // The approver's reader: `allow`, `deny`, `code` and an own `scope`.
                     let (facts, payload) = ReturnFacts::of_answer(&approval(u)?);
-                    return Ok((Outcome::Returned, facts, payload));
+                    return Ok((StepReport::Returned, facts, payload));
                 }
                 let returned = hook_return(u)?;
                 // The TS layer sends a deny's message and code.
@@ -718,37 +718,37 @@ fn call_outcome(u: &mut Unstructured<'_>, op: Op, handle: u32) -> Result<(Outcom
                         payload.insert(key, item.clone());
                     }
                 }
-                (Outcome::Returned, ReturnFacts::of(&returned), Value::Object(payload))
+                (StepReport::Returned, ReturnFacts::of(&returned), Value::Object(payload))
             }
         },
         Op::RunTool => match u.int_in_range(0..=3)? {
-            0 => (Outcome::ToolThrew, none, webmcp_warden::object! { "message" => text(u)? }),
-            1 => (Outcome::Aborted, none, Value::Null),
-            _ => (Outcome::ToolReturned, none, Value::Null),
+            0 => (StepReport::ToolThrew, none, webmcp_warden::object! { "message" => text(u)? }),
+            1 => (StepReport::Aborted, none, Value::Null),
+            _ => (StepReport::ToolReturned, none, Value::Null),
         },
         Op::ValidateInput | Op::ValidateOutput => match u.int_in_range(0..=6)? {
-            0 => (Outcome::Invalid, none, webmcp_warden::object! { "diagnostics" => value(u, 3, 3)? }),
-            1 => (Outcome::InvalidSchema, none, webmcp_warden::object! { "which" => if handle & 2 != 0 { "outputSchema" } else { "inputSchema" }, "message" => text(u)? }),
-            2 => (Outcome::Raised, none, Value::Null),
-            3 => (Outcome::Aborted, none, Value::Null),
-            _ => (Outcome::Valid, none, Value::Null),
+            0 => (StepReport::Invalid, none, webmcp_warden::object! { "diagnostics" => value(u, 3, 3)? }),
+            1 => (StepReport::InvalidSchema, none, webmcp_warden::object! { "which" => if handle & 2 != 0 { "outputSchema" } else { "inputSchema" }, "message" => text(u)? }),
+            2 => (StepReport::Raised, none, Value::Null),
+            3 => (StepReport::Aborted, none, Value::Null),
+            _ => (StepReport::Valid, none, Value::Null),
         },
         // Arguments JSON cannot carry, reported at the policy step.
-        Op::EvaluatePolicy => (Outcome::Invalid, none, webmcp_warden::object! { "diagnostics" => Value::Array(vec![webmcp_warden::object! { "path" => "/x", "message" => "is not JSON" }]) }),
+        Op::EvaluatePolicy => (StepReport::Invalid, none, webmcp_warden::object! { "diagnostics" => Value::Array(vec![webmcp_warden::object! { "path" => "/x", "message" => "is not JSON" }]) }),
         Op::Predicate => match u.int_in_range(0..=4)? {
-            0 => (Outcome::PredicateTrue, none, Value::Null),
-            1 => (Outcome::PredicateFalse, none, Value::Null),
-            2 => (Outcome::Aborted, none, Value::Null),
-            _ => (Outcome::PredicateFailed, none, Value::Null),
+            0 => (StepReport::PredicateTrue, none, Value::Null),
+            1 => (StepReport::PredicateFalse, none, Value::Null),
+            2 => (StepReport::Aborted, none, Value::Null),
+            _ => (StepReport::PredicateFailed, none, Value::Null),
         },
         // Within the limits, past one (its decision, as the limits module writes it, or junk).
         Op::Limits => match u.int_in_range(0..=4)? {
-            0 => (Outcome::Aborted, none, Value::Null),
-            1 => (Outcome::Invalid, none, value(u, 2, 3)?),
-            2 => (Outcome::Invalid, none, limit_hit(u)?),
-            _ => (Outcome::Valid, none, Value::Null),
+            0 => (StepReport::Aborted, none, Value::Null),
+            1 => (StepReport::Invalid, none, value(u, 2, 3)?),
+            2 => (StepReport::Invalid, none, limit_hit(u)?),
+            _ => (StepReport::Valid, none, Value::Null),
         },
-        Op::FinishOk | Op::FinishError => (Outcome::Returned, none, Value::Null),
+        Op::FinishOk | Op::FinishError => (StepReport::Returned, none, Value::Null),
     })
 }
 
@@ -758,8 +758,8 @@ fn limit_hit(u: &mut Unstructured<'_>) -> Result<Value> {
 }
 
 /// Any outcome, facts and payload at all.
-fn anything(u: &mut Unstructured<'_>) -> Result<(Outcome, ReturnFacts, Value)> {
-    let outcome = *pick(u, &Outcome::ALL)?;
+fn anything(u: &mut Unstructured<'_>) -> Result<(StepReport, ReturnFacts, Value)> {
+    let outcome = *pick(u, &StepReport::ALL)?;
     Ok((outcome, ReturnFacts(u.arbitrary()?), value(u, 2, 3)?))
 }
 

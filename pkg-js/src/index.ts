@@ -35,7 +35,7 @@ export { ready } from './boundary/core.js';
 export { createWarden, getDefaultWarden, type WardenClient, type ClientOption } from './api/api.js';
 export { type WebMCPConfig } from './api/config.js';
 export { mergeHooks, mergeHooksOrdered } from './client/hookset.js';
-export { createHookedExecute, type HookedExecuteOptions } from './api/engine.js';
+export { createHookedExecute, type HookedExecuteOptions } from './api/hooked-execute.js';
 export { WardenError, ConfigurationError, RegistrationError, NotSupportedError, CallFailure } from './util/errors.js';
 export { normalizeResult, normalizeError } from './api/public-results.js';
 export type { NormalizeOptions } from './types/types.js';
@@ -61,7 +61,7 @@ export {
 export { validateJson } from './api/pipeline-loader.js';
 export type { Diagnostic } from './types/types.js';
 export { shapeForModel } from './api/pipeline-loader.js';
-export type { ShapedResult } from './shape/shape.js';
+export type { ShapedResult } from './shape/shaping.js';
 export { getModelContext, isWebMCPSupported } from './runtime/runtime.js';
 export { lintTool, type ToolLint, type LintableDefinition } from './api/lint-tool.js';
 export { PROVENANCE_META_KEY } from './util/mcp.js';

@@ -11,11 +11,11 @@
 // replaced and every client's limits compiled again (their counts start afresh).
 import * as glue from '../wasm/warden_limits.js';
 import { WASM_LZMA_BASE64 } from '../wasm/warden_limits_bytes.js';
-import { Outcome } from './boundary/codes.js';
+import { StepReport } from './boundary/codes.js';
 import { decodeBase64 } from './boundary/embedded-bytes.js';
 import { configurationError } from './util/errors.js';
 import { unlzma } from './boundary/unlzma.js';
-import { limitsHook, type LimitsChecked, type LimitsClient, type LimitsEngine } from './client/limits-hook.js';
+import { limitsHook, type LimitsChecked, type LimitsClient, type LimitsModule } from './client/limits-hook.js';
 import { decode } from './boundary/wire.js';
 import type { Policy, PolicyCall } from './types/policy-types.js';
 import type { ConfigureAnswer, Refused } from './boundary/answers.js';
@@ -122,13 +122,13 @@ function checkOnce(w: LimitsClient, id: number, number: number, principal: strin
 function settle(w: LimitsClient, id: number, server: string, tool: string, principal: string | undefined, signal: AbortSignal | undefined, call: (() => PolicyCall) | undefined, answer: number, costs: number[]): LimitsChecked | Promise<LimitsChecked> {
   for (;;) {
     if (answer >= 0) return answer;
-    if (answer === -1) return [Outcome.Invalid, decode(guard(() => glue.limitsHit(id)))];
+    if (answer === -1) return [StepReport.Invalid, decode(guard(() => glue.limitsHit(id)))];
     const handle = -2 - answer;
     // A dry run calls no cost function: it counts as failed (fail closed).
     if (call === undefined) costs.push(handle, NaN);
     else
       return costOf(w, handle, call()).then((cost): LimitsChecked | Promise<LimitsChecked> => {
-        if (signal?.aborted) return [Outcome.Aborted, undefined];
+        if (signal?.aborted) return [StepReport.Aborted, undefined];
         costs.push(handle, cost);
         // The tool's number again: the instance may have been replaced while the function ran.
         const again = checkOnce(w, id, Math.floor(toolOf(id, server, tool) / 2), principal, true, new Float64Array(costs));
@@ -138,7 +138,7 @@ function settle(w: LimitsClient, id: number, server: string, tool: string, princ
   }
 }
 
-const engine: LimitsEngine = {
+const limitsModule: LimitsModule = {
   set(w, limits) {
     const id = idOf(w);
     if (limits === undefined) {
@@ -195,6 +195,6 @@ export function limitsMemoryBytes(): number {
  * configureWebMCP({ policy: withLimits({ default: 'allow', limits: [{ match: 'send_*', per: 'principal', max: 10, window: 60_000 }] }) });
  */
 export function withLimits<P extends Policy>(policy: P): P {
-  limitsHook.engine ??= engine;
+  limitsHook.module ??= limitsModule;
   return policy;
 }

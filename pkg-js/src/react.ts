@@ -28,4 +28,4 @@ export { useAgentActivity, type ExecutionState } from './react/activity.js';
 export { WebMCPHooksContext, useWebMCPHooksContext, useWardenClient } from './react/context.js';
 export { ApprovalDialog, type ApprovalDialogProps, type ApprovalDialogState } from './react/approval-dialog.js';
 export type { Ask, Approvals, AskStatus, ApprovalSummary } from './react/approvals.js';
-export type { ActivitySnapshot, ActiveCall, ToolActivity } from './client/activity.js';
+export type { ActivitySnapshot, ActiveCall, ToolActivity } from './client/activity-store.js';

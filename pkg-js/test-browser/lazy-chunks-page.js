@@ -1,5 +1,5 @@
 // Test page for lazy-chunks.test.mjs: the package's browser entry without a bundler; the test
-// decides whether a lazily loaded chunk (../dist/pipeline/pipeline.js, ../dist/shape/shape.js) downloads.
+// decides whether a lazily loaded chunk (../dist/pipeline/pipeline.js, ../dist/shape/shaping.js) downloads.
 // Nothing registers at load.
 import { webmcp } from '../dist/index.js';
 

@@ -1,7 +1,7 @@
 // Browser test: the call path is two chunks the page loads when it first needs them: the
 // pipeline (pkg-js/src/api/pipeline-loader.ts: calls, listings, the browser registration, shaping's
 // code) and, for a page without a JSON Schema, the shaping module (pkg-js/src/shape/shape-module.ts,
-// loaded by pkg-js/src/shape/shaper.ts). When either cannot download, nothing unshaped reaches a model
+// loaded by pkg-js/src/shape/shape-loader.ts). When either cannot download, nothing unshaped reaches a model
 // and nothing is half registered: register() rejects with `internal_error` and an in-page call
 // fails closed; once it downloads, the next register() and call load it and work. Chromium 156
 // fetches a module again after a failed fetch (whatwg/html#10327); the test pins that a later

@@ -22,7 +22,7 @@ import { withLimits } from 'webmcp-warden/limits';
 import { lintBytes } from '../dist/api/lint-module.js';
 import * as answers from '../dist/boundary/answers.js';
 import { core } from '../dist/boundary/core.js';
-import { shaper } from '../dist/shape/shape.js';
+import { shaper } from '../dist/shape/shaping.js';
 import { uriModule } from '../dist/subjects/uri-module.js';
 import { internalOf } from '../dist/api/api.js';
 import { decode, encode } from '../dist/boundary/wire.js';
@@ -148,7 +148,7 @@ const ANSWERS = {
   resolveUri: 'ResolveUriAnswer',
   uriTemplate: 'UriTemplateAnswer',
 };
-/** Which object holds each export: the core's, the shaping module's (`shaper.ts`) or the URI module's (`uri-module.ts`, whose exports answer decoded). */
+/** Which object holds each export: the core's, the shaping module's (`shape-loader.ts`) or the URI module's (`uri-module.ts`, whose exports answer decoded). */
 const holderOf = (name) => (Object.hasOwn(shaper, name) ? shaper : Object.hasOwn(uriModule, name) ? uriModule : core);
 /** The `read` of each hook id export (they answer the decoded id; the raw answer is read here). */
 const HOOK_IDS = { currentHookId: Read.CurrentHookId, lastHookId: Read.LastHookId, listingHookId: Read.ListingHookId };

@@ -68,8 +68,8 @@ await tool.register();
  * resources (with the URI module, its glue and bytes) are carried only by pages that use them.
  */
 const OPTIONAL = [
-  'dist/subjects/subject.js', 'dist/subjects/subject-call.js', 'dist/api/explain.js', 'dist/client/activity.js', 'dist/runtime/mcp-b.js', 'dist/validator/validator-module.js', 'dist/api/engine.js', 'dist/otel.js',
-  'dist/shape/shape.js', 'dist/shape/shape-module.js', 'wasm/warden_shape.js', 'wasm/warden_shape_bytes.js',
+  'dist/subjects/subject.js', 'dist/subjects/subject-call.js', 'dist/api/explain.js', 'dist/client/activity-store.js', 'dist/runtime/mcp-b.js', 'dist/validator/validator-module.js', 'dist/api/hooked-execute.js', 'dist/otel.js',
+  'dist/shape/shaping.js', 'dist/shape/shape-module.js', 'wasm/warden_shape.js', 'wasm/warden_shape_bytes.js',
   'dist/subjects/uri-module.js', 'wasm/warden_uri.js', 'wasm/warden_uri_bytes.js',
   'dist/api/forms.js', 'dist/react/use-webmcp-form.js', 'dist/runtime/schema-compat.js', 'dist/api/lint-tool.js',
   // The pattern judgement and the linear engine: chunks of their own, loaded when a page has
@@ -91,7 +91,7 @@ test('a one-tool app carries none of the optional features', async (t) => {
   }
   const carried = OPTIONAL.filter((file) => modules.has(file));
   assert.deepEqual(carried, [], `the one-tool app carries ${carried.join(', ')}`);
-  const lazy = ['dist/shape/shape.js', 'dist/shape/shape-module.js', 'wasm/warden_shape.js', 'wasm/warden_shape_bytes.js', 'dist/boundary/judge-chunk.js', 'wasm/warden_patterns_bytes.js', 'dist/boundary/linear-chunk.js', 'wasm/warden_linear_bytes.js'];
+  const lazy = ['dist/shape/shaping.js', 'dist/shape/shape-module.js', 'wasm/warden_shape.js', 'wasm/warden_shape_bytes.js', 'dist/boundary/judge-chunk.js', 'wasm/warden_patterns_bytes.js', 'dist/boundary/linear-chunk.js', 'wasm/warden_linear_bytes.js'];
   for (const file of [...lazy, 'dist/validator/validator-chunk.js', 'wasm/warden_validate_bytes.js', 'wasm/warden_validate_judge_bytes.js']) {
     assert.ok(modules.lazy.has(file), `${file} is in a lazily imported chunk`);
   }

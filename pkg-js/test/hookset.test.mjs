@@ -5,7 +5,7 @@
 // the core at once (where it is checked, and refused when it must be).
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { Warden, answered } from '../dist/client/client.js';
+import { ClientState, answered } from '../dist/client/client.js';
 import { bareFunctions, compileHookSet, filing } from '../dist/client/hookset.js';
 import { core } from '../dist/boundary/core.js';
 import { EVENTS } from '../dist/boundary/codes.js';
@@ -69,8 +69,8 @@ test('a tool with such a set loads no core at webmcp(); once it does, its hooks 
       const outcome = await tool.invoke({});
       return { ran, ok: outcome.ok, engineAtDefinition };
     };
-    const logged = new Warden();
-    const checked = new Warden();
+    const logged = new ClientState();
+    const checked = new ClientState();
     checked.engine();
     const client = (w) => ({ webmcp: (fn, options) => createTool(w, fn, options), engineMade: () => w.hasEngine });
     const a = await run(client(logged));
@@ -97,8 +97,8 @@ test('global hooks of plain functions, the server id and the return contract nee
     const second = await tool.invoke({});
     return { ran, engineAtDefinition, ok: [first.ok, second.ok], server: first.result.provenance?.serverId, sets: w.counts().sets };
   };
-  const logged = await run(new Warden());
-  const eager = new Warden();
+  const logged = await run(new ClientState());
+  const eager = new ClientState();
   eager.engine();
   const checked = await run(eager);
   assert.equal(logged.engineAtDefinition, false, 'configuring and defining made no engine');
@@ -117,7 +117,7 @@ test('every other shape goes to the core at once, which checks it', () => {
     ['a throwing getter', { get before() { throw new Error('no'); } }, 'invalid_hooks'],
   ];
   for (const [what, hooks, code] of shapes) {
-    const w = new Warden();
+    const w = new ClientState();
     let thrown;
     try {
       compileHookSet(w, hooks, 'hooks');

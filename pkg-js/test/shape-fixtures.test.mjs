@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { configureWebMCP, normalizeResult, listTools, ConfigurationError } from 'webmcp-warden';
 import { installFakeModelContext } from 'webmcp-warden/testing';
 // The internal routes, to check they agree (the same module instance the package uses).
-import { shapeForModel, shapeInCore, shapeReference, shapeStats } from '../dist/shape/shape.js';
+import { shapeForModel, shapeInCore, shapeReference, shapeStats } from '../dist/shape/shaping.js';
 import { loadPipeline } from '../dist/api/pipeline-loader.js';
 import { clone, loadFixture, toolMaker } from '../test-support/helpers.mjs';
 

@@ -2,7 +2,7 @@
 // crossing that traps marks the instance dead and the next one makes a fresh instance, and that
 // every module's driver keeps its instance in it. The core, the validator and the shaping module
 // trap for real through their test-only exports (core-trap.test.mjs, validator-module.test.mjs,
-// shaper.test.mjs); the URI, lint and limits modules have no such export, so their drivers run
+// shape-loader.test.mjs); the URI, lint and limits modules have no such export, so their drivers run
 // here, each in a process of its own, on a stand-in glue whose crossing traps for real (a wasm
 // `unreachable`) when told to.
 //
@@ -168,7 +168,7 @@ test("the limits module: a crossing that traps throws; the fresh instance gets e
     import { withLimits } from ${dist('limits.js')};
     import { limitsHook } from ${dist('client/limits-hook.js')};
     withLimits({});
-    const engine = limitsHook.engine;
+    const engine = limitsHook.module;
     const a = {}, b = {};
     engine.set(a, new Uint8Array([0]));
     engine.set(b, new Uint8Array([0]));

@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! {
-//!   result:          the prepared result (see `pkg-js/src/shape/shape.ts`)
+//!   result:          the prepared result (see `pkg-js/src/shape/shaping.ts`)
 //!   serverId:        string                      default "page"
 //!   maxBytes:        whole number ≥ 0            default 102400; past usize, usize::MAX
 //!   omitted?:        [block, field, bytes, …]    field: 0 text, 1 data, 2 uri, 3 name

@@ -35,7 +35,7 @@ use alloc::vec::Vec;
 
 use wasm_bindgen::prelude::*;
 
-use webmcp_warden::call::{Outcome, PolicyFacts, Signal};
+use webmcp_warden::call::{PolicyFacts, Signal, StepReport};
 use webmcp_warden::engine::CallFlags;
 use webmcp_warden::returns::{Contract, ReturnFacts};
 use webmcp_warden::value::Value;
@@ -143,7 +143,7 @@ pub fn begin(engine: u32, tool: u32, scope: u32, flags: u32, signal: u32) -> f64
 /// The call `begin` made, stepped to its first action and packed as `begin` answers.
 fn started(engine: &mut webmcp_warden::engine::Engine, call: Option<u32>, signal: u32) -> Option<f64> {
     let call = call?;
-    let action = engine.step(call, Outcome::Start, ReturnFacts::default(), &Value::Null, Signal::from_code(signal), 0.0)?;
+    let action = engine.step(call, StepReport::Start, ReturnFacts::default(), &Value::Null, Signal::from_code(signal), 0.0)?;
     Some(f64::from(call) * 4_294_967_296.0 + f64::from(action.encode()))
 }
 
@@ -159,18 +159,18 @@ pub fn begin_at(engine: u32, tool: u32, scope: u32, flags: u32, target: &str, si
     .unwrap_or(-1.0)
 }
 
-/// Feeds an outcome (no payload); answers the next action, packed (`0`: unknown call).
+/// Feeds a report (no payload); answers the next action, packed (`0`: unknown call).
 #[wasm_bindgen]
-pub fn step(engine: u32, call: u32, outcome: u32, facts: u32, signal: u32, duration_ms: f64) -> u32 {
-    step_with(engine, call, outcome, facts, signal, duration_ms, &[])
+pub fn step(engine: u32, call: u32, report: u32, facts: u32, signal: u32, duration_ms: f64) -> u32 {
+    step_with(engine, call, report, facts, signal, duration_ms, &[])
 }
 
-/// Feeds an outcome with its payload (a wire buffer); answers the next action, packed.
+/// Feeds a report with its payload (a wire buffer); answers the next action, packed.
 #[wasm_bindgen(js_name = stepWith)]
-pub fn step_with(engine: u32, call: u32, outcome: u32, facts: u32, signal: u32, duration_ms: f64, payload: &[u8]) -> u32 {
+pub fn step_with(engine: u32, call: u32, report: u32, facts: u32, signal: u32, duration_ms: f64, payload: &[u8]) -> u32 {
     let payload = if payload.is_empty() { Value::Null } else { webmcp_warden::wire::decode(payload).unwrap_or(Value::Null) };
-    let Some(outcome) = Outcome::from_code(outcome) else { return 0 };
-    engines::with(engine, |e| e.step(call, outcome, ReturnFacts(facts), &payload, Signal::from_code(signal), duration_ms))
+    let Some(report) = StepReport::from_code(report) else { return 0 };
+    engines::with(engine, |e| e.step(call, report, ReturnFacts(facts), &payload, Signal::from_code(signal), duration_ms))
         .flatten()
         .map_or(0, |action| action.encode())
 }
@@ -220,12 +220,12 @@ pub fn begin_listing(engine: u32, tools: &[u32], scopes: &[u32]) -> i32 {
     engines::with(engine, |e| e.begin_listing(&pairs).ok().and_then(|listing| i32::try_from(listing).ok())).flatten().unwrap_or(-1)
 }
 
-/// Feeds a listing hook's outcome (payload: `{ names }` for an array); answers the next action.
+/// Feeds a listing hook's report (payload: `{ names }` for an array); answers the next action.
 #[wasm_bindgen(js_name = listingStep)]
-pub fn listing_step(engine: u32, listing: u32, outcome: u32, facts: u32, duration_ms: f64, payload: &[u8]) -> u32 {
+pub fn listing_step(engine: u32, listing: u32, report: u32, facts: u32, duration_ms: f64, payload: &[u8]) -> u32 {
     let payload = if payload.is_empty() { Value::Null } else { webmcp_warden::wire::decode(payload).unwrap_or(Value::Null) };
-    let Some(outcome) = Outcome::from_code(outcome) else { return 0 };
-    engines::with(engine, |e| e.listing_step(listing, outcome, ReturnFacts(facts), &payload, duration_ms)).flatten().map_or(0, |action| action.encode())
+    let Some(report) = StepReport::from_code(report) else { return 0 };
+    engines::with(engine, |e| e.listing_step(listing, report, ReturnFacts(facts), &payload, duration_ms)).flatten().map_or(0, |action| action.encode())
 }
 
 /// The tools (indexes) the current listing hook is given.

@@ -2,7 +2,7 @@
 // package's functions bound to one client; the top-level functions (`webmcp`,
 // `configureWebMCP`, …) are the same methods of a default client made on first use. Nothing
 // here runs at import time.
-import { Warden } from '../client/client.js';
+import { ClientState } from '../client/client.js';
 import { configure, type WebMCPConfig } from './config.js';
 import { clearGrants, listGrants, resetGrants, revokeGrant, type Grant } from '../client/grants.js';
 import { mergeHooks } from '../client/hookset.js';
@@ -63,16 +63,16 @@ export interface WardenClient {
   dispose(): void;
 }
 
-const internals = new WeakMap<WardenClient, Warden>();
+const internals = new WeakMap<WardenClient, ClientState>();
 
 /** The internal client behind a `WardenClient` (for the React layer). */
-export function internalOf(client: WardenClient): Warden | undefined {
+export function internalOf(client: WardenClient): ClientState | undefined {
   return internals.get(client);
 }
 
 /** Makes a client; `options` are applied as by `configure`. */
 export function createWarden(options?: WebMCPConfig): WardenClient {
-  const w = new Warden();
+  const w = new ClientState();
   const client: WardenClient = {
     // Inference is for callers; inside, the function and options are data.
     webmcp: ((fn: any, opts: any) => createTool(w, fn, opts)) as ToolFactory,
@@ -134,8 +134,8 @@ export function getDefaultWarden(): WardenClient {
 }
 
 /** The internal default client. */
-export function defaultWarden(): Warden {
-  return internals.get(getDefaultWarden()) as Warden;
+export function defaultClientState(): ClientState {
+  return internals.get(getDefaultWarden()) as ClientState;
 }
 
 /** The `client` option of the top-level functions that are not methods of a client (resources, prompts, dry runs). */
@@ -149,18 +149,18 @@ export interface ClientOption {
  * options without `client`, for the function's own checks. Options that are not an object are
  * left as they are, for those checks to refuse.
  */
-export function clientOption<T>(options: T): [Warden, T] {
+export function clientOption<T>(options: T): [ClientState, T] {
   let client: WardenClient | undefined;
   let rest: Record<string, unknown>;
   try {
-    if (options === null || typeof options !== 'object' || !('client' in options)) return [defaultWarden(), options];
+    if (options === null || typeof options !== 'object' || !('client' in options)) return [defaultClientState(), options];
     ({ client, ...rest } = options as T & ClientOption & Record<string, unknown>);
   } catch {
     // Options that cannot be read (a getter or proxy that throws): the function's own checks
     // read them again and refuse them as data.
-    return [defaultWarden(), options];
+    return [defaultClientState(), options];
   }
-  const w = client === undefined ? defaultWarden() : internalOf(client);
+  const w = client === undefined ? defaultClientState() : internalOf(client);
   if (w === undefined) throw new ConfigurationError('invalid_options', 'client must be a client made by createWarden()', 'client');
   return [w, rest as T];
 }
@@ -169,7 +169,7 @@ export function clientOption<T>(options: T): [Warden, T] {
  * Calls a registered tool through the governed pipeline, as an in-page agent host would.
  * Never throws for a call that went wrong: the outcome is data.
  */
-export async function invokeTool(w: Warden, name: string, input?: unknown, options?: CallOptions): Promise<CallOutcome> {
+export async function invokeTool(w: ClientState, name: string, input?: unknown, options?: CallOptions): Promise<CallOutcome> {
   // Disposed first: a disposed client's registry is empty, and "unknown tool" would mislead.
   if (w.isDisposed) return disposedOutcome();
   // A registered tool means the core loaded (register() loads it first), so asking the core who
@@ -185,7 +185,7 @@ export async function invokeTool(w: Warden, name: string, input?: unknown, optio
  * `hook_failed`) rather than answering an empty list; options that are not `ListingOptions`
  * reject with `WardenError('invalid_options')` before anything runs.
  */
-export async function listTools(w: Warden, options?: ListingOptions): Promise<ToolContract[]> {
+export async function listTools(w: ClientState, options?: ListingOptions): Promise<ToolContract[]> {
   // A disposed client refuses (this throws `ConfigurationError('disposed')`).
   w.engine();
   const pipeline = await pipelineOrThrow(true);

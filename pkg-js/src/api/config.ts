@@ -1,7 +1,7 @@
 // Configuration of a client: `configureWebMCP` (the default client) and `warden.configure`.
 // Everything is checked before anything changes, so a `ConfigurationError` leaves the
 // configuration as it was.
-import type { Warden } from '../client/client.js';
+import type { ClientState } from '../client/client.js';
 import { Bounds } from '../boundary/codes.js';
 import { ConfigurationError } from '../util/errors.js';
 import { encodePolicy, type Approver, type Policy, type ToolFilterFn } from '../client/governance.js';
@@ -11,7 +11,7 @@ import { encode } from '../boundary/wire.js';
 import { compileHookSet, mergeHooks } from '../client/hookset.js';
 import type { TelemetryHandler } from '../client/telemetry.js';
 import type { WebMCPHooks } from '../types/types.js';
-import { isPlainObject, typeName } from '../util/values.js';
+import { isPlainObject, typeName } from '../util/js-values.js';
 
 /** Options of {@link configureWebMCP}. */
 export interface WebMCPConfig {
@@ -125,7 +125,7 @@ function refuse(key: string, why: string, path: string | undefined = key): never
 }
 
 /** Clients already warned that a hook was given again (one console warning per client). */
-const warnedRepeats = new WeakSet<Warden>();
+const warnedRepeats = new WeakSet<ClientState>();
 
 /**
  * `hooks` without the entries (functions or hook objects, by identity) the client's global hooks
@@ -133,7 +133,7 @@ const warnedRepeats = new WeakSet<Warden>();
  * per client says what was skipped and what to do. Hooks that cannot be read are left as they
  * are, for the core's check to refuse.
  */
-function withoutRepeats(w: Warden, hooks: WebMCPHooks | undefined): WebMCPHooks | undefined {
+function withoutRepeats(w: ClientState, hooks: WebMCPHooks | undefined): WebMCPHooks | undefined {
   if (!isPlainObject(hooks)) return hooks;
   const kept: Record<string, unknown> = {};
   let repeated = false;
@@ -163,7 +163,7 @@ function withoutRepeats(w: Warden, hooks: WebMCPHooks | undefined): WebMCPHooks 
  * browser lists may have changed (the filter, the server id, the hooks): the caller then brings
  * the registrations in line.
  */
-export function configure(w: Warden, options: WebMCPConfig): boolean {
+export function configure(w: ClientState, options: WebMCPConfig): boolean {
   // A disposed client refuses configuration (this throws `ConfigurationError('disposed')`).
   w.assertLive();
   if (!isPlainObject(options)) throw new ConfigurationError('invalid_config', `configureWebMCP expects an options object, not ${typeName(options)}`);
@@ -215,7 +215,7 @@ export function configure(w: Warden, options: WebMCPConfig): boolean {
     for (const which of ['policy', 'approved', 'filter'] as const) {
       if (w.governanceBytes(which) !== previous[which]) w.setGovernance(which, previous[which]);
     }
-    if (w.limitsSpec !== previous.limits) w.setLimits(previous.limits, limitsHook.engine);
+    if (w.limitsSpec !== previous.limits) w.setLimits(previous.limits, limitsHook.module);
     // Predicate functions the new policy encoded but that will not be in force are released.
     w.predicates.retain(w.predicates.inForce);
   };
@@ -236,10 +236,10 @@ export function configure(w: Warden, options: WebMCPConfig): boolean {
       } catch {
         throw new ConfigurationError('invalid_policy', 'configureWebMCP: policy.limits could not be read', 'limits');
       }
-      if (limits !== undefined && limitsHook.engine === undefined) {
+      if (limits !== undefined && limitsHook.module === undefined) {
         throw new ConfigurationError('limits_unavailable', "configureWebMCP: a policy's limits are counted by webmcp-warden/limits: wrap the policy in withLimits() from it", 'limits');
       }
-      w.setLimits(limits === undefined ? undefined : encode(limits, { fn: (f) => w.predicates.handleOf(f as never, () => w.counts().calls) }), limitsHook.engine);
+      w.setLimits(limits === undefined ? undefined : encode(limits, { fn: (f) => w.predicates.handleOf(f as never, () => w.counts().calls) }), limitsHook.module);
     }
     if (approved !== undefined) w.setGovernance('approved', encode(approved));
     if (options.tools !== undefined) w.setGovernance('filter', encode(typeof options.tools === 'function' ? null : options.tools));

@@ -3,7 +3,7 @@
 // decides without calling any user function (hooks, predicates, the approver, a Standard Schema)
 // or the tool; this file performs those steps and returns the core's explanation.
 import { clientOption, type ClientOption } from './api.js';
-import { CallFlags, Op, ActionBits, Outcome, Signal } from '../boundary/codes.js';
+import { CallFlags, Op, ActionBits, StepReport, Signal } from '../boundary/codes.js';
 import { core } from '../boundary/core.js';
 import { canonicalJson } from '../util/canonical.js';
 import { approverFor, type Decision } from '../client/governance.js';
@@ -69,22 +69,22 @@ export async function explain(name: string, input?: unknown, given: Pick<CallOpt
     if (op === Op.FinishOk || op === Op.FinishError) break;
     if (op === Op.ValidateInput) {
       let payload: unknown;
-      let outcome: number = Outcome.Valid;
+      let outcome: number = StepReport.Valid;
       const proto = json.ok && rejectProto ? (await loadExtras()).protoKeyProblem(json.text, JSON.parse(json.text)) : undefined;
       if (!json.ok) {
-        outcome = Outcome.Invalid;
+        outcome = StepReport.Invalid;
         payload = { diagnostics: [json.diagnostic] };
       } else if (proto !== undefined) {
-        outcome = Outcome.Invalid;
+        outcome = StepReport.Invalid;
         payload = { diagnostics: [proto] };
       } else if (tool.validation.input) {
         // The text alone: steps may have awaited since it was written (see JsonText).
         const result = await validateJsonText(tool.validation.input, { text: json.text }, 'inputSchema', w.settings, tool.validation.unsafePatterns === true || w.settings.unsafePatterns);
         if ('invalidSchema' in result) {
-          outcome = Outcome.InvalidSchema;
+          outcome = StepReport.InvalidSchema;
           payload = { which: 'inputSchema', message: result.invalidSchema };
         } else if (!result.valid) {
-          outcome = Outcome.Invalid;
+          outcome = StepReport.Invalid;
           payload = { diagnostics: result.diagnostics };
         }
       }
@@ -104,7 +104,7 @@ export async function explain(name: string, input?: unknown, given: Pick<CallOpt
       // What the limits would say, counting nothing and calling no cost function.
       const checked = w.limits?.check(w, tool.server ?? w.settings.serverId, tool.contract.name, options.principal, undefined, undefined) ?? 0;
       const done = typeof checked === 'number' || Array.isArray(checked) ? checked : await checked;
-      const [outcome, payload] = typeof done === 'number' ? [Outcome.Valid, undefined] : done;
+      const [outcome, payload] = typeof done === 'number' ? [StepReport.Valid, undefined] : done;
       action = payload === undefined ? core.step(engine, call, outcome, 0, Signal.Live, 0) : core.stepWith(engine, call, outcome, 0, Signal.Live, 0, encode(payload));
     } else {
       core.end(engine, call);

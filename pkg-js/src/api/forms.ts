@@ -21,7 +21,7 @@
  * @packageDocumentation
  */
 import { clientOption, type ClientOption } from './api.js';
-import type { Warden } from '../client/client.js';
+import type { ClientState } from '../client/client.js';
 import { ConfigurationError } from '../util/errors.js';
 import { toWireResult } from '../util/mcp.js';
 import { runCall } from './pipeline-loader.js';
@@ -77,7 +77,7 @@ export function governForms(options: GovernFormsOptions = {}): GovernedForms {
  * {@link governForms} for client `w`, whose calls run under the provider scope `scopeOf()`
  * answers (the React layer's).
  */
-export function governFormsOf(w: Warden, options: Omit<GovernFormsOptions, 'client'>, scopeOf: () => number): GovernedForms {
+export function governFormsOf(w: ClientState, options: Omit<GovernFormsOptions, 'client'>, scopeOf: () => number): GovernedForms {
   if (options === null || typeof options !== 'object') throw new ConfigurationError('invalid_options', 'governForms options must be an object');
   const doc = (globalThis as { document?: Document }).document;
   const root = options.root ?? doc;
@@ -107,7 +107,7 @@ export function governFormsOf(w: Warden, options: Omit<GovernFormsOptions, 'clie
 
 /** The governed call of one agent submit: what the agent reads (never rejects). */
 async function governed(
-  w: Warden,
+  w: ClientState,
   options: Omit<GovernFormsOptions, 'client'>,
   scopeOf: () => number,
   tools: WeakMap<HTMLFormElement, { key: string; tool: WebMCPTool }>,

@@ -3,13 +3,13 @@
 // keep the pipeline's contracts when the chunk cannot be downloaded (offline, a deploy that
 // removed it): a call fails closed as data (`internal_error`); a registration or a listing
 // rejects with a `WardenError` saying why; the next use tries again.
-import type { Warden } from '../client/client.js';
+import type { ClientState } from '../client/client.js';
 import { liveGeneration, ready } from '../boundary/core.js';
 import { WardenError } from '../util/errors.js';
 import type { Compiled, PipelineTool, RegisteredTool, SubjectCall } from '../types/internal.js';
 import { failedOutcome } from '../client/outcomes.js';
 import { patternsSettled } from '../boundary/patterns.js';
-import type { ShapedResult } from '../shape/shape.js';
+import type { ShapedResult } from '../shape/shaping.js';
 import type { CallOptions, CallOutcome, CallToolResult, JsonSchema, JsonValidated, Limits, ListingOptions, ToolContract } from '../types/types.js';
 
 /**
@@ -97,7 +97,7 @@ function loadForPatterns(): Promise<PipelineChunk> {
 }
 
 /** Runs one governed call (`call.ts`); a chunk that does not load fails the call closed, as data. */
-export function runCall(w: Warden, tool: PipelineTool, input: unknown, options?: CallOptions | null, scope = 0): Promise<CallOutcome> {
+export function runCall(w: ClientState, tool: PipelineTool, input: unknown, options?: CallOptions | null, scope = 0): Promise<CallOutcome> {
   if (pipeline !== undefined && patternsSettled() === undefined) return pipeline.runCall(w, tool, input, options, scope);
   return loadForPatterns().then(
     (chunk) => chunk.runCall(w, tool, input, options, scope),
@@ -106,7 +106,7 @@ export function runCall(w: Warden, tool: PipelineTool, input: unknown, options?:
 }
 
 /** Runs one governed read or get (`call.ts`); fails closed like {@link runCall}. */
-export function runSubjectCall(w: Warden, subject: PipelineTool, about: SubjectCall, input: unknown, options: CallOptions | null | undefined, scope: number): Promise<CallOutcome> {
+export function runSubjectCall(w: ClientState, subject: PipelineTool, about: SubjectCall, input: unknown, options: CallOptions | null | undefined, scope: number): Promise<CallOutcome> {
   if (pipeline !== undefined && patternsSettled() === undefined) return pipeline.runSubjectCall(w, subject, about, input, options, scope);
   return loadForPatterns().then(
     (chunk) => chunk.runSubjectCall(w, subject, about, input, options, scope),
@@ -115,14 +115,14 @@ export function runSubjectCall(w: Warden, subject: PipelineTool, about: SubjectC
 }
 
 /** The registered tools as an agent sees them (`listing.ts`). */
-export async function listContracts(w: Warden, tools: RegisteredTool[], options?: ListingOptions): Promise<ToolContract[]> {
+export async function listContracts(w: ClientState, tools: RegisteredTool[], options?: ListingOptions): Promise<ToolContract[]> {
   const chunk = await pipelineOrThrow(true);
   await patternsSettled();
   return chunk.listContracts(w, tools, options);
 }
 
 /** Brings the browser's registrations in line with the page (`registration.ts`). */
-export async function syncRegistrations(w: Warden): Promise<void> {
+export async function syncRegistrations(w: ClientState): Promise<void> {
   await (await pipelineOrThrow()).syncRegistrations(w);
 }
 
@@ -131,12 +131,12 @@ export async function syncRegistrations(w: Warden): Promise<void> {
  * Before the chunk loaded nothing was registered (registering loads it), so there is nothing to
  * bring in line.
  */
-export function resyncRegistrations(w: Warden): void {
+export function resyncRegistrations(w: ClientState): void {
   if (pipeline !== undefined) void pipeline.syncRegistrations(w).catch(() => undefined);
 }
 
 /** Re-registers with a runtime that arrived or changed (`registration.ts`); nothing before anything was registered. */
-export function noticeRuntime(w: Warden): void {
+export function noticeRuntime(w: ClientState): void {
   pipeline?.noticeRuntime(w);
 }
 

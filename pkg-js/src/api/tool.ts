@@ -1,6 +1,6 @@
 // `webmcp(fn, options)`: wrap a function as a governed tool of a client, and register it with
 // the page's registry and the browser.
-import type { Warden } from '../client/client.js';
+import type { ClientState } from '../client/client.js';
 import { fingerprintFields } from '../util/canonical.js';
 import { ConfigurationError, RegistrationError, WardenError } from '../util/errors.js';
 import { compileHookSet, mergeHooks } from '../client/hookset.js';
@@ -16,7 +16,7 @@ import { decode, encode } from '../boundary/wire.js';
 import type { CheckPatternAnswer } from '../boundary/answers.js';
 import type { CallOptions, CallOutcome, JsonSchema, RegistrationStatus, ToolContract, WebMCPTool } from '../types/types.js';
 import { TOOL_NAME_RULE } from '../util/names.js';
-import { isPlainObject, typeName } from '../util/values.js';
+import { isPlainObject, typeName } from '../util/js-values.js';
 
 const KNOWN_OPTIONS = new Set(['name', 'title', 'description', 'inputSchema', 'schema', 'outputSchema', 'annotations', 'hooks', 'server', 'shape', 'structured', 'scope', 'enabled', 'exposedTo', 'browserSchema', 'unsafePatterns']);
 const BRAND = Symbol.for('webmcp-warden.tool');
@@ -60,13 +60,13 @@ export function recordOf(tool: WebMCPTool): ToolRecord {
  */
 const finalizer =
   typeof FinalizationRegistry === 'function'
-    ? new FinalizationRegistry<{ w: Warden; coreTool: number; sets: number[] }>(({ w, coreTool, sets }) => releaseTool(w, coreTool, sets))
+    ? new FinalizationRegistry<{ w: ClientState; coreTool: number; sets: number[] }>(({ w, coreTool, sets }) => releaseTool(w, coreTool, sets))
     : undefined;
 
 /** How many live tools share each hook set (re-wrapping shares the older sets). */
-const setUsers = new WeakMap<Warden, Map<number, number>>();
+const setUsers = new WeakMap<ClientState, Map<number, number>>();
 
-function useSets(w: Warden, sets: number[], delta: number): number[] {
+function useSets(w: ClientState, sets: number[], delta: number): number[] {
   let users = setUsers.get(w);
   if (users === undefined) setUsers.set(w, (users = new Map()));
   const freed: number[] = [];
@@ -80,7 +80,7 @@ function useSets(w: Warden, sets: number[], delta: number): number[] {
   return freed;
 }
 
-function releaseTool(w: Warden, coreTool: number, sets: number[]): void {
+function releaseTool(w: ClientState, coreTool: number, sets: number[]): void {
   try {
     w.dropTool(coreTool);
     for (const set of useSets(w, sets, -1)) w.dropHookSet(set);
@@ -94,13 +94,13 @@ function releaseTool(w: Warden, coreTool: number, sets: number[]): void {
  * option or hook throws `ConfigurationError` here, not at the first call. Given a tool made by
  * `webmcp`, re-wraps it: options merge and hook arrays concatenate.
  */
-export function createTool(w: Warden, fn: (...args: any[]) => unknown, options?: AnyToolOptions): WebMCPTool {
+export function createTool(w: ClientState, fn: (...args: any[]) => unknown, options?: AnyToolOptions): WebMCPTool {
   if (isWebMCPTool(fn)) {
     if (options === undefined) return fn;
     const previous = recordOf(fn);
     checkOptions(options);
     const merged: AnyToolOptions = { ...previous.options, ...options, hooks: mergeHooks(previous.options.hooks, options.hooks) };
-    return makeTool(previous.warden, previous.fn, merged, previous.hookSets, options.hooks);
+    return makeTool(previous.clientState, previous.fn, merged, previous.hookSets, options.hooks);
   }
   if (typeof fn !== 'function') throw new ConfigurationError('invalid_tool', `webmcp expects a function, not ${typeName(fn)}`);
   const opts = options ?? {};
@@ -198,7 +198,7 @@ function missingName(why: string): never {
   );
 }
 
-function makeTool(w: Warden, fn: (...args: any[]) => unknown, options: AnyToolOptions, inheritedSets: number[], newHooks: unknown): WebMCPTool {
+function makeTool(w: ClientState, fn: (...args: any[]) => unknown, options: AnyToolOptions, inheritedSets: number[], newHooks: unknown): WebMCPTool {
   const name = options.name ?? derivedName(fn);
   const label = `tool "${name}" hooks`;
   const standard = isStandardSchema(options.schema) ? (options.schema as StandardSchemaLike) : undefined;
@@ -242,7 +242,7 @@ function makeTool(w: Warden, fn: (...args: any[]) => unknown, options: AnyToolOp
   let status: RegistrationStatus = 'unregistered';
   let fingerprint: string | undefined;
   const record: ToolRecord = {
-    warden: w,
+    clientState: w,
     coreTool,
     fn: fn as ToolRecord['fn'],
     publicTool: tool,
@@ -338,8 +338,8 @@ async function register(record: ToolRecord, opts?: { signal?: AbortSignal }): Pr
   if (record.options.enabled === false) return noop;
   if (record.attempt !== undefined) {
     const attempt = record.attempt;
-    if (record.status === 'error' && record.warden.registry.get(record.contract.name) === record) {
-      await syncRegistrations(record.warden);
+    if (record.status === 'error' && record.clientState.registry.get(record.contract.name) === record) {
+      await syncRegistrations(record.clientState);
       if (record.attempt === attempt && record.status === 'error' && record.error) throw record.error;
     }
     return attempt.unregister;
@@ -380,7 +380,7 @@ async function register(record: ToolRecord, opts?: { signal?: AbortSignal }): Pr
   // is reported here; the check needs the lazily loaded validator module, which is why
   // register() is async. A module that cannot load is said so. Its slow patterns are written to
   // the console, once each.
-  const allowUnsafe = record.validation.unsafePatterns === true || record.warden.settings.unsafePatterns;
+  const allowUnsafe = record.validation.unsafePatterns === true || record.clientState.settings.unsafePatterns;
   for (const [which, schema] of schemas) {
     if (schema === undefined) continue;
     let compiled: Awaited<ReturnType<PipelineChunk['compileSchema']>>;
@@ -408,7 +408,7 @@ async function register(record: ToolRecord, opts?: { signal?: AbortSignal }): Pr
   // Another register() may have finished while this one awaited the schemas.
   const meanwhile = record.attempt as ToolRecord['attempt'];
   if (meanwhile !== undefined) return meanwhile.unregister;
-  const w = record.warden;
+  const w = record.clientState;
   // The core before anything is registered: one that cannot load (a CSP without
   // 'wasm-unsafe-eval') fails register() here, with nothing left behind. An unregister() may
   // have taken the tool out of the engine: it goes back now (or says why it cannot).
@@ -467,31 +467,31 @@ function warnSlowPatterns(record: ToolRecord, which: string, notes: PatternNote[
 /** Takes back what a failed `register()` added: the live attempt, the registry entry, the browser registration. */
 function withdraw(record: ToolRecord): void {
   record.attempt = undefined;
-  removeFromRegistry(record.warden, record);
+  removeFromRegistry(record.clientState, record);
   dropBrowserRegistration(record);
 }
 
 function unregister(record: ToolRecord): void {
   const wasRegistered = record.attempt !== undefined;
   record.attempt = undefined;
-  removeFromRegistry(record.warden, record);
+  removeFromRegistry(record.clientState, record);
   dropBrowserRegistration(record);
   // What the registry held of the tool leaves the core now, not when the object is collected.
   if (wasRegistered) {
     try {
       // With the hook sets only this tool uses (a re-wrap shares the older ones).
-      const users = setUsers.get(record.warden);
-      record.warden.detachTool(record.coreTool, record.hookSets.filter((set) => users?.get(set) === 1));
+      const users = setUsers.get(record.clientState);
+      record.clientState.detachTool(record.coreTool, record.hookSets.filter((set) => users?.get(set) === 1));
     } catch {
       // A disposed client or a trapped core: nothing to free now; the finalizer still runs.
     }
   }
   record.status = 'unregistered';
   // Other tools' listing may change without this one (a toolsListed hook sees fewer tools).
-  if (wasRegistered) resyncRegistrations(record.warden);
+  if (wasRegistered) resyncRegistrations(record.clientState);
 }
 
 /** Unregisters every tool of the client (for `resetWebMCP()` and `dispose()`). */
-export function unregisterAll(w: Warden): void {
+export function unregisterAll(w: ClientState): void {
   for (const tool of [...w.registry.values()]) unregister(tool as ToolRecord);
 }

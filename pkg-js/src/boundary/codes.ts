@@ -1,8 +1,8 @@
 // Generated from the Rust definitions by `tests/wire_codes.rs` (`UPDATE_CODES=1 cargo test --test
 // wire_codes`); a test fails when this file and the Rust side differ. Do not edit by hand.
 
-/** What the TS layer reports after performing a step (`call::Outcome`). */
-export const Outcome = {
+/** What the TS layer reports after performing a step (`call::StepReport`). */
+export const StepReport = {
   Start: 0,
   Returned: 1,
   Raised: 2,

@@ -1,7 +1,7 @@
 // The wire format: how a value crosses to the core and back, as one byte buffer each way.
 // The other half, with the grammar, is `src/wire.rs`; `ARCHITECTURE.md` ("Crossing the boundary") says why it is not
 // JSON text (the core would need a JSON parser and float formatting, most of its bytes).
-import { typeName } from '../util/values.js';
+import { typeName } from '../util/js-values.js';
 
 const NULL = 0;
 const FALSE = 1;

@@ -187,7 +187,7 @@ export class AskBook {
   }
 }
 
-/** The ask book of client `w` (a `Warden`: typed by its one field, so this file imports no client), made on first use. */
+/** The ask book of client `w` (a `ClientState`: typed by its one field, so this file imports no client), made on first use. */
 export function asksOf(w: { asks: AskBook | undefined }): AskBook {
   w.asks ??= new AskBook();
   return w.asks;

@@ -12,12 +12,12 @@ import { configurationError } from '../util/errors.js';
 import { Handles } from '../boundary/handles.js';
 import { decode, encode } from '../boundary/wire.js';
 import { TelemetryBus } from './telemetry.js';
-import type { ActivityStore } from './activity.js';
+import type { ActivityStore } from './activity-store.js';
 import type { AskBook } from './asks.js';
 import { memoryGrantStore, type Grant, type GrantStore } from './grant-stores.js';
 import { Predicates } from './predicates.js';
 import type { Approver, ToolFilterFn } from '../types/policy-types.js';
-import type { LimitsEngine } from './limits-hook.js';
+import type { LimitsModule } from './limits-hook.js';
 import type { AnyHook } from '../util/perform.js';
 import type { Redactor } from '../types/internal.js';
 import type { AnyToolOptions, RegisteredTool, RegistrationStatus } from '../types/internal.js';
@@ -36,12 +36,12 @@ export interface HookRecord {
   set: number;
 }
 
-/** What a client's resources and prompts add to its registration syncs and teardown ({@link Warden.subjects}). */
+/** What a client's resources and prompts add to its registration syncs and teardown ({@link ClientState.subjects}). */
 export interface SubjectHooks {
   /** Brings their registrations in line with `runtime`. */
-  sync(w: Warden, runtime: unknown): Promise<void>;
+  sync(w: ClientState, runtime: unknown): Promise<void>;
   /** Unregisters every one of them (`reset()`, `dispose()`). */
-  unregisterAll(w: Warden): void;
+  unregisterAll(w: ClientState): void;
 }
 
 /** Settings every call reads. */
@@ -175,11 +175,11 @@ export function answered<A extends ConfigureAnswer = ConfigureAnswer>(bytes: Uin
 }
 
 /**
- * A webmcp-warden client: owns one core engine, its handles, settings, registry, grants and
- * telemetry. Make one with {@link createWarden}; the package's top-level functions use a
- * default one.
+ * The state behind one client: its core engine, handles, settings, registry, grants and
+ * telemetry. Its public face is a `WardenClient` (`api/api.ts`), which {@link createWarden}
+ * returns; the package's top-level functions use a default one.
  */
-export class Warden {
+export class ClientState {
   /** Settings every call reads. */
   readonly settings: Settings = defaultSettings();
   /** Handles given to the core (hook sets, hooks, tools, scopes). */
@@ -196,7 +196,7 @@ export class Warden {
   readonly telemetry = new TelemetryBus();
   /**
    * Calls in progress and each tool's last outcome (the React layer's execution state), made by
-   * `activityOf` when the React layer first asks: a page without it never loads `activity.ts`.
+   * `activityOf` when the React layer first asks: a page without it never loads `activity-store.ts`.
    */
   activity: ActivityStore | undefined = undefined;
   /** The in-page registry: tools `invokeTool` and `listTools` see, by name. */
@@ -223,7 +223,7 @@ export class Warden {
    */
   asks: AskBook | undefined = undefined;
   /** The limits module, while the policy has limits (`webmcp-warden/limits`); calls are checked against them. */
-  limits: LimitsEngine | undefined = undefined;
+  limits: LimitsModule | undefined = undefined;
   /** The policy's `limits` as the limits module was given them (wire-encoded), while it has some. */
   limitsSpec: Uint8Array | undefined = undefined;
   /** A grant for exactly some arguments may be in the book: policy steps send the arguments' digest. */
@@ -575,14 +575,14 @@ export class Warden {
   }
 
   /**
-   * Gives the limits module (`engine`, webmcp-warden/limits's) this client's limits
+   * Gives the limits module (`limitsModule`, webmcp-warden/limits's) this client's limits
    * (wire-encoded; `undefined`: none). Throws `ConfigurationError` for invalid ones, changing
    * nothing.
    */
-  setLimits(limits: Uint8Array | undefined, engine: LimitsEngine | undefined = this.limits): void {
-    if (limits !== undefined || this.limitsSpec !== undefined) engine?.set(this, limits);
+  setLimits(limits: Uint8Array | undefined, limitsModule: LimitsModule | undefined = this.limits): void {
+    if (limits !== undefined || this.limitsSpec !== undefined) limitsModule?.set(this, limits);
     this.limitsSpec = limits;
-    this.limits = limits === undefined ? undefined : engine;
+    this.limits = limits === undefined ? undefined : limitsModule;
   }
 
   /** Seals an `approvedFingerprints: 'first_listing'` baseline (the first listing or call happened). */
@@ -667,8 +667,8 @@ export class Warden {
 
 /** Everything the package keeps about one tool made by `webmcp()`. */
 export interface ToolRecord extends RegisteredTool {
-  /** The client the tool belongs to. */
-  readonly warden: Warden;
+  /** The client the tool belongs to (its state). */
+  readonly clientState: ClientState;
   /** The options it was made with. */
   readonly options: AnyToolOptions;
   /**
@@ -696,8 +696,8 @@ export interface ToolRecord extends RegisteredTool {
 
 /** Everything the package keeps about one resource (`webmcpResource`) or prompt (`webmcpPrompt`). */
 export interface SubjectRecord extends RegisteredTool {
-  /** The client it belongs to. */
-  readonly warden: Warden;
+  /** The client it belongs to (its state). */
+  readonly clientState: ClientState;
   /** What it is. */
   readonly kind: 'resource' | 'prompt';
   /** Its key in the client's registry: a resource's URI (or template), a prompt's name. */

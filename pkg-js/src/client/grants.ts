@@ -4,7 +4,7 @@
 // store only keeps them: it is read into the core once (at the first need after it is set) and
 // written after each change. Session grants are the core's alone: what it hands a store to save
 // never holds one (docs/behaviour.md, "Grants").
-import type { Warden } from './client.js';
+import type { ClientState } from './client.js';
 import { core } from '../boundary/core.js';
 import { ConfigurationError } from '../util/errors.js';
 import { decode, encode } from '../boundary/wire.js';
@@ -27,9 +27,9 @@ interface Book {
 
 type LoadResult = { ok: true } | { ok: false; error: unknown };
 
-const books = new WeakMap<Warden, Book>();
+const books = new WeakMap<ClientState, Book>();
 
-function bookOf(w: Warden): Book {
+function bookOf(w: ClientState): Book {
   let book = books.get(w);
   if (book === undefined) books.set(w, (book = { loaded: false, loading: undefined, generation: 0, saving: Promise.resolve() }));
   return book;
@@ -39,7 +39,7 @@ function bookOf(w: Warden): Book {
  * Uses `store` from now on: the core forgets the grants of the previous store, and reads this
  * one at the first need.
  */
-export function useGrantStore(w: Warden, store: GrantStore): void {
+export function useGrantStore(w: ClientState, store: GrantStore): void {
   const book = bookOf(w);
   w.settings.grantStore = store;
   book.generation++;
@@ -53,7 +53,7 @@ export function useGrantStore(w: Warden, store: GrantStore): void {
  * for now (an ask then goes to the approver; nothing is approved by a broken store) and is read
  * again at the next need; one that answers something other than an array holds none.
  */
-export function ensureGrants(w: Warden): Promise<LoadResult> {
+export function ensureGrants(w: ClientState): Promise<LoadResult> {
   const book = bookOf(w);
   if (book.loaded) return Promise.resolve({ ok: true });
   if (book.loading !== undefined) return book.loading;
@@ -86,7 +86,7 @@ export function ensureGrants(w: Warden): Promise<LoadResult> {
 }
 
 /** Saves the book after a change; resolves when this save is done (a failure rejects). */
-function save(w: Warden): Promise<void> {
+function save(w: ClientState): Promise<void> {
   const book = bookOf(w);
   const store = w.settings.grantStore;
   const write = () => store.save(w.storedGrants());
@@ -96,7 +96,7 @@ function save(w: Warden): Promise<void> {
 }
 
 /** The live grants (session grants too), as the core judges them at the client's current time. Expired grants are dropped. */
-export async function listGrants(w: Warden): Promise<Grant[]> {
+export async function listGrants(w: ClientState): Promise<Grant[]> {
   await ensureGrants(w);
   // The engine is live (`w.engine()` throws for a disposed client): the core does not refuse.
   const answer = decode(core.listGrants(w.engine(), w.settings.clock())) as Accepted<ListGrantsAnswer>;
@@ -105,7 +105,7 @@ export async function listGrants(w: Warden): Promise<Grant[]> {
 }
 
 /** Revokes every grant matching all the given fields (`principal: null` selects grants without one). */
-export async function revokeGrant(w: Warden, filter: { principal?: string | null; server?: string; tool?: string } = {}): Promise<number> {
+export async function revokeGrant(w: ClientState, filter: { principal?: string | null; server?: string; tool?: string } = {}): Promise<number> {
   // A mistyped filter (`revokeGrant('alice')`) must not read as "no filter" and revoke everything.
   if (filter === null || typeof filter !== 'object' || Array.isArray(filter)) {
     throw new ConfigurationError('invalid_filter', 'revokeGrant expects { principal?, server?, tool? }');
@@ -119,7 +119,7 @@ export async function revokeGrant(w: Warden, filter: { principal?: string | null
 }
 
 /** Removes every grant. */
-export async function clearGrants(w: Warden): Promise<void> {
+export async function clearGrants(w: ClientState): Promise<void> {
   const book = bookOf(w);
   w.clearGrants();
   // The book and the store are both empty once this save is done: nothing left to read.
@@ -135,7 +135,7 @@ export async function clearGrants(w: Warden): Promise<void> {
  * `scope: 'arguments'` is for them). When the store cannot be read or cannot keep it, the core
  * forgets the grant again: the approval of this call stands, and the next call asks again.
  */
-export async function recordGrant(w: Warden, call: number, principal: string | undefined, argsDigest?: string): Promise<void> {
+export async function recordGrant(w: ClientState, call: number, principal: string | undefined, argsDigest?: string): Promise<void> {
   const loaded = await ensureGrants(w);
   const engine = w.engine();
   const answer = decode(core.recordGrant(engine, call, principal, w.settings.clock(), w.settings.grantTtl, argsDigest)) as RecordGrantAnswer;
@@ -154,6 +154,6 @@ export async function recordGrant(w: Warden, call: number, principal: string | u
 }
 
 /** Back to a fresh in-memory store (for `resetWebMCP()`), the core's book emptied. */
-export function resetGrants(w: Warden): void {
+export function resetGrants(w: ClientState): void {
   useGrantStore(w, memoryGrantStore());
 }

@@ -1,9 +1,9 @@
 // Hook sets: the user's hooks object goes to the core as it is, each function replaced by a
 // handle the client chose; the core checks every entry (ids, matchers, options) and answers
 // which handle is which hook, and the client files the functions under those handles.
-import type { Warden } from './client.js';
+import type { ClientState } from './client.js';
 import { EVENTS } from '../boundary/codes.js';
-import { isPlainObject } from '../util/values.js';
+import { isPlainObject } from '../util/js-values.js';
 import { encode } from '../boundary/wire.js';
 import type { WebMCPHooks } from '../types/types.js';
 
@@ -16,7 +16,7 @@ export const HOOK_EVENTS = EVENTS;
  * handle, or `undefined` when there are no hooks. Throws `ConfigurationError` naming the event
  * and the entry (`hooks.before[1]`) on the first invalid one, leaving nothing behind.
  */
-export function compileHookSet(w: Warden, hooks: unknown, label: string): number | undefined {
+export function compileHookSet(w: ClientState, hooks: unknown, label: string): number | undefined {
   if (hooks === undefined || hooks === null) return undefined;
   const taken: number[] = [];
   const functions = new Map<number, (...args: never[]) => unknown>();

@@ -1,10 +1,10 @@
 // Where the `webmcp-warden/limits` entry plugs in (limits.ts): configuration and calls reach the
-// limits module through the engine it installs here, so a page that does not import that entry
+// limits module through the functions it installs here, so a page that does not import that entry
 // downloads nothing of limits (docs/behaviour.md, "Limits"). Types and one object, importing
 // nothing at run time.
 import type { PolicyCall } from '../types/policy-types.js';
 
-/** What the limits engine reads of a client (a `Warden`): its clock, its deadline for page functions, its functions. */
+/** What the limits module reads of a client (a `ClientState`): its clock, its deadline for page functions, its functions. */
 export interface LimitsClient {
   readonly settings: { clock: () => number; hookTimeout: number };
   readonly predicates: { readonly table: readonly unknown[] };
@@ -12,13 +12,13 @@ export interface LimitsClient {
 
 /**
  * What a limits check comes to: within every limit, the token of the calls in flight it holds
- * (0: none); else the outcome the core reads (`Invalid` with the limit's decision, or `Aborted`)
+ * (0: none); else the step report the core reads (`Invalid` with the limit's decision, or `Aborted`)
  * and its payload.
  */
-export type LimitsChecked = number | [outcome: number, payload: unknown];
+export type LimitsChecked = number | [report: number, payload: unknown];
 
 /** The limits module, as the configuration and the calls use it. */
-export interface LimitsEngine {
+export interface LimitsModule {
   /**
    * Compiles client `w`'s limits (the policy's `limits`, wire-encoded; `undefined` removes them),
    * keeping the counts of those that stay. Throws `ConfigurationError` for invalid limits,
@@ -37,5 +37,5 @@ export interface LimitsEngine {
   release(w: LimitsClient, token: number): void;
 }
 
-/** The limits engine, once `webmcp-warden/limits` is in use (`withLimits`). */
-export const limitsHook: { engine?: LimitsEngine } = {};
+/** The limits module (its functions), once `webmcp-warden/limits` is in use (`withLimits`). */
+export const limitsHook: { module?: LimitsModule } = {};

@@ -1,13 +1,13 @@
 // The in-page registry: the tools `invokeTool` and `listTools` (api.ts) see, whether or not the browser
 // has a WebMCP runtime, so an in-page agent works in every browser. One per client.
 import { core } from '../boundary/core.js';
-import type { ToolRecord, Warden } from './client.js';
+import type { ToolRecord, ClientState } from './client.js';
 import { failedOutcome, snapshotOf } from './outcomes.js';
 import type { RegisteredTool } from '../types/internal.js';
 import type { CallOutcome } from '../types/types.js';
 
 /** Adds a tool; `false` when another tool already holds its name. */
-export function addToRegistry(w: Warden, tool: RegisteredTool): boolean {
+export function addToRegistry(w: ClientState, tool: RegisteredTool): boolean {
   const holder = w.registry.get(tool.contract.name);
   if (holder !== undefined && holder !== tool) return false;
   w.registry.set(tool.contract.name, tool);
@@ -15,7 +15,7 @@ export function addToRegistry(w: Warden, tool: RegisteredTool): boolean {
 }
 
 /** Removes a tool if it is the one registered under its name. */
-export function removeFromRegistry(w: Warden, tool: RegisteredTool): void {
+export function removeFromRegistry(w: ClientState, tool: RegisteredTool): void {
   if (w.registry.get(tool.contract.name) === tool) w.registry.delete(tool.contract.name);
 }
 
@@ -23,7 +23,7 @@ export function removeFromRegistry(w: Warden, tool: RegisteredTool): void {
  * Whether agents may see the tool: the static filter (decided by the core) and, when one is
  * configured, the filter function (a throw or a non-`true` answer hides the tool: fail closed).
  */
-export function isVisible(w: Warden, tool: RegisteredTool, callFilter = true): boolean {
+export function isVisible(w: ClientState, tool: RegisteredTool, callFilter = true): boolean {
   if (!core.isVisible(w.engine(), tool.coreTool)) return false;
   const filter = w.settings.filter;
   if (filter === undefined || !callFilter) return true;
@@ -55,7 +55,7 @@ export function nameText(name: unknown): string {
  * The registered, visible tool named `name`. `callFilter: false` (dry runs) applies the static
  * filter only and leaves a filter function uncalled.
  */
-export function findTool(w: Warden, name: unknown, callFilter = true): RegisteredTool | undefined {
+export function findTool(w: ClientState, name: unknown, callFilter = true): RegisteredTool | undefined {
   const tool = typeof name === 'string' ? w.registry.get(name) : undefined;
   return tool !== undefined && isVisible(w, tool, callFilter) ? tool : undefined;
 }

@@ -3,7 +3,7 @@
 // isolated: one that throws never fails a call. Nothing the agent chose (arguments, results,
 // validation paths, a URI read) appears unless `capturePayloads: true`, and then capped and
 // through the page's `redact` (payloads.ts); what a hook threw never appears.
-import { ActionBits, Outcome, Verdict } from '../boundary/codes.js';
+import { ActionBits, StepReport, Verdict } from '../boundary/codes.js';
 import { deepFrozenCopy } from '../util/frozen.js';
 
 /** Fields every event carries. */
@@ -233,7 +233,7 @@ const STOP_STATUS = ['cont', 'cont', 'rewrite', 'deny', 'halt', 'recover'] as co
 export function emitHookEvent(bus: TelemetryBus, base: Omit<HookStopEvent, 'name' | 'status'>, outcome: number, action: number): void {
   const verdict = (action >>> ActionBits.VerdictShift) & 7;
   if (verdict === Verdict.Failed) {
-    const cause = outcome === Outcome.Raised ? 'raise' : outcome === Outcome.TimedOut ? 'timeout' : 'bad_return';
+    const cause = outcome === StepReport.Raised ? 'raise' : outcome === StepReport.TimedOut ? 'timeout' : 'bad_return';
     bus.emit({ name: 'hook.exception', ...base, cause });
   } else if (verdict !== Verdict.None) {
     bus.emit({ name: 'hook.stop', ...base, status: STOP_STATUS[verdict] ?? 'cont' });

@@ -15,7 +15,7 @@
 // A resource read or a prompt get runs the same machine (`SubjectCall`, made by subject.ts): its
 // gate hooks in place of the before-hooks, the read or the get in place of the tool, its own
 // answer, shaping and telemetry event.
-import { ActionBits, CallFlags, EVENTS, Op, Outcome, Signal, Verdict } from '../boundary/codes.js';
+import { ActionBits, CallFlags, EVENTS, Op, Signal, StepReport, Verdict } from '../boundary/codes.js';
 import { core, CoreTrapped } from '../boundary/core.js';
 import { decode, encode } from '../boundary/wire.js';
 import { approverFor, sealFirstListing } from '../client/governance.js';
@@ -26,15 +26,15 @@ import { canonicalJson } from '../util/canonical.js';
 import { CallFailure } from '../util/errors.js';
 import { deepFrozenCopy } from '../util/frozen.js';
 import { loadValidator } from '../validator/validator-loader.js';
-import type { Warden } from '../client/client.js';
+import type { ClientState } from '../client/client.js';
 import { readReturn, type Returned } from './facts.js';
 import type { Decision, PolicyCall } from '../client/governance.js';
 import type { JsonText, PipelineTool, SubjectCall } from '../types/internal.js';
 import { errorMessage, errorResult, normalizeResult } from '../shape/normalize.js';
 import { Ended, NEVER_ABORTED, perform, syncEndedAt, type AnyHook } from '../util/perform.js';
-import { loadedShaping, loadShaper, shaperLoaded } from '../shape/shaper.js';
+import { loadedShaping, loadShaper, shaperLoaded } from '../shape/shape-loader.js';
 import type { CallTrace, DecisionStep, TracedStep } from '../client/telemetry.js';
-import { DIAGNOSING, diagnose } from './diagnose.js';
+import { DIAGNOSING, diagnose } from './diagnostics-loader.js';
 import type { Note } from './diagnostics.js';
 import type { CallError, CallOptions, CallOutcome, CallToolResult, ToolContract } from '../types/types.js';
 import { readCallOptions, type ReadCallOptions } from './call-options.js';
@@ -80,7 +80,7 @@ const QUIET_SUCCESS = { ok: true } as const;
 
 
 /** Runs one governed call of `tool` under provider `scope` (0: none). Never throws for a failed call. */
-export async function runCall(w: Warden, tool: PipelineTool, input: unknown, options?: CallOptions | null, scope = 0): Promise<CallOutcome> {
+export async function runCall(w: ClientState, tool: PipelineTool, input: unknown, options?: CallOptions | null, scope = 0): Promise<CallOutcome> {
   const read = readCallOptions(options);
   if (typeof read === 'string') return failedOutcome('validation', 'invalid_options', read);
   const run = new CallRun(w, tool, input, read, scope, undefined);
@@ -97,7 +97,7 @@ export async function runCall(w: Warden, tool: PipelineTool, input: unknown, opt
  * Runs one governed read or get (`about`) of a resource or prompt record `subject`. Never throws
  * for a failed call; `result` of a failure is the text the agent reads, as an error result.
  */
-export async function runSubjectCall(w: Warden, subject: PipelineTool, about: SubjectCall, input: unknown, options: CallOptions | null | undefined, scope: number): Promise<CallOutcome> {
+export async function runSubjectCall(w: ClientState, subject: PipelineTool, about: SubjectCall, input: unknown, options: CallOptions | null | undefined, scope: number): Promise<CallOutcome> {
   const read = readCallOptions(options);
   if (typeof read === 'string') return failedOutcome('validation', 'invalid_options', read);
   return new CallRun(w, subject, input, read, scope, about).run();
@@ -111,7 +111,7 @@ function limitsFirst(action: number): boolean {
 
 /** The state of one call, and one performer per op. */
 class CallRun {
-  readonly #w: Warden;
+  readonly #w: ClientState;
   readonly #tool: PipelineTool;
   #input: unknown;
   readonly #options: ReadCallOptions;
@@ -180,14 +180,14 @@ class CallRun {
   #shapes = false;
   /** An instrumentation following this call (tracing), told of its start in the caller's context. */
   readonly #trace: CallTrace | undefined;
-  /** What failed closed in this call, for the console (only with `debug` on: diagnose.ts). */
+  /** What failed closed in this call, for the console (only with `debug` on: diagnostics-loader.ts). */
   #notes: Note[] | undefined;
   /** A failed predicate's note, waiting for the decision policy then makes. */
   #predicateNote: Note | undefined;
   /** The token of the calls in flight the limits counted this call in (0: none). */
   #held = 0;
 
-  constructor(w: Warden, tool: PipelineTool, input: unknown, options: ReadCallOptions, scope: number, about: SubjectCall | undefined) {
+  constructor(w: ClientState, tool: PipelineTool, input: unknown, options: ReadCallOptions, scope: number, about: SubjectCall | undefined) {
     this.#w = w;
     this.#tool = tool;
     this.#input = input;
@@ -447,10 +447,10 @@ class CallRun {
     if (how === Ended.Raise) {
       this.#threw = true;
       this.#thrown = value;
-      return Outcome.Raised;
+      return StepReport.Raised;
     }
-    if (how === Ended.Timeout) return Outcome.TimedOut;
-    if (how === Ended.Aborted) return Outcome.Aborted;
+    if (how === Ended.Timeout) return StepReport.TimedOut;
+    if (how === Ended.Aborted) return StepReport.Aborted;
     let returned: Returned;
     try {
       returned = readReturn(value, answer);
@@ -458,12 +458,12 @@ class CallRun {
       // Reading the return is part of performing the step: a getter or trap that throws is a raise.
       this.#threw = true;
       this.#thrown = err;
-      return Outcome.Raised;
+      return StepReport.Raised;
     }
     this.#returned = returned;
     this.#reportedFacts = returned.facts;
     // Most hooks return nothing the core needs text of: no payload object for them.
-    if (returned.message === undefined && returned.code === undefined && returned.deny === undefined && returned.allow === undefined && returned.scopeOwn === undefined) return Outcome.Returned;
+    if (returned.message === undefined && returned.code === undefined && returned.deny === undefined && returned.allow === undefined && returned.scopeOwn === undefined) return StepReport.Returned;
     const payload: Record<string, unknown> = {};
     if (returned.message !== undefined) payload.message = returned.message;
     if (returned.code !== undefined) payload.code = returned.code;
@@ -472,7 +472,7 @@ class CallRun {
     // The approver's `scope` as an own key, its value a string or `null` (`undefined` stays so).
     if (returned.scopeOwn) payload.scope = returned.scope;
     this.#reportedPayload = payload;
-    return Outcome.Returned;
+    return StepReport.Returned;
   }
 
   /** Runs the tool once what it waits for loaded; throws (the call ends as `internal_error`) when shaping cannot load. */
@@ -508,12 +508,12 @@ class CallRun {
     const duration = this.#observed ? performance.now() - started : 0;
     if (how === Ended.Value) {
       this.#output = value;
-      return this.#step(Outcome.ToolReturned, 0, duration);
+      return this.#step(StepReport.ToolReturned, 0, duration);
     }
-    if (how === Ended.Aborted) return this.#step(Outcome.Aborted, 0, duration);
+    if (how === Ended.Aborted) return this.#step(StepReport.Aborted, 0, duration);
     this.#threw = true;
     this.#thrown = value;
-    return this.#step(Outcome.ToolThrew, 0, duration, { message: errorMessage(value) });
+    return this.#step(StepReport.ToolThrew, 0, duration, { message: errorMessage(value) });
   }
 
   /** Whether the tool's schemas may hold patterns neither engine can be trusted with (its own `unsafePatterns`, or the page's). */
@@ -542,48 +542,48 @@ class CallRun {
     const output = this.#tool.validation.output;
     if (what & 2 && output !== undefined) {
       const compiled = await compileSchema(output, this.#unsafePatterns());
-      if ('error' in compiled) return this.#step(Outcome.InvalidSchema, 0, 0, { which: 'outputSchema', message: compiled.error });
+      if ('error' in compiled) return this.#step(StepReport.InvalidSchema, 0, 0, { which: 'outputSchema', message: compiled.error });
     }
-    if (!(what & 1)) return this.#step(Outcome.Valid, 0);
+    if (!(what & 1)) return this.#step(StepReport.Valid, 0);
     const standard = this.#tool.validation.standard;
     if (standard) {
       const result = await validateStandard(standard, this.#input, this.#signal);
       if (result.how === 'threw') {
         this.#threw = true;
         this.#thrown = result.thrown;
-        return this.#step(Outcome.Raised, 0);
+        return this.#step(StepReport.Raised, 0);
       }
-      if (result.how === 'aborted') return this.#step(Outcome.Aborted, 0);
-      if (!result.valid) return this.#step(Outcome.Invalid, 0, 0, { diagnostics: result.diagnostics });
+      if (result.how === 'aborted') return this.#step(StepReport.Aborted, 0);
+      if (!result.valid) return this.#step(StepReport.Invalid, 0, 0, { diagnostics: result.diagnostics });
       this.#validated = { value: result.value };
       // The value the tool would receive, as JSON, when `__proto__` keys are refused.
       if (this.#w.settings.rejectProtoKeys && this.#about === undefined) {
         const json = this.#argumentsJson();
-        if (!json.ok) return this.#step(Outcome.Invalid, 0, 0, { diagnostics: [json.diagnostic] });
+        if (!json.ok) return this.#step(StepReport.Invalid, 0, 0, { diagnostics: [json.diagnostic] });
         const proto = (extrasChunk.loaded ?? (await extrasChunk.load())).protoKeyProblem(json.text, this.#argsValue);
-        if (proto !== undefined) return this.#step(Outcome.Invalid, 0, 0, { diagnostics: [proto] });
+        if (proto !== undefined) return this.#step(StepReport.Invalid, 0, 0, { diagnostics: [proto] });
       }
-      return this.#step(Outcome.Valid, 0);
+      return this.#step(StepReport.Valid, 0);
     }
     const schema = this.#tool.validation.input;
-    if (schema === undefined && !(this.#w.settings.rejectProtoKeys && this.#about === undefined)) return this.#step(Outcome.Valid, 0);
+    if (schema === undefined && !(this.#w.settings.rejectProtoKeys && this.#about === undefined)) return this.#step(StepReport.Valid, 0);
     const json = this.#argumentsJson();
-    if (!json.ok) return this.#step(Outcome.Invalid, 0, 0, { diagnostics: [json.diagnostic] });
+    if (!json.ok) return this.#step(StepReport.Invalid, 0, 0, { diagnostics: [json.diagnostic] });
     if (this.#w.settings.rejectProtoKeys && this.#about === undefined) {
       const proto = (extrasChunk.loaded ?? (await extrasChunk.load())).protoKeyProblem(json.text, this.#argsValue);
-      if (proto !== undefined) return this.#step(Outcome.Invalid, 0, 0, { diagnostics: [proto] });
+      if (proto !== undefined) return this.#step(StepReport.Invalid, 0, 0, { diagnostics: [proto] });
     }
-    if (schema === undefined) return this.#step(Outcome.Valid, 0);
+    if (schema === undefined) return this.#step(StepReport.Valid, 0);
     const result = await validateJsonText(schema, json, 'inputSchema', this.#w.settings, this.#unsafePatterns());
-    if (this.#signal.aborted) return this.#step(Outcome.Aborted, 0);
-    if ('invalidSchema' in result) return this.#step(Outcome.InvalidSchema, 0, 0, { which: 'inputSchema', message: result.invalidSchema });
-    return result.valid ? this.#step(Outcome.Valid, 0) : this.#step(Outcome.Invalid, 0, 0, { diagnostics: result.diagnostics });
+    if (this.#signal.aborted) return this.#step(StepReport.Aborted, 0);
+    if ('invalidSchema' in result) return this.#step(StepReport.InvalidSchema, 0, 0, { which: 'inputSchema', message: result.invalidSchema });
+    return result.valid ? this.#step(StepReport.Valid, 0) : this.#step(StepReport.Invalid, 0, 0, { diagnostics: result.diagnostics });
   }
 
   /** The policy step; bit 0 of `what`: the policy reads the arguments, send them. */
   async #evaluatePolicy(what: number): Promise<number> {
     const json = this.#argumentsJson();
-    if (!json.ok) return this.#step(Outcome.Invalid, 0, 0, { diagnostics: [json.diagnostic] });
+    if (!json.ok) return this.#step(StepReport.Invalid, 0, 0, { diagnostics: [json.diagnostic] });
     await ensureGrants(this.#w);
     if (!this.#current()) throw new CoreTrapped('the core was restarted during this call');
     if (this.#about === undefined) this.#w.noteBaseline(this.#tool.coreTool, false);
@@ -608,8 +608,8 @@ class CallRun {
     const ctx = this.#governanceContext();
     const performed = predicate ? perform(predicate as AnyHook, [call, ctx], this.#w.settings.hookTimeout, this.#signal) : ([Ended.Raise, undefined] as [Ended, unknown]);
     const [how, value] = Array.isArray(performed) ? performed : await performed;
-    const outcome = how === Ended.Aborted ? Outcome.Aborted : how !== Ended.Value || typeof value !== 'boolean' ? Outcome.PredicateFailed : value ? Outcome.PredicateTrue : Outcome.PredicateFalse;
-    if (outcome === Outcome.PredicateFailed && DIAGNOSING && this.#w.settings.debug) {
+    const outcome = how === Ended.Aborted ? StepReport.Aborted : how !== Ended.Value || typeof value !== 'boolean' ? StepReport.PredicateFailed : value ? StepReport.PredicateTrue : StepReport.PredicateFalse;
+    if (outcome === StepReport.PredicateFailed && DIAGNOSING && this.#w.settings.debug) {
       this.#note((this.#predicateNote = ['predicate', this.#tool.contract.name, how, predicate?.name || undefined, this.#w.settings.hookTimeout]));
     }
     const action = this.#step(outcome, 0);
@@ -645,7 +645,7 @@ class CallRun {
       return this.#perform(action & ActionBits.OpMask, 0);
     }
     // Past a limit (its decision), or aborted while a cost function ran (nothing).
-    const next = this.#step(Outcome.Limited, 0, 0, typeof checked === 'number' ? undefined : checked[0] === Outcome.Invalid ? checked[1] : undefined);
+    const next = this.#step(StepReport.Limited, 0, 0, typeof checked === 'number' ? undefined : checked[0] === StepReport.Invalid ? checked[1] : undefined);
     this.#decided(next);
     return next;
   }
@@ -680,13 +680,13 @@ class CallRun {
   async #validateOutput(): Promise<number> {
     const schema = this.#tool.validation.output;
     const structured = normalizeResult(this.#output, { structured: this.#tool.structured }).structuredContent;
-    if (schema === undefined || structured === undefined) return this.#step(Outcome.Valid, 0);
+    if (schema === undefined || structured === undefined) return this.#step(StepReport.Valid, 0);
     const json = toJson(structured, { maxBytes: Number.MAX_SAFE_INTEGER, maxDepth: 100 });
-    if (!json.ok) return this.#step(Outcome.Invalid, 0, 0, { diagnostics: [json.diagnostic] });
+    if (!json.ok) return this.#step(StepReport.Invalid, 0, 0, { diagnostics: [json.diagnostic] });
     const result = await validateJsonText(schema, json, 'outputSchema', this.#w.settings, this.#unsafePatterns());
-    if (this.#signal.aborted) return this.#step(Outcome.Aborted, 0);
-    if ('invalidSchema' in result) return this.#step(Outcome.InvalidSchema, 0, 0, { which: 'outputSchema', message: result.invalidSchema });
-    return result.valid ? this.#step(Outcome.Valid, 0) : this.#step(Outcome.Invalid, 0, 0, { diagnostics: result.diagnostics });
+    if (this.#signal.aborted) return this.#step(StepReport.Aborted, 0);
+    if ('invalidSchema' in result) return this.#step(StepReport.InvalidSchema, 0, 0, { which: 'outputSchema', message: result.invalidSchema });
+    return result.valid ? this.#step(StepReport.Valid, 0) : this.#step(StepReport.Invalid, 0, 0, { diagnostics: result.diagnostics });
   }
 
   // ---- contexts ------------------------------------------------------------------------------

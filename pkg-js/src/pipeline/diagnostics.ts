@@ -12,14 +12,14 @@
 // written: it may quote the agent's arguments or the page's secrets, and consoles are collected
 // (error trackers keep console lines). Error hooks get it as `ctx.error`, for a page that wants
 // to log it (docs/behaviour.md, "Diagnostics").
-import type { Warden } from '../client/client.js';
+import type { ClientState } from '../client/client.js';
 
 /**
  * One fail-closed event, as the pipeline hands it over: tuples, so that their fields cost no
  * bytes in the pipeline chunk (a page downloads it at its first call; this chunk only in debug).
  *
  * - `hook`: event, hook id, what was called (a tool's name; a listing's tools, joined), the
- *   step's outcome (the core's `Outcome`: 2 raised, 3 timed out, else a bad return), the core's
+ *   step's outcome (the core's `StepReport`: 2 raised, 3 timed out, else a bad return), the core's
  *   sentence when the hook failed the call (`''` for a listing, which has none; `undefined`
  *   when the call went on without it), its deadline in ms;
  * - `approver`: the tool, the core's cause and sentence, the decision that asked (its
@@ -63,10 +63,10 @@ const REMOVED: Record<string, string> = {
   oversized: 'parts too large to measure',
 };
 
-const written = new WeakMap<Warden, Set<string>>();
+const written = new WeakMap<ClientState, Set<string>>();
 
 /** Writes each note not written before for its client and cause. */
-export function report(w: Warden, notes: readonly Note[]): void {
+export function writeNotes(w: ClientState, notes: readonly Note[]): void {
   let seen = written.get(w);
   if (seen === undefined) written.set(w, (seen = new Set()));
   for (const note of notes) {

@@ -3,24 +3,24 @@
 // `runHooks` calls them with their deadlines and keeps the (possibly annotated) tool objects.
 // `listTools()` and the browser registrations (`registration.ts`) both list this way; a client
 // holding no `toolsListed` hook lists its tools as they are.
-import { ActionBits, EVENTS, Op, Outcome, Verdict } from '../boundary/codes.js';
+import { ActionBits, EVENTS, Op, StepReport, Verdict } from '../boundary/codes.js';
 import { core, CoreTrapped } from '../boundary/core.js';
 import { decode, encode } from '../boundary/wire.js';
 import type { EndListingAnswer } from '../boundary/answers.js';
-import type { Warden } from '../client/client.js';
+import type { ClientState } from '../client/client.js';
 import { genInvocationId } from '../client/outcomes.js';
 import { emitHookEvent } from '../client/telemetry.js';
-import { loadedShaping, loadShaper, shaperLoaded } from '../shape/shaper.js';
+import { loadedShaping, loadShaper, shaperLoaded } from '../shape/shape-loader.js';
 import type { RegisteredTool } from '../types/internal.js';
 import type { ListingOptions, ToolContract } from '../types/types.js';
 import { WardenError } from '../util/errors.js';
 import { Ended, NEVER_ABORTED, perform } from '../util/perform.js';
-import { diagnose } from './diagnose.js';
+import { diagnose } from './diagnostics-loader.js';
 import type { Note } from './diagnostics.js';
 import { readReturn } from './facts.js';
 
 /** Whether client `w` holds a `toolsListed` hook (of any set: global, scoped or a tool's). */
-function hasListingHooks(w: Warden): boolean {
+function hasListingHooks(w: ClientState): boolean {
   for (const hook of w.hooks.values()) if (EVENTS[hook.event] === 'toolsListed') return true;
   return false;
 }
@@ -32,7 +32,7 @@ function hasListingHooks(w: Warden): boolean {
  * definition is the classic place to hide instructions). Rejects with a `WardenError` whose
  * code is `hook_failed` when a hook fails (never an empty list).
  */
-export async function listContracts(w: Warden, tools: RegisteredTool[], options: ListingOptions = {}): Promise<ToolContract[]> {
+export async function listContracts(w: ClientState, tools: RegisteredTool[], options: ListingOptions = {}): Promise<ToolContract[]> {
   let listed = tools.map((tool) => ({ ...tool.contract }));
   if (tools.length > 0 && hasListingHooks(w)) listed = await runHooks(w, tools, listed, options);
   if ((options.shape ?? 'llm') !== 'llm') return listed;
@@ -55,7 +55,7 @@ function stripContract(contract: ToolContract, stripText: (text: string) => [str
 }
 
 /**
- * `process.env.NODE_ENV`, which bundlers replace: the guard of the diagnostics' code (diagnose.ts)
+ * `process.env.NODE_ENV`, which bundlers replace: the guard of the diagnostics' code (diagnostics-loader.ts)
  * is false where it says `'production'`; a page without `process` (a browser) relies on `debug`.
  */
 declare const process: { env: { NODE_ENV?: string } };
@@ -65,7 +65,7 @@ declare const process: { env: { NODE_ENV?: string } };
  * contracts they keep, possibly annotated. Rejects with a `WardenError('hook_failed')` when one
  * fails.
  */
-export async function runHooks(w: Warden, tools: RegisteredTool[], contracts: ToolContract[], options: ListingOptions): Promise<ToolContract[]> {
+export async function runHooks(w: ClientState, tools: RegisteredTool[], contracts: ToolContract[], options: ListingOptions): Promise<ToolContract[]> {
   const engine = w.engine();
   const instance = w.coreInstance;
   const listing = core.beginListing(engine, new Uint32Array(tools.map((t) => t.coreTool)), new Uint32Array(tools.map((t) => t.scope)));
@@ -75,7 +75,7 @@ export async function runHooks(w: Warden, tools: RegisteredTool[], contracts: To
   const notes: Note[] = [];
   let ended = false;
   try {
-    let action = core.listingStep(engine, listing, Outcome.Start, 0, 0, new Uint8Array());
+    let action = core.listingStep(engine, listing, StepReport.Start, 0, 0, new Uint8Array());
     let kept: Map<string, ToolContract> | undefined;
     for (;;) {
       if (action & ActionBits.Accepted && kept !== undefined) {
@@ -102,10 +102,10 @@ export async function runHooks(w: Warden, tools: RegisteredTool[], contracts: To
       const performed = perform(hook.run, [given, ctx], hook.timeout ?? w.settings.hookTimeout, ctx.signal);
       const [how, value] = Array.isArray(performed) ? performed : await performed;
       const duration = observed ? performance.now() - started : 0;
-      let outcome: number = how === Ended.Raise ? Outcome.Raised : how === Ended.Timeout ? Outcome.TimedOut : how === Ended.Aborted ? Outcome.Aborted : Outcome.Returned;
+      let outcome: number = how === Ended.Raise ? StepReport.Raised : how === Ended.Timeout ? StepReport.TimedOut : how === Ended.Aborted ? StepReport.Aborted : StepReport.Returned;
       let facts = 0;
       let payload: Uint8Array = new Uint8Array();
-      if (outcome === Outcome.Returned) {
+      if (outcome === StepReport.Returned) {
         try {
           facts = readReturn(value).facts;
           if (Array.isArray(value)) {
@@ -120,12 +120,12 @@ export async function runHooks(w: Warden, tools: RegisteredTool[], contracts: To
             payload = encode({ names: names.map((name) => (name === undefined ? null : name)) });
           }
         } catch {
-          outcome = Outcome.Raised;
+          outcome = StepReport.Raised;
           facts = 0;
         }
       }
       if (instance !== w.coreInstance) throw new CoreTrapped('the core was restarted during this listing');
-      const hookIdNow = outcome === Outcome.Returned || ((typeof process === 'undefined' || process.env.NODE_ENV !== 'production') && w.settings.debug) ? core.listingHookId(engine, listing) : undefined;
+      const hookIdNow = outcome === StepReport.Returned || ((typeof process === 'undefined' || process.env.NODE_ENV !== 'production') && w.settings.debug) ? core.listingHookId(engine, listing) : undefined;
       action = core.listingStep(engine, listing, outcome, facts, duration, payload);
       if (((action >>> ActionBits.VerdictShift) & 7) === Verdict.Failed && (typeof process === 'undefined' || process.env.NODE_ENV !== 'production') && w.settings.debug) {
         notes.push(['hook', 'toolsListed', hookIdNow ?? '?', tools.map((t) => t.contract.name).join(','), outcome, '', hook.timeout ?? w.settings.hookTimeout]);

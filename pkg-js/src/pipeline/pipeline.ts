@@ -14,9 +14,9 @@ import { readCallOptions, readListingOptions } from './call-options.js';
 import { listContracts } from './listing.js';
 import { noteOutcome, noticeRuntime, syncRegistrations } from './registration.js';
 import { normalizeResult } from '../shape/normalize.js';
-import { loadedShaping, loadShaper } from '../shape/shaper.js';
+import { loadedShaping, loadShaper } from '../shape/shape-loader.js';
 import { compileSchema, toJson, validateJson, validateJsonText } from '../validator/validation.js';
-import type { Warden } from '../client/client.js';
+import type { ClientState } from '../client/client.js';
 import type { PipelineTool } from '../types/internal.js';
 import type { CallOptions, CallOutcome } from '../types/types.js';
 
@@ -30,7 +30,7 @@ export const pipeline = {
    * Runs one governed call (call.ts) on an in-page path; never throws for a failed call. What
    * shaping did may change what browsers are told (registration.ts).
    */
-  runCall: (w: Warden, tool: PipelineTool, input: unknown, options: CallOptions | null | undefined, scope: number): Promise<CallOutcome> =>
+  runCall: (w: ClientState, tool: PipelineTool, input: unknown, options: CallOptions | null | undefined, scope: number): Promise<CallOutcome> =>
     runCall(w, tool, input, options, scope).then((outcome) => {
       noteOutcome(w, tool, outcome);
       return outcome;
@@ -55,9 +55,9 @@ export const pipeline = {
   validateJson,
   /** A tool's return value as an MCP result (normalize.ts). */
   normalizeResult,
-  /** Loads the shaping chunk and compiles its module once (shaper.ts). */
+  /** Loads the shaping chunk and compiles its module once (shape-loader.ts). */
   loadShaper,
-  /** The loaded shaping chunk (shaper.ts); throws when it is not loaded. */
+  /** The loaded shaping chunk (shape-loader.ts); throws when it is not loaded. */
   loadedShaping,
   /** The core the chunk's calls and listings cross (core.ts). */
   core,

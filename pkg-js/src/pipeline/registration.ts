@@ -18,7 +18,7 @@
 // page asked for it, and, with `browserSchema: 'compatible'`, a schema without the keywords a
 // browser may refuse. The adapting is `schema-compat.ts`, a chunk loaded only for a definition
 // that has something to adapt. Every call to the runtime itself is `runtime-adapter.ts`.
-import type { Warden } from '../client/client.js';
+import type { ClientState } from '../client/client.js';
 import { dropBrowserRegistration, isVisible, unknownToolOutcome } from '../client/registry.js';
 import { getModelContext, isMcpB } from '../runtime/runtime.js';
 import { RegistrationError, WardenError } from '../util/errors.js';
@@ -26,7 +26,7 @@ import { toWireResult } from '../util/mcp.js';
 import type { ToolRecord } from '../client/client.js';
 import { listContracts } from './listing.js';
 import { runCall } from './call.js';
-import { DIAGNOSING, diagnose } from './diagnose.js';
+import { DIAGNOSING, diagnose } from './diagnostics-loader.js';
 import { registerWith, signalOf } from '../runtime/runtime-adapter.js';
 import type { CallOutcome, ToolContract } from '../types/types.js';
 
@@ -36,13 +36,13 @@ interface SyncState {
   queued: Promise<void> | undefined;
 }
 
-const syncs = new WeakMap<Warden, SyncState>();
+const syncs = new WeakMap<ClientState, SyncState>();
 
 /**
  * Brings the browser's registrations in line with the page (coalescing changes made in the
  * same turn); resolves once the registrations a caller's change implies are made.
  */
-export function syncRegistrations(w: Warden): Promise<void> {
+export function syncRegistrations(w: ClientState): Promise<void> {
   let state = syncs.get(w);
   if (state === undefined) {
     state = { running: Promise.resolve(), queued: undefined };
@@ -60,24 +60,24 @@ export function syncRegistrations(w: Warden): Promise<void> {
 }
 
 /** The runtime each client last synced with. */
-const seen = new WeakMap<Warden, unknown>();
+const seen = new WeakMap<ClientState, unknown>();
 
 /**
  * Syncs `w`'s registrations when the page's runtime is no longer the one they were made with
  * (a runtime that arrived, left or was replaced). Cheap when nothing changed: two property
  * reads and a comparison.
  */
-export function noticeRuntime(w: Warden): void {
+export function noticeRuntime(w: ClientState): void {
   if (hasRegistrations(w) && getModelContext() !== seen.get(w)) void syncRegistrations(w).catch(() => undefined);
 }
 
 /** Whether `w` has registered tools, resources or prompts. */
-function hasRegistrations(w: Warden): boolean {
+function hasRegistrations(w: ClientState): boolean {
   return w.registry.size > 0 || w.resources.size > 0 || w.prompts.size > 0;
 }
 
 /** Clients with registered tools, watched for a runtime that announces itself. */
-const watched = new Set<Warden>();
+const watched = new Set<ClientState>();
 let listening = false;
 
 /**
@@ -86,7 +86,7 @@ let listening = false;
  * when one connects: the moments a late runtime shows itself. Other messages cost one property
  * read.
  */
-function watchForRuntime(w: Warden): void {
+function watchForRuntime(w: ClientState): void {
   const target = globalThis as { addEventListener?: (type: string, listener: (event: { data?: unknown }) => void) => void };
   if (typeof target.addEventListener !== 'function' || (globalThis as { document?: unknown }).document === undefined) return;
   watched.add(w);
@@ -100,7 +100,7 @@ function watchForRuntime(w: Warden): void {
   });
 }
 
-async function sync(w: Warden): Promise<void> {
+async function sync(w: ClientState): Promise<void> {
   const records = [...w.registry.values()] as ToolRecord[];
   const runtime = getModelContext();
   seen.set(w, runtime);
@@ -189,7 +189,7 @@ const WEBMCP_HINTS = ['readOnlyHint', 'untrustedContentHint', 'consequentialHint
 const flagged = new WeakSet<ToolRecord>();
 
 /** The descriptor the browser is sent for `contract` (the listed one), adapted (docs/runtimes.md). */
-async function forBrowser(w: Warden, record: ToolRecord, contract: ToolContract): Promise<Sent> {
+async function forBrowser(w: ClientState, record: ToolRecord, contract: ToolContract): Promise<Sent> {
   const descriptor: Record<string, unknown> = { name: contract.name, description: contract.description, inputSchema: contract.inputSchema };
   for (const field of ['title', 'outputSchema', 'annotations'] as const) if (contract[field] !== undefined) descriptor[field] = contract[field];
   // `untrustedContentHint: 'auto'` is sent as a boolean: true for a tool of another server (its
@@ -209,14 +209,14 @@ async function forBrowser(w: Warden, record: ToolRecord, contract: ToolContract)
  * `untrustedContentHint: 'auto'`, a result shaping flagged (hidden characters, media or content
  * it removed) marks it, and its registration is made again with `untrustedContentHint: true`.
  */
-export function noteOutcome(w: Warden, record: unknown, outcome: CallOutcome): void {
+export function noteOutcome(w: ClientState, record: unknown, outcome: CallOutcome): void {
   const flags = (outcome.result as { provenance?: { flags?: unknown[] } } | undefined)?.provenance?.flags;
   if ((record as ToolRecord).contract.annotations?.untrustedContentHint !== 'auto' || !flags?.length || w.registry.get((record as ToolRecord).contract.name) !== record || flagged.has(record as ToolRecord)) return;
   flagged.add(record as ToolRecord);
   void syncRegistrations(w).catch(() => undefined);
 }
 
-async function registerWithBrowser(w: Warden, record: ToolRecord, sent: Sent): Promise<void> {
+async function registerWithBrowser(w: ClientState, record: ToolRecord, sent: Sent): Promise<void> {
   const runtime = getModelContext();
   if (!runtime) {
     record.status = 'unsupported';
@@ -258,7 +258,7 @@ async function registerWithBrowser(w: Warden, record: ToolRecord, sent: Sent): P
  * A runtime that still calls a registration the page ended (one that kept a reference, or never
  * removed it) gets `not_found`, and nothing runs.
  */
-async function executeForBrowser(w: Warden, record: ToolRecord, browser: ToolRecord['browser'], input: unknown, extra: unknown) {
+async function executeForBrowser(w: ClientState, record: ToolRecord, browser: ToolRecord['browser'], input: unknown, extra: unknown) {
   if (record.browser !== browser || w.registry.get(record.contract.name) !== record || !isVisible(w, record)) return unknownToolOutcome(record.contract.name).result;
   const signal = signalOf(extra);
   const outcome = await runCall(w, record, input, signal ? { signal } : {}, record.scope);
@@ -267,7 +267,7 @@ async function executeForBrowser(w: Warden, record: ToolRecord, browser: ToolRec
 }
 
 /** The clients polling for a runtime. */
-const polls = new WeakSet<Warden>();
+const polls = new WeakSet<ClientState>();
 
 /**
  * Looks for a runtime again while `w` has tools waiting for one: 0.1 s after the sync that found
@@ -276,7 +276,7 @@ const polls = new WeakSet<Warden>();
  * never gets a runtime keeps no timer (docs/runtimes.md, "A runtime that starts late"). Only
  * pages with a document poll; Node's timers do not keep a process alive for it.
  */
-function pollForRuntime(w: Warden, delay = 100): void {
+function pollForRuntime(w: ClientState, delay = 100): void {
   if ((delay === 100 && polls.has(w)) || (globalThis as { document?: unknown }).document === undefined) return;
   polls.add(w);
   (setTimeout(() => {

@@ -1,15 +1,15 @@
 // Execution state: what agents are doing with the tools of a client, read from the client's
-// activity store (activity.ts) with `useSyncExternalStore`, the zustand way.
+// activity store (client/activity-store.ts) with `useSyncExternalStore`, the zustand way.
 //
 // The store answers immutable snapshots, and per tool the same object until that tool's state
 // changes, so a component selecting one tool re-renders only when that tool's calls start or
 // finish, never for another tool's. The store does its bookkeeping only while someone
 // subscribes (`activity.observed`), so a page that never reads execution state pays nothing.
 import { useCallback, useContext, useSyncExternalStore } from 'react';
-import { ActivityStore, type ActivitySnapshot, type ToolActivity } from '../client/activity.js';
-import type { Warden } from '../client/client.js';
+import { ActivityStore, type ActivitySnapshot, type ToolActivity } from '../client/activity-store.js';
+import type { ClientState } from '../client/client.js';
 import type { CallError, CallOutcome } from '../types/types.js';
-import { ScopeContext, wardenOf } from './context.js';
+import { ScopeContext, clientStateOf } from './context.js';
 
 /** The execution state of one tool, as {@link useWebMCP} reports it. */
 export interface ExecutionState {
@@ -68,7 +68,7 @@ export function executionStateOf(state: ToolActivity): ExecutionState {
  * when any call of the client starts or finishes, and never otherwise. On a server: idle.
  */
 export function useAgentActivity(): ActivitySnapshot {
-  const store = activityOf(wardenOf(useContext(ScopeContext)));
+  const store = activityOf(clientStateOf(useContext(ScopeContext)));
   const getSnapshot = useCallback(() => {
     const snapshot = store.getSnapshot();
     return snapshot.inProgress.length === 0 && snapshot.tools.size === 0 ? IDLE_SNAPSHOT : snapshot;
@@ -81,7 +81,7 @@ export function useAgentActivity(): ActivitySnapshot {
  * to a client's store only once it has one, so a page that never reads activity never loads this
  * module.
  */
-export function activityOf(w: Warden): ActivityStore {
+export function activityOf(w: ClientState): ActivityStore {
   w.activity ??= new ActivityStore();
   return w.activity;
 }

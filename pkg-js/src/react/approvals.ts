@@ -3,7 +3,7 @@
 // in the client's ask book (asks.ts), which lists every pending ask with its request (created
 // and deadline times, summary, approve / deny / cancel); the queue is the part of the book whose
 // approver is this provider's.
-import type { Warden } from '../client/client.js';
+import type { ClientState } from '../client/client.js';
 import type { Approver, AskAnswer } from '../client/governance.js';
 import { asksOf, NO_ASKS, type Approvals, type Ask } from '../client/asks.js';
 
@@ -19,7 +19,7 @@ export class ApprovalQueue {
   #snapshot: Approvals = NO_ASKS;
 
   /** @param w The client whose asks the queue shows. */
-  constructor(public w: Warden) {
+  constructor(public w: ClientState) {
     asksOf(w);
   }
 

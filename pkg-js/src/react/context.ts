@@ -2,8 +2,8 @@
 // provider takes a client object, everything under it uses that client), the nearest provider's
 // scope, and the nearest approval queue. Without any provider, the default client.
 import { createContext, useContext, useEffect, useLayoutEffect, type Context } from 'react';
-import { defaultWarden, getDefaultWarden, type WardenClient } from '../api/api.js';
-import type { Warden } from '../client/client.js';
+import { defaultClientState, getDefaultWarden, type WardenClient } from '../api/api.js';
+import type { ClientState } from '../client/client.js';
 import type { WebMCPHooks } from '../types/types.js';
 import type { ApprovalQueue } from './approvals.js';
 import type { ScopeHandle } from './scope.js';
@@ -21,7 +21,7 @@ export interface ScopeContextValue {
    * default client only when something needs it (so a page that always passes its own client
    * never makes the default one).
    */
-  w: Warden | undefined;
+  w: ClientState | undefined;
 }
 
 /** The context every provider fills; its default is "no provider, the default client". */
@@ -43,8 +43,8 @@ export function useWebMCPHooksContext(): WebMCPHooks {
 }
 
 /** The internal client of a context value (the default client when there is no provider). */
-export function wardenOf(value: ScopeContextValue): Warden {
-  return value.w ?? defaultWarden();
+export function clientStateOf(value: ScopeContextValue): ClientState {
+  return value.w ?? defaultClientState();
 }
 
 /**

@@ -62,11 +62,11 @@ export function joinMount(tool: WebMCPTool, handle: ScopeHandle | null): () => v
     // A failure lands in the tool's status and error, which the hook mirrors, and, with `debug`
     // on, in the console (the diagnostics chunk, loaded only then).
     tool.register({ signal: controller.signal }).catch((err: unknown) => {
-      if (!record.warden.settings.debug) return;
+      if (!record.clientState.settings.debug) return;
       const code = (err as { code?: unknown } | null)?.code;
       const message = err instanceof Error ? err.message : String(err);
       import('../pipeline/diagnostics.js').then(
-        (chunk) => chunk.report(record.warden, [['registration', record.contract.name, typeof code === 'string' ? code : 'registration_failed', message, 'useWebMCP']]),
+        (chunk) => chunk.writeNotes(record.clientState, [['registration', record.contract.name, typeof code === 'string' ? code : 'registration_failed', message, 'useWebMCP']]),
         () => undefined,
       );
     });
@@ -97,7 +97,7 @@ export function mountView<T extends WebMCPTool<any, any>>(tool: T, handle: Scope
   delete descriptors.prototype;
   Object.defineProperties(view, {
     ...descriptors,
-    invoke: { value: (input?: unknown, options?: CallOptions): Promise<CallOutcome> => runCall(record.warden, record, input, options, resolveScope(handle)) },
+    invoke: { value: (input?: unknown, options?: CallOptions): Promise<CallOutcome> => runCall(record.clientState, record, input, options, resolveScope(handle)) },
   });
   return view as unknown as T;
 }

@@ -11,9 +11,9 @@ import type { Approver } from '../client/governance.js';
 import { mergeHooks } from '../client/hookset.js';
 import type { WebMCPHooks } from '../types/types.js';
 import { ApprovalQueue, getNoAsks, type Approvals } from './approvals.js';
-import { EMPTY_HOOKS, ScopeContext, WebMCPHooksContext, useIsomorphicLayoutEffect, wardenOf, type ScopeContextValue } from './context.js';
+import { EMPTY_HOOKS, ScopeContext, WebMCPHooksContext, useIsomorphicLayoutEffect, clientStateOf, type ScopeContextValue } from './context.js';
 import { ScopeHandle } from './scope.js';
-import { typeName } from '../util/values.js';
+import { typeName } from '../util/js-values.js';
 
 /** Props of {@link WebMCPProvider}. */
 export interface WebMCPProviderProps {
@@ -51,7 +51,7 @@ export function WebMCPProvider(props: WebMCPProviderProps): ReactElement {
   const parentHooks = useContext(WebMCPHooksContext);
   const outerWarden = outer.handle?.w ?? outer.w;
   // The default client is made only when no provider above or here names one.
-  const w = own ?? outerWarden ?? wardenOf(outer);
+  const w = own ?? outerWarden ?? clientStateOf(outer);
   // Scopes chain within one client only: another client's scope ids mean nothing in this core.
   const sameClient = outerWarden === undefined || outerWarden === w;
   const parent = sameClient ? outer.handle : null;

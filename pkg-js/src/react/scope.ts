@@ -6,7 +6,7 @@
 // Everything here is per client: the core scope ids, the map from a scope id to its provider's
 // approver, and the fallback scope. Nothing is shared between two clients, so two server
 // requests rendering with their own clients never see each other's scopes.
-import type { Warden } from '../client/client.js';
+import type { ClientState } from '../client/client.js';
 import { scopeApprovers, type Approver } from '../client/governance.js';
 import { compileHookSet } from '../client/hookset.js';
 import { structureOf, wrapHooks, type HookSource } from './wrappers.js';
@@ -30,7 +30,7 @@ interface ApproverNode {
 
 /** What a provider holds in its client's core; released when the provider's handle is collected. */
 interface ScopeState {
-  readonly w: Warden;
+  readonly w: ClientState;
   readonly label: string;
   /** The committed structure. */
   live: Compiled | undefined;
@@ -53,13 +53,13 @@ interface ClientScopes {
   failed: { set: number; scope: number; epoch: number } | undefined;
 }
 
-const clients = new WeakMap<Warden, ClientScopes>();
+const clients = new WeakMap<ClientState, ClientScopes>();
 
 /**
  * The provider scopes of client `w`, emptied after `reset()` dropped every scope in its core.
  * The first use also tells the call runner where this client's provider approvers are.
  */
-function scopesOf(w: Warden): ClientScopes {
+function scopesOf(w: ClientState): ClientScopes {
   let scopes = clients.get(w);
   if (scopes === undefined) {
     const created: ClientScopes = { nodes: new Map(), epoch: w.resets, failed: undefined };
@@ -75,7 +75,7 @@ function scopesOf(w: Warden): ClientScopes {
 }
 
 /** The approver of the nearest provider of `scope` that has one (the call runner asks this). */
-function nearestApprover(w: Warden, scope: number): Approver | undefined {
+function nearestApprover(w: ClientState, scope: number): Approver | undefined {
   for (let node = scopesOf(w).nodes.get(scope); node; node = node.parent ?? undefined) {
     if (node.approver) return node.approver;
   }
@@ -95,7 +95,7 @@ export class ScopeHandle {
    * @param parent The nearest enclosing provider of the same client, or `null`.
    */
   constructor(
-    readonly w: Warden,
+    readonly w: ClientState,
     readonly parent: ScopeHandle | null,
   ) {
     this.state = {
@@ -194,7 +194,7 @@ export function resolveScope(handle: ScopeHandle | null): number {
   return handle === null ? 0 : handle.scope();
 }
 
-function retire(w: Warden, compiled: Compiled | undefined): void {
+function retire(w: ClientState, compiled: Compiled | undefined): void {
   if (compiled?.set === undefined) return;
   try {
     w.dropHookSet(compiled.set);
@@ -224,7 +224,7 @@ const PROVIDER_FAILED = 'the hooks of this tool\'s WebMCPProvider could not be a
  * cannot be added any more (a global hook took one of its ids after it mounted). Calls fail
  * closed rather than run without the provider's hooks.
  */
-function failedScope(w: Warden): number {
+function failedScope(w: ClientState): number {
   const scopes = scopesOf(w);
   if (scopes.failed === undefined || scopes.failed.epoch !== w.resets) {
     const set = compileHookSet(w, { before: [() => ({ action: 'deny', message: PROVIDER_FAILED })] }, 'WebMCPProvider') as number;

@@ -2,16 +2,16 @@
 // mounted (MCP-B's `registerResource` / `registerPrompt`; `'unsupported'` elsewhere), governed by
 // the hooks of the providers above it, and its registration status.
 import { useCallback, useContext, useEffect, useMemo, useRef, useSyncExternalStore } from 'react';
-import type { Warden } from '../client/client.js';
+import type { ClientState } from '../client/client.js';
 import { ConfigurationError } from '../util/errors.js';
 
 import { getModelContext } from '../runtime/runtime.js';
 import { createPrompt, createResource, onSubjectStatusChange, recordOfSubject } from '../subjects/subject.js';
 import type { PromptGet, RegistrationStatus, ResourceRead, WebMCPPrompt, WebMCPPromptOptions, WebMCPResource, WebMCPResourceOptions } from '../types/types.js';
-import { ScopeContext, useIsomorphicLayoutEffect, wardenOf } from './context.js';
+import { ScopeContext, useIsomorphicLayoutEffect, clientStateOf } from './context.js';
 import { resolveScope } from './scope.js';
 import { structureOf, wrapHooks, type HookSource } from './wrappers.js';
-import { isPlainObject, typeName } from '../util/values.js';
+import { isPlainObject, typeName } from '../util/js-values.js';
 
 /** What {@link useWebMCPResource} and {@link useWebMCPPrompt} report. */
 export interface UseWebMCPSubjectResult {
@@ -28,7 +28,7 @@ export interface UseWebMCPSubjectResult {
 /** The resource or prompt a mount made, and what made it. */
 interface Slot<T> {
   key: string;
-  w: Warden;
+  w: ClientState;
   subject: T;
   source: HookSource;
 }
@@ -47,7 +47,7 @@ function useSubject<T extends WebMCPResource | WebMCPPrompt>(
   what: 'useWebMCPResource' | 'useWebMCPPrompt',
   fn: (...args: any[]) => unknown,
   options: (WebMCPResourceOptions | WebMCPPromptOptions) & { enabled?: boolean },
-  make: (w: Warden, fn: (...args: any[]) => unknown, options: any) => T,
+  make: (w: ClientState, fn: (...args: any[]) => unknown, options: any) => T,
   method: 'registerResource' | 'registerPrompt',
 ): UseWebMCPSubjectResult & { subject: T } {
   const context = useContext(ScopeContext);
@@ -56,7 +56,7 @@ function useSubject<T extends WebMCPResource | WebMCPPrompt>(
   if (!isPlainObject(options)) throw new ConfigurationError('invalid_options', `${what} options must be an object, not ${typeName(options)}`);
   const { enabled = true, hooks, ...plain } = options;
   if (typeof enabled !== 'boolean') throw new ConfigurationError('invalid_options', `${what}: enabled must be a boolean`, 'enabled');
-  const w = wardenOf(context);
+  const w = clientStateOf(context);
   const latest = useRef(fn);
   const slot = useRef<Slot<T> | undefined>(undefined);
   let key: string;

@@ -3,7 +3,7 @@
 // the form when it mounts and `null` when it goes.
 import { useCallback, useContext, useRef } from 'react';
 import { governFormsOf, type GovernFormsOptions, type GovernedForms } from '../api/forms.js';
-import { ScopeContext, wardenOf } from './context.js';
+import { ScopeContext, clientStateOf } from './context.js';
 import { resolveScope } from './scope.js';
 
 /** Options of {@link useWebMCPForm}: {@link GovernFormsOptions} without `root` and `client`. */
@@ -28,6 +28,6 @@ export function useWebMCPForm(options: UseWebMCPFormOptions = {}): (form: HTMLFo
     governed.current = undefined;
     if (form === null) return;
     const { context: now, options: given } = latest.current;
-    governed.current = governFormsOf(wardenOf(now), { ...given, root: form }, () => resolveScope(latest.current.context.handle));
+    governed.current = governFormsOf(clientStateOf(now), { ...given, root: form }, () => resolveScope(latest.current.context.handle));
   }, []);
 }

@@ -2,7 +2,7 @@
 // status, and its execution state.
 import { useCallback, useContext, useEffect, useMemo, useRef, useSyncExternalStore } from 'react';
 import { activityOf } from './activity.js';
-import type { Warden } from '../client/client.js';
+import type { ClientState } from '../client/client.js';
 import { ConfigurationError } from '../util/errors.js';
 
 import { getModelContext } from '../runtime/runtime.js';
@@ -24,11 +24,11 @@ import type {
 } from '../types/types.js';
 import { isStandardSchema } from '../util/schema-export.js';
 import { executionStateOf, useToolActivity, type ExecutionState } from './activity.js';
-import { ScopeContext, useIsomorphicLayoutEffect, wardenOf } from './context.js';
+import { ScopeContext, useIsomorphicLayoutEffect, clientStateOf } from './context.js';
 import { adoptTool, joinMount, mountView } from './mounts.js';
 import type { ScopeHandle } from './scope.js';
 import { structureOf, wrapHooks, type HookSource } from './wrappers.js';
-import { isPlainObject, typeName } from '../util/values.js';
+import { isPlainObject, typeName } from '../util/js-values.js';
 
 /** What {@link useWebMCP} reports: registration, and the execution state of the tool's calls. */
 export interface UseWebMCPResult extends ExecutionState {
@@ -50,7 +50,7 @@ interface ToolSlot {
   /** The definition's key (see {@link definitionKey}). */
   key: string;
   /** The client it was made in. */
-  w: Warden;
+  w: ClientState;
   tool: WebMCPTool;
   /** Where its hook wrappers read the latest committed hooks. */
   source: HookSource;
@@ -68,7 +68,7 @@ function definitionKey(fn: (...args: any[]) => any, options: AnyToolOptions): st
 }
 
 /** Makes the tool of a `useWebMCP(fn, options)` mount in client `w`, calling `latest.current`. */
-function createMountTool(w: Warden, fn: (...args: any[]) => any, options: AnyToolOptions, key: string, latest: { current: (...args: any[]) => any }, handle: ScopeHandle | null): ToolSlot {
+function createMountTool(w: ClientState, fn: (...args: any[]) => any, options: AnyToolOptions, key: string, latest: { current: (...args: any[]) => any }, handle: ScopeHandle | null): ToolSlot {
   if (options.scope === 'global') {
     throw new ConfigurationError('invalid_options', "useWebMCP(fn, options): scope 'global' registers at creation, not on mount; create the tool with webmcp() outside the component", 'scope');
   }
@@ -131,7 +131,7 @@ export function useWebMCP(toolOrFn: (...a: any[]) => any, options?: AnyToolOptio
   if (given && Object.keys(rest).length > 0) {
     throw new ConfigurationError('unknown_option', `useWebMCP(tool, options): only "enabled" applies to a tool made by webmcp() (got "${Object.keys(rest)[0]}"); give the others to webmcp()`);
   }
-  const w = wardenOf(context);
+  const w = clientStateOf(context);
 
   const latestFn = useRef<(...args: any[]) => any>(toolOrFn);
   const slot = useRef<ToolSlot | undefined>(undefined);
@@ -141,7 +141,7 @@ export function useWebMCP(toolOrFn: (...a: any[]) => any, options?: AnyToolOptio
     tool = toolOrFn as WebMCPTool;
     // Its registration, registry and activity are its own client's; another client's scopes
     // and approvers cannot govern it.
-    if (recordOf(tool).warden !== w) {
+    if (recordOf(tool).clientState !== w) {
       const here = context.client === undefined ? 'the default client (no <WebMCPProvider client> above)' : 'the client of the nearest <WebMCPProvider client>';
       throw new ConfigurationError(
         'client_mismatch',
@@ -169,7 +169,7 @@ export function useWebMCP(toolOrFn: (...a: any[]) => any, options?: AnyToolOptio
   const getStatus = useCallback(() => record.status, [record]);
   const status = useSyncExternalStore(subscribe, getStatus, unregisteredStatus);
   const supported = useSyncExternalStore(subscribeNothing, isSupported, notSupported);
-  const activity = useToolActivity(activityOf(record.warden), record.contract.name);
+  const activity = useToolActivity(activityOf(record.clientState), record.contract.name);
   const error = status === 'error' ? record.error : null;
   return useMemo(
     () => ({ supported, registered: status === 'registered', status, error, tool: view, ...executionStateOf(activity) }),

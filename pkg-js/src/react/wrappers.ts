@@ -7,7 +7,7 @@
 // new compilation happens only when the structure changes.
 
 import { encode } from '../boundary/wire.js';
-import { isPlainObject } from '../util/values.js';
+import { isPlainObject } from '../util/js-values.js';
 
 /** Where wrapped hook functions read the latest committed hooks (set at commit). */
 export interface HookSource {

@@ -1,12 +1,12 @@
 // The shaping module (`wasm/shape/lib.rs`) on its own: the module that
 // shapes on a page that validates with no JSON Schema (a page that does loads the validator
-// module, which shapes too; `shaper.ts` picks). A chunk with the module's glue and bytes, loaded
+// module, which shapes too; `shape-loader.ts` picks). A chunk with the module's glue and bytes, loaded
 // lazily.
 import * as glue from '../../wasm/warden_shape.js';
 import { WASM_LZMA_BASE64 } from '../../wasm/warden_shape_bytes.js';
 import { decodeBase64 } from '../boundary/embedded-bytes.js';
 import { unlzmaAsync } from '../boundary/unlzma.js';
-import type { ShapeEngine } from '../types/internal.js';
+import type { ShapingExports } from '../types/internal.js';
 import { TrapGuard } from '../boundary/trap-guard.js';
 
 let compiled: WebAssembly.Module | undefined;
@@ -24,7 +24,7 @@ function guard<T>(crossing: () => T): T {
  * Decodes and compiles the module once (in slices, then `WebAssembly.compile`, off the main
  * thread); answers its shaping exports, each crossing guarded.
  */
-export async function start(): Promise<ShapeEngine> {
+export async function start(): Promise<ShapingExports> {
   const module = (compiled ??= await WebAssembly.compile((await unlzmaAsync(decodeBase64(WASM_LZMA_BASE64))) as BufferSource));
   instance ??= new TrapGuard(() => {
     memory = glue.initSync({ module }).memory;

@@ -5,7 +5,7 @@
 // which every later stage sees, and the resource that serves it (docs/resources-and-prompts.md,
 // "URIs").
 import { clientOption, type ClientOption } from '../api/api.js';
-import type { Warden } from '../client/client.js';
+import type { ClientState } from '../client/client.js';
 import { inPipeline, noticeRuntime, runSubjectCall } from '../api/pipeline-loader.js';
 import type { SubjectCall } from '../types/internal.js';
 import { deepFrozenCopy } from '../util/frozen.js';
@@ -168,7 +168,7 @@ function shapeRead(result: unknown, uri: string, serverId: string, maxBytes: num
  * Reads `target` (resolved: `resolveRead`) of resource `record` through the governed pipeline.
  * Never throws for a read that went wrong.
  */
-export async function readWith(w: Warden, record: SubjectRecord, target: ReadTarget, options: CallOptions | null | undefined): Promise<SubjectOutcome<ReadResourceResult>> {
+export async function readWith(w: ClientState, record: SubjectRecord, target: ReadTarget, options: CallOptions | null | undefined): Promise<SubjectOutcome<ReadResourceResult>> {
   const { uri, url, params } = target;
   const definition = record.definition as ResourceDefinition;
   const about: SubjectCall = {
@@ -185,7 +185,7 @@ export async function readWith(w: Warden, record: SubjectRecord, target: ReadTar
 }
 
 /** Reads the URI `raw` of resource `record` (`resource.read(uri)`, and MCP-B's reads of it). */
-export async function readOne(w: Warden, record: SubjectRecord, raw: unknown, options: CallOptions | null | undefined): Promise<SubjectOutcome<ReadResourceResult>> {
+export async function readOne(w: ClientState, record: SubjectRecord, raw: unknown, options: CallOptions | null | undefined): Promise<SubjectOutcome<ReadResourceResult>> {
   const target = ownUri(record, raw) ?? resolveRead(raw, [record]);
   if ('ok' in target) return target;
   if (target.record === undefined) {
@@ -244,7 +244,7 @@ function shapeGet(result: unknown, serverId: string, maxBytes: number) {
 }
 
 /** Gets prompt `record` with `args` through the governed pipeline. Never throws for a get that went wrong. */
-export async function getWith(w: Warden, record: SubjectRecord, args: unknown, options: CallOptions | null | undefined): Promise<SubjectOutcome<GetPromptResult>> {
+export async function getWith(w: ClientState, record: SubjectRecord, args: unknown, options: CallOptions | null | undefined): Promise<SubjectOutcome<GetPromptResult>> {
   const definition = record.definition as PromptDefinition;
   const about: SubjectCall = {
     kind: Subject.Prompt,

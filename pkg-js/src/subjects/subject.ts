@@ -4,7 +4,7 @@
 // `promptGet`) in every hook set, the policy's `resources` / `prompts` section, shaping of what
 // the model reads, telemetry. It registers with the runtime when the runtime has resources and
 // prompts (MCP-B), is `'unsupported'` elsewhere, and is readable in-page in every browser.
-import type { SubjectHooks, Warden } from '../client/client.js';
+import type { SubjectHooks, ClientState } from '../client/client.js';
 import { fingerprintFields } from '../util/canonical.js';
 import { Subject } from '../boundary/codes.js';
 import { ConfigurationError, RegistrationError, WardenError } from '../util/errors.js';
@@ -18,7 +18,7 @@ import { core } from '../boundary/core.js';
 import { hasJudge, judgementMissing, patternsProblem } from '../boundary/patterns.js';
 import { decode, encode } from '../boundary/wire.js';
 import type { CheckPatternAnswer } from '../boundary/answers.js';
-import { isPlainObject, typeName } from '../util/values.js';
+import { isPlainObject, typeName } from '../util/js-values.js';
 import type {
   CallOptions,
   JsonSchema,
@@ -43,7 +43,7 @@ const PROMPT_OPTIONS = new Set(['name', 'title', 'description', 'argsSchema', 'h
  */
 const finalizer =
   typeof FinalizationRegistry === 'function'
-    ? new FinalizationRegistry<{ w: Warden; coreTool: number; sets: number[] }>(({ w, coreTool, sets }) => {
+    ? new FinalizationRegistry<{ w: ClientState; coreTool: number; sets: number[] }>(({ w, coreTool, sets }) => {
         try {
           w.dropTool(coreTool);
           for (const set of sets) w.dropHookSet(set);
@@ -79,7 +79,7 @@ function gateHooks(what: string, hooks: unknown, gate: 'resourceRead' | 'promptG
 }
 
 /** Wraps `read` as a governed resource of client `w`; options are checked at once. */
-export function createResource(w: Warden, read: ResourceRead, options: WebMCPResourceOptions): WebMCPResource {
+export function createResource(w: ClientState, read: ResourceRead, options: WebMCPResourceOptions): WebMCPResource {
   if (typeof read !== 'function') throw new ConfigurationError('invalid_resource', `webmcpResource expects a read function, not ${typeName(read)}`);
   checkOptions('webmcpResource', options, RESOURCE_OPTIONS);
   const { uri, name } = options;
@@ -125,7 +125,7 @@ export function createResource(w: Warden, read: ResourceRead, options: WebMCPRes
 }
 
 /** Wraps `get` as a governed prompt of client `w`; options are checked at once. */
-export function createPrompt(w: Warden, get: PromptGet, options: WebMCPPromptOptions): WebMCPPrompt {
+export function createPrompt(w: ClientState, get: PromptGet, options: WebMCPPromptOptions): WebMCPPrompt {
   if (typeof get !== 'function') throw new ConfigurationError('invalid_prompt', `webmcpPrompt expects a get function, not ${typeName(get)}`);
   checkOptions('webmcpPrompt', options, PROMPT_OPTIONS);
   const { name, argsSchema } = options;
@@ -163,11 +163,11 @@ export function recordOfSubject(value: unknown): SubjectRecord | undefined {
 function bind(record: SubjectRecord, object: object): void {
   (record as { publicTool: unknown }).publicTool = object;
   RECORDS.set(object, record);
-  finalizer?.register(object, { w: record.warden, coreTool: record.coreTool, sets: record.hookSets });
+  finalizer?.register(object, { w: record.clientState, coreTool: record.coreTool, sets: record.hookSets });
 }
 
 function makeRecord(
-  w: Warden,
+  w: ClientState,
   kind: 'resource' | 'prompt',
   fn: (...args: any[]) => unknown,
   key: string,
@@ -201,7 +201,7 @@ function makeRecord(
   let status: RegistrationStatus = 'unregistered';
   const argsSchema = kind === 'prompt' ? ((definition as PromptDefinition).argsSchema as JsonSchema | undefined) : undefined;
   const record: SubjectRecord = {
-    warden: w,
+    clientState: w,
     kind,
     key,
     definition,
@@ -255,7 +255,7 @@ async function register(record: SubjectRecord, opts?: { signal?: AbortSignal }):
   // A prompt's argsSchema that is not valid JSON Schema is reported here (the validator loads lazily).
   const schema = record.validation.input;
   if (schema !== undefined) {
-    const compiled = await compileSchema(schema, record.warden.settings.unsafePatterns);
+    const compiled = await compileSchema(schema, record.clientState.settings.unsafePatterns);
     if ('error' in compiled) {
       const what = compiled.code === 'unsafe_pattern' ? 'has a pattern refused for its running time' : 'is not valid JSON Schema';
       fail(new ConfigurationError(compiled.code, `prompt "${record.key}": argsSchema ${what}: ${compiled.error}`, 'argsSchema'));
@@ -271,7 +271,7 @@ async function register(record: SubjectRecord, opts?: { signal?: AbortSignal }):
   if (opts?.signal?.aborted) return noop;
   const meanwhile = record.attempt as SubjectRecord['attempt'];
   if (meanwhile !== undefined) return meanwhile.unregister;
-  const w = record.warden;
+  const w = record.clientState;
   w.engine();
   const registry = record.kind === 'resource' ? w.resources : w.prompts;
   const holder = registry.get(record.key);
@@ -294,18 +294,18 @@ async function register(record: SubjectRecord, opts?: { signal?: AbortSignal }):
 
 function unregister(record: SubjectRecord): void {
   record.attempt = undefined;
-  const registry = record.kind === 'resource' ? record.warden.resources : record.warden.prompts;
+  const registry = record.kind === 'resource' ? record.clientState.resources : record.clientState.prompts;
   if (registry.get(record.key) === record) registry.delete(record.key);
   dropSubject(record);
   record.status = 'unregistered';
 }
 
 /** Unregisters every resource and prompt of the client (for `reset()` and `dispose()`). */
-function unregisterAllSubjects(w: Warden): void {
+function unregisterAllSubjects(w: ClientState): void {
   for (const record of [...w.resources.values(), ...w.prompts.values()]) unregister(record);
 }
 
-/** What the client's first resource or prompt installs on it (`Warden.subjects`). */
+/** What the client's first resource or prompt installs on it (`ClientState.subjects`). */
 const SUBJECT_HOOKS: SubjectHooks = { sync: syncSubjects, unregisterAll: unregisterAllSubjects };
 
 /** Calls `listener` after each change of a resource's or prompt's `status`; answers the unsubscribe function. */
@@ -325,7 +325,7 @@ export function onSubjectStatusChange(record: SubjectRecord, listener: () => voi
 // `argsSchema` is advertised but left to our validation.
 
 /** Brings every resource's and prompt's registration in line with `runtime`. */
-export async function syncSubjects(w: Warden, runtime: unknown): Promise<void> {
+export async function syncSubjects(w: ClientState, runtime: unknown): Promise<void> {
   const records = [...w.resources.values(), ...w.prompts.values()];
   for (const record of records) await syncSubject(w, record, runtime);
 }
@@ -347,7 +347,7 @@ function answerOrThrow(outcome: SubjectOutcome<object>): object {
   throw new Error(outcome.text);
 }
 
-async function syncSubject(w: Warden, record: SubjectRecord, runtime: unknown): Promise<void> {
+async function syncSubject(w: ClientState, record: SubjectRecord, runtime: unknown): Promise<void> {
   const registry = record.kind === 'resource' ? w.resources : w.prompts;
   if (registry.get(record.key) !== record) return;
   if (record.registration !== undefined && record.registration.runtime === runtime) return;

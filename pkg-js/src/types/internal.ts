@@ -111,7 +111,7 @@ export interface ReadCallOptions {
  * validator module), each crossing guarded by the module's owner: a trap replaces the instance,
  * and the crossing throws.
  */
-export interface ShapeEngine {
+export interface ShapingExports {
   scanText(text: string): Uint32Array;
   shapeFlagNames(): string;
   shapeLimits(): Uint32Array;

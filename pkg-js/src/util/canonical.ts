@@ -7,7 +7,7 @@
 // no JSON serializer or float formatting (`ARCHITECTURE.md`, "Crossing the boundary"). The test
 // vectors of RFC 8785 are in `tests/fixtures/canonical.json`.
 import { WardenError } from './errors.js';
-import { typeName } from './values.js';
+import { typeName } from './js-values.js';
 
 /** Deepest nesting of arrays and objects {@link canonicalJson} accepts (`[]` is 1). */
 export const CANONICAL_MAX_DEPTH = 128;

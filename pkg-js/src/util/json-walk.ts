@@ -4,7 +4,7 @@
 // as `null` in arrays; non-finite numbers as `null`), and where `JSON.stringify` would throw it
 // reports the part instead (a cycle, a BigInt, a `toJSON` or getter that throws), as does an
 // array or object nested `maxDepth` deep. What it found goes to a sink: the shaping request's
-// wire writer (`shape.ts`), or a plain JS copy (`normalize.ts`).
+// wire writer (`shaping.ts`), or a plain JS copy (`normalize.ts`).
 //
 // It also measures what it walks as the core's `json_len` does (UTF-8 bytes of the compact JSON,
 // a lone surrogate as U+FFFD, a reported part as its notice string) and stops at a budget, so a

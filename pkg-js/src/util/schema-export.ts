@@ -9,7 +9,7 @@
 
 import type { StandardSchemaLike } from '../types/internal.js';
 import type { JsonSchema } from '../types/types.js';
-import { isPlainObject } from './values.js';
+import { isPlainObject } from './js-values.js';
 
 export type { StandardSchemaLike };
 

@@ -41,7 +41,7 @@ export function loadedValidator(): ValidatorModule | undefined {
 
 /**
  * The validator module if it is loaded or loading (no loading starts): shaping takes its shaping
- * exports from it rather than loading the shaping module of its own (`shaper.ts`).
+ * exports from it rather than loading the shaping module of its own (`shape-loader.ts`).
  */
 export function loadingValidator(): Promise<ValidatorModule> | undefined {
   return loading;

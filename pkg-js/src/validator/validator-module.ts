@@ -5,7 +5,7 @@
 // module carries what both need once (`ValidatorModule.shaping`). How the module ships, and why:
 // `validator-loader.ts`.
 import { unlzmaAsync } from '../boundary/unlzma.js';
-import type { ShapeEngine } from '../types/internal.js';
+import type { ShapingExports } from '../types/internal.js';
 import { TrapGuard } from '../boundary/trap-guard.js';
 
 /** The validator module's exports, as loaded (the generated glue, plus its reset). */
@@ -88,10 +88,10 @@ export class ValidatorModule {
   }
 
   /**
-   * Its shaping exports, for shaping (`shape.ts`), each crossing guarded: a trap replaces the
+   * Its shaping exports, for shaping (`shaping.ts`), each crossing guarded: a trap replaces the
    * instance (the schemas are compiled again when next used) and the crossing throws.
    */
-  shaping(): ShapeEngine {
+  shaping(): ShapingExports {
     const glue = this.glue;
     return {
       scanText: (text) => this.run(() => glue.scanText(text)),

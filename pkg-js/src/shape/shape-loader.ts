@@ -1,12 +1,12 @@
-// Loading shaping: the code that runs it (`shape.ts`) is part of this chunk (the pipeline chunk,
+// Loading shaping: the code that runs it (`shaping.ts`) is part of this chunk (the pipeline chunk,
 // which every page that registers or calls loads at the same moment: one file packs smaller than
 // two, `bench/RESULTS.md`), and the module that shapes is the validator module when the page validates with a JSON Schema (it
 // shapes too: one download for both) or else the shaping module, a chunk of its own
 // (`shape-module.ts`). Shaping needs no configuration, so it left the core a page compiles at
 // its first `webmcp()`. `register()` starts loading it, a call or a listing that shapes awaits
 // it, and the public `shapeForModel` (pipeline-loader.ts) loads it.
-import { shapeForModel, start, stripText, type Shaping } from './shape.js';
-import type { ShapeEngine } from '../types/internal.js';
+import { shapeForModel, start, stripText, type Shaping } from './shaping.js';
+import type { ShapingExports } from '../types/internal.js';
 import { loadingValidator } from '../validator/validator-loader.js';
 
 let shaping: Shaping | undefined;
@@ -18,7 +18,7 @@ export function shaperLoaded(): boolean {
 }
 
 /** The shaping module of its own, decoded and compiled. */
-function ownModule(): Promise<ShapeEngine> {
+function ownModule(): Promise<ShapingExports> {
   return import('./shape-module.js').then((chunk) => chunk.start());
 }
 
@@ -32,11 +32,11 @@ export function loadShaper(): Promise<Shaping> {
   if (shaping !== undefined) return Promise.resolve(shaping);
   loading ??= (async () => {
     const validator = loadingValidator();
-    // Only what the package's calls use (the tests import the rest from shape.js): a namespace
+    // Only what the package's calls use (the tests import the rest from shaping.js): a namespace
     // would carry every export, and make esbuild share its helper through one more chunk.
     const chunk: Shaping = { shapeForModel, stripText };
-    const engine = await (validator === undefined ? ownModule() : validator.then((module) => module.shaping(), ownModule));
-    start(engine);
+    const shapes = await (validator === undefined ? ownModule() : validator.then((module) => module.shaping(), ownModule));
+    start(shapes);
     shaping = chunk;
     return chunk;
   })();

@@ -3,10 +3,10 @@
 // returned. Below, "the core" is the module that shapes: the shaping module
 // (`wasm/shape/`, in a chunk of its own, `shape-module.ts`), or, on a page that
 // validates with a JSON Schema, the validator module, which shapes too (one download instead of
-// two, sharing what both carry: bench/RESULTS.md, "Patterns"). `shaper.ts` picks it once loaded
-// (`start`, a `ShapeEngine`).
+// two, sharing what both carry: bench/RESULTS.md, "Patterns"). `shape-loader.ts` picks it once loaded
+// (`start`, a `ShapingExports`).
 //
-// This file is part of the pipeline chunk (`shaper.ts` imports it; `register()` starts loading
+// This file is part of the pipeline chunk (`shape-loader.ts` imports it; `register()` starts loading
 // the chunk, a call that shapes awaits it before its answer).
 //
 // - Plain text that fits the cap (the common case) never crosses unless it may hold a removable
@@ -22,16 +22,16 @@
 //
 // Lone surrogates become U+FFFD on every path, so a shaped result is always well-formed text.
 //
-// A trapped instance is replaced by the engine's owner (the module's guard: `shape-module.ts`,
+// A trapped instance is replaced by its owner (the module's guard: `shape-module.ts`,
 // `validator-module.ts`). Shaping keeps nothing between crossings, so there is nothing to replay.
 import { SKIP, Unsayable, Unsupported, isContainer, jsonView, ownMember, walkJson, type JsonSink } from '../util/json-walk.js';
 import { utf8Length, wellFormed } from '../util/unicode.js';
-import type { ShapeEngine } from '../types/internal.js';
+import type { ShapingExports } from '../types/internal.js';
 import type { CallToolResult } from '../types/types.js';
 import { Tag, Writer, decode } from '../boundary/wire.js';
 import type { ShapeResultAnswer } from '../boundary/answers.js';
 
-/** What the package's calls use of shaping (`shaper.ts` answers it once started). */
+/** What the package's calls use of shaping (`shape-loader.ts` answers it once started). */
 export interface Shaping {
   /** Shapes a result for a model ({@link shapeForModel}). */
   shapeForModel: typeof shapeForModel;
@@ -39,20 +39,20 @@ export interface Shaping {
   stripText: typeof stripText;
 }
 
-export type { ShapeEngine };
+export type { ShapingExports };
 
 /** The module that shapes. */
-let engine: ShapeEngine | undefined;
+let shapingModule: ShapingExports | undefined;
 
-/** Shapes with `shapes`, the module `shaper.ts` loaded (the shaping module's or the validator's exports). */
-export function start(shapes: ShapeEngine): void {
-  engine = shapes;
+/** Shapes with `shapes`, the module `shape-loader.ts` loaded (the shaping module's or the validator's exports). */
+export function start(shapes: ShapingExports): void {
+  shapingModule = shapes;
 }
 
-/** The engine, once started. */
-function current(): ShapeEngine {
-  if (engine === undefined) throw new Error('webmcp-warden: the shaping module is not loaded yet');
-  return engine;
+/** The module that shapes, once started. */
+function current(): ShapingExports {
+  if (shapingModule === undefined) throw new Error('webmcp-warden: the shaping module is not loaded yet');
+  return shapingModule;
 }
 
 /** The shaping exports of the module that shapes (tests and benchmarks wrap these). */
@@ -71,7 +71,7 @@ export const shaper = {
  * memory only grows, so tests read it before and after a large result to show what shaping keeps.
  */
 export function shaperMemoryBytes(): number {
-  return engine === undefined ? 0 : engine.memoryBytes();
+  return shapingModule === undefined ? 0 : shapingModule.memoryBytes();
 }
 
 /** A result shaped for a model, with what shaping did. */
@@ -101,7 +101,7 @@ function candidates(): RegExp {
     knownFlags = new Set(flagNames);
     // The limits, then the ranges of characters the core may remove or replace: the regex that
     // finds candidates is written from the core's own table, so the two agree whatever Unicode
-    // version this engine knows.
+    // version the page's RegExp knows.
     const [maxBlocks, structuredSlack, maxMimeBytes, maxDepth, ...ranges] = shaper.shapeLimits();
     let source = '';
     for (let i = 0; i + 1 < ranges.length; i += 2) source += `\\u{${(ranges[i] as number).toString(16)}}-\\u{${(ranges[i + 1] as number).toString(16)}}`;

@@ -1,11 +1,11 @@
-// simple-webmcp's engine API, kept with its meaning: build a hooked `execute` from a
-// function and a `getHooks` callback, for custom engines and tests.
-import { defaultWarden } from './api.js';
+// simple-webmcp's engine API (`createHookedExecute`), kept with its meaning: build a hooked
+// `execute` from a function and a `getHooks` callback, for custom engines and tests.
+import { defaultClientState } from './api.js';
 import { compileHookSet, HOOK_EVENTS } from '../client/hookset.js';
 import type { PipelineTool } from '../types/internal.js';
 import { runCall } from './pipeline-loader.js';
 import type { CallToolResult, ToolContract, WebMCPHooks, WebMCPTool } from '../types/types.js';
-import { isPlainObject } from '../util/values.js';
+import { isPlainObject } from '../util/js-values.js';
 
 /** Options of {@link createHookedExecute}. */
 export interface HookedExecuteOptions {
@@ -40,7 +40,7 @@ export function createHookedExecute(
       return Array.isArray(list) ? [...list] : [];
     });
     if (current !== undefined && isPlainObject(hooks) && sameEntries(current.entries, entries)) return current.pipeline;
-    const w = defaultWarden();
+    const w = defaultClientState();
     const label = `tool "${contract.name}" hooks`;
     const set = compileHookSet(w, hooks, label);
     const coreTool = w.handles.take();
@@ -63,7 +63,7 @@ export function createHookedExecute(
     return pipeline;
   };
   return async (input, extra) => {
-    const outcome = await runCall(defaultWarden(), pipelineFor(getHooks() ?? {}), input, extra?.signal ? { signal: extra.signal } : {});
+    const outcome = await runCall(defaultClientState(), pipelineFor(getHooks() ?? {}), input, extra?.signal ? { signal: extra.signal } : {});
     return outcome.result;
   };
 }

@@ -1,5 +1,5 @@
-// Shaping is a wasm module of its own, in a chunk with the code that runs it (shape.ts), loaded
-// lazily (shaper.ts): not at import, not by
+// Shaping is a wasm module of its own, in a chunk with the code that runs it (shaping.ts), loaded
+// lazily (shape-loader.ts): not at import, not by
 // `webmcp()` or `configureWebMCP()`, started by `register()`, awaited by a call or a listing
 // that shapes, and by the public `shapeForModel`. A module that cannot load fails the call
 // closed (its answer withheld) and a listing with an error, and a later call tries again; a
@@ -16,8 +16,8 @@ const dist = fileURLToPath(new URL('../dist/', import.meta.url));
 /** Runs `body` as a module in a fresh `node` and answers what it printed last (JSON). */
 function fresh(body) {
   const script = `
-    const shaperModule = await import(${JSON.stringify(dist + 'shape/shaper.js')});
-    const shapeChunk = await import(${JSON.stringify(dist + 'shape/shape.js')});
+    const shaperModule = await import(${JSON.stringify(dist + 'shape/shape-loader.js')});
+    const shapeChunk = await import(${JSON.stringify(dist + 'shape/shaping.js')});
     const warden = await import(${JSON.stringify(dist + 'index.js')});
     const { webmcp, configureWebMCP, listTools, shapeForModel } = warden;
     // Counts the shaping module's compiles (a module that exports shapeResult); \`refuse\` makes

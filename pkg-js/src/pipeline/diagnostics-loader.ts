@@ -2,7 +2,7 @@
 // listings and registrations collect what failed closed and hand it over here, when the
 // client's `debug` setting is on. The chunk is imported at the first diagnostic, so a page that
 // has none, or runs with `debug: false` (production builds by default), never downloads it.
-import type { Warden } from '../client/client.js';
+import type { ClientState } from '../client/client.js';
 import type { Note } from './diagnostics.js';
 
 /**
@@ -21,9 +21,9 @@ export const DIAGNOSING: boolean = typeof process === 'undefined' || process.env
  * Writes `notes` to the console (once per client and cause), loading the diagnostics chunk on
  * first use; resolves when written. Never rejects: a chunk that cannot load writes nothing.
  */
-export function diagnose(w: Warden, notes: readonly Note[]): Promise<void> {
+export function diagnose(w: ClientState, notes: readonly Note[]): Promise<void> {
   return import('./diagnostics.js').then(
-    (chunk) => chunk.report(w, notes),
+    (chunk) => chunk.writeNotes(w, notes),
     () => undefined,
   );
 }
