@@ -1,6 +1,6 @@
 // webmcp-warden/limits: the policy's `limits` (docs/behaviour.md, "Limits"), compiled, counted and
-// decided by a Rust module of their own (`src/policy/limits.rs`, `wasm/limits/lib.rs`, built
-// with `wasm/limits/`). A page that uses limits imports this entry and wraps its
+// decided by a Rust module of their own (`src/policy/limits.rs`, built from the crate
+// `wasm/limits/`). A page that uses limits imports this entry and wraps its
 // policy in `withLimits()`; one that does not downloads nothing of them (the core a page
 // downloads at import carries none of it).
 //
@@ -42,6 +42,16 @@ let principals = new Map<number, string | undefined>();
  * check. A second call ending meanwhile ends its own at once.
  */
 let ended: number[] = [];
+/**
+ * How many instances were made. A call's token carries the one that counted it: a fresh instance
+ * numbers its tokens afresh, so a token of the one before must never release a place in it.
+ */
+let generation = 0;
+/** Tokens are `generation * TOKEN_SPAN + the instance's own token` (the module's are `u32`). */
+const TOKEN_SPAN = 2 ** 32;
+
+/** The token a call holds for the instance's answer `answer` (0: it holds no place). */
+const tokenOf = (answer: number): number => (answer === 0 ? 0 : generation * TOKEN_SPAN + answer);
 
 /** The instance: made (and every client's limits compiled again) on first crossing, and again after a trap. */
 const instance = new TrapGuard(() => {
@@ -50,6 +60,7 @@ const instance = new TrapGuard(() => {
   tools = new Map();
   principals = new Map();
   ended = [];
+  generation += 1;
   last = undefined;
   for (const [id, limits] of sent) glue.limitsSet(id, limits);
 });
@@ -121,7 +132,7 @@ function checkOnce(w: LimitsClient, id: number, number: number, principal: strin
  */
 function settle(w: LimitsClient, id: number, server: string, tool: string, principal: string | undefined, signal: AbortSignal | undefined, call: (() => PolicyCall) | undefined, answer: number, costs: number[]): LimitsChecked | Promise<LimitsChecked> {
   for (;;) {
-    if (answer >= 0) return answer;
+    if (answer >= 0) return tokenOf(answer);
     if (answer === -1) return [StepReport.Invalid, decode(guard(() => glue.limitsHit(id)))];
     const handle = -2 - answer;
     // A dry run calls no cost function: it counts as failed (fail closed).
@@ -166,15 +177,16 @@ const limitsModule: LimitsModule = {
     const number = Math.floor(toolOf(id, server, tool) / 2);
     const answer = checkOnce(w, id, number, principal, call !== undefined, undefined);
     // Within every limit: the common case, answered without more.
-    return answer >= 0 ? answer : settle(w, id, server, tool, principal, signal, call, answer, []);
+    return answer >= 0 ? tokenOf(answer) : settle(w, id, server, tool, principal, signal, call, answer, []);
   },
   release(w, token) {
     // Nothing to release in an instance made since the call was counted (a trap started the
-    // counts afresh).
-    if (!instance.live) return;
+    // counts afresh, and its tokens mean other calls).
+    if (!instance.live || Math.floor(token / TOKEN_SPAN) !== generation) return;
     const id = idOf(w);
-    if ((ended[id] ?? 0) === 0) ended[id] = token;
-    else guard(() => glue.limitsRelease(id, token));
+    const own = token % TOKEN_SPAN;
+    if ((ended[id] ?? 0) === 0) ended[id] = own;
+    else guard(() => glue.limitsRelease(id, own));
   },
 };
 

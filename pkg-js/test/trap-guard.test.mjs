@@ -108,13 +108,14 @@ function withStandInGlue(script) {
         export const initSync = init('lint');
         export function lintPolicy() { crossing(); return encode({ ok: true, diagnostics: [] }); }`,
       warden_limits: `${common}
-        export const initSync = init('limits');
+        const made = init('limits');
+        export const initSync = (...args) => { globalThis.nextToken = 0; return made(...args); };
         export function limitsSet(id) { crossing(); globalThis.sent.push(id); return encode({ ok: true }); }
         export function limitsTool() { crossing(); return 3; }
-        export function limitsCheck() { crossing(); return 0; }
+        export function limitsCheck(id, tool, principal, same, now, count, costs, ended) { crossing(); (globalThis.endedSent ??= []).push(ended); return globalThis.tokens ? ++globalThis.nextToken : 0; }
         export function limitsHit() { crossing(); return encode(null); }
         export function limitsDrop() { crossing(); }
-        export function limitsRelease() { crossing(); }`,
+        export function limitsRelease(id, token) { crossing(); (globalThis.released ??= []).push(token); }`,
     };
     for (const [name, text] of Object.entries(glues)) writeFileSync(path.join(dir, `${name}.mjs`), text);
     // Resolves the drivers' `…/wasm/<glue>.js` (not its `_bytes.js`) to the stand-in.
@@ -181,4 +182,32 @@ test("the limits module: a crossing that traps throws; the fresh instance gets e
   `);
   // Client a's and b's limits are sent once each, then again to the fresh instance.
   assert.deepEqual(seen, { before: true, trapped: true, after: true, made: 2, sent: [0, 1, 0, 1] });
+});
+
+test("the limits module: a call counted by an instance that trapped releases nothing in the fresh one", () => {
+  const seen = withStandInGlue(`
+    import { withLimits } from ${dist('limits.js')};
+    import { limitsHook } from ${dist('client/limits-hook.js')};
+    withLimits({});
+    const limits = limitsHook.module;
+    const a = { settings: { clock: () => 0, hookTimeout: 1000 }, predicates: { table: [] } };
+    limits.set(a, new Uint8Array([0]));
+    globalThis.tokens = true;
+    // Two calls in flight, counted by the first instance (its tokens 1 and 2).
+    const old = [limits.check(a, 's', 't', 'p', undefined, () => ({})), limits.check(a, 's', 't', 'p', undefined, () => ({}))];
+    globalThis.trapNext = true;
+    try { limits.selects(a, 's', 'u'); } catch {}
+    // A call counted by the fresh instance: its own token 1.
+    const fresh = limits.check(a, 's', 't', 'p', undefined, () => ({}));
+    globalThis.endedSent = [];
+    // The calls of the trapped instance end: nothing reaches the fresh one.
+    for (const token of old) limits.release(a, token);
+    limits.check(a, 's', 't', 'p', undefined, () => ({}));
+    const afterOld = { ended: globalThis.endedSent.slice(), released: globalThis.released ?? [] };
+    // The fresh instance's call ends: its token rides with the next check.
+    limits.release(a, fresh);
+    limits.check(a, 's', 't', 'p', undefined, () => ({}));
+    console.log(JSON.stringify({ distinct: old.every((t) => t !== fresh), afterOld, endedNext: globalThis.endedSent.at(-1) }));
+  `);
+  assert.deepEqual(seen, { distinct: true, afterOld: { ended: [0], released: [] }, endedNext: 1 });
 });
