@@ -50,12 +50,11 @@ pub const MAX_KEYS: usize = 10_000;
 /// full, a flood of new keys does not walk it on every call.
 const FULL_PRUNE_MS: f64 = 1000.0;
 
-/// A compiled limit.
+/// A compiled limit. What every check reads comes first (`repr(C)` keeps the order): the
+/// matcher and the id are read when the limit is compiled, matched or passed.
 #[derive(Debug, Clone)]
+#[repr(C)]
 pub struct Limit {
-    pub(crate) matcher: Matcher,
-    /// What it counts apart: an index of [`PER`].
-    pub(crate) per: usize,
     /// `max` (calls per window), `budget` (cost per window), `concurrency` (calls in flight);
     /// `0.0` when not given.
     pub(crate) bounds: [f64; 3],
@@ -63,15 +62,18 @@ pub struct Limit {
     pub(crate) window: f64,
     /// What a call costs against `budget`: `Ok` a number, `Err` a JS function's handle.
     pub(crate) cost: Result<f64, u32>,
-    /// `onExceeded: 'ask'`.
-    pub(crate) ask: bool,
-    pub(crate) id: Option<String>,
+    /// What it counts apart: an index of [`PER`].
+    pub(crate) per: usize,
     /// The key of its state in the book: `=<id>`, or `#<index>` without an id, so counts carry
     /// over when the same policy is configured again. Shared (an `Rc`) with the state and the
     /// calls in flight it counts, which clone it at no cost.
     pub(crate) identity: Rc<str>,
     /// Where the book last found its state (a guess, checked at each use).
     hint: Cell<usize>,
+    /// `onExceeded: 'ask'`.
+    pub(crate) ask: bool,
+    pub(crate) matcher: Matcher,
+    pub(crate) id: Option<String>,
 }
 
 /// The compiled `limits` of a policy.
@@ -338,24 +340,28 @@ pub struct Held {
     key_at: usize,
 }
 
-/// One key's counts: calls and cost per slot, and calls in flight.
+/// One key's counts: calls and cost per slot, and calls in flight. What a check reads (the
+/// newest slot, the totals, the calls in flight) comes first and each slot's two counts sit
+/// together (`repr(C)` keeps that order), so a check and a count touch few cache lines: a
+/// check of many limits after the rest of a call has run finds little of the book in cache.
 #[derive(Debug, Clone, Default)]
+#[repr(C)]
 struct Counter {
     /// The newest slot counted, in slots since the epoch.
     newest: i64,
-    /// Its position in the ring (`ring_at(newest)`), so counting a call divides nothing.
-    newest_at: usize,
-    calls: [f64; RING],
-    spent: [f64; RING],
     /// What the ring holds, `(calls, cost)`: added to as calls are counted, summed again when
     /// the ring moves (a check reads it without walking the ring).
     total: (f64, f64),
     in_flight: u32,
+    /// The ring position of `newest` (`ring_at(newest)`), so counting a call divides nothing.
+    newest_at: u32,
+    /// Per slot, `(calls, cost)`.
+    ring: [(f64, f64); RING],
 }
 
 /// The ring position of slot `slot` (`rem_euclid` by a positive constant: never a panic).
-fn ring_at(slot: i64) -> usize {
-    usize::try_from(slot.rem_euclid(RING as i64)).unwrap_or(0)
+fn ring_at(slot: i64) -> u32 {
+    u32::try_from(slot.rem_euclid(RING as i64)).unwrap_or(0)
 }
 
 impl Counter {
@@ -373,19 +379,16 @@ impl Counter {
             let mut step = self.newest;
             while step < slot && step < self.newest.saturating_add(RING as i64) {
                 step = step.saturating_add(1);
-                let at = ring_at(step);
-                for ring in [&mut self.calls, &mut self.spent] {
-                    if let Some(count) = ring.get_mut(at) {
-                        *count = 0.0;
-                    }
+                if let Some(counts) = self.ring.get_mut(ring_at(step) as usize) {
+                    *counts = (0.0, 0.0);
                 }
             }
             self.newest = slot;
             self.newest_at = ring_at(slot);
             let (mut calls, mut spent) = (0.0, 0.0);
-            for at in 0..RING {
-                calls += self.calls.get(at).copied().unwrap_or(0.0);
-                spent += self.spent.get(at).copied().unwrap_or(0.0);
+            for (slot_calls, slot_spent) in &self.ring {
+                calls += slot_calls;
+                spent += slot_spent;
             }
             self.total = (calls, spent);
         }
@@ -395,8 +398,7 @@ impl Counter {
     /// Counts a call of cost `cost` in the newest slot.
     #[allow(clippy::arithmetic_side_effects)] // floating point: no overflow
     fn add(&mut self, cost: f64) {
-        let at = self.newest_at;
-        if let (Some(calls), Some(spent)) = (self.calls.get_mut(at), self.spent.get_mut(at)) {
+        if let Some((calls, spent)) = self.ring.get_mut(self.newest_at as usize) {
             *calls += 1.0;
             *spent += cost;
         }
@@ -407,6 +409,7 @@ impl Counter {
 
 /// The counts of one limit.
 #[derive(Debug, Clone)]
+#[repr(C)] // its header, then the anonymous counter's hot fields: a check reads both together
 struct LimitState {
     identity: Rc<str>,
     per: usize,
