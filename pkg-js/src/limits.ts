@@ -25,70 +25,84 @@ export type { LimitCost, PolicyLimit } from './types/policy-types.js';
 
 let compiled: WebAssembly.Module | undefined;
 let memory: WebAssembly.Memory | undefined;
-/** Each client's id in the module, and the limits it was sent (to send again to a new instance). */
-const ids = new WeakMap<LimitsClient, number>();
-const sent = new Map<number, Uint8Array>();
+/** The next client id in the module (ids are never reused). */
 let nextId = 0;
 /**
- * What the live instance answered for each client's tools (by server, then name): the number it
- * knows the tool by, doubled, plus 1 when a limit selects it (`limitsTool`).
+ * Counts the module's per-client states ever made (one per client and instance): a call's token
+ * carries the one that counted it, so that a token from before a trap, or from before the
+ * client's limits were removed and set again, never releases a place in a state made since.
  */
-let tools = new Map<number, Map<string, Map<string, number>>>();
-/** The principal each client's last check gave the live instance (which keeps it): a check of the same one does not send it again. */
-let principals = new Map<number, string | undefined>();
-/**
- * By client id, the token of a call that ended (0: none) whose calls in flight the client's next
- * check ends before it counts: a call's end crosses nothing, and every reader of the counts is a
- * check. A second call ending meanwhile ends its own at once.
- */
-let ended: number[] = [];
-/**
- * How many instances were made. A call's token carries the one that counted it: a fresh instance
- * numbers its tokens afresh, so a token of the one before must never release a place in it.
- */
-let generation = 0;
-/** Tokens are `generation * TOKEN_SPAN + the instance's own token` (the module's are `u32`). */
+let epochs = 0;
+/** Tokens are `epoch * TOKEN_SPAN + the state's own token` (the module's are `u32`). */
 const TOKEN_SPAN = 2 ** 32;
+/** A principal no check has sent yet (the module's state holds none it can match). */
+const UNSENT = Symbol('unsent');
 
-/** The token a call holds for the instance's answer `answer` (0: it holds no place). */
-const tokenOf = (answer: number): number => (answer === 0 ? 0 : generation * TOKEN_SPAN + answer);
+/** What this entry keeps of one client, on the client (`LimitsClient.limitsSlot`). */
+interface Slot {
+  /** The client's id in the module. */
+  readonly id: number;
+  /** The limits it was given (wire-encoded), sent again to a fresh instance. */
+  limits: Uint8Array;
+  /** Its state in the live instance (see `epochs`); 0: it has none there yet. */
+  epoch: number;
+  /** What the instance answered for its tools (by server, then name): `limitsTool`'s number. */
+  tools: Map<string, Map<string, number>>;
+  /** The last tool asked (a call asks twice: when it begins, and at its limits step). */
+  server: string;
+  tool: string;
+  number: number;
+  /** The principal its last check gave the instance (which keeps it): the same one is not sent again. */
+  principal: string | undefined | typeof UNSENT;
+  /**
+   * The token of a call that ended (0: none) whose calls in flight the client's next check ends
+   * before it counts: a call's end crosses nothing, and every reader of the counts is a check. A
+   * second call ending meanwhile ends its own at once.
+   */
+  ended: number;
+}
 
-/** The instance: made (and every client's limits compiled again) on first crossing, and again after a trap. */
+/** The instance: made on first crossing, and again after a trap (each client's state then made afresh by `live`). */
 const instance = new TrapGuard(() => {
   compiled ??= new WebAssembly.Module(unlzma(decodeBase64(WASM_LZMA_BASE64)) as BufferSource);
   memory = glue.initSync({ module: compiled }).memory;
-  tools = new Map();
-  principals = new Map();
-  ended = [];
-  generation += 1;
-  last = undefined;
-  for (const [id, limits] of sent) glue.limitsSet(id, limits);
+  instanceEpoch = epochs + 1;
 });
+/** The first epoch of the live instance: a slot with an older one has no state in it. */
+let instanceEpoch = 0;
 
 /** Runs one crossing on the live instance (made if none is); a trap marks it dead and throws. */
 const guard = <T>(crossing: () => T): T => instance.run(crossing);
 
-function idOf(w: LimitsClient): number {
-  let id = ids.get(w);
-  if (id === undefined) ids.set(w, (id = nextId++));
-  return id;
+/**
+ * Client `w`'s slot with a state in the live instance (made, and a fresh instance first, when
+ * missing: the counts of a trapped instance start afresh).
+ */
+function live(w: LimitsClient): Slot | undefined {
+  const slot = w.limitsSlot as Slot | undefined;
+  instance.open();
+  if (slot !== undefined && slot.epoch < instanceEpoch) {
+    const answer = decode(guard(() => glue.limitsSet(slot.id, slot.limits))) as ConfigureAnswer | Refused;
+    if (!answer.ok) throw configurationError(answer.error);
+    slot.epoch = ++epochs;
+    slot.tools = new Map();
+    slot.tool = '';
+    slot.principal = UNSENT;
+    slot.ended = 0;
+  }
+  return slot;
 }
 
-/** The last answer `toolOf` gave (a call asks twice: when it begins, and at its limits step). */
-let last: { id: number; server: string; tool: string; number: number } | undefined;
-
-/** `limitsTool`'s answer for client `id`'s tool `tool` on `server`, asked once per limits set. */
-function toolOf(id: number, server: string, tool: string): number {
-  // A fresh instance first when the last one trapped (the tools' numbers are its own).
-  instance.open();
-  if (last !== undefined && last.id === id && last.tool === tool && last.server === server) return last.number;
-  let servers = tools.get(id);
-  if (servers === undefined) tools.set(id, (servers = new Map()));
-  let known = servers.get(server);
-  if (known === undefined) servers.set(server, (known = new Map()));
+/** `limitsTool`'s answer for tool `tool` on `server` (asked once per limits set). */
+function toolOf(slot: Slot, server: string, tool: string): number {
+  if (slot.tool === tool && slot.server === server && tool !== '') return slot.number;
+  let known = slot.tools.get(server);
+  if (known === undefined) slot.tools.set(server, (known = new Map()));
   let number = known.get(tool);
-  if (number === undefined) known.set(tool, (number = guard(() => glue.limitsTool(id, server, tool))));
-  last = { id, server, tool, number };
+  if (number === undefined) known.set(tool, (number = guard(() => glue.limitsTool(slot.id, server, tool))));
+  slot.server = server;
+  slot.tool = tool;
+  slot.number = number;
   return number;
 }
 
@@ -107,33 +121,39 @@ async function costOf(w: LimitsClient, handle: number, call: PolicyCall): Promis
   }
 }
 
-/** One `limitsCheck` crossing for client `id`'s tool `number`; `costs` as it takes them. */
-function checkOnce(w: LimitsClient, id: number, number: number, principal: string | undefined, count: boolean, costs: Float64Array | undefined): number {
+/** One `limitsCheck` crossing for the slot's tool `number`; `costs` as it takes them. */
+function checkOnce(w: LimitsClient, slot: Slot, number: number, principal: string | undefined, count: boolean, costs: Float64Array | undefined, now = w.settings.clock()): number {
   // The instance keeps the last principal it was given: only a new one crosses.
-  const same = principals.has(id) && principals.get(id) === principal;
-  const release = ended[id] ?? 0;
-  if (release !== 0) ended[id] = 0;
+  const same = slot.principal === principal;
+  const release = slot.ended;
+  slot.ended = 0;
   try {
-    const answer = glue.limitsCheck(id, number, same ? undefined : principal, same, w.settings.clock(), count, costs, release);
-    principals.set(id, principal);
+    const answer = glue.limitsCheck(slot.id, number, same ? undefined : principal, same, now, count, costs, release);
+    slot.principal = principal;
     return answer;
   } catch (err) {
     // Refused before it ran (not a trap): the ended call's places are still to end.
-    if (release !== 0 && !isTrap(err)) ended[id] = release;
+    if (!isTrap(err)) slot.ended = release;
     // The call fails closed (as data); after a trap the next check makes a fresh instance.
-    principals.delete(id);
+    slot.principal = UNSENT;
     throw instance.failed(err);
   }
 }
+
+/** The token a call holds for the instance's answer `answer` (0: it holds no place). */
+const tokenOf = (slot: Slot, answer: number): number => (answer === 0 ? 0 : slot.epoch * TOKEN_SPAN + answer);
 
 /**
  * What a check that did not pass at once comes to: the decision of the limit it would pass, or
  * the cost functions it needs asked (in turn; `costs` holds their answers) and a check again.
  */
-function settle(w: LimitsClient, id: number, server: string, tool: string, principal: string | undefined, signal: AbortSignal | undefined, call: (() => PolicyCall) | undefined, answer: number, costs: number[]): LimitsChecked | Promise<LimitsChecked> {
+function settle(w: LimitsClient, server: string, tool: string, principal: string | undefined, signal: AbortSignal | undefined, call: (() => PolicyCall) | undefined, answer: number, costs: number[]): LimitsChecked | Promise<LimitsChecked> {
   for (;;) {
-    if (answer >= 0) return tokenOf(answer);
-    if (answer === -1) return [StepReport.Invalid, decode(guard(() => glue.limitsHit(id)))];
+    // The slot again: the instance may have been replaced while a cost function ran.
+    const slot = live(w);
+    if (slot === undefined) return 0;
+    if (answer >= 0) return tokenOf(slot, answer);
+    if (answer === -1) return [StepReport.Invalid, decode(guard(() => glue.limitsHit(slot.id)))];
     const handle = -2 - answer;
     // A dry run calls no cost function: it counts as failed (fail closed).
     if (call === undefined) costs.push(handle, NaN);
@@ -141,52 +161,58 @@ function settle(w: LimitsClient, id: number, server: string, tool: string, princ
       return costOf(w, handle, call()).then((cost): LimitsChecked | Promise<LimitsChecked> => {
         if (signal?.aborted) return [StepReport.Aborted, undefined];
         costs.push(handle, cost);
-        // The tool's number again: the instance may have been replaced while the function ran.
-        const again = checkOnce(w, id, Math.floor(toolOf(id, server, tool) / 2), principal, true, new Float64Array(costs));
-        return settle(w, id, server, tool, principal, signal, call, again, costs);
+        const fresh = live(w);
+        if (fresh === undefined) return 0;
+        const again = checkOnce(w, fresh, Math.floor(toolOf(fresh, server, tool) / 2), principal, true, new Float64Array(costs));
+        return settle(w, server, tool, principal, signal, call, again, costs);
       });
-    answer = checkOnce(w, id, Math.floor(toolOf(id, server, tool) / 2), principal, false, new Float64Array(costs));
+    answer = checkOnce(w, slot, Math.floor(toolOf(slot, server, tool) / 2), principal, false, new Float64Array(costs));
   }
 }
 
 const limitsModule: LimitsModule = {
   set(w, limits) {
-    const id = idOf(w);
+    const slot = w.limitsSlot as Slot | undefined;
     if (limits === undefined) {
-      sent.delete(id);
-      tools.delete(id);
-      principals.delete(id);
-      ended[id] = 0;
-      last = undefined;
-      if (instance.live) guard(() => glue.limitsDrop(id));
+      w.limitsSlot = undefined;
+      if (slot !== undefined && slot.epoch >= instanceEpoch && instance.live) guard(() => glue.limitsDrop(slot.id));
       return;
     }
+    const id = slot?.id ?? nextId++;
+    instance.open();
     const answer = decode(guard(() => glue.limitsSet(id, limits))) as ConfigureAnswer | Refused;
     if (!answer.ok) throw configurationError(answer.error);
-    sent.set(id, limits);
-    // Which limits select each tool is found again (the numbers stay).
-    tools.delete(id);
-    last = undefined;
+    if (slot === undefined || slot.epoch < instanceEpoch) {
+      // A state made afresh in the module (a new client, or one whose state a trap took).
+      w.limitsSlot = { id, limits, epoch: ++epochs, tools: new Map(), server: '', tool: '', number: 0, principal: UNSENT, ended: 0 } satisfies Slot;
+    } else {
+      // The same state, its counts kept; which limits select each tool is found again (the numbers stay).
+      slot.limits = limits;
+      slot.tools = new Map();
+      slot.tool = '';
+    }
   },
   selects(w, server, tool) {
-    return (toolOf(idOf(w), server, tool) & 1) === 1;
+    const slot = live(w);
+    return slot !== undefined && (toolOf(slot, server, tool) & 1) === 1;
   },
-  check(w, server, tool, principal, signal, call) {
-    const id = idOf(w);
+  check(w, server, tool, principal, signal, call, now) {
+    const slot = live(w);
+    // Limits removed while the call was in flight: it is within them.
+    if (slot === undefined) return 0;
     // The tool crosses by the number the module gave it, not by name: every call comes here.
-    const number = Math.floor(toolOf(id, server, tool) / 2);
-    const answer = checkOnce(w, id, number, principal, call !== undefined, undefined);
+    const answer = checkOnce(w, slot, Math.floor(toolOf(slot, server, tool) / 2), principal, call !== undefined, undefined, now);
     // Within every limit: the common case, answered without more.
-    return answer >= 0 ? tokenOf(answer) : settle(w, id, server, tool, principal, signal, call, answer, []);
+    return answer >= 0 ? tokenOf(slot, answer) : settle(w, server, tool, principal, signal, call, answer, []);
   },
   release(w, token) {
-    // Nothing to release in an instance made since the call was counted (a trap started the
-    // counts afresh, and its tokens mean other calls).
-    if (!instance.live || Math.floor(token / TOKEN_SPAN) !== generation) return;
-    const id = idOf(w);
+    const slot = w.limitsSlot as Slot | undefined;
+    // Nothing to release in a state made since the call was counted (a trap, or limits removed
+    // and set again, started the counts afresh, and its tokens mean other calls).
+    if (slot === undefined || !instance.live || slot.epoch < instanceEpoch || Math.floor(token / TOKEN_SPAN) !== slot.epoch) return;
     const own = token % TOKEN_SPAN;
-    if ((ended[id] ?? 0) === 0) ended[id] = own;
-    else guard(() => glue.limitsRelease(id, own));
+    if (slot.ended === 0) slot.ended = own;
+    else guard(() => glue.limitsRelease(slot.id, own));
   },
 };
 

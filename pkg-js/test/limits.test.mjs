@@ -171,6 +171,27 @@ describe('limits in the package', () => {
     assert.equal((await invokeTool('send_message', {}, { principal: 'agent-1' })).ok, true);
   });
 
+  test('a call is counted at the time its policy was asked: the clock is read once for both', async () => {
+    // A clock that moves 1 000 ms at every read, against a limit whose window is one slot wide
+    // per read: were the limits to read the clock again, every call would be counted a slot later
+    // than policy saw it. What is pinned: one read per call, and both steps see that read.
+    const reads = [];
+    let now = 0;
+    const t = define(() => 'ran', { name: 'tick' });
+    const other = define(() => 'ran', { name: 'warm' });
+    await t.register();
+    await other.register();
+    configureWebMCP({ policy: withLimits({ default: 'allow', limits: [{ match: 'tick', max: 1, window: 8_000, id: 'one' }] }), clock: () => (reads.push(now), (now += 1_000) - 1_000) });
+    // The first call of a page loads what calls share (it awaits): then the limits read the clock again.
+    assert.equal((await invokeTool('warm', {})).ok, true);
+    reads.length = 0;
+    assert.equal((await invokeTool('tick', {})).ok, true);
+    assert.equal(reads.length, 1, 'one read of the clock for the call');
+    const refused = await invokeTool('tick', {});
+    assert.equal(refused.error?.reason, 'limit');
+    assert.equal(reads.length, 2);
+  });
+
   test('a cost function gets the frozen final arguments and the call; a throw, a timeout or no number fails closed', async () => {
     const seen = [];
     const costs = [5, 'x', NaN, -1, () => { throw new Error('boom'); }, () => new Promise(() => {}), 2];

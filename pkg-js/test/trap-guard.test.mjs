@@ -164,7 +164,7 @@ test('the lint module: a lint that traps throws, and the next lint runs on a fre
   assert.deepEqual(seen, { before: true, trapped: true, after: true, made: 2 });
 });
 
-test("the limits module: a crossing that traps throws; the fresh instance gets every client's limits again", () => {
+test("the limits module: a crossing that traps throws; the fresh instance gets each client's limits again before that client's next crossing", () => {
   const seen = withStandInGlue(`
     import { withLimits } from ${dist('limits.js')};
     import { limitsHook } from ${dist('client/limits-hook.js')};
@@ -178,10 +178,13 @@ test("the limits module: a crossing that traps throws; the fresh instance gets e
     let trapped = false;
     try { engine.selects(b, 's', 't'); } catch (err) { trapped = err instanceof WebAssembly.RuntimeError; }
     const after = engine.selects(b, 's', 't');
-    console.log(JSON.stringify({ before, trapped, after, made: globalThis.made.limits, sent: globalThis.sent }));
+    const sentAfterB = globalThis.sent.slice();
+    const afterA = engine.selects(a, 's', 't');
+    console.log(JSON.stringify({ before, trapped, after, afterA, made: globalThis.made.limits, sentAfterB, sent: globalThis.sent }));
   `);
-  // Client a's and b's limits are sent once each, then again to the fresh instance.
-  assert.deepEqual(seen, { before: true, trapped: true, after: true, made: 2, sent: [0, 1, 0, 1] });
+  // Client a's and b's limits are sent once each; then, to the fresh instance, b's as b crosses
+  // next, and a's as a does.
+  assert.deepEqual(seen, { before: true, trapped: true, after: true, afterA: true, made: 2, sentAfterB: [0, 1, 1], sent: [0, 1, 1, 0] });
 });
 
 test("the limits module: a call counted by an instance that trapped releases nothing in the fresh one", () => {
@@ -210,4 +213,30 @@ test("the limits module: a call counted by an instance that trapped releases not
     console.log(JSON.stringify({ distinct: old.every((t) => t !== fresh), afterOld, endedNext: globalThis.endedSent.at(-1) }));
   `);
   assert.deepEqual(seen, { distinct: true, afterOld: { ended: [0], released: [] }, endedNext: 1 });
+});
+
+test('the limits module: a call counted before its client\'s limits were removed and set again releases nothing in the new state', () => {
+  const seen = withStandInGlue(`
+    import { withLimits } from ${dist('limits.js')};
+    import { limitsHook } from ${dist('client/limits-hook.js')};
+    withLimits({});
+    const limits = limitsHook.module;
+    const a = { settings: { clock: () => 0, hookTimeout: 1000 }, predicates: { table: [] }, limitsSlot: undefined };
+    limits.set(a, new Uint8Array([0]));
+    globalThis.tokens = true;
+    const old = limits.check(a, 's', 't', 'p', undefined, () => ({}));
+    // The policy loses its limits, then gets them back: the module makes the client a new state.
+    limits.set(a, undefined);
+    limits.set(a, new Uint8Array([0]));
+    const fresh = limits.check(a, 's', 't', 'p', undefined, () => ({}));
+    globalThis.endedSent = [];
+    limits.release(a, old);
+    limits.check(a, 's', 't', 'p', undefined, () => ({}));
+    const afterOld = globalThis.endedSent.slice();
+    limits.release(a, fresh);
+    limits.check(a, 's', 't', 'p', undefined, () => ({}));
+    console.log(JSON.stringify({ ids: globalThis.sent, afterOld, endedNext: globalThis.endedSent.at(-1), distinct: old !== fresh }));
+  `);
+  // The new state has an id of its own; the old call's token reaches nothing, the new one's does.
+  assert.deepEqual(seen, { ids: [0, 1], afterOld: [0], endedNext: 2, distinct: true });
 });

@@ -243,6 +243,8 @@ export class ClientState {
   limits: LimitsModule | undefined = undefined;
   /** The policy's `limits` as the limits module was given them (wire-encoded), while it has some. */
   limitsSpec: Uint8Array | undefined = undefined;
+  /** What the limits module keeps of this client (its id there, its tools' numbers …), while it has limits. */
+  limitsSlot: object | undefined = undefined;
   /** A grant for exactly some arguments may be in the book: policy steps send the arguments' digest. */
   exactGrants = false;
 

@@ -4,10 +4,15 @@
 // nothing at run time.
 import type { PolicyCall } from '../types/policy-types.js';
 
-/** What the limits module reads of a client (a `ClientState`): its clock, its deadline for page functions, its functions. */
+/**
+ * What the limits module reads of a client (a `ClientState`): its clock, its deadline for page
+ * functions, its functions; and where it keeps its own state for the client.
+ */
 export interface LimitsClient {
   readonly settings: { clock: () => number; hookTimeout: number };
   readonly predicates: { readonly table: readonly unknown[] };
+  /** The limits module's state for this client (its own type: `webmcp-warden/limits` reads it), while it has limits. */
+  limitsSlot: object | undefined;
 }
 
 /**
@@ -30,9 +35,10 @@ export interface LimitsModule {
   /**
    * Checks a call of tool `tool` on `server` for `principal` against `w`'s limits and counts it.
    * `call` gives what cost functions get; without it (a dry run) nothing is counted and no cost
-   * function is called (it counts as failed).
+   * function is called (it counts as failed). `now`: the time on `w`'s clock to count the call
+   * at, when the caller has just read it (else the clock is read).
    */
-  check(w: LimitsClient, server: string, tool: string, principal: string | undefined, signal: AbortSignal | undefined, call: (() => PolicyCall) | undefined): LimitsChecked | Promise<LimitsChecked>;
+  check(w: LimitsClient, server: string, tool: string, principal: string | undefined, signal: AbortSignal | undefined, call: (() => PolicyCall) | undefined, now?: number): LimitsChecked | Promise<LimitsChecked>;
   /** Ends the calls in flight of a call that held `token`. */
   release(w: LimitsClient, token: number): void;
 }

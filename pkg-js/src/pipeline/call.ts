@@ -157,6 +157,11 @@ class CallRun {
    * a hook ran since (-1: unknown). Only the run loop's hook steps read and set it.
    */
   #clock = -1;
+  /**
+   * The time (the client's clock) policy was asked at, while no await has passed since: the
+   * limits check that follows counts the call at that time rather than reading the clock again.
+   */
+  #policyNow: number | undefined = undefined;
   /** The facts and payload `#report` read from the last performed step. */
   #reportedFacts = 0;
   #reportedPayload: Record<string, unknown> | undefined;
@@ -318,8 +323,11 @@ class CallRun {
         if (typeof next === 'number') action = next;
         else {
           action = await next;
-          // Time passed and other code ran: the next hook reads the clock itself.
+          // Time passed and other code ran: the next hook reads the clock itself, as does a
+          // limits check after any step but policy's own (which reads the clock last, after its
+          // own awaits).
           this.#clock = -1;
+          if (op !== Op.EvaluatePolicy) this.#policyNow = undefined;
         }
       }
     } catch (err) {
@@ -587,7 +595,8 @@ class CallRun {
     await ensureGrants(this.#w);
     if (!this.#current()) throw new CoreTrapped('the core was restarted during this call');
     if (this.#about === undefined) this.#w.noteBaseline(this.#tool.coreTool, false);
-    const facts: Record<string, unknown> = { taint: [...this.#taint], nowMs: this.#w.settings.clock() };
+    const nowMs = (this.#policyNow = this.#w.settings.clock());
+    const facts: Record<string, unknown> = { taint: [...this.#taint], nowMs };
     // Encoded (copied) as it is sent: the core never hands it back.
     if (what & 1) facts.arguments = this.#argsValue;
     // A grant for exactly some arguments is found by their digest.
@@ -624,7 +633,7 @@ class CallRun {
     const extras = extrasChunk.loaded;
     if (limits && extras === undefined) return extrasChunk.load().then(() => this.#checkLimits());
     // Limits removed while the call was in flight: it is within them.
-    return limits && extras ? limits.check(this.#w, this.#serverId, this.#tool.contract.name, this.#options.principal, this.#signal, () => this.#policyCall(undefined, extras)) : 0;
+    return limits && extras ? limits.check(this.#w, this.#serverId, this.#tool.contract.name, this.#options.principal, this.#signal, () => this.#policyCall(undefined, extras), this.#policyNow) : 0;
   }
 
   /**
