@@ -296,6 +296,14 @@ pub struct Hit {
 }
 
 impl Hit {
+    /// Limit `limit` (number `index`) passed on bound `kind`.
+    #[cold]
+    #[inline(never)]
+    fn of(index: usize, limit: &Limit, kind: &'static str, used: f64, max: f64) -> Hit {
+        let per = PER.get(limit.per).copied().unwrap_or_default();
+        Hit { index, id: limit.id.clone(), ask: limit.ask, kind, per, used, max }
+    }
+
     /// The limit's decision as the core reads it (`Decision::by_limit`): `{ ask, index, id?,
     /// explanation, limit: { kind, per, used, max } }`. The explanation says how much of what
     /// the key used: `Denied by limits[0] ("rate"): 2 of 2 calls used per principal.`
@@ -376,23 +384,31 @@ impl Counter {
     #[allow(clippy::arithmetic_side_effects)] // floating point: no overflow
     fn advance(&mut self, slot: i64) -> (f64, f64) {
         if slot > self.newest {
-            let mut step = self.newest;
-            while step < slot && step < self.newest.saturating_add(RING as i64) {
-                step = step.saturating_add(1);
-                if let Some(counts) = self.ring.get_mut(ring_at(step) as usize) {
-                    *counts = (0.0, 0.0);
-                }
-            }
-            self.newest = slot;
-            self.newest_at = ring_at(slot);
-            let (mut calls, mut spent) = (0.0, 0.0);
-            for (slot_calls, slot_spent) in &self.ring {
-                calls += slot_calls;
-                spent += slot_spent;
-            }
-            self.total = (calls, spent);
+            self.move_to(slot);
         }
         self.total
+    }
+
+    /// Moves the ring on to `slot` (newer than the newest): [`Counter::advance`]'s rare part.
+    #[cold]
+    #[inline(never)]
+    #[allow(clippy::arithmetic_side_effects)] // floating point: no overflow
+    fn move_to(&mut self, slot: i64) {
+        let mut step = self.newest;
+        while step < slot && step < self.newest.saturating_add(RING as i64) {
+            step = step.saturating_add(1);
+            if let Some(counts) = self.ring.get_mut(ring_at(step) as usize) {
+                *counts = (0.0, 0.0);
+            }
+        }
+        self.newest = slot;
+        self.newest_at = ring_at(slot);
+        let (mut calls, mut spent) = (0.0, 0.0);
+        for (slot_calls, slot_spent) in &self.ring {
+            calls += slot_calls;
+            spent += slot_spent;
+        }
+        self.total = (calls, spent);
     }
 
     /// Counts a call of cost `cost` in the newest slot.
@@ -421,6 +437,13 @@ struct LimitState {
 }
 
 impl LimitState {
+    /// Counts key `key` from now on, at `at` (where `find` said it goes); answers where it went.
+    #[cold]
+    #[inline(never)]
+    fn insert(&mut self, at: usize, key: &str, slot: i64) -> usize {
+        self.named.insert_at(at, key.into(), Counter::starting(slot))
+    }
+
     fn fits(&self, limit: &Limit) -> bool {
         (Rc::ptr_eq(&self.identity, &limit.identity) || self.identity == limit.identity) && self.per == limit.per && self.window == limit.window
     }
@@ -504,6 +527,7 @@ impl FoundFor {
         self.valid && self.layout == layout && self.matched == matched && self.principal.as_deref() == facts.principal && self.tool == facts.tool
     }
 
+    #[inline(never)]
     fn set(&mut self, layout: u64, matched: &[usize], facts: &LimitFacts<'_>) {
         self.valid = true;
         self.layout = layout;
@@ -580,6 +604,16 @@ impl LimitBook {
         self.layout = self.layout.wrapping_add(1);
     }
 
+    /// Where `limit`'s counts for the call are: its state's index and its key's place (`find`'s
+    /// answer; `None`: the anonymous counter). Out of line: a call of the same shape as the last
+    /// one does not look them up, and the check's loop stays small.
+    #[inline(never)]
+    fn place_of(&mut self, limit: &Limit, facts: &LimitFacts<'_>) -> (usize, Option<Result<usize, usize>>) {
+        let state_at = self.state_at(limit);
+        let key = key_of(limit, facts);
+        (state_at, key.map(|key| self.states.get(state_at).map_or(Err(0), |state| state.named.find(key))))
+    }
+
     /// Where the state of `limit` is (where it was last found, else looked up), made when missing.
     fn state_at(&mut self, limit: &Limit) -> usize {
         let mut at = limit.hint.get();
@@ -600,6 +634,8 @@ impl LimitBook {
     }
 
     /// Drops keys with nothing counted and no call in flight; answers how many went.
+    #[cold]
+    #[inline(never)]
     pub fn prune(&mut self, now_ms: f64) -> usize {
         let before = self.keys;
         for state in &mut self.states {
@@ -662,11 +698,7 @@ impl LimitBook {
             let before = found.get(entry).filter(|&&(state_at, _, _)| known && self.states.get(state_at).is_some_and(|state| state.fits(limit)));
             let (state_at, at) = match before {
                 Some(&(state_at, at, _)) => (state_at, at),
-                None => {
-                    let state_at = self.state_at(limit);
-                    let key = key_of(limit, facts);
-                    (state_at, key.map(|key| self.states.get(state_at).map_or(Err(0), |state| state.named.find(key))))
-                }
+                None => self.place_of(limit, facts),
             };
             let Some(state) = self.states.get_mut(state_at) else {
                 self.found = found;
@@ -712,8 +744,7 @@ impl LimitBook {
             // The first deny limit decides; an ask limit only until a deny limit is found.
             if let Some((kind, used, max)) = over {
                 if hit.as_ref().is_none_or(|first| first.ask && !limit.ask) {
-                    let per = PER.get(limit.per).copied().unwrap_or_default();
-                    hit = Some(Hit { index, id: limit.id.clone(), ask: limit.ask, kind, per, used, max });
+                    hit = Some(Hit::of(index, limit, kind, used, max));
                 }
             }
         }
@@ -738,7 +769,7 @@ impl LimitBook {
                         self.keys = self.keys.saturating_add(1);
                         // The keys after it move: the next check finds its places again.
                         self.layout = self.layout.wrapping_add(1);
-                        let at = state.named.insert_at(at, key.into(), Counter::starting(slot));
+                        let at = state.insert(at, key, slot);
                         (at, state.named.get_at_mut(at))
                     }
                     _ => (usize::MAX, None),
@@ -770,15 +801,21 @@ impl LimitBook {
                 None => Some(&mut state.anonymous),
                 Some(key) => state.named.get_at_mut(*key_at).filter(|(known, _)| Rc::ptr_eq(known, key)).map(|(_, counter)| counter),
             });
-            if let Some(counter) = there {
-                counter.in_flight = counter.in_flight.saturating_sub(1);
-                continue;
+            match there {
+                Some(counter) => counter.in_flight = counter.in_flight.saturating_sub(1),
+                None => self.release_moved(identity, key.as_deref()),
             }
-            for state in &mut self.states {
-                if Rc::ptr_eq(&state.identity, identity) {
-                    if let Some((_, counter)) = state.counter(key.as_deref(), false, 0, &mut false) {
-                        counter.in_flight = counter.in_flight.saturating_sub(1);
-                    }
+        }
+    }
+
+    /// Ends a call in flight of key `key` of the state `identity` names, wherever it is now.
+    #[cold]
+    #[inline(never)]
+    fn release_moved(&mut self, identity: &Rc<str>, key: Option<&str>) {
+        for state in &mut self.states {
+            if Rc::ptr_eq(&state.identity, identity) {
+                if let Some((_, counter)) = state.counter(key, false, 0, &mut false) {
+                    counter.in_flight = counter.in_flight.saturating_sub(1);
                 }
             }
         }
