@@ -482,3 +482,86 @@ fn places_found_before_follow_keys_that_moved() {
     book.release(&other);
     assert!(matches!(count(&mut book, &policy, "a", 8.0), Verdict::Pass(_)));
 }
+
+/// The places a check reuses change no verdict: a book checked as a page checks it, and one
+/// whose places are found afresh before every check (`align` to the same limits keeps the
+/// counts), go through the same long run of calls, releases, principals, tools and times, some
+/// going back, and answer the same every time.
+#[test]
+fn reused_places_answer_as_places_found_afresh() {
+    let policy = limits(json!([
+        { "per": "principal", "max": 2, "window": 1000, "id": "rate" },
+        { "per": "tool", "concurrency": 2, "id": "busy" },
+        { "per": "page", "budget": 300, "cost": 3, "window": 5000 },
+        { "match": "a*", "per": "principal", "concurrency": 1, "max": 9, "window": 700, "onExceeded": "ask" },
+        { "per": "principal", "concurrency": 3 },
+    ]));
+    let (mut reused, mut afresh) = (LimitBook::new(), LimitBook::new());
+    reused.align(policy.list());
+    afresh.align(policy.list());
+    let principals = ["p", "a", "zed", "b", "m"];
+    let tools = ["alpha", "beta", "apex"];
+    let mut held: Vec<(Vec<Held>, Vec<Held>)> = Vec::new();
+    let mut seed = 0x2545_f491_u64;
+    let mut next = |n: u64| {
+        seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        (seed >> 33) % n
+    };
+    let mut now = 0.0;
+    let mut shape = (0, 0);
+    for step in 0..20_000 {
+        // Runs of calls of the same shape (what the places serve), broken now and then.
+        if next(8) == 0 {
+            shape = (next(principals.len() as u64) as usize, next(tools.len() as u64) as usize);
+        }
+        now += match next(10) {
+            0 => -50.0,
+            1..=6 => 0.0,
+            _ => next(400) as f64,
+        };
+        // Pruning drops keys whose window passed: the places after them move.
+        if next(40) == 0 {
+            assert_eq!(reused.prune(now), afresh.prune(now), "step {step}: the same keys pruned");
+        }
+        if next(3) == 0 && !held.is_empty() {
+            let (a, b) = held.swap_remove(next(held.len() as u64) as usize);
+            reused.release(&a);
+            afresh.release(&b);
+            continue;
+        }
+        let (principal, tool) = (principals.get(shape.0).copied(), *tools.get(shape.1).unwrap());
+        let facts = LimitFacts { principal, tool, now_ms: now };
+        let matched = policy.matching("page", tool);
+        let count = next(5) != 0;
+        afresh.align(policy.list());
+        let (a, b) = (reused.check(policy.list(), &matched, &facts, &[], count), afresh.check(policy.list(), &matched, &facts, &[], count));
+        match (a, b) {
+            (Verdict::Pass(a), Verdict::Pass(b)) => {
+                assert_eq!(a.len(), b.len(), "step {step}: the same places held");
+                if !a.is_empty() {
+                    held.push((a, b));
+                }
+            }
+            (a, b) => assert_eq!(a, b, "step {step}: {principal:?} {tool} at {now}"),
+        }
+    }
+    assert!(held.len() < 20_000);
+}
+
+/// Pruning moves the keys after those it drops: a check of the same shape as the one before the
+/// prune finds its key again.
+#[test]
+fn a_prune_between_two_checks_of_the_same_shape_moves_their_places() {
+    let policy = limits(json!([{ "per": "principal", "max": 3, "window": 1000, "id": "rate" }]));
+    let mut book = LimitBook::new();
+    book.align(policy.list());
+    assert!(matches!(count(&mut book, &policy, "a", 0.0), Verdict::Pass(_)));
+    for _ in 0..2 {
+        assert!(matches!(count(&mut book, &policy, "p", 5000.0), Verdict::Pass(_)));
+    }
+    // "a"'s window passed: it goes, and "p" moves to its place.
+    assert_eq!(book.prune(5000.0), 1);
+    assert!(matches!(count(&mut book, &policy, "p", 5000.0), Verdict::Pass(_)), "p's third call");
+    let Verdict::Exceeded(hit) = count(&mut book, &policy, "p", 5000.0) else { panic!("p's fourth call passes its limit") };
+    assert_eq!((hit.kind, hit.used, hit.max), ("calls", 3.0, 3.0));
+}
