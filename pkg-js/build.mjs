@@ -1,4 +1,5 @@
-// Builds the npm package: the Rust core → wasm → wasm-bindgen glue → embedded bytes → tsc.
+// Builds the npm package: the Rust core → wasm → wasm-bindgen glue → embedded bytes, then
+// bundle.mjs: tsc → lib/ and dist/.
 //
 // Why the core's bytes are embedded as base64: `webmcp()` and
 // `configureWebMCP()` to validate and throw synchronously in Node and in browsers, with no
@@ -17,6 +18,7 @@ import { existsSync, readFileSync, readdirSync, writeFileSync, mkdirSync, rmSync
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync, brotliCompressSync, constants as zlib } from 'node:zlib';
+import { compile } from './bundle.mjs';
 
 const pkgDir = dirname(fileURLToPath(import.meta.url));
 const root = join(pkgDir, '..');
@@ -450,6 +452,6 @@ for (const m of report) {
   }
 }
 checkBudget(report);
-rmSync(join(pkgDir, 'dist'), { recursive: true, force: true });
-run(join(root, 'node_modules', '.bin', 'tsc'), ['-p', join(pkgDir, 'tsconfig.json')]);
-console.log('pkg-js built: dist/ and wasm/ are ready for npm pack');
+// The JavaScript: tsc → lib/ (the tree the tests of internals import) and dist/ (what npm ships): bundle.mjs.
+compile();
+console.log('pkg-js built: dist/ and wasm/ are ready for npm pack (lib/ is the tests\' tree)');

@@ -1,7 +1,7 @@
 // Test page for lazy-chunks.test.mjs: the package's browser entry without a bundler; the test
 // decides whether a lazily loaded chunk (../dist/pipeline/pipeline.js, ../dist/shape/shaping.js) downloads.
 // Nothing registers at load.
-import { webmcp } from '../dist/index.js';
+import { webmcp } from '../lib/index.js';
 
 const leaky = webmcp(() => 'se\u200bcret', { name: 'leaky', description: 'Answers with a hidden character.' });
 

@@ -25,20 +25,20 @@ let browser;
 
 before(async () => {
   if (skipReason) return;
-  for (const chunk of ['shape/shape-module.js', 'pipeline/pipeline.js']) assert.ok(existsSync(path.join(pkgRoot, 'dist', chunk)), `pkg-js/dist/${chunk} is missing: build the package first (npm run build / scripts/build.sh)`);
+  for (const chunk of ['shape/shape-module.js', 'pipeline/pipeline.js']) assert.ok(existsSync(path.join(pkgRoot, 'lib', chunk)), `pkg-js/lib/${chunk} is missing: build the package first (npm run build / scripts/build.sh)`);
   served = await startStaticServer(pkgRoot);
   browser = await launchChromium();
 });
 
 /**
- * A fresh page of the test app whose requests for `dist/<chunk>` fail until `online()`; `requests`
+ * A fresh page of the test app whose requests for `lib/<chunk>` fail until `online()`; `requests`
  * counts them.
  */
 async function pageWithout(chunk) {
   const page = await browser.newPage();
   const { page: errors } = watchErrors(page);
   const state = { page, errors, offline: true, requests: 0, online: () => void (state.offline = false) };
-  await page.route(`**/dist/${chunk}`, (route) => {
+  await page.route(`**/lib/${chunk}`, (route) => {
     state.requests++;
     return state.offline ? route.abort('internetdisconnected') : route.continue();
   });

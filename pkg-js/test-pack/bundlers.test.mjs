@@ -54,6 +54,7 @@ test('the packed package installs with vite, esbuild, webpack, webpack-cli, next
  * Vite, unbundled); webpack and Next.js name chunks by id, and there the validation failure is
  * the proof that it loaded.
  */
+/** Loads the app at `url`, checks its schema-checked tool validates; answers the paths the page fetched. */
 async function assertAppWorks(url, { ready = () => window.__status !== undefined, namedChunk = true } = {}) {
   const { page: tab, problems, responses, idle } = await openWatched(url, ready);
   try {
@@ -64,6 +65,7 @@ async function assertAppWorks(url, { ready = () => window.__status !== undefined
     const fetched = responses.map((r) => r.path);
     if (namedChunk) assert.ok(fetched.some((p) => p.includes('warden_validate')), `the validator chunk was loaded: ${fetched.join(', ')}`);
     assert.deepEqual(problems, []);
+    return fetched;
   } finally {
     await tab.close();
   }
@@ -135,14 +137,17 @@ test('webpack 5, no config (webpack-cli, production mode): the validator is a ch
   await serving(out, (url) => assertAppWorks(`${url}/`, { namedChunk: false }));
 });
 
-test('a plain <script type="module"> page, no bundler: dist/ served as is, the package named by an import map', { timeout: 60_000, skip: browserSkip }, async () => {
+test('a plain <script type="module"> page, no bundler: dist/ served as is, the package named by an import map', { timeout: 60_000, skip: browserSkip }, async (t) => {
   assert.ok(project, 'the install step must have succeeded');
   // The import map is an inline script, so the CSP allows it by its hash (and nothing else inline).
   const importMap = JSON.stringify({ imports: { 'webmcp-warden': '/node_modules/webmcp-warden/dist/index.js' } });
   const hash = createHash('sha256').update(importMap).digest('base64');
   mkdirSync(path.join(project, 'plain'));
   writeFileSync(path.join(project, 'plain', 'index.html'), page('/src/main.js', { head: `<script type="importmap">${importMap}</script>` }));
-  await serving(project, (url) => assertAppWorks(`${url}/plain/`), { 'Content-Security-Policy': `${CSP} 'sha256-${hash}'` });
+  const fetched = await serving(project, (url) => assertAppWorks(`${url}/plain/`), { 'Content-Security-Policy': `${CSP} 'sha256-${hash}'` });
+  // How many of the package's modules the page fetched (reported: a bundled dist/ would make it a handful).
+  const modules = fetched.filter((p) => p.includes('/node_modules/webmcp-warden/') && p.endsWith('.js'));
+  t.diagnostic(`the page fetched ${modules.length} of the package's modules: ${modules.map((p) => p.replace(/^.*\/webmcp-warden\//, '')).join(', ')}`);
 });
 
 // Next.js 16 builds with Turbopack by default; `--webpack` is its other bundler, still chosen by

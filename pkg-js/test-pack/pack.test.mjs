@@ -57,8 +57,8 @@ test('npm pack produces a tarball that installs into an empty project', { timeou
   for (const entry of ['dist/index.js', 'dist/index.d.ts', 'dist/react.js', 'dist/react.d.ts', 'dist/testing.js', 'dist/testing.d.ts', 'dist/otel.js', 'dist/otel.d.ts']) {
     assert.ok(files.includes(entry), `the tarball ships ${entry}`);
   }
-  assert.ok(!files.some((f) => f.startsWith('test') || f.startsWith('src/') || f.includes('node_modules')),
-    `only built files are shipped, got: ${files.join(', ')}`);
+  assert.ok(!files.some((f) => f.startsWith('test') || f.startsWith('src/') || f.startsWith('lib/') || f.startsWith('dist-bundled/') || f.includes('node_modules')),
+    `only built files are shipped (not lib/, the tests' tree), got: ${files.join(', ')}`);
   // The npm page: what it is, how to use it, its licence, where it lives.
   for (const page of ['README.md', 'LICENSE']) assert.ok(files.includes(page), `the tarball ships ${page}`);
   const manifest = JSON.parse(readFileSync(path.join(pkgRoot, 'package.json'), 'utf8'));
@@ -101,6 +101,59 @@ console.log(r);
     content: [{ type: 'text', text: '10' }],
     _meta: { 'webmcp-warden/provenance': { serverId: 'page', truncated: false, flags: [] } },
   });
+});
+
+/**
+ * The entries of the package's `exports`, by subpath, but `/otel`: its peer (@opentelemetry/api)
+ * is not installed in this project (test/otel-entry.test.mjs bundles that entry).
+ */
+const ENTRY_SUBPATHS = ['', '/react', '/testing', '/devtools', '/devtools/react', '/forms', '/limits', '/presence'];
+
+test('(a) Node ESM: every entry imports from the installed package; how many modules Node loads for it', { timeout: 60_000 }, (t) => {
+  assert.ok(project, 'the install step must have succeeded');
+  // Node's loader hooks (module.register) see every module the process loads; the child
+  // counts the package's, at import of every entry, and for import + a first governed call.
+  writeFileSync(path.join(project, 'count-hooks.mjs'), `
+let port;
+export function initialize(data) { port = data.port; }
+export async function load(url, context, next) {
+  if (url.includes('/node_modules/webmcp-warden/')) port.postMessage(url);
+  return next(url, context);
+}
+`);
+  writeFileSync(path.join(project, 'count.mjs'), `
+import { register } from 'node:module';
+import { MessageChannel } from 'node:worker_threads';
+const { port1, port2 } = new MessageChannel();
+const loaded = new Set();
+port1.on('message', (url) => loaded.add(url));
+port1.unref();
+register('./count-hooks.mjs', import.meta.url, { data: { port: port2 }, transferList: [port2] });
+// The hooks run on their own thread: a round trip through it after each step flushes its messages.
+const flush = async () => { await import('data:text/javascript,export default 0;'); await new Promise((resolve) => setTimeout(resolve, 20)); };
+const out = {};
+const { webmcp } = await import('webmcp-warden');
+await flush();
+out.atImport = loaded.size;
+const tool = webmcp(({ a, b }) => a + b, { name: 'add', description: 'Adds', hooks: { before: [(ctx) => { ctx.metadata.seen = true; }] } });
+const outcome = await tool.invoke({ a: 1, b: 2 });
+await flush();
+out.firstCall = loaded.size;
+out.answer = outcome.result.content[0].text;
+const entries = {};
+for (const sub of ${JSON.stringify(ENTRY_SUBPATHS)}) entries[sub || '.'] = Object.keys(await import('webmcp-warden' + sub)).length;
+await flush();
+out.entries = entries;
+out.everyEntry = loaded.size;
+out.files = [...loaded].map((url) => url.split('/node_modules/webmcp-warden/').pop());
+console.log(JSON.stringify(out));
+`);
+  const out = JSON.parse(run(process.execPath, ['count.mjs'], project).trim().split('\n').pop());
+  t.diagnostic(`modules Node loads: ${out.atImport} at import('webmcp-warden'), ${out.firstCall} through a first governed call, ${out.everyEntry} for every entry`);
+  assert.equal(out.answer, '3');
+  for (const sub of ENTRY_SUBPATHS) assert.ok(out.entries[sub || '.'] > 0, `webmcp-warden${sub} exports something`);
+  assert.ok(out.files.every((file) => /^(dist|wasm)\//.test(file)), `only dist/ and wasm/ modules: ${out.files.join(', ')}`);
+  assert.ok(out.firstCall >= out.atImport && out.everyEntry >= out.firstCall);
 });
 
 test('(a) Node ESM: a JSON Schema tool validates (the validator module loads from the installed package)', { timeout: 60_000 }, () => {

@@ -17,11 +17,11 @@
 // Build first: `npm run build -w pkg-js`.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { configureWebMCP, normalizeResult } from 'webmcp-warden';
-import { shapeForModel, shapeInCore, shapeReference, shapeStats } from '../dist/shape/shaping.js';
-import { shaperMemoryBytes } from '../dist/shape/shaping.js';
-import { loadPipeline } from '../dist/api/pipeline-loader.js';
-import { toolMaker } from '../test-support/helpers.mjs';
+import { configureWebMCP, normalizeResult } from '../lib/index.js';
+import { shapeForModel, shapeInCore, shapeReference, shapeStats } from '../lib/shape/shaping.js';
+import { shaperMemoryBytes } from '../lib/shape/shaping.js';
+import { loadPipeline } from '../lib/api/pipeline-loader.js';
+import { toolMaker } from '../test-support/lib-helpers.mjs';
 
 // The internal routes are synchronous and need the shaping module loaded, as calls have it (the
 // pipeline chunk loads it, with what it is handed from the entry).
