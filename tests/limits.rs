@@ -453,3 +453,32 @@ fn a_limits_check_aborted_or_junk_never_reaches_the_tool() {
     let next = page.engine.step(call, StepReport::Limited, ReturnFacts::default(), &Value::Null, Signal::Live, 0.0).unwrap();
     assert_eq!(next.op, Op::FinishError);
 }
+
+/// A check of the same limits, principal and tool reuses the places the check before found; a
+/// key inserted before them moves them, and both the next check and the release of a call
+/// counted before the move still reach the principal's own counters.
+#[test]
+fn places_found_before_follow_keys_that_moved() {
+    let policy = limits(json!([{ "per": "principal", "concurrency": 1, "id": "c" }, { "per": "principal", "max": 3, "window": 1000, "id": "r" }]));
+    let mut book = LimitBook::new();
+    book.align(policy.list());
+    let Verdict::Pass(first) = count(&mut book, &policy, "p", 0.0) else { panic!("p's first call") };
+    let Verdict::Exceeded(hit) = count(&mut book, &policy, "p", 1.0) else { panic!("p's call in flight holds its one place") };
+    assert_eq!((hit.kind, hit.used), ("concurrency", 1.0));
+    // "a" sorts before "p": p's counters move one place on.
+    let Verdict::Pass(other) = count(&mut book, &policy, "a", 2.0) else { panic!("a has places of its own") };
+    let Verdict::Exceeded(hit) = count(&mut book, &policy, "p", 3.0) else { panic!("p's call is still in flight") };
+    assert_eq!((hit.kind, hit.used), ("concurrency", 1.0));
+    // Released where p's counter is now, not where it was when the call was counted.
+    book.release(&first);
+    let Verdict::Pass(second) = count(&mut book, &policy, "p", 4.0) else { panic!("p's place was freed") };
+    book.release(&second);
+    let Verdict::Pass(third) = count(&mut book, &policy, "p", 5.0) else { panic!("p's third call") };
+    book.release(&third);
+    let Verdict::Exceeded(hit) = count(&mut book, &policy, "p", 6.0) else { panic!("three calls of p counted") };
+    assert_eq!((hit.kind, hit.used, hit.max), ("calls", 3.0, 3.0), "p's count is its own, not a's");
+    // a's call still holds its place; released, a may call again.
+    assert!(matches!(count(&mut book, &policy, "a", 7.0), Verdict::Exceeded(_)));
+    book.release(&other);
+    assert!(matches!(count(&mut book, &policy, "a", 8.0), Verdict::Pass(_)));
+}

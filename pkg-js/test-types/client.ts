@@ -32,4 +32,13 @@ export async function calls(): Promise<void> {
   // @ts-expect-error a failed outcome only has `error`
   void a.error;
 }
+// A client is one object, but users see only its public methods: none of its state.
+// @ts-expect-error the client's settings are not part of WardenClient
+void client.settings;
+// @ts-expect-error nor its engine
+void client.engine;
+// Its methods are bound: destructured, they are the client's.
+const { webmcp: make, invokeTool: call } = createWarden();
+export const destructuredTool: WebMCPTool = make(() => 1, { name: 'destructured', description: 'd' });
+export const destructuredCall: Promise<CallOutcome> = call('destructured');
 client.dispose();

@@ -328,14 +328,23 @@ fn whole(value: f64) -> String {
 }
 
 /// A key whose concurrency a call holds: the limit's identity and the key (`None`: no principal
-/// or `per: 'page'`), both shared with the book.
-pub type Held = (Rc<str>, Option<Rc<str>>);
+/// or `per: 'page'`), both shared with the book, and where the book held its counter then (a
+/// guess, checked by identity at release: keys are inserted and states dropped meanwhile).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Held {
+    identity: Rc<str>,
+    key: Option<Rc<str>>,
+    state_at: usize,
+    key_at: usize,
+}
 
 /// One key's counts: calls and cost per slot, and calls in flight.
 #[derive(Debug, Clone, Default)]
 struct Counter {
     /// The newest slot counted, in slots since the epoch.
     newest: i64,
+    /// Its position in the ring (`ring_at(newest)`), so counting a call divides nothing.
+    newest_at: usize,
     calls: [f64; RING],
     spent: [f64; RING],
     /// What the ring holds, `(calls, cost)`: added to as calls are counted, summed again when
@@ -350,6 +359,11 @@ fn ring_at(slot: i64) -> usize {
 }
 
 impl Counter {
+    /// A counter whose newest slot is `slot`, nothing counted.
+    fn starting(slot: i64) -> Counter {
+        Counter { newest: slot, newest_at: ring_at(slot), ..Counter::default() }
+    }
+
     /// Moves the ring to `slot`, emptying the slots that left the window (a slot older than the
     /// newest, from a clock that went back, counts as the newest); answers what the ring holds:
     /// `(calls, cost)`.
@@ -367,6 +381,7 @@ impl Counter {
                 }
             }
             self.newest = slot;
+            self.newest_at = ring_at(slot);
             let (mut calls, mut spent) = (0.0, 0.0);
             for at in 0..RING {
                 calls += self.calls.get(at).copied().unwrap_or(0.0);
@@ -380,7 +395,7 @@ impl Counter {
     /// Counts a call of cost `cost` in the newest slot.
     #[allow(clippy::arithmetic_side_effects)] // floating point: no overflow
     fn add(&mut self, cost: f64) {
-        let at = ring_at(self.newest);
+        let at = self.newest_at;
         if let (Some(calls), Some(spent)) = (self.calls.get_mut(at), self.spent.get_mut(at)) {
             *calls += 1.0;
             *spent += cost;
@@ -425,7 +440,7 @@ impl LimitState {
             Ok(at) => at,
             Err(at) if add => {
                 *made = true;
-                self.named.insert_at(at, key.into(), Counter { newest: slot, ..Counter::default() })
+                self.named.insert_at(at, key.into(), Counter::starting(slot))
             }
             Err(_) => return None,
         };
@@ -468,6 +483,41 @@ fn key_of<'a>(limit: &Limit, facts: &LimitFacts<'a>) -> Option<&'a str> {
 /// answer; `None`: the anonymous counter), the slot of the call's time.
 type Found = (usize, Option<Result<usize, usize>>, i64);
 
+/// What the book's `found` was found for: a check of the same limits, principal and tool, while
+/// no state or key has been added or dropped since (`layout` unchanged), finds the same places
+/// and looks nothing up again.
+#[derive(Debug, Clone, Default)]
+struct FoundFor {
+    /// Whether `found` is complete for what this says (not when a check stopped for a cost).
+    valid: bool,
+    layout: u64,
+    matched: Vec<usize>,
+    principal: Option<String>,
+    tool: String,
+}
+
+impl FoundFor {
+    fn is(&self, layout: u64, matched: &[usize], facts: &LimitFacts<'_>) -> bool {
+        self.valid && self.layout == layout && self.matched == matched && self.principal.as_deref() == facts.principal && self.tool == facts.tool
+    }
+
+    fn set(&mut self, layout: u64, matched: &[usize], facts: &LimitFacts<'_>) {
+        self.valid = true;
+        self.layout = layout;
+        self.matched.clear();
+        self.matched.extend_from_slice(matched);
+        match (&mut self.principal, facts.principal) {
+            (Some(mine), Some(theirs)) => {
+                mine.clear();
+                mine.push_str(theirs);
+            }
+            (mine, theirs) => *mine = theirs.map(String::from),
+        }
+        self.tool.clear();
+        self.tool.push_str(facts.tool);
+    }
+}
+
 /// The counts of every limit of one page (one client), kept across policy changes for limits
 /// of the same identity, `per` and `window`.
 #[derive(Debug, Clone, Default)]
@@ -479,10 +529,16 @@ pub struct LimitBook {
     prune_at: usize,
     /// When the book was last pruned while full.
     pruned_full_at: f64,
-    /// Where a check found each limit's state and key (`find`'s answer; `None`: the anonymous
-    /// counter) and the slot of the call's time in its window, so counting the call looks
-    /// nothing up and divides nothing again. Kept to be reused.
+    /// Changed whenever a state or a key is added or dropped (the places in `found` move).
+    layout: u64,
+    /// Where the last check found each limit's state and key and the slot of the call's time, so
+    /// counting the call looks nothing up and divides nothing again, and the next check of the
+    /// same call shape neither. Kept to be reused.
     found: Vec<Found>,
+    /// What `found` holds the places for.
+    found_for: FoundFor,
+    /// The time of the check that found them.
+    found_now: f64,
 }
 
 impl LimitBook {
@@ -495,6 +551,7 @@ impl LimitBook {
     pub fn align(&mut self, limits: &[Limit]) {
         self.states.retain(|state| limits.iter().any(|limit| state.fits(limit)));
         self.count_keys();
+        self.moved();
     }
 
     /// How many keys the book counts.
@@ -515,8 +572,13 @@ impl LimitBook {
         self.keys = keys;
     }
 
-    /// The state of `limit` (where it was last found, else looked up), made when missing.
-    fn state(&mut self, limit: &Limit) -> Option<&mut LimitState> {
+    /// Notes that states or keys moved: places found before are to be found again.
+    fn moved(&mut self) {
+        self.layout = self.layout.wrapping_add(1);
+    }
+
+    /// Where the state of `limit` is (where it was last found, else looked up), made when missing.
+    fn state_at(&mut self, limit: &Limit) -> usize {
         let mut at = limit.hint.get();
         if !self.states.get(at).is_some_and(|state| state.fits(limit)) {
             at = self.states.len();
@@ -527,10 +589,11 @@ impl LimitBook {
             }
             if at == self.states.len() {
                 self.states.push(LimitState { identity: limit.identity.clone(), per: limit.per, window: limit.window, named: VecMap::new(), anonymous: Counter::default() });
+                self.moved();
             }
             limit.hint.set(at);
         }
-        self.states.get_mut(at)
+        at
     }
 
     /// Drops keys with nothing counted and no call in flight; answers how many went.
@@ -541,6 +604,9 @@ impl LimitBook {
             state.named.retain(|_, counter| counter.in_flight > 0 || slot.saturating_sub(counter.newest) < RING as i64);
         }
         self.count_keys();
+        if self.keys != before {
+            self.moved();
+        }
         self.prune_at = self.keys.saturating_mul(2).clamp(1024, MAX_KEYS);
         if self.keys >= MAX_KEYS {
             self.pruned_full_at = now_ms;
@@ -566,32 +632,54 @@ impl LimitBook {
         }
         let full = self.keys >= MAX_KEYS;
         let mut hit: Option<Hit> = None;
+        // The places the last check found serve again for a call of the same shape: no state
+        // or key lookup then, only the slot of this call's time.
+        let known = self.found_for.is(self.layout, matched, facts);
         let mut found = core::mem::take(&mut self.found);
-        found.clear();
+        if !known {
+            found.clear();
+            self.found_for.valid = false;
+        }
         // First over the limits, to find one the call would pass; then (none found, and
         // counting) over the same states and keys again, to count it.
+        let mut entry = 0usize;
         for &index in matched {
             let Some(limit) = limits.get(index) else { continue };
             let cost = match cost_of(limit, costs) {
                 Ok(cost) => cost,
                 Err(handle) => {
+                    // Its places are incomplete: the next check finds them again.
+                    self.found_for.valid = false;
                     self.found = found;
                     return Verdict::NeedCost(handle);
                 }
             };
-            let key = key_of(limit, facts);
-            let Some(state) = self.state(limit) else {
-                found.push((usize::MAX, None, 0));
-                continue;
+            // A place found before, while its state is still this limit's (checked: a policy
+            // compiled again without `align` has limits of its own).
+            let before = found.get(entry).filter(|&&(state_at, _, _)| known && self.states.get(state_at).is_some_and(|state| state.fits(limit)));
+            let (state_at, at) = match before {
+                Some(&(state_at, at, _)) => (state_at, at),
+                None => {
+                    let state_at = self.state_at(limit);
+                    let key = key_of(limit, facts);
+                    (state_at, key.map(|key| self.states.get(state_at).map_or(Err(0), |state| state.named.find(key))))
+                }
             };
-            let slot = state.slot(now);
-            let at = key.map(|key| state.named.find(key));
+            let Some(state) = self.states.get_mut(state_at) else {
+                self.found = found;
+                return Verdict::Pass(held);
+            };
+            // The same time as the check before finds the same slot (many calls share a ms).
+            let slot = match before {
+                Some(&(_, _, slot)) if now == self.found_now => slot,
+                _ => state.slot(now),
+            };
             let counter = match at {
                 None => Some(&mut state.anonymous),
                 Some(Ok(at)) => state.named.get_at_mut(at).map(|(_, counter)| counter),
                 Some(Err(_)) => None,
             };
-            let (known, calls, spent, in_flight) = match counter {
+            let (counted, calls, spent, in_flight) = match counter {
                 Some(counter) => {
                     let (calls, spent) = counter.advance(slot);
                     (true, calls, spent, f64::from(counter.in_flight))
@@ -599,9 +687,13 @@ impl LimitBook {
                 // A key not counted yet (counting makes it).
                 None => (false, 0.0, 0.0, 0.0),
             };
-            found.push((limit.hint.get(), at, slot));
+            match found.get_mut(entry) {
+                Some(place) if known => *place = (state_at, at, slot),
+                _ => found.push((state_at, at, slot)),
+            }
+            entry = entry.saturating_add(1);
             let [max, budget, most] = limit.bounds;
-            let over = if full && !known {
+            let over = if full && !counted {
                 Some(("keys", 0.0, 0.0))
             } else if max > 0.0 && calls + 1.0 > max {
                 Some(("calls", calls, max))
@@ -622,6 +714,10 @@ impl LimitBook {
                 }
             }
         }
+        if !known {
+            self.found_for.set(self.layout, matched, facts);
+        }
+        self.found_now = now;
         if let Some(hit) = hit {
             self.found = found;
             return Verdict::Exceeded(hit);
@@ -633,27 +729,28 @@ impl LimitBook {
                 let Some(&(state_at, at, slot)) = entries.next() else { break };
                 let cost = cost_of(limit, costs).ok().flatten().unwrap_or(0.0);
                 let Some(state) = self.states.get_mut(state_at) else { continue };
-                let (held_key, counter) = match (at, key_of(limit, facts)) {
-                    (Some(Ok(at)), _) => match state.named.get_at_mut(at) {
-                        Some((key, counter)) => (Some(key.clone()), counter),
-                        None => continue,
-                    },
+                let (key_at, counter) = match (at, key_of(limit, facts)) {
+                    (Some(Ok(at)), _) => (at, state.named.get_at_mut(at)),
                     (Some(Err(at)), Some(key)) => {
                         self.keys = self.keys.saturating_add(1);
-                        let at = state.named.insert_at(at, key.into(), Counter { newest: slot, ..Counter::default() });
-                        match state.named.get_at_mut(at) {
-                            Some((key, counter)) => (Some(key.clone()), counter),
-                            None => continue,
-                        }
+                        // The keys after it move: the next check finds its places again.
+                        self.layout = self.layout.wrapping_add(1);
+                        let at = state.named.insert_at(at, key.into(), Counter::starting(slot));
+                        (at, state.named.get_at_mut(at))
                     }
-                    _ => (None, &mut state.anonymous),
+                    _ => (usize::MAX, None),
+                };
+                let (key, counter) = match counter {
+                    Some((key, counter)) => (Some(key), counter),
+                    None if at.is_none() => (None, &mut state.anonymous),
+                    None => continue,
                 };
                 counter.advance(slot);
                 counter.add(cost);
                 if limit.bounds[2] > 0.0 {
                     counter.in_flight = counter.in_flight.saturating_add(1);
                     // The state's own identity (the limit may be a newer policy's, of the same one).
-                    held.push((state.identity.clone(), held_key));
+                    held.push(Held { identity: state.identity.clone(), key: key.cloned(), state_at, key_at });
                 }
             }
         }
@@ -663,7 +760,17 @@ impl LimitBook {
 
     /// Ends the calls in flight a call held.
     pub fn release(&mut self, held: &[Held]) {
-        for (identity, key) in held {
+        for Held { identity, key, state_at, key_at } in held {
+            // Where the counter was when the call was counted, if it is still there (the same
+            // state and key, by identity); else where it went.
+            let there = self.states.get_mut(*state_at).filter(|state| Rc::ptr_eq(&state.identity, identity)).and_then(|state| match key {
+                None => Some(&mut state.anonymous),
+                Some(key) => state.named.get_at_mut(*key_at).filter(|(known, _)| Rc::ptr_eq(known, key)).map(|(_, counter)| counter),
+            });
+            if let Some(counter) = there {
+                counter.in_flight = counter.in_flight.saturating_sub(1);
+                continue;
+            }
             for state in &mut self.states {
                 if Rc::ptr_eq(&state.identity, identity) {
                     if let Some((_, counter)) = state.counter(key.as_deref(), false, 0, &mut false) {
@@ -678,5 +785,6 @@ impl LimitBook {
     pub fn clear(&mut self) {
         self.states.clear();
         self.keys = 0;
+        self.moved();
     }
 }

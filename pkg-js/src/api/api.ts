@@ -1,9 +1,9 @@
-// The public face of a client: `createWarden()` returns a `WardenClient` whose methods are the
-// package's functions bound to one client; the top-level functions (`webmcp`,
-// `configureWebMCP`, …) are the same methods of a default client made on first use. Nothing
-// here runs at import time.
+// The client: `createWarden()` returns a `Client`, one object holding all of its state (the
+// `ClientState` it extends, `client/client.ts`) and the public methods of `WardenClient`, bound
+// to it; the top-level functions (`webmcp`, `configureWebMCP`, …) are the same methods of a
+// default client made on first use. Nothing here runs at import time.
 import { ClientState } from '../client/client.js';
-import { configure, type WebMCPConfig } from './config.js';
+import { configure as applyConfig, type WebMCPConfig } from './config.js';
 import { clearGrants, listGrants, resetGrants, revokeGrant, type Grant } from '../client/grants.js';
 import { mergeHooks } from '../client/hookset.js';
 import { noticeRuntime, pipelineOrThrow, resyncRegistrations, runCall } from './pipeline-loader.js';
@@ -63,79 +63,92 @@ export interface WardenClient {
   dispose(): void;
 }
 
-const internals = new WeakMap<WardenClient, ClientState>();
+/**
+ * A client made by {@link createWarden}: its state (`ClientState`) and the public methods of
+ * {@link WardenClient}. The methods are arrow functions, each bound to its client, so a
+ * destructured method (`const { webmcp } = createWarden()`) works. Users hold it as a
+ * `WardenClient`, which shows none of the state.
+ */
+export class Client extends ClientState implements WardenClient {
+  /** Marks an object this class made (`#made in value`): a copy or a proxy of one is not a client. */
+  readonly #made = true;
 
-/** The internal client behind a `WardenClient` (for the React layer). */
-export function internalOf(client: WardenClient): ClientState | undefined {
-  return internals.get(client);
+  /** The client `value` is, when it is one this class made; `undefined` for anything else. */
+  static of(value: unknown): Client | undefined {
+    return typeof value === 'object' && value !== null && #made in value ? (value as Client) : undefined;
+  }
+
+  // Inference is for callers; inside, the function and options are data.
+  webmcp = ((fn: any, opts: any) => createTool(this, fn, opts)) as ToolFactory;
+  configure = (opts: WebMCPConfig): void => {
+    if (applyConfig(this, opts)) resyncRegistrations(this);
+  };
+  // Calls and listings notice a runtime that arrived since the last sync (registration.ts).
+  invokeTool = (name: string, input?: unknown, opts?: CallOptions): Promise<CallOutcome> => {
+    noticeRuntime(this);
+    return invokeTool(this, name, input, opts);
+  };
+  listTools = (opts?: ListingOptions): Promise<ToolContract[]> => {
+    noticeRuntime(this);
+    return listTools(this, opts);
+  };
+  onTelemetry = (handler: TelemetryHandler): (() => void) => {
+    // A disposed client sends nothing; subscribing to it is a mistake worth saying.
+    this.assertLive();
+    return this.telemetry.subscribe(handler);
+  };
+  listGrants = (): Promise<Grant[]> => listGrants(this);
+  revokeGrant = (filter?: { principal?: string | null; server?: string; tool?: string }): Promise<number> => revokeGrant(this, filter);
+  clearGrants = (): Promise<void> => clearGrants(this);
+  getGlobalHooks = (): WebMCPHooks => mergeHooks(this.globalHooks, undefined);
+  suspendAgents = (reason: string): void => {
+    if (typeof reason !== 'string' || reason.trim() === '') throw new ConfigurationError('invalid_options', 'suspendAgents(reason): reason must be a non-empty string', 'reason');
+    this.suspend(reason);
+  };
+  resumeAgents = (): void => this.suspend(undefined);
+  suspension = (): string | null => this.suspended ?? null;
+  resetGlobalHooks = (): void => {
+    for (const set of this.clearGlobal()) this.dropHookSet(set);
+    this.globalHooks = {};
+    resyncRegistrations(this);
+  };
+  reset = (): void => {
+    unregisterAll(this);
+    this.subjects?.unregisterAll(this);
+    this.resetState();
+    resetGrants(this);
+  };
+  dispose = (): void => {
+    unregisterAll(this);
+    this.subjects?.unregisterAll(this);
+    this.disposeEngine();
+  };
+}
+
+/** The client `client` is, as its class (`undefined` when it is not one {@link createWarden} made). */
+export function internalOf(client: WardenClient): Client | undefined {
+  return Client.of(client);
 }
 
 /** Makes a client; `options` are applied as by `configure`. */
 export function createWarden(options?: WebMCPConfig): WardenClient {
-  const w = new ClientState();
-  const client: WardenClient = {
-    // Inference is for callers; inside, the function and options are data.
-    webmcp: ((fn: any, opts: any) => createTool(w, fn, opts)) as ToolFactory,
-    configure: (opts) => {
-      if (configure(w, opts)) resyncRegistrations(w);
-    },
-    // Calls and listings notice a runtime that arrived since the last sync (registration.ts).
-    invokeTool: (name, input, opts) => {
-      noticeRuntime(w);
-      return invokeTool(w, name, input, opts);
-    },
-    listTools: (opts) => {
-      noticeRuntime(w);
-      return listTools(w, opts);
-    },
-    onTelemetry: (handler) => {
-      // A disposed client sends nothing; subscribing to it is a mistake worth saying.
-      w.assertLive();
-      return w.telemetry.subscribe(handler);
-    },
-    listGrants: () => listGrants(w),
-    revokeGrant: (filter) => revokeGrant(w, filter),
-    clearGrants: () => clearGrants(w),
-    getGlobalHooks: () => mergeHooks(w.globalHooks, undefined),
-    suspendAgents: (reason) => {
-      if (typeof reason !== 'string' || reason.trim() === '') throw new ConfigurationError('invalid_options', 'suspendAgents(reason): reason must be a non-empty string', 'reason');
-      w.suspend(reason);
-    },
-    resumeAgents: () => w.suspend(undefined),
-    suspension: () => w.suspended ?? null,
-    resetGlobalHooks: () => {
-      for (const set of w.clearGlobal()) w.dropHookSet(set);
-      w.globalHooks = {};
-      resyncRegistrations(w);
-    },
-    reset: () => {
-      unregisterAll(w);
-      w.subjects?.unregisterAll(w);
-      w.resetState();
-      resetGrants(w);
-    },
-    dispose: () => {
-      unregisterAll(w);
-      w.subjects?.unregisterAll(w);
-      w.disposeEngine();
-    },
-  };
-  internals.set(client, w);
-  if (options !== undefined && configure(w, options)) resyncRegistrations(w);
+  const client = new Client();
+  if (options !== undefined && applyConfig(client, options)) resyncRegistrations(client);
   return client;
 }
 
-let defaultClient: WardenClient | undefined;
+/** The default client, made on first use: the page's one, which the top-level functions act on. */
+let defaultClient: Client | undefined;
 
 /** The client the top-level functions use, made on first use. */
 export function getDefaultWarden(): WardenClient {
-  defaultClient ??= createWarden();
-  return defaultClient;
+  return defaultClientState();
 }
 
-/** The internal default client. */
-export function defaultClientState(): ClientState {
-  return internals.get(getDefaultWarden()) as ClientState;
+/** The default client, as its class. */
+export function defaultClientState(): Client {
+  defaultClient ??= new Client();
+  return defaultClient;
 }
 
 /** The `client` option of the top-level functions that are not methods of a client (resources, prompts, dry runs). */

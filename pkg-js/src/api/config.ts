@@ -124,9 +124,6 @@ function refuse(key: string, why: string, path: string | undefined = key): never
   throw new ConfigurationError('invalid_config', `configureWebMCP: ${key} ${why}`, path);
 }
 
-/** Clients already warned that a hook was given again (one console warning per client). */
-const warnedRepeats = new WeakSet<ClientState>();
-
 /**
  * `hooks` without the entries (functions or hook objects, by identity) the client's global hooks
  * already hold for the same event; the object itself when there are none. One console warning
@@ -149,8 +146,8 @@ function withoutRepeats(w: ClientState, hooks: WebMCPHooks | undefined): WebMCPH
   } catch {
     return hooks;
   }
-  if (repeated && !warnedRepeats.has(w)) {
-    warnedRepeats.add(w);
+  if (repeated && !w.warnedRepeatedHooks) {
+    w.warnedRepeatedHooks = true;
     console.warn('webmcp-warden: configureWebMCP({ hooks }) was given hooks already among the global hooks; each is kept once (replace: true sets them instead).');
   }
   // Nothing new at all: no hook set is made (an empty one per call would pile up in the plan).

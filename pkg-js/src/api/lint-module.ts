@@ -13,6 +13,7 @@ import { decodeBase64 } from '../boundary/embedded-bytes.js';
 import { unlzma } from '../boundary/unlzma.js';
 import { TrapGuard } from '../boundary/trap-guard.js';
 
+/** The page's compiled lint module (lint reads no client). */
 let compiled: WebAssembly.Module | undefined;
 
 /** The instance: made from the compiled module on first use, and again after a failed lint. */

@@ -18,6 +18,7 @@ import type { CallOptions, CallOutcome, CallToolResult, JsonSchema, JsonValidate
  */
 export type PipelineChunk = Awaited<typeof import('../pipeline/pipeline.js')>['pipeline'];
 
+// The page's pipeline chunk once loaded, and its load in progress: one chunk for every client.
 let pipeline: PipelineChunk | undefined;
 let loading: Promise<PipelineChunk> | undefined;
 

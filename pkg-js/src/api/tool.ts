@@ -63,12 +63,9 @@ const finalizer =
     ? new FinalizationRegistry<{ w: ClientState; coreTool: number; sets: number[] }>(({ w, coreTool, sets }) => releaseTool(w, coreTool, sets))
     : undefined;
 
-/** How many live tools share each hook set (re-wrapping shares the older sets). */
-const setUsers = new WeakMap<ClientState, Map<number, number>>();
-
+/** Counts `delta` more live tools using each of `sets` (`ClientState.setUsers`); answers the sets no tool uses any more. */
 function useSets(w: ClientState, sets: number[], delta: number): number[] {
-  let users = setUsers.get(w);
-  if (users === undefined) setUsers.set(w, (users = new Map()));
+  const users = w.setUsers;
   const freed: number[] = [];
   for (const set of sets) {
     const count = (users.get(set) ?? 0) + delta;
@@ -480,8 +477,8 @@ function unregister(record: ToolRecord): void {
   if (wasRegistered) {
     try {
       // With the hook sets only this tool uses (a re-wrap shares the older ones).
-      const users = setUsers.get(record.clientState);
-      record.clientState.detachTool(record.coreTool, record.hookSets.filter((set) => users?.get(set) === 1));
+      const users = record.clientState.setUsers;
+      record.clientState.detachTool(record.coreTool, record.hookSets.filter((set) => users.get(set) === 1));
     } catch {
       // A disposed client or a trapped core: nothing to free now; the finalizer still runs.
     }

@@ -34,6 +34,8 @@ export class CoreTrapped extends Error {
   }
 }
 
+// The page's core module: compiled once, its live instance's generation and memory (every
+// client has an engine in the one instance).
 let compiled: WebAssembly.Module | undefined;
 let generation = 0;
 let memory: WebAssembly.Memory | undefined;
@@ -91,6 +93,7 @@ export function coreMemoryBytes(): number {
   return memory === undefined ? 0 : memory.buffer.byteLength;
 }
 
+/** The page's compilation in progress (`ready()`, `register()`), shared by every client. */
 let compiling: Promise<void> | undefined;
 
 /**

@@ -38,6 +38,7 @@ const SLICE_BYTES = 32 * 1024;
 /** What each negative answer of the decoder means (unlzma/src/lib.rs, `Error`). */
 const REASONS = ['', 'the data ends before its end marker', 'unsupported properties', 'the data is corrupt', 'a distance too far back', 'the output is too large', 'the input is too large'];
 
+/** The page's compiled decoder, shared by every module it unpacks. */
 let compiled: WebAssembly.Module | undefined;
 
 /** A fresh instance of the decoder (each decode has its own: its answer is a view of its memory). */

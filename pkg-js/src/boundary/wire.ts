@@ -274,6 +274,7 @@ export function encodeJson(value: unknown): Uint8Array {
   return jsonScratch.done();
 }
 
+/** The page's scratch writer for {@link encodeJson}: an encoding runs to its end without yielding. */
 let jsonScratch = new Writer();
 
 function writeJson(out: Writer, v: unknown, depth: number): void {

@@ -1,8 +1,11 @@
-// The client object: one core engine and everything that goes with it (settings, the handle
-// tables the engine's actions refer to, the in-page registry, grants, telemetry). The package's
-// functions (`webmcp`, `configureWebMCP`, …) work on a default client made on first use; a page
-// (or a server rendering per request) may make its own with `createWarden()` and hand it to
-// `<WebMCPProvider client>`.
+// The state of a client: one core engine and everything that goes with it (settings, the handle
+// tables the engine's actions refer to, the in-page registry, grants, telemetry), and what the
+// layers above keep per client (the grant book, the registration sync, the console notes
+// written, the React providers' scopes). A client is one object: `Client` (`api/api.ts`)
+// extends this class with the public methods of `WardenClient`, so nothing about a client is
+// kept in a table keyed by it. The package's functions (`webmcp`, `configureWebMCP`, …) work
+// on a default client made on first use; a page (or a server rendering per request) may make
+// its own with `createWarden()` and hand it to `<WebMCPProvider client>`.
 //
 // The client is also what makes a wasm trap survivable: it keeps, for each live thing it gave
 // the core, exactly what it sent (the replay log), so when the core instance is replaced it
@@ -19,8 +22,7 @@ import { Predicates } from './predicates.js';
 import type { Approver, ToolFilterFn } from '../types/policy-types.js';
 import type { LimitsModule } from './limits-hook.js';
 import type { AnyHook } from '../util/perform.js';
-import type { Redactor } from '../types/internal.js';
-import type { AnyToolOptions, RegisteredTool, RegistrationStatus } from '../types/internal.js';
+import type { AnyToolOptions, ProviderScopes, Redactor, RegisteredTool, RegistrationStatus } from '../types/internal.js';
 import type { PromptDefinition, ResourceDefinition, WebMCPHooks } from '../types/types.js';
 import type { Accepted, AddGlobalAnswer, ConfigureAnswer, DefineHookSetAnswer, DefineSubjectAnswer, LoadGrantsAnswer, Refused, StoredGrantsAnswer } from '../boundary/answers.js';
 
@@ -174,10 +176,25 @@ export function answered<A extends ConfigureAnswer = ConfigureAnswer>(bytes: Uin
   return answer as Accepted<A>;
 }
 
+/** How a read of the grant store ended (`client/grants.ts`). */
+export type GrantLoad = { ok: true } | { ok: false; error: unknown };
+
+/** Where a client's grant book stands against its store (`client/grants.ts` keeps it). */
+export interface GrantBook {
+  /** The store was read into the core. */
+  loaded: boolean;
+  /** The read in progress, shared by everyone who needs it meanwhile. */
+  loading: Promise<GrantLoad> | undefined;
+  /** Bumped when the store changes, so a read of the previous store is dropped. */
+  generation: number;
+  /** Saves run one at a time, each writing the book as it is when it starts. */
+  saving: Promise<unknown>;
+}
+
 /**
- * The state behind one client: its core engine, handles, settings, registry, grants and
- * telemetry. Its public face is a `WardenClient` (`api/api.ts`), which {@link createWarden}
- * returns; the package's top-level functions use a default one.
+ * The state of one client: its core engine, handles, settings, registry, grants and telemetry,
+ * and what the layers above keep per client. `Client` (`api/api.ts`) extends it with the public
+ * methods; {@link createWarden} makes one, and the package's top-level functions use a default one.
  */
 export class ClientState {
   /** Settings every call reads. */
@@ -228,6 +245,25 @@ export class ClientState {
   limitsSpec: Uint8Array | undefined = undefined;
   /** A grant for exactly some arguments may be in the book: policy steps send the arguments' digest. */
   exactGrants = false;
+
+  // ---- what the layers above keep per client (each field is kept by the module it names) -----
+
+  /** Where the grant book stands against the grant store (`grants.ts`). */
+  readonly grantBook: GrantBook = { loaded: false, loading: undefined, generation: 0, saving: Promise.resolve() };
+  /** How many live tools share each hook set (`api/tool.ts`; re-wrapping shares the older sets). */
+  readonly setUsers = new Map<number, number>();
+  /** The React providers' scopes and their approvers (`react/scope.ts`), once a provider mounted. */
+  providerScopes: ProviderScopes | undefined = undefined;
+  /** The registration sync running and the one queued behind it (`pipeline/registration.ts`). */
+  registrationSync: { running: Promise<void>; queued: Promise<void> | undefined } | undefined = undefined;
+  /** The runtime the registrations were last synced with (`pipeline/registration.ts`). */
+  syncedRuntime: unknown = undefined;
+  /** Whether a poll for a runtime that starts late is pending (`pipeline/registration.ts`). */
+  pollingForRuntime = false;
+  /** The keys of the console notes written for this client, each once (`pipeline/diagnostics.ts`). */
+  notesWritten: Set<string> | undefined = undefined;
+  /** Whether the console was told that `configure` was given a global hook again (once per client, `api/config.ts`). */
+  warnedRepeatedHooks = false;
 
   #engineId = -1;
   #generation = 0;
@@ -612,8 +648,8 @@ export class ClientState {
     return grants;
   }
 
-  /** Empties the core's book. */
-  clearGrants(): void {
+  /** Empties the core's book (`clearGrants()` of the grant API also saves it). */
+  emptyGrantBook(): void {
     core.clearGrants(this.engine());
     this.#log.grants = undefined;
   }

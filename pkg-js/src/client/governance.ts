@@ -9,17 +9,20 @@ export type { Decision };
 export { definePolicy, type PolicyCall, type AskAnswer, type ApprovalCall, type GovernanceContext, type Approver, type PolicyPredicate, type ToolFilterFn, type PolicyWhen, type PolicyRule, type Rule, type Policy, type PolicySection, type PolicyDiagnostic, type PolicyLimit, type LimitCost } from '../types/policy-types.js';
 export { Predicates } from './predicates.js';
 
-
 /**
- * The approver of a call under provider `scope`: the nearest provider's (set by
- * `webmcp-warden/react` through `scopeApprovers`), else the client's `onAsk`.
+ * The approver of a call under provider `scope`: the nearest provider's that has one (the React
+ * layer keeps the providers' scopes on the client, `react/scope.ts`), else the client's `onAsk`.
+ * Scopes of before the client's last `reset()` are gone from its core: none of them answers.
  */
 export function approverFor(w: ClientState, scope: number): Approver | undefined {
-  return (scope !== 0 ? scopeApprovers.get(w)?.(scope) : undefined) ?? w.settings.approver;
+  const scopes = w.providerScopes;
+  if (scope !== 0 && scopes !== undefined && scopes.epoch === w.resets) {
+    for (let node = scopes.nodes.get(scope); node; node = node.parent ?? undefined) {
+      if (node.approver) return node.approver;
+    }
+  }
+  return w.settings.approver;
 }
-
-/** Where each client finds the approver of a provider scope (set by the React layer). */
-export const scopeApprovers = new WeakMap<ClientState, (scope: number) => Approver | undefined>();
 
 /**
  * A policy in the wire format the core compiles: functions become predicate handles (the same

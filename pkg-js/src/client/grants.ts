@@ -4,7 +4,7 @@
 // store only keeps them: it is read into the core once (at the first need after it is set) and
 // written after each change. Session grants are the core's alone: what it hands a store to save
 // never holds one (docs/behaviour.md, "Grants").
-import type { ClientState } from './client.js';
+import type { ClientState, GrantLoad } from './client.js';
 import { core } from '../boundary/core.js';
 import { ConfigurationError } from '../util/errors.js';
 import { decode, encode } from '../boundary/wire.js';
@@ -13,39 +13,17 @@ import { memoryGrantStore, type Grant, type GrantStore } from './grant-stores.js
 
 export { localStorageGrantStore, memoryGrantStore, type Grant, type GrantStore } from './grant-stores.js';
 
-/** Where a client's book stands against its store. */
-interface Book {
-  /** The store was read into the core. */
-  loaded: boolean;
-  /** The read in progress, shared by everyone who needs it meanwhile. */
-  loading: Promise<LoadResult> | undefined;
-  /** Bumped when the store changes, so a read of the previous store is dropped. */
-  generation: number;
-  /** Saves run one at a time, each writing the book as it is when it starts. */
-  saving: Promise<unknown>;
-}
-
-type LoadResult = { ok: true } | { ok: false; error: unknown };
-
-const books = new WeakMap<ClientState, Book>();
-
-function bookOf(w: ClientState): Book {
-  let book = books.get(w);
-  if (book === undefined) books.set(w, (book = { loaded: false, loading: undefined, generation: 0, saving: Promise.resolve() }));
-  return book;
-}
-
 /**
  * Uses `store` from now on: the core forgets the grants of the previous store, and reads this
  * one at the first need.
  */
 export function useGrantStore(w: ClientState, store: GrantStore): void {
-  const book = bookOf(w);
+  const book = w.grantBook;
   w.settings.grantStore = store;
   book.generation++;
   book.loaded = false;
   book.loading = undefined;
-  w.clearGrants();
+  w.emptyGrantBook();
 }
 
 /**
@@ -53,13 +31,13 @@ export function useGrantStore(w: ClientState, store: GrantStore): void {
  * for now (an ask then goes to the approver; nothing is approved by a broken store) and is read
  * again at the next need; one that answers something other than an array holds none.
  */
-export function ensureGrants(w: ClientState): Promise<LoadResult> {
-  const book = bookOf(w);
+export function ensureGrants(w: ClientState): Promise<GrantLoad> {
+  const book = w.grantBook;
   if (book.loaded) return Promise.resolve({ ok: true });
   if (book.loading !== undefined) return book.loading;
   const generation = book.generation;
   const store = w.settings.grantStore;
-  const read = async (): Promise<LoadResult> => {
+  const read = async (): Promise<GrantLoad> => {
     try {
       const stored: unknown = await store.load();
       if (generation !== book.generation) return { ok: false, error: new Error('the grant store was replaced') };
@@ -87,7 +65,7 @@ export function ensureGrants(w: ClientState): Promise<LoadResult> {
 
 /** Saves the book after a change; resolves when this save is done (a failure rejects). */
 function save(w: ClientState): Promise<void> {
-  const book = bookOf(w);
+  const book = w.grantBook;
   const store = w.settings.grantStore;
   const write = () => store.save(w.storedGrants());
   const next = book.saving.then(write, write);
@@ -100,7 +78,7 @@ export async function listGrants(w: ClientState): Promise<Grant[]> {
   await ensureGrants(w);
   // The engine is live (`w.engine()` throws for a disposed client): the core does not refuse.
   const answer = decode(core.listGrants(w.engine(), w.settings.clock())) as Accepted<ListGrantsAnswer>;
-  if (answer.pruned > 0 && bookOf(w).loaded) await save(w).catch(() => undefined);
+  if (answer.pruned > 0 && w.grantBook.loaded) await save(w).catch(() => undefined);
   return answer.grants;
 }
 
@@ -120,8 +98,8 @@ export async function revokeGrant(w: ClientState, filter: { principal?: string |
 
 /** Removes every grant. */
 export async function clearGrants(w: ClientState): Promise<void> {
-  const book = bookOf(w);
-  w.clearGrants();
+  const book = w.grantBook;
+  w.emptyGrantBook();
   // The book and the store are both empty once this save is done: nothing left to read.
   book.generation++;
   book.loading = undefined;

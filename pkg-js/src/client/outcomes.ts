@@ -4,6 +4,7 @@
 import { deepFrozenCopy } from '../util/frozen.js';
 import type { CallError, CallOutcome, ToolContract } from '../types/types.js';
 
+/** The page's count of ids made without `crypto.randomUUID`: ids are unique across clients. */
 let invocationCounter = 0;
 
 /** A unique id per call: `crypto.randomUUID()` when available. */

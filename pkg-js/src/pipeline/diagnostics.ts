@@ -63,12 +63,9 @@ const REMOVED: Record<string, string> = {
   oversized: 'parts too large to measure',
 };
 
-const written = new WeakMap<ClientState, Set<string>>();
-
-/** Writes each note not written before for its client and cause. */
+/** Writes each note not written before for its client and cause (the client keeps their keys: `notesWritten`). */
 export function writeNotes(w: ClientState, notes: readonly Note[]): void {
-  let seen = written.get(w);
-  if (seen === undefined) written.set(w, (seen = new Set()));
+  const seen = (w.notesWritten ??= new Set());
   for (const note of notes) {
     for (const [key, text] of lines(note)) {
       if (seen.has(key)) continue;

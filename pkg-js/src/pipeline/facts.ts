@@ -36,7 +36,7 @@ export interface Returned {
 }
 
 // What a return with no keys to read comes to: one frozen object each, since most hooks return
-// `undefined` and a call should not allocate for that. Made at first use.
+// `undefined` and a call should not allocate for that. Made at first use, the page's for every call.
 let UNDEFINED_RETURN: Returned | undefined;
 let NULL_RETURN: Returned | undefined;
 let PRIMITIVE_RETURN: Returned | undefined;

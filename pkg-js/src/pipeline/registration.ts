@@ -31,23 +31,13 @@ import { registerWith, signalOf } from '../runtime/runtime-adapter.js';
 import type { CallOutcome, ToolContract } from '../types/types.js';
 
 
-interface SyncState {
-  running: Promise<void>;
-  queued: Promise<void> | undefined;
-}
-
-const syncs = new WeakMap<ClientState, SyncState>();
-
 /**
  * Brings the browser's registrations in line with the page (coalescing changes made in the
- * same turn); resolves once the registrations a caller's change implies are made.
+ * same turn); resolves once the registrations a caller's change implies are made. The sync
+ * running and the one queued are the client's (`registrationSync`).
  */
 export function syncRegistrations(w: ClientState): Promise<void> {
-  let state = syncs.get(w);
-  if (state === undefined) {
-    state = { running: Promise.resolve(), queued: undefined };
-    syncs.set(w, state);
-  }
+  const state = (w.registrationSync ??= { running: Promise.resolve(), queued: undefined });
   if (state.queued !== undefined) return state.queued;
   const current = state;
   const next = current.running.then(async () => {
@@ -59,16 +49,13 @@ export function syncRegistrations(w: ClientState): Promise<void> {
   return next;
 }
 
-/** The runtime each client last synced with. */
-const seen = new WeakMap<ClientState, unknown>();
-
 /**
  * Syncs `w`'s registrations when the page's runtime is no longer the one they were made with
- * (a runtime that arrived, left or was replaced). Cheap when nothing changed: two property
- * reads and a comparison.
+ * (a runtime that arrived, left or was replaced; the client keeps the one of its last sync,
+ * `syncedRuntime`). Cheap when nothing changed: two property reads and a comparison.
  */
 export function noticeRuntime(w: ClientState): void {
-  if (hasRegistrations(w) && getModelContext() !== seen.get(w)) void syncRegistrations(w).catch(() => undefined);
+  if (hasRegistrations(w) && getModelContext() !== w.syncedRuntime) void syncRegistrations(w).catch(() => undefined);
 }
 
 /** Whether `w` has registered tools, resources or prompts. */
@@ -76,8 +63,12 @@ function hasRegistrations(w: ClientState): boolean {
   return w.registry.size > 0 || w.resources.size > 0 || w.prompts.size > 0;
 }
 
-/** Clients with registered tools, watched for a runtime that announces itself. */
+/**
+ * Clients with registered tools, watched for a runtime that announces itself: the page's one
+ * `message` listener walks them, so this set is the page's, not a client's state.
+ */
 const watched = new Set<ClientState>();
+/** Whether the page's one `message` listener was added (once per page, for every client). */
 let listening = false;
 
 /**
@@ -103,7 +94,7 @@ function watchForRuntime(w: ClientState): void {
 async function sync(w: ClientState): Promise<void> {
   const records = [...w.registry.values()] as ToolRecord[];
   const runtime = getModelContext();
-  seen.set(w, runtime);
+  w.syncedRuntime = runtime;
   if (!hasRegistrations(w)) {
     watched.delete(w);
     return;
@@ -266,9 +257,6 @@ async function executeForBrowser(w: ClientState, record: ToolRecord, browser: To
   return toWireResult(outcome.result);
 }
 
-/** The clients polling for a runtime. */
-const polls = new WeakSet<ClientState>();
-
 /**
  * Looks for a runtime again while `w` has tools waiting for one: 0.1 s after the sync that found
  * none, then after twice as long each time, the last about 51 s after it; then stops. A polyfill
@@ -277,11 +265,11 @@ const polls = new WeakSet<ClientState>();
  * pages with a document poll; Node's timers do not keep a process alive for it.
  */
 function pollForRuntime(w: ClientState, delay = 100): void {
-  if ((delay === 100 && polls.has(w)) || (globalThis as { document?: unknown }).document === undefined) return;
-  polls.add(w);
+  if ((delay === 100 && w.pollingForRuntime) || (globalThis as { document?: unknown }).document === undefined) return;
+  w.pollingForRuntime = true;
   (setTimeout(() => {
     if (getModelContext() === undefined && delay < 25_600) return pollForRuntime(w, delay * 2);
-    polls.delete(w);
+    w.pollingForRuntime = false;
     noticeRuntime(w);
   }, delay) as unknown as { unref?: () => void }).unref?.();
 }

@@ -3,11 +3,13 @@
 // once per structure (see wrappers.ts). Calls made under a mount name the mount's scope; the core
 // runs global → scoped (outer to inner) → tool hooks from it.
 //
-// Everything here is per client: the core scope ids, the map from a scope id to its provider's
-// approver, and the fallback scope. Nothing is shared between two clients, so two server
-// requests rendering with their own clients never see each other's scopes.
+// Everything here is per client, and kept on the client (`ClientState.providerScopes`): the core
+// scope ids, the map from a scope id to its provider's approver, and the fallback scope. Nothing
+// is shared between two clients, so two server requests rendering with their own clients never
+// see each other's scopes.
 import type { ClientState } from '../client/client.js';
-import { scopeApprovers, type Approver } from '../client/governance.js';
+import type { Approver } from '../client/governance.js';
+import type { ApproverNode, ProviderScopes } from '../types/internal.js';
 import { compileHookSet } from '../client/hookset.js';
 import { structureOf, wrapHooks, type HookSource } from './wrappers.js';
 
@@ -17,15 +19,6 @@ interface Compiled {
   /** The core hook set (`undefined`: no hooks). */
   set: number | undefined;
   source: HookSource;
-}
-
-/**
- * The link the approver lookup walks from a scope to the root. It holds no reference to the
- * provider's handle, so a scope id the core still knows cannot keep a provider alive.
- */
-interface ApproverNode {
-  parent: ApproverNode | null;
-  approver: Approver | undefined;
 }
 
 /** What a provider holds in its client's core; released when the provider's handle is collected. */
@@ -43,43 +36,17 @@ interface ScopeState {
   committed: boolean;
 }
 
-/** A client's provider scopes. */
-interface ClientScopes {
-  /** The approver node of each live core scope id. */
-  readonly nodes: Map<number, ApproverNode>;
-  /** `w.resets` when `nodes` was last valid (a reset drops every scope in the core). */
-  epoch: number;
-  /** The deny-everything scope, once one was needed (see {@link failedScope}). */
-  failed: { set: number; scope: number; epoch: number } | undefined;
-}
-
-const clients = new WeakMap<ClientState, ClientScopes>();
-
 /**
- * The provider scopes of client `w`, emptied after `reset()` dropped every scope in its core.
- * The first use also tells the call runner where this client's provider approvers are.
+ * The provider scopes of client `w` (kept on the client, where calls read their approvers:
+ * `approverFor` in `client/governance.ts`), emptied after `reset()` dropped every scope in its core.
  */
-function scopesOf(w: ClientState): ClientScopes {
-  let scopes = clients.get(w);
-  if (scopes === undefined) {
-    const created: ClientScopes = { nodes: new Map(), epoch: w.resets, failed: undefined };
-    clients.set(w, created);
-    scopeApprovers.set(w, (scope) => nearestApprover(w, scope));
-    scopes = created;
-  }
+function scopesOf(w: ClientState): ProviderScopes {
+  const scopes = (w.providerScopes ??= { nodes: new Map(), epoch: w.resets, failed: undefined });
   if (scopes.epoch !== w.resets) {
     scopes.nodes.clear();
     scopes.epoch = w.resets;
   }
   return scopes;
-}
-
-/** The approver of the nearest provider of `scope` that has one (the call runner asks this). */
-function nearestApprover(w: ClientState, scope: number): Approver | undefined {
-  for (let node = scopesOf(w).nodes.get(scope); node; node = node.parent ?? undefined) {
-    if (node.approver) return node.approver;
-  }
-  return undefined;
 }
 
 /**

@@ -9,6 +9,7 @@ import { shapeForModel, start, stripText, type Shaping } from './shaping.js';
 import type { ShapingExports } from '../types/internal.js';
 import { loadingValidator } from '../validator/validator-loader.js';
 
+// The page's shaping once loaded, and its load in progress: one module for every client.
 let shaping: Shaping | undefined;
 let loading: Promise<Shaping> | undefined;
 

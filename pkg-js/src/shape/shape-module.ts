@@ -9,6 +9,7 @@ import { unlzmaAsync } from '../boundary/unlzma.js';
 import type { ShapingExports } from '../types/internal.js';
 import { TrapGuard } from '../boundary/trap-guard.js';
 
+// The page's compiled module and its live instance's memory: shaping keeps no client's state.
 let compiled: WebAssembly.Module | undefined;
 let memory: WebAssembly.Memory | undefined;
 /** The instance: made from the compiled module on first crossing, and again after a trap. */

@@ -41,7 +41,7 @@ export interface Shaping {
 
 export type { ShapingExports };
 
-/** The module that shapes. */
+/** The module that shapes: the page's one instance, for every client (shaping reads no client's state). */
 let shapingModule: ShapingExports | undefined;
 
 /** Shapes with `shapes`, the module `shape-loader.ts` loaded (the shaping module's or the validator's exports). */
@@ -87,6 +87,7 @@ export interface ShapedResult {
 /** What crossed into the core to shape whole results (read by tests and benchmarks). */
 export const shapeStats = { crossings: 0, bytesSent: 0 };
 
+// The shaping module's tables, read from it at first use: the page's, like the module.
 let candidate: RegExp | undefined;
 let candidateFinder: RegExp = /$^/gu;
 let flagNames: string[] = [];

@@ -97,7 +97,10 @@ function ownUri(record: SubjectRecord | undefined, raw: unknown): (ReadTarget & 
   return { uri: record.key, url: new URL(record.key), params: {}, record };
 }
 
-/** The keys of one record (`resource.read`, MCP-B's reads), and of the last list of all (`readResource`). */
+/**
+ * The keys of the last list of all records joined (`readResource`): the page's one, as the URI
+ * module holds one list at a time, whichever client's.
+ */
 let lastKeys: { records: readonly SubjectRecord[]; keys: string } | undefined;
 
 /**

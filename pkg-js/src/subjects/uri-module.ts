@@ -15,8 +15,9 @@ import { unlzma } from '../boundary/unlzma.js';
 import type { ResolveUriAnswer, UriTemplateAnswer } from '../boundary/answers.js';
 import { TrapGuard } from '../boundary/trap-guard.js';
 
+/** The page's compiled URI module: one instance for every client. */
 let compiled: WebAssembly.Module | undefined;
-/** The resources' keys the live instance holds (it keeps the last it was sent). */
+/** The resources' keys the live instance holds (it keeps the last it was sent, whichever client's). */
 let sentKeys: string | undefined;
 
 /** The instance: made from the compiled module on first crossing, and again after a trap. */

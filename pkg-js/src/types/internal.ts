@@ -1,6 +1,7 @@
 // Types the package's modules share about tools, kept apart so no module has to import another
 // for its types alone.
 import type { Diagnostic, JsonSchema, StandardSchemaV1, ToolContract, WebMCPHooks, WebMCPOptions, WebMCPTool } from './types.js';
+import type { Approver } from './policy-types.js';
 
 /**
  * Options as the package reads them: every field optional (a re-wrap inherits the name) and no
@@ -148,3 +149,27 @@ export type StandardValidated =
   | { how: 'value'; valid: false; diagnostics: Diagnostic[] }
   | { how: 'threw'; thrown: unknown }
   | { how: 'aborted' };
+
+/**
+ * The link the approver lookup walks from a React provider's scope to the root. It holds no
+ * reference to the provider's handle, so a scope id the core still knows cannot keep a provider
+ * alive.
+ */
+export interface ApproverNode {
+  parent: ApproverNode | null;
+  approver: Approver | undefined;
+}
+
+/**
+ * A client's React provider scopes, kept on the client (`ClientState.providerScopes`) by
+ * `react/scope.ts` once a provider mounts; calls read their approvers (`client/governance.ts`,
+ * `approverFor`). Declared here so the client layer holds them without importing the React layer.
+ */
+export interface ProviderScopes {
+  /** The approver node of each live core scope id. */
+  readonly nodes: Map<number, ApproverNode>;
+  /** The client's `resets` when `nodes` was last valid (a reset drops every scope in the core). */
+  epoch: number;
+  /** The deny-everything scope, once one was needed (`failedScope` in `react/scope.ts`). */
+  failed: { set: number; scope: number; epoch: number } | undefined;
+}

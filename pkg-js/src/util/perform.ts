@@ -17,7 +17,7 @@ export type Ended = (typeof Ended)[keyof typeof Ended];
  * step threw, had no deadline or answered a promise). A caller that
  * performs its next step right after, with only its own code in between (no await, no user
  * code), passes it as that step's `startedAt` and saves a clock read per step (bench/RESULTS.md,
- * "Build choices, measured").
+ * "Build choices, measured"). The page's, not a client's: steps of every client run on its one thread.
  */
 export let syncEndedAt = -1;
 

@@ -31,6 +31,7 @@ import type { ValidatorModule } from './validator-module.js';
 
 export type { ValidatorModule };
 
+// The page's validator module, its load in progress and once loaded: one module for every client.
 let loading: Promise<ValidatorModule> | undefined;
 let loaded: ValidatorModule | undefined;
 
