@@ -4,14 +4,19 @@
 //   lib/    tsc's output, one ES module per source file, with source maps and declarations.
 //           Not shipped: the tests and benchmarks that reach the package's internals import it
 //           (ARCHITECTURE.md, "Build outputs").
-//   dist/   what npm ships: today the same modules as lib/ (without the source maps), importing
-//           the glue and embedded bytes of wasm/ by path.
+//   dist/   what npm ships: esbuild's bundle of lib/ (ESM, `--splitting`, not minified, source
+//           maps): one module per public entry, one per lazily loaded chunk (each lazy
+//           `import()` stays lazy), shared code in shared chunks (dist/chunks/), the glue and
+//           embedded bytes of wasm/ inside the chunks that use them; tsc's declarations under
+//           dist/types/ (one per source file) and the glue's under dist/wasm/.
 //
-// `node pkg-js/bundle.mjs --bundled` also writes dist-bundled/ (not shipped, .gitignore'd):
-// esbuild's bundle of lib/, one ES module per public entry and one per lazily loaded chunk,
-// shared code in shared chunks, the glue and embedded bytes inside the chunks that use them,
-// with source maps and dist-bundled/types/. It is what dist/ is meant to become; a page that
-// bundles it with esbuild carries code it does not use (bench/RESULTS.md, "A bundled dist/").
+// A page's bundler drops what a page does not use: whole files (`"sideEffects": false`) and,
+// inside a file it keeps, the top-level statements nothing uses. So that a page built from dist/
+// carries no more than one built from lib/ (pkg-js/test-pack/size.test.mjs holds the budgets),
+// the code keeps its top-level statements free of side effects (`/* @__PURE__ */` where one
+// makes an object: build.mjs's pureTopLevel for the glue), and this file writes no bare
+// `import "./chunk.js"` (see {@link dropBareImports}) and keeps a few modules in files of their
+// own ({@link OWN_FILES}).
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
@@ -21,7 +26,6 @@ const pkgDir = dirname(fileURLToPath(import.meta.url));
 const root = join(pkgDir, '..');
 const lib = join(pkgDir, 'lib');
 const dist = join(pkgDir, 'dist');
-const bundled = join(pkgDir, 'dist-bundled');
 const wasmDir = join(pkgDir, 'wasm');
 
 /** The public entries (package.json `exports`): src/<name>.ts → dist/<name>.js. */
@@ -62,58 +66,83 @@ const COMMON = {
   metafile: true,
 };
 
-/** tsc → lib/, and dist/ from it. */
-export function compile() {
-  if (!existsSync(join(wasmDir, 'warden_core.js'))) throw new Error('pkg-js/wasm/ is missing: run node pkg-js/build.mjs first');
+/**
+ * Modules of the public API that a page may not use, kept in files of their own (extra entry
+ * points of the bundle, under dist/chunks/): a module the entry only re-exports is dropped whole
+ * by a page that does not use it, imports and all. Bundled into the entry's file instead, its
+ * code would import the chunk of what it wraps (`normalize.ts`, `json-walk.ts`, which only the
+ * lazily loaded pipeline uses otherwise), and a page's bundler would put that chunk in the page's
+ * import (src/api/public-results.ts says why it is a module of its own).
+ */
+const OWN_FILES = ['api/public-results'];
+
+/** tsc → lib/. */
+function tsc() {
   rmSync(lib, { recursive: true, force: true });
-  rmSync(dist, { recursive: true, force: true });
-  const tsc = join(root, 'node_modules', '.bin', 'tsc');
+  const bin = join(root, 'node_modules', '.bin', 'tsc');
   console.log('$ tsc -p pkg-js/tsconfig.json');
-  execFileSync(tsc, ['-p', join(pkgDir, 'tsconfig.json')], { stdio: 'inherit', cwd: root });
-  copyTree(lib, dist, '.d.ts');
-  // dist/ ships no source maps (src/ is not in the package), so no module names one.
-  for (const file of filesUnder(lib, '.js')) {
-    mkdirSync(dirname(join(dist, file)), { recursive: true });
-    writeFileSync(join(dist, file), readFileSync(join(lib, file), 'utf8').replace(/\n\/\/# sourceMappingURL=[^\n]*\n?$/, '\n'));
-  }
+  execFileSync(bin, ['-p', join(pkgDir, 'tsconfig.json')], { stdio: 'inherit', cwd: root });
 }
 
-/** esbuild's bundle of lib/ into dist-bundled/ (see the top of this file); answers esbuild's result. */
-export async function bundle() {
+/**
+ * esbuild writes `import "./chunks/chunk-X.js";` where an entry or chunk reaches a module of a
+ * shared chunk but imports none of its names (to keep the evaluation order of side effects).
+ * The package has none (`"sideEffects": false`), and a page's bundler follows such an import and
+ * puts that chunk in the page's import even when only a lazily loaded chunk uses it. Each such
+ * line is blanked (not removed: the source map's lines stay where they are).
+ */
+function dropBareImports(dir) {
+  let dropped = 0;
+  for (const file of filesUnder(dir, '.js')) {
+    const path = join(dir, file);
+    const text = readFileSync(path, 'utf8');
+    const out = text.replace(/^import "\.{1,2}\/(?:chunks\/)?chunk-[A-Z0-9]+\.js";$/gm, () => {
+      dropped++;
+      return '';
+    });
+    if (out !== text) writeFileSync(path, out);
+  }
+  return dropped;
+}
+
+/** tsc → lib/, and esbuild's bundle of lib/ → dist/ (see the top of this file); answers esbuild's result. */
+export async function compile() {
+  if (!existsSync(join(wasmDir, 'warden_core.js'))) throw new Error('pkg-js/wasm/ is missing: run node pkg-js/build.mjs first');
+  tsc();
   const { build } = await import('esbuild');
-  rmSync(bundled, { recursive: true, force: true });
+  rmSync(dist, { recursive: true, force: true });
   const result = await build({
     ...COMMON,
-    entryPoints: ENTRIES.map((name) => ({ in: join(lib, `${name}.js`), out: name })),
-    outdir: bundled,
+    entryPoints: [
+      ...ENTRIES.map((name) => ({ in: join(lib, `${name}.js`), out: name })),
+      ...OWN_FILES.map((name) => ({ in: join(lib, `${name}.js`), out: `chunks/${name.replaceAll('/', '-')}` })),
+    ],
+    outdir: dist,
   });
+  dropBareImports(dist);
   // The declarations stay tsc's, one per source file: types/ mirrors src/, and the glue's
   // declarations they import (`../wasm/…` from an entry, `../../wasm/…` from a folder) resolve
   // to wasm/ beside it.
-  copyTree(lib, join(bundled, 'types'), '.d.ts');
-  copyTree(wasmDir, join(bundled, 'wasm'), '.d.ts');
+  copyTree(lib, join(dist, 'types'), '.d.ts');
+  copyTree(wasmDir, join(dist, 'wasm'), '.d.ts');
   return result;
 }
 
-/** The modules a bundle's entry loads at import (itself and its static imports), by output path. */
-export function staticClosure(metafile, output) {
+/** The modules of dist/ that `file` (a path under dist/) loads at import: itself and its static imports, read from the files. */
+export function staticClosure(file) {
   const seen = new Set();
-  const visit = (file) => {
-    if (seen.has(file)) return;
-    seen.add(file);
-    for (const imported of metafile.outputs[file]?.imports ?? []) if (imported.kind === 'import-statement' && !imported.external) visit(imported.path);
+  const visit = (path) => {
+    if (seen.has(path)) return;
+    seen.add(path);
+    for (const [, spec] of readFileSync(join(dist, path), 'utf8').matchAll(/^(?:import|export)\b[^;]*?\bfrom\s*"(\.{1,2}\/[^"]+)";$/gm)) {
+      visit(relative(dist, join(dist, dirname(path), spec)));
+    }
   };
-  visit(output);
+  visit(file);
   return seen;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  compile();
-  console.log('pkg-js compiled: lib/ and dist/');
-  if (process.argv.includes('--bundled')) {
-    const { metafile } = await bundle();
-    const outputs = Object.keys(metafile.outputs).filter((file) => file.endsWith('.js'));
-    const index = outputs.find((file) => file.endsWith('dist-bundled/index.js'));
-    console.log(`dist-bundled/: ${outputs.length} modules (the main entry loads ${staticClosure(metafile, index).size} at import)`);
-  }
+  await compile();
+  console.log(`pkg-js compiled: lib/, and dist/ (${filesUnder(dist, '.js').length} modules; the main entry loads ${staticClosure('index.js').size} at import)`);
 }

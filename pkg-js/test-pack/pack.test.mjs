@@ -54,10 +54,10 @@ test('npm pack produces a tarball that installs into an empty project', { timeou
   const files = info.files.map((f) => f.path);
   t.diagnostic(`tarball ${info.filename}: ${size} bytes packed, ${info.unpackedSize} bytes unpacked, ${files.length} files`);
   assert.ok(files.includes('package.json'));
-  for (const entry of ['dist/index.js', 'dist/index.d.ts', 'dist/react.js', 'dist/react.d.ts', 'dist/testing.js', 'dist/testing.d.ts', 'dist/otel.js', 'dist/otel.d.ts']) {
+  for (const entry of ['dist/index.js', 'dist/types/index.d.ts', 'dist/react.js', 'dist/types/react.d.ts', 'dist/testing.js', 'dist/types/testing.d.ts', 'dist/otel.js', 'dist/types/otel.d.ts', 'dist/wasm/warden_core.d.ts']) {
     assert.ok(files.includes(entry), `the tarball ships ${entry}`);
   }
-  assert.ok(!files.some((f) => f.startsWith('test') || f.startsWith('src/') || f.startsWith('lib/') || f.startsWith('dist-bundled/') || f.includes('node_modules')),
+  assert.ok(!files.some((f) => f.startsWith('test') || f.startsWith('src/') || f.startsWith('lib/') || f.startsWith('wasm/') || f.includes('node_modules')),
     `only built files are shipped (not lib/, the tests' tree), got: ${files.join(', ')}`);
   // The npm page: what it is, how to use it, its licence, where it lives.
   for (const page of ['README.md', 'LICENSE']) assert.ok(files.includes(page), `the tarball ships ${page}`);
@@ -152,8 +152,12 @@ console.log(JSON.stringify(out));
   t.diagnostic(`modules Node loads: ${out.atImport} at import('webmcp-warden'), ${out.firstCall} through a first governed call, ${out.everyEntry} for every entry`);
   assert.equal(out.answer, '3');
   for (const sub of ENTRY_SUBPATHS) assert.ok(out.entries[sub || '.'] > 0, `webmcp-warden${sub} exports something`);
-  assert.ok(out.files.every((file) => /^(dist|wasm)\//.test(file)), `only dist/ and wasm/ modules: ${out.files.join(', ')}`);
+  assert.ok(out.files.every((file) => /^dist\//.test(file)), `only dist/ modules (the glue and bytes are bundled in): ${out.files.join(', ')}`);
   assert.ok(out.firstCall >= out.atImport && out.everyEntry >= out.firstCall);
+  // The bundle (pkg-js/bundle.mjs): an entry, its shared chunks and the lazy chunks a first
+  // call needs, not one module per source file (ARCHITECTURE.md, "Build outputs").
+  assert.ok(out.atImport <= 15, `at most 15 modules at import: ${out.atImport}`);
+  assert.ok(out.firstCall <= 20, `at most 20 modules through a first call: ${out.firstCall}`);
 });
 
 test('(a) Node ESM: a JSON Schema tool validates (the validator module loads from the installed package)', { timeout: 60_000 }, () => {

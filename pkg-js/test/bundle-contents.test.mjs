@@ -18,20 +18,24 @@ import { build } from 'esbuild';
  * the shipped dist/ is a bundle whose files do not name the modules this test is about.
  */
 const ENTRY_FILE = { '': 'index', '/devtools/react': 'devtools-react' };
-const unbundled = {
-  name: 'webmcp-warden-lib',
+/** Resolves the package's entries to `tree`: lib/ (one module per source file) or dist/ (the shipped bundle). */
+const entriesIn = (tree) => ({
+  name: `webmcp-warden-${tree}`,
   setup(builder) {
     builder.onResolve({ filter: /^webmcp-warden(\/.*)?$/ }, ({ path }) => {
       const sub = path.slice('webmcp-warden'.length);
-      return { path: new URL(`../lib/${ENTRY_FILE[sub] ?? sub.slice(1)}.js`, import.meta.url).pathname };
+      return { path: new URL(`../${tree}/${ENTRY_FILE[sub] ?? sub.slice(1)}.js`, import.meta.url).pathname, sideEffects: false };
     });
   },
-};
+});
 
-/** Bundles an app whose entry is `source`; answers the bytes each package module puts in the entry chunk. */
-async function bundle(source, external = []) {
+/**
+ * Bundles an app whose entry is `source` against lib/ (or `tree`); answers the bytes each package
+ * module puts in the entry chunk (`.bytes`: the minified bytes the page loads at import).
+ */
+async function bundle(source, external = [], tree = 'lib') {
   const result = await build({
-    plugins: [unbundled],
+    plugins: [entriesIn(tree)],
     // React stays external: bundled, its CommonJS makes esbuild share a helper chunk among all chunks.
     external,
     stdin: { contents: source, resolveDir: new URL('.', import.meta.url).pathname, loader: 'js' },
@@ -66,6 +70,7 @@ async function bundle(source, external = []) {
   // The package's modules in the lazily imported chunks, so a test can tell "left out" from "renamed".
   modules.lazy = new Set(Object.entries(outputs).filter(([path]) => !atImport.has(path)).flatMap(([, output]) => Object.keys(output.inputs)));
   modules.files = atImport.size;
+  modules.bytes = [...atImport].reduce((sum, path) => sum + outputs[path].bytes, 0);
   return modules;
 }
 
@@ -193,3 +198,24 @@ test('what a page uses, it carries: policy lint, limits', async () => {
   for (const file of ['lib/limits.js', 'wasm/warden_limits.js', 'wasm/warden_limits_bytes.js']) assert.ok(limits.has(file), `${file} is carried`);
   assert.ok(!limits.has('wasm/warden_lint_bytes.js'), 'limits do not bring the lint module');
 });
+
+// The shipped dist/ is esbuild's bundle of lib/ (pkg-js/bundle.mjs). A page's bundler leaves out
+// what a page does not use per file and per top-level statement; bundling merges modules into
+// chunks, so a statement with an effect, or an import of a shared chunk, would keep in the page
+// what lib/ lets it drop (ARCHITECTURE.md, "Build outputs"). The same apps, built from either.
+const APPS = {
+  'one tool': ONE_TOOL,
+  'a client of its own': `import { createWarden } from 'webmcp-warden'; const c = createWarden({ policy: { allow: ['*'] } }); c.webmcp(() => 'ok', { name: 'ping', description: 'Pings.' }); await c.invokeTool('ping', {});`,
+  'a resource': `import { createWarden, webmcpResource, readResource } from 'webmcp-warden'; const client = createWarden(); webmcpResource(() => 'x', { uri: 'notes://a', name: 'a', client }); await readResource('notes://a', { client });`,
+  'lintPolicy': `import { lintPolicy } from 'webmcp-warden'; console.log(lintPolicy({ allow: ['*'] }));`,
+};
+for (const [name, source] of Object.entries(APPS)) {
+  test(`${name}: a page built from dist/ (the bundle) carries no more at import than one built from lib/`, async (t) => {
+    const fromLib = await bundle(source, [], 'lib');
+    const fromDist = await bundle(source, [], 'dist');
+    t.diagnostic(`at import, minified: lib/ ${fromLib.bytes} B in ${fromLib.files} files, dist/ ${fromDist.bytes} B in ${fromDist.files} files`);
+    assert.ok(fromLib.bytes > 10_000, 'the page took in the package');
+    // Minified names and esbuild's chunk boundaries differ a little between the two builds.
+    assert.ok(fromDist.bytes <= fromLib.bytes * 1.01, `dist/ ${fromDist.bytes} B > lib/ ${fromLib.bytes} B + 1 %`);
+  });
+}
