@@ -393,6 +393,8 @@ async function buildModule({ name, outName = name, cargoArgs, embed, wasmOpt: pa
   const types = readFileSync(typesPath, 'utf8').replace(/^\s*\[Symbol\.dispose\]\(\): void;\n/gm, '');
   writeFileSync(typesPath, types);
   rmSync(wasmFile);
+  // The core also ships as a file, for `webmcp-warden/slim` (pkg-js/src/slim.ts; bundle.mjs copies it).
+  if (name === 'warden_core') writeFileSync(join(dir, `${name}.wasm`), bytes);
   if (embed !== 'lzma') throw new Error(`build.mjs: module ${name} has no way to ship (embed must be 'lzma')`);
   // Gzip and brotli cannot recompress LZMA, but they pack its base64 back to about its size.
   const base64 = JSON.stringify(lzmaCompress(bytes).toString('base64'));

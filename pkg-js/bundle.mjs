@@ -9,6 +9,8 @@
 //           `import()` stays lazy), shared code in shared chunks (dist/chunks/), the glue and
 //           embedded bytes of wasm/ inside the chunks that use them; tsc's declarations under
 //           dist/types/ (one per source file) and the glue's under dist/wasm/.
+//   dist/slim/  the `webmcp-warden/slim` entry, a build of its own: the same code with the core
+//           loaded from `warden_core.wasm` beside it by `init()` (src/slim.ts).
 //
 // A page's bundler drops what a page does not use: whole files (`"sideEffects": false`) and,
 // inside a file it keeps, the top-level statements nothing uses. So that a page built from dist/
@@ -107,7 +109,7 @@ function dropBareImports(dir) {
 
 /** tsc → lib/, and esbuild's bundle of lib/ → dist/ (see the top of this file); answers esbuild's result. */
 export async function compile() {
-  if (!existsSync(join(wasmDir, 'warden_core.js'))) throw new Error('pkg-js/wasm/ is missing: run node pkg-js/build.mjs first');
+  if (!existsSync(join(wasmDir, 'warden_core.wasm'))) throw new Error('pkg-js/wasm/ is missing (or older than webmcp-warden/slim): run node pkg-js/build.mjs first');
   tsc();
   const { build } = await import('esbuild');
   rmSync(dist, { recursive: true, force: true });
@@ -119,6 +121,23 @@ export async function compile() {
     ],
     outdir: dist,
   });
+  // `webmcp-warden/slim` (src/slim.ts): a build of its own, so that the main entry's files stay
+  // as they are and a page of the main entry downloads nothing of it. Its core is the `.wasm`
+  // file beside it, loaded by `init()` (core-source-slim.ts in place of core-source.ts); the
+  // lazily loaded modules stay embedded in its chunks.
+  const slimDir = join(dist, 'slim');
+  await build({
+    ...COMMON,
+    entryPoints: [{ in: join(lib, 'slim.js'), out: 'slim' }],
+    outdir: slimDir,
+    plugins: [{
+      name: 'slim-core',
+      setup(builder) {
+        builder.onResolve({ filter: /^\.\/core-source\.js$/ }, ({ importer }) => ({ path: join(dirname(importer), 'core-source-slim.js') }));
+      },
+    }],
+  });
+  copyFileSync(join(wasmDir, 'warden_core.wasm'), join(slimDir, 'warden_core.wasm'));
   dropBareImports(dist);
   // The declarations stay tsc's, one per source file: types/ mirrors src/, and the glue's
   // declarations they import (`../wasm/…` from an entry, `../../wasm/…` from a folder) resolve

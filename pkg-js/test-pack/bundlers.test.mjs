@@ -125,6 +125,25 @@ test('vite build, no config: the validator is a chunk of its own, and loads unde
   await serving(outDir, (url) => assertAppWorks(`${url}/`));
 });
 
+test('vite build, no config, of a page on webmcp-warden/slim: the core is emitted as a .wasm asset, init() loads it, and the tool is governed under a strict CSP', { timeout: 120_000, skip: browserSkip }, async (t) => {
+  assert.ok(project, 'the install step must have succeeded');
+  const vite = await import(pathToFileURL(path.join(project, 'node_modules', 'vite', 'dist', 'node', 'index.js')).href);
+  const app = path.join(project, 'slim-app');
+  mkdirSync(app, { recursive: true });
+  cpSync(path.join(fixtures, 'one-tool', 'check-host.js'), path.join(app, 'check-host.js'));
+  cpSync(path.join(fixtures, 'one-tool-slim', 'main.js'), path.join(app, 'main.js'));
+  writeFileSync(path.join(app, 'index.html'), page('./main.js'));
+  const outDir = path.join(app, 'dist');
+  await timedBuild(t, 'vite build (slim)', async () => {
+    await vite.build({ root: app, configFile: false, logLevel: 'silent', build: { outDir } });
+    return { code: 0 };
+  });
+  const assets = readdirSync(path.join(outDir, 'assets'));
+  assert.ok(assets.some((f) => /^warden_core-.*\.wasm$/.test(f)), `the core is an asset: ${assets.join(', ')}`);
+  const fetched = await serving(outDir, (url) => assertAppWorks(`${url}/`));
+  assert.ok(fetched.some((p) => /\/assets\/warden_core-.*\.wasm$/.test(p)), `the page fetched the core's .wasm: ${fetched.join(', ')}`);
+});
+
 test('webpack 5, no config (webpack-cli, production mode): the validator is a chunk of its own, and loads under a strict CSP', { timeout: 180_000, skip: browserSkip }, async (t) => {
   assert.ok(project, 'the install step must have succeeded');
   const out = path.join(project, 'webpack-dist');

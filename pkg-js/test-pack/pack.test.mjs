@@ -61,6 +61,7 @@ test('npm pack produces a tarball that installs into an empty project', { timeou
     `only built files are shipped (not lib/, the tests' tree), got: ${files.join(', ')}`);
   // The npm page: what it is, how to use it, its licence, where it lives.
   for (const page of ['README.md', 'LICENSE']) assert.ok(files.includes(page), `the tarball ships ${page}`);
+  assert.ok(files.includes('dist/slim/slim.js') && files.includes('dist/slim/warden_core.wasm') && files.includes('dist/types/slim.d.ts'), 'the tarball ships webmcp-warden/slim and its core as a file');
   const manifest = JSON.parse(readFileSync(path.join(pkgRoot, 'package.json'), 'utf8'));
   assert.equal(manifest.license, 'MIT');
   assert.match(readFileSync(path.join(pkgRoot, 'LICENSE'), 'utf8'), /^MIT License/);
@@ -107,7 +108,7 @@ console.log(r);
  * The entries of the package's `exports`, by subpath, but `/otel`: its peer (@opentelemetry/api)
  * is not installed in this project (test/otel-entry.test.mjs bundles that entry).
  */
-const ENTRY_SUBPATHS = ['', '/react', '/testing', '/devtools', '/devtools/react', '/forms', '/limits', '/presence'];
+const ENTRY_SUBPATHS = ['', '/react', '/testing', '/devtools', '/devtools/react', '/forms', '/limits', '/presence', '/slim'];
 
 test('(a) Node ESM: every entry imports from the installed package; how many modules Node loads for it', { timeout: 60_000 }, (t) => {
   assert.ok(project, 'the install step must have succeeded');
@@ -158,6 +159,24 @@ console.log(JSON.stringify(out));
   // call needs, not one module per source file (ARCHITECTURE.md, "Build outputs").
   assert.ok(out.atImport <= 15, `at most 15 modules at import: ${out.atImport}`);
   assert.ok(out.firstCall <= 20, `at most 20 modules through a first call: ${out.firstCall}`);
+});
+
+test('(a) Node ESM: webmcp-warden/slim from the installed package: before init() what needs the core says not_initialized; after await init() a call is governed', { timeout: 60_000 }, () => {
+  assert.ok(project, 'the install step must have succeeded');
+  writeFileSync(path.join(project, 'slim.mjs'), `
+import { init, configureWebMCP, webmcp } from 'webmcp-warden/slim';
+let before;
+try { configureWebMCP({ policy: { default: 'allow' } }); before = 'configured'; } catch (err) { before = err.code; }
+await init();
+configureWebMCP({ policy: { deny: [{ match: 'page/divide', when: { arg: '/by', equals: 0 }, reason: 'Division by zero.' }], default: 'allow' } });
+const divide = webmcp(({ a, by }) => a / by, { name: 'divide', description: 'Divides', inputSchema: { type: 'object', properties: { a: { type: 'number' }, by: { type: 'number' } }, required: ['a', 'by'] } });
+const ok = await divide.invoke({ a: 6, by: 3 });
+const denied = await divide.invoke({ a: 6, by: 0 });
+const invalid = await divide.invoke({ a: 'six', by: 3 });
+console.log(JSON.stringify({ before, ok: ok.result.content[0].text, denied: denied.result.content[0].text, invalid: invalid.error?.reason }));
+`);
+  const out = JSON.parse(run(process.execPath, ['slim.mjs'], project).trim());
+  assert.deepEqual(out, { before: 'not_initialized', ok: '2', denied: 'Denied: Division by zero.', invalid: 'invalid_arguments' });
 });
 
 test('(a) Node ESM: a JSON Schema tool validates (the validator module loads from the installed package)', { timeout: 60_000 }, () => {
