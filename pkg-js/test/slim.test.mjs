@@ -18,6 +18,7 @@ test('the build ships the core as a file beside the /slim entry, and package.jso
   assert.ok(WebAssembly.Module.exports(new WebAssembly.Module(bytes)).some((e) => e.name === 'engineNew'), 'it is the core');
   const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
   assert.deepEqual(pkg.exports['./slim'], { types: './dist/types/slim.d.ts', default: './dist/slim/slim.js' });
+  assert.equal(pkg.exports['./slim/warden_core.wasm'], './dist/slim/warden_core.wasm', "the file's own export, for a bundler that takes its URL (Vite's ?url, esbuild's file loader)");
   assert.ok(existsSync(new URL('../dist/types/slim.d.ts', import.meta.url)));
 });
 
@@ -80,6 +81,7 @@ test('init() takes the file by URL (string, URL, file:), a Response, a promise o
     ArrayBuffer: `new Uint8Array(readFileSync(new URL(${JSON.stringify(wasmUrl.href)}))).buffer`,
     'WebAssembly.Module': `new WebAssembly.Module(readFileSync(new URL(${JSON.stringify(wasmUrl.href)})))`,
     '{ core }': `{ core: ${JSON.stringify(wasmUrl.href)} }`,
+    "the package's export of the file": `import.meta.resolve('webmcp-warden/slim/warden_core.wasm')`,
   };
   for (const [name, source] of Object.entries(sources)) {
     const out = runFresh(`
