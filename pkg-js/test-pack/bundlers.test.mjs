@@ -144,6 +144,25 @@ test('vite build, no config, of a page on webmcp-warden/slim: the core is emitte
   assert.ok(fetched.some((p) => /\/assets\/warden_core-.*\.wasm$/.test(p)), `the page fetched the core's .wasm: ${fetched.join(', ')}`);
 });
 
+test('Vite dev server of a page on webmcp-warden/slim, with the documented optimizeDeps.exclude: init() finds the .wasm and the tool is governed', { timeout: 120_000, skip: browserSkip }, async () => {
+  assert.ok(project, 'the install step must have succeeded');
+  const vite = await import(pathToFileURL(path.join(project, 'node_modules', 'vite', 'dist', 'node', 'index.js')).href);
+  const app = path.join(project, 'slim-dev');
+  mkdirSync(app, { recursive: true });
+  cpSync(path.join(fixtures, 'one-tool', 'check-host.js'), path.join(app, 'check-host.js'));
+  cpSync(path.join(fixtures, 'one-tool-slim', 'main.js'), path.join(app, 'main.js'));
+  writeFileSync(path.join(app, 'index.html'), page('./main.js'));
+  // Pre-bundling would move the package's module away from its .wasm (docs/behaviour.md, "The /slim entry").
+  const server = await vite.createServer({ root: app, configFile: false, logLevel: 'silent', server: { host: '127.0.0.1', port: 0 }, optimizeDeps: { exclude: ['webmcp-warden'] } });
+  await server.listen();
+  try {
+    const fetched = await assertAppWorks(server.resolvedUrls.local[0]);
+    assert.ok(fetched.some((p) => p.endsWith('/dist/slim/warden_core.wasm')), `the page fetched the core's .wasm: ${fetched.join(', ')}`);
+  } finally {
+    await server.close();
+  }
+});
+
 test('webpack 5, no config (webpack-cli, production mode): the validator is a chunk of its own, and loads under a strict CSP', { timeout: 180_000, skip: browserSkip }, async (t) => {
   assert.ok(project, 'the install step must have succeeded');
   const out = path.join(project, 'webpack-dist');
