@@ -1,6 +1,7 @@
 // A/B of two builds of the package in one process (each its own modules and wasm instance),
 // measured side by side like run.mjs: used to report what a change to the TS layer did.
 //   node bench/ab.mjs /path/to/pkg-js-before /path/to/pkg-js-after
+import { existsSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { compare, fmt } from './harness.mjs';
 import { CALLED, asciiText, invalidInstance, makePolicy, sprinkle, toolSchema, validInstance } from './fixtures.mjs';
@@ -8,7 +9,9 @@ import { CALLED, asciiText, invalidInstance, makePolicy, sprinkle, toolSchema, v
 const [beforeDir, afterDir] = process.argv.slice(2);
 if (!afterDir) throw new Error('usage: node bench/ab.mjs <pkg-js before> <pkg-js after>');
 const load = async (dir) => {
-  const url = (path) => pathToFileURL(`${dir.replace(/\/$/, '')}/${path}`).href;
+  // A build whose dist/ is a bundle keeps its modules one per file in lib/ (bench/pkg.mjs).
+  const tree = existsSync(`${dir.replace(/\/$/, '')}/lib`) ? 'lib/' : 'dist/';
+  const url = (path) => pathToFileURL(`${dir.replace(/\/$/, '')}/${path.replace(/^dist\//, tree)}`).href;
   /** The first of `paths` (one module in the layouts of several builds) that imports. */
   const first = async (...paths) => {
     for (const path of paths) {

@@ -9,9 +9,9 @@ import { fileURLToPath } from 'node:url';
 import { compare, fmt } from './harness.mjs';
 import { peerGovernedExecute } from './peer-full.mjs';
 import { CALLED, asciiText, makePolicy, peerPolicy, toolSchema, validInstance } from './fixtures.mjs';
-import { entrySpecifier, pkgUrl } from './pkg.mjs';
+import { internalEntry, internalUrl } from './pkg.mjs';
 
-const { webmcp, configureWebMCP, resetWebMCP } = await import(entrySpecifier());
+const { webmcp, configureWebMCP, resetWebMCP } = await import(internalEntry());
 
 const text1k = asciiText(1024);
 const search = () => text1k;
@@ -52,10 +52,10 @@ function configure(rules) {
 
 if (process.argv[2] === 'crossings') {
   // The package reaches the core and the shaping module through one object of functions each
-  // (dist/boundary/core.js, dist/shape/shaping.js): wrapping their properties counts every crossing the call path makes.
-  const { core } = await import(pkgUrl('dist/boundary/core.js').href);
-  const { shaper } = await import(pkgUrl('dist/shape/shaping.js').href);
-  const { loadValidator } = await import(pkgUrl('dist/validator/validator-loader.js').href);
+  // (boundary/core.js, shape/shaping.js of the unbundled tree): wrapping their properties counts every crossing the call path makes.
+  const { core } = await import(internalUrl('boundary/core.js').href);
+  const { shaper } = await import(internalUrl('shape/shaping.js').href);
+  const { loadValidator } = await import(internalUrl('validator/validator-loader.js').href);
   const validator = await loadValidator();
   const counts = new Map();
   for (const [proto, label] of [[core, 'core'], [shaper, 'shaper'], [Object.getPrototypeOf(validator), 'validator']]) {
@@ -82,7 +82,7 @@ if (process.argv[2] === 'crossings') {
   process.exit(0);
 }
 
-console.log('A. Boundary crossings per call (the functions of `core` in dist/boundary/core.js and the validator methods; `scanText` is not counted: clean text never crosses)\n');
+console.log('A. Boundary crossings per call (the functions of `core` in boundary/core.js and the validator methods; `scanText` is not counted: clean text never crosses)\n');
 console.log(execFileSync(process.execPath, [fileURLToPath(import.meta.url), 'crossings'], { encoding: 'utf8' }));
 console.log('B. Each step added alone to the 3-hook call, against a peer doing the same steps in plain JS\n');
 console.log('| steps | webmcp-warden | peer (same steps) | ours / peer | webmcp-warden − the 3-hook call |\n|---|---:|---:|---:|---:|');

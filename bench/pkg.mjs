@@ -1,19 +1,44 @@
 // Where the built package is. By default the repository's pkg-js/ (what `npm run build` made);
 // BENCH_PKG=/path/to/a/copy/of/pkg-js benchmarks a copy instead (useful while someone rebuilds:
 // the build empties pkg-js/wasm and pkg-js/dist for a while).
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 export const PKG_DIR = process.env.BENCH_PKG ? pathToFileURL(process.env.BENCH_PKG.replace(/\/?$/, '/')).href : new URL('../pkg-js/', import.meta.url).href;
 
-/** A URL inside the package (`dist/shape/shaping.js`, `wasm/sizes.json`, …). */
+/** A URL inside the package (`dist/index.js`, `wasm/sizes.json`, …). */
 export function pkgUrl(file) {
   return new URL(file, PKG_DIR);
 }
 
-/** The package's entry: the bare specifier for the repository's build, the copy's dist otherwise. */
+/**
+ * Where a build keeps its modules one per source file, which a benchmark that reaches the
+ * package's internals imports: `lib/` in a build whose dist/ is a bundle, `dist/` in builds
+ * from before it (bench/ab.mjs and BENCH_PKG time those too).
+ */
+export const INTERNAL_DIR = existsSync(new URL('lib/', PKG_DIR)) ? 'lib/' : 'dist/';
+
+/**
+ * A URL of an internal module, by its path under src/ compiled (`boundary/unlzma.js`,
+ * `shape/shaping.js`, `index.js`), in the tree {@link INTERNAL_DIR} names. A script that imports
+ * one imports the entry from the same tree too ({@link internalEntry}): two copies of the
+ * package's modules in one process would each have their own state.
+ */
+export function internalUrl(file) {
+  return new URL(INTERNAL_DIR + file, PKG_DIR);
+}
+
+/** The main entry in the tree of {@link internalUrl}, for a script that reaches internals too. */
+export function internalEntry() {
+  return internalUrl('index.js').href;
+}
+
+/**
+ * The package's entry as users get it, for a script that uses only the public API: the bare
+ * specifier for the repository's build, the copy's dist/index.js otherwise.
+ */
 export function entrySpecifier() {
   return process.env.BENCH_PKG ? pkgUrl('dist/index.js').href : 'webmcp-warden';
 }

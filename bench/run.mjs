@@ -16,18 +16,18 @@ import { compare, fmt, median } from './harness.mjs';
 import { peerExecute, normalizeResult as peerNormalize } from './peer-hooks.mjs';
 import { peerGovernedExecute } from './peer-full.mjs';
 import { CALLED, asciiText, invalidInstance, makePolicy, peerDecide, peerPolicy, PEER_STRIP, sprinkle, toolSchema, typographicText, validInstance } from './fixtures.mjs';
-import { entrySpecifier, pkgUrl } from './pkg.mjs';
+import { internalEntry, internalUrl, pkgUrl } from './pkg.mjs';
 
 const Ajv2020 = Ajv2020Module.default ?? Ajv2020Module;
-const { webmcp, configureWebMCP, resetWebMCP, onTelemetry, explain, createWarden, webmcpResource, readResource } = await import(entrySpecifier());
-const { shapeForModel } = await import(pkgUrl('dist/shape/shaping.js').href);
+const { webmcp, configureWebMCP, resetWebMCP, onTelemetry, explain, createWarden, webmcpResource, readResource } = await import(internalEntry());
+const { shapeForModel } = await import(internalUrl('shape/shaping.js').href);
 // The synchronous shaping a call does, with its module loaded as a call has it (the public
 // `shapeForModel` awaits that load first).
-await (await (await import(pkgUrl('dist/api/pipeline-loader.js').href)).loadPipeline()).loadShaper();
-const wire = await import(pkgUrl('dist/boundary/wire.js').href);
-const { validateJson } = await import(pkgUrl('dist/validator/validation.js').href);
-const { loadValidator } = await import(pkgUrl('dist/validator/validator-loader.js').href);
-const { encodeJson } = await import(pkgUrl('dist/boundary/wire.js').href);
+await (await (await import(internalUrl('api/pipeline-loader.js').href)).loadPipeline()).loadShaper();
+const wire = await import(internalUrl('boundary/wire.js').href);
+const { validateJson } = await import(internalUrl('validator/validation.js').href);
+const { loadValidator } = await import(internalUrl('validator/validator-loader.js').href);
+const { encodeJson } = await import(internalUrl('boundary/wire.js').href);
 
 const started = Date.now();
 // BENCH_ONLY=1,3 runs only those cases (for working on one of them).
@@ -307,7 +307,7 @@ if (want(8)) {
 // --- 9. limits: what counting costs a call ------------------------------------------------------
 if (want(9)) {
   console.error('9. limits');
-  const { withLimits } = await import(pkgUrl('dist/limits.js').href);
+  const { withLimits } = await import(internalUrl('limits.js').href);
   // Ten limits that all select the tool and never refuse it (the call is counted by each): rate,
   // budget and calls in flight, per principal, per tool and for the page.
   const limits = [

@@ -28,7 +28,7 @@
 // `configureWebMCP({ hooks, replace: true })`, which puts the same global hooks back (the issue
 // this answers saw it grow to 33 ms as tools accumulated).
 import { performance } from 'node:perf_hooks';
-import { pkgUrl } from './pkg.mjs';
+import { internalUrl } from './pkg.mjs';
 
 const arg = (name, fallback) => {
   const at = process.argv.indexOf(`--${name}`);
@@ -44,13 +44,13 @@ if (typeof globalThis.gc !== 'function') {
   process.exit(2);
 }
 
-// Every module from the same dist/ files, so the client, the core and the fake are one instance.
-const { webmcp, configureWebMCP, createWarden } = await import(pkgUrl('dist/index.js').href);
-const { getDefaultWarden, internalOf } = await import(pkgUrl('dist/api/api.js').href);
-const { coreMemoryBytes } = await import(pkgUrl('dist/boundary/core.js').href);
-const { shaperMemoryBytes } = await import(pkgUrl('dist/shape/shaping.js').href);
-const { installFakeModelContext } = await import(pkgUrl('dist/testing.js').href);
-const { withLimits, limitsMemoryBytes } = await import(pkgUrl('dist/limits.js').href);
+// Every module from the same unbundled tree (bench/pkg.mjs), so the client, the core and the fake are one instance.
+const { webmcp, configureWebMCP, createWarden } = await import(internalUrl('index.js').href);
+const { getDefaultWarden, internalOf } = await import(internalUrl('api/api.js').href);
+const { coreMemoryBytes } = await import(internalUrl('boundary/core.js').href);
+const { shaperMemoryBytes } = await import(internalUrl('shape/shaping.js').href);
+const { installFakeModelContext } = await import(internalUrl('testing.js').href);
+const { withLimits, limitsMemoryBytes } = await import(internalUrl('limits.js').href);
 
 if (!process.argv.includes('--bare')) installFakeModelContext();
 const counter = { before: 0, after: 0 };

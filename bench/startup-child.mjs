@@ -3,7 +3,7 @@
 //   node bench/startup-child.mjs schema    the same for a tool with a JSON Schema (the validator
 //                                          module is loaded and compiled during that call)
 //   node bench/startup-child.mjs module    import the core's compressed bytes, decode, compile
-import { entrySpecifier, pkgUrl } from './pkg.mjs';
+import { entrySpecifier, internalUrl, pkgUrl } from './pkg.mjs';
 
 const mode = process.argv[2];
 const t0 = performance.now();
@@ -38,9 +38,9 @@ if (mode === 'package' || mode === 'schema') {
 async function coreStream() {
   const embedded = await import(pkgUrl('wasm/warden_core_bytes.js').href);
   if (embedded.WASM_LZMA_BASE64) {
-    const { unlzma } = await import(pkgUrl('dist/boundary/unlzma.js').href);
+    const { unlzma } = await import(internalUrl('boundary/unlzma.js').href);
     return { stream: Buffer.from(embedded.WASM_LZMA_BASE64, 'base64'), decode: unlzma };
   }
-  const inflate = await import(pkgUrl('dist/inflate.js').href).then((m) => m.inflateRaw, () => import(pkgUrl('dist/vendor/fflate.js').href).then((m) => m.inflateSync));
+  const inflate = await import(internalUrl('inflate.js').href).then((m) => m.inflateRaw, () => import(internalUrl('vendor/fflate.js').href).then((m) => m.inflateSync));
   return { stream: Buffer.from(embedded.WASM_DEFLATED_BASE64, 'base64'), decode: inflate };
 }

@@ -1,4 +1,5 @@
-// Builds the npm package: the Rust core → wasm → wasm-bindgen glue → embedded bytes → tsc.
+// Builds the npm package: the Rust core → wasm → wasm-bindgen glue → embedded bytes, then
+// bundle.mjs: tsc → lib/, and esbuild's bundle of it → dist/.
 //
 // Why the core's bytes are embedded as base64: `webmcp()` and
 // `configureWebMCP()` to validate and throw synchronously in Node and in browsers, with no
@@ -17,6 +18,7 @@ import { existsSync, readFileSync, readdirSync, writeFileSync, mkdirSync, rmSync
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync, brotliCompressSync, constants as zlib } from 'node:zlib';
+import { compile } from './bundle.mjs';
 
 const pkgDir = dirname(fileURLToPath(import.meta.url));
 const root = join(pkgDir, '..');
@@ -179,6 +181,54 @@ function fasterStrings(glue, name) {
 }
 
 /**
+ * The glue's top-level statements made free of side effects (`/* @__PURE__ *\/` calls of small
+ * functions that do the same work): the glue of every module is bundled into a chunk of dist/
+ * (bundle.mjs), and a page's bundler keeps a chunk's top-level statement that may have an effect,
+ * with everything it reaches (the lint module's glue and bytes in the main entry's chunk). A call
+ * annotated pure is dropped when nothing uses what it makes. Same objects, same warm-up as
+ * wasm-bindgen's; only their creation moves into a function.
+ */
+function pureTopLevel(glue, name) {
+  const decoder = "let cachedTextDecoder = new TextDecoder('utf-8', { ignoreBOM: true });\ncachedTextDecoder.decode();\n";
+  const encoder = /const cachedTextEncoder = new TextEncoder\(\);\n\nif \(!\('encodeInto' in cachedTextEncoder\)\) \{\n    cachedTextEncoder\.encodeInto = function \(arg, view\) \{\n        const buf = cachedTextEncoder\.encode\(arg\);\n        view\.set\(buf\);\n        return \{\n            read: arg\.length,\n            written: buf\.length\n        \};\n    \};\n\}\n/;
+  const hasDecoder = glue.includes('cachedTextDecoder');
+  const hasEncoder = glue.includes('cachedTextEncoder');
+  if (hasDecoder && !glue.includes(decoder)) throw new Error(`glue of ${name}: its TextDecoder set-up changed; update build.mjs (pureTopLevel)`);
+  if (hasEncoder && !encoder.test(glue)) throw new Error(`glue of ${name}: its TextEncoder set-up changed; update build.mjs (pureTopLevel)`);
+  let out = glue;
+  if (hasDecoder) {
+    out = out.replace(decoder, `/** Added by build.mjs: the decoder wasm-bindgen makes at top level, made by a call (see pureTopLevel). */
+function newTextDecoder() {
+    const made = new TextDecoder('utf-8', { ignoreBOM: true });
+    made.decode();
+    return made;
+}
+let cachedTextDecoder = /* @__PURE__ */ newTextDecoder();
+`);
+  }
+  if (hasEncoder) {
+    out = out.replace(encoder, `/** Added by build.mjs: the encoder wasm-bindgen makes at top level, made by a call (see pureTopLevel). */
+function newTextEncoder() {
+    const made = new TextEncoder();
+    if (!('encodeInto' in made)) {
+        made.encodeInto = function (arg, view) {
+            const buf = made.encode(arg);
+            view.set(buf);
+            return {
+                read: arg.length,
+                written: buf.length
+            };
+        };
+    }
+    return made;
+}
+const cachedTextEncoder = /* @__PURE__ */ newTextEncoder();
+`);
+  }
+  return out;
+}
+
+/**
  * Copies a host file the glue imports as `./<file>` (a `raw_module` of the crate, e.g.
  * wasm/host/lib.rs) from pkg-js/src/ to `<dir>/<file>`, beside the glue: a path the package's own
  * modules can import too (the same module instance as the glue's).
@@ -319,7 +369,7 @@ async function buildModule({ name, outName = name, cargoArgs, embed, wasmOpt: pa
   const glue = readFileSync(gluePath, 'utf8');
   const urlExpr = `new URL('${outName}_bg.wasm', import.meta.url)`;
   if (!glue.includes(urlExpr)) throw new Error(`glue of ${outName} no longer contains ${urlExpr}; update build.mjs`);
-  let patched = glue.replaceAll(urlExpr, 'undefined');
+  let patched = pureTopLevel(glue.replaceAll(urlExpr, 'undefined'), outName);
   // The patterns of the core, the lint module and the limits module are judged through
   // pkg-js/src/pattern-host.js, one module beside their glue (its state is the page's).
   if (name === 'warden_core' || name === 'warden_lint' || name === 'warden_limits') {
@@ -343,6 +393,8 @@ async function buildModule({ name, outName = name, cargoArgs, embed, wasmOpt: pa
   const types = readFileSync(typesPath, 'utf8').replace(/^\s*\[Symbol\.dispose\]\(\): void;\n/gm, '');
   writeFileSync(typesPath, types);
   rmSync(wasmFile);
+  // The core also ships as a file, for `webmcp-warden/slim` (pkg-js/src/slim.ts; bundle.mjs copies it).
+  if (name === 'warden_core') writeFileSync(join(dir, `${name}.wasm`), bytes);
   if (embed !== 'lzma') throw new Error(`build.mjs: module ${name} has no way to ship (embed must be 'lzma')`);
   // Gzip and brotli cannot recompress LZMA, but they pack its base64 back to about its size.
   const base64 = JSON.stringify(lzmaCompress(bytes).toString('base64'));
@@ -450,6 +502,6 @@ for (const m of report) {
   }
 }
 checkBudget(report);
-rmSync(join(pkgDir, 'dist'), { recursive: true, force: true });
-run(join(root, 'node_modules', '.bin', 'tsc'), ['-p', join(pkgDir, 'tsconfig.json')]);
-console.log('pkg-js built: dist/ and wasm/ are ready for npm pack');
+// The JavaScript: tsc → lib/ (the tree the tests of internals import) and its bundle → dist/ (what npm ships): bundle.mjs.
+await compile();
+console.log('pkg-js built: dist/ and wasm/ are ready for npm pack (lib/ is the tests\' tree)');

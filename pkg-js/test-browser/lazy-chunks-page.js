@@ -1,7 +1,9 @@
 // Test page for lazy-chunks.test.mjs: the package's browser entry without a bundler; the test
-// decides whether a lazily loaded chunk (../dist/pipeline/pipeline.js, ../dist/shape/shaping.js) downloads.
-// Nothing registers at load.
-import { webmcp } from '../dist/index.js';
+// decides whether a lazily loaded chunk (the pipeline, the shaping module) downloads. `?tree=dist`
+// loads the shipped bundle (../dist/index.js, its chunks under dist/chunks/), otherwise the
+// unbundled ../lib/index.js. Nothing registers at load.
+const tree = new URLSearchParams(location.search).get('tree') === 'dist' ? 'dist' : 'lib';
+const { webmcp } = await import(`../${tree}/index.js`);
 
 const leaky = webmcp(() => 'se\u200bcret', { name: 'leaky', description: 'Answers with a hidden character.' });
 

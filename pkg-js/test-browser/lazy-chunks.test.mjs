@@ -6,6 +6,8 @@
 // fails closed; once it downloads, the next register() and call load it and work. Chromium 156
 // fetches a module again after a failed fetch (whatwg/html#10327); the test pins that a later
 // call recovers there.
+// Both trees: lib/ (one module per source file) and dist/, the shipped bundle, whose lazy chunks
+// must stay lazy and recoverable the same way.
 //
 // Needs Debian's chromium (/usr/bin/chromium, or $CHROMIUM) and playwright-core (root devDependency).
 // Without chromium the test is skipped, except under CI (env CI set), where that is a failure.
@@ -25,24 +27,25 @@ let browser;
 
 before(async () => {
   if (skipReason) return;
-  for (const chunk of ['shape/shape-module.js', 'pipeline/pipeline.js']) assert.ok(existsSync(path.join(pkgRoot, 'dist', chunk)), `pkg-js/dist/${chunk} is missing: build the package first (npm run build / scripts/build.sh)`);
+  for (const chunk of ['shape/shape-module.js', 'pipeline/pipeline.js']) assert.ok(existsSync(path.join(pkgRoot, 'lib', chunk)), `pkg-js/lib/${chunk} is missing: build the package first (npm run build / scripts/build.sh)`);
+  assert.ok(existsSync(path.join(pkgRoot, 'dist', 'index.js')), 'pkg-js/dist/ is missing: build the package first');
   served = await startStaticServer(pkgRoot);
   browser = await launchChromium();
 });
 
 /**
- * A fresh page of the test app whose requests for `dist/<chunk>` fail until `online()`; `requests`
- * counts them.
+ * A fresh page of the test app, loading `tree` (lib/, or the shipped bundle dist/), whose requests
+ * for the chunk `glob` (under that tree) fail until `online()`; `requests` counts them.
  */
-async function pageWithout(chunk) {
+async function pageWithout(tree, glob) {
   const page = await browser.newPage();
   const { page: errors } = watchErrors(page);
   const state = { page, errors, offline: true, requests: 0, online: () => void (state.offline = false) };
-  await page.route(`**/dist/${chunk}`, (route) => {
+  await page.route(`**/${tree}/${glob}`, (route) => {
     state.requests++;
     return state.offline ? route.abort('internetdisconnected') : route.continue();
   });
-  await page.goto(`${served.url}/test-browser/lazy-chunks-page.html`);
+  await page.goto(`${served.url}/test-browser/lazy-chunks-page.html?tree=${tree}`);
   await page.waitForFunction(() => window.__ready === true, null, { timeout: 30_000 });
   return state;
 }
@@ -52,9 +55,16 @@ after(async () => {
   await stopServer(served?.server);
 });
 
-for (const [chunk, says] of [['shape/shape-module.js', /shaping module did not load/], ['pipeline/pipeline.js', /pipeline chunk did not load/]]) {
-  test(`without ${chunk}, register() rejects and a call fails closed; with it, both work`, { skip: skipReason }, async () => {
-    const state = await pageWithout(chunk);
+// lib/ names each chunk by its source module; dist/ (the bundle) by the module and a hash.
+const CASES = [
+  ['lib', 'shape/shape-module.js', /shaping module did not load/],
+  ['lib', 'pipeline/pipeline.js', /pipeline chunk did not load/],
+  ['dist', 'chunks/shape-module-*.js', /shaping module did not load/],
+  ['dist', 'chunks/pipeline-*.js', /pipeline chunk did not load/],
+];
+for (const [tree, chunk, says] of CASES) {
+  test(`${tree}/: without ${chunk}, register() rejects and a call fails closed; with it, both work`, { skip: skipReason }, async () => {
+    const state = await pageWithout(tree, chunk);
     const { page } = state;
     const refused = await page.evaluate(() => window.__register());
     assert.equal(refused.status, 'error');

@@ -54,6 +54,7 @@ test('the packed package installs with vite, esbuild, webpack, webpack-cli, next
  * Vite, unbundled); webpack and Next.js name chunks by id, and there the validation failure is
  * the proof that it loaded.
  */
+/** Loads the app at `url`, checks its schema-checked tool validates; answers the paths the page fetched. */
 async function assertAppWorks(url, { ready = () => window.__status !== undefined, namedChunk = true } = {}) {
   const { page: tab, problems, responses, idle } = await openWatched(url, ready);
   try {
@@ -64,6 +65,7 @@ async function assertAppWorks(url, { ready = () => window.__status !== undefined
     const fetched = responses.map((r) => r.path);
     if (namedChunk) assert.ok(fetched.some((p) => p.includes('warden_validate')), `the validator chunk was loaded: ${fetched.join(', ')}`);
     assert.deepEqual(problems, []);
+    return fetched;
   } finally {
     await tab.close();
   }
@@ -123,6 +125,44 @@ test('vite build, no config: the validator is a chunk of its own, and loads unde
   await serving(outDir, (url) => assertAppWorks(`${url}/`));
 });
 
+test('vite build, no config, of a page on webmcp-warden/slim: the core is emitted as a .wasm asset, init() loads it, and the tool is governed under a strict CSP', { timeout: 120_000, skip: browserSkip }, async (t) => {
+  assert.ok(project, 'the install step must have succeeded');
+  const vite = await import(pathToFileURL(path.join(project, 'node_modules', 'vite', 'dist', 'node', 'index.js')).href);
+  const app = path.join(project, 'slim-app');
+  mkdirSync(app, { recursive: true });
+  cpSync(path.join(fixtures, 'one-tool', 'check-host.js'), path.join(app, 'check-host.js'));
+  cpSync(path.join(fixtures, 'one-tool-slim', 'main.js'), path.join(app, 'main.js'));
+  writeFileSync(path.join(app, 'index.html'), page('./main.js'));
+  const outDir = path.join(app, 'dist');
+  await timedBuild(t, 'vite build (slim)', async () => {
+    await vite.build({ root: app, configFile: false, logLevel: 'silent', build: { outDir } });
+    return { code: 0 };
+  });
+  const assets = readdirSync(path.join(outDir, 'assets'));
+  assert.ok(assets.some((f) => /^warden_core-.*\.wasm$/.test(f)), `the core is an asset: ${assets.join(', ')}`);
+  const fetched = await serving(outDir, (url) => assertAppWorks(`${url}/`));
+  assert.ok(fetched.some((p) => /\/assets\/warden_core-.*\.wasm$/.test(p)), `the page fetched the core's .wasm: ${fetched.join(', ')}`);
+});
+
+test('Vite dev server of a page on webmcp-warden/slim, with the documented optimizeDeps.exclude: init() finds the .wasm and the tool is governed', { timeout: 120_000, skip: browserSkip }, async () => {
+  assert.ok(project, 'the install step must have succeeded');
+  const vite = await import(pathToFileURL(path.join(project, 'node_modules', 'vite', 'dist', 'node', 'index.js')).href);
+  const app = path.join(project, 'slim-dev');
+  mkdirSync(app, { recursive: true });
+  cpSync(path.join(fixtures, 'one-tool', 'check-host.js'), path.join(app, 'check-host.js'));
+  cpSync(path.join(fixtures, 'one-tool-slim', 'main.js'), path.join(app, 'main.js'));
+  writeFileSync(path.join(app, 'index.html'), page('./main.js'));
+  // Pre-bundling would move the package's module away from its .wasm (docs/behaviour.md, "The /slim entry").
+  const server = await vite.createServer({ root: app, configFile: false, logLevel: 'silent', server: { host: '127.0.0.1', port: 0 }, optimizeDeps: { exclude: ['webmcp-warden'] } });
+  await server.listen();
+  try {
+    const fetched = await assertAppWorks(server.resolvedUrls.local[0]);
+    assert.ok(fetched.some((p) => p.endsWith('/dist/slim/warden_core.wasm')), `the page fetched the core's .wasm: ${fetched.join(', ')}`);
+  } finally {
+    await server.close();
+  }
+});
+
 test('webpack 5, no config (webpack-cli, production mode): the validator is a chunk of its own, and loads under a strict CSP', { timeout: 180_000, skip: browserSkip }, async (t) => {
   assert.ok(project, 'the install step must have succeeded');
   const out = path.join(project, 'webpack-dist');
@@ -135,14 +175,19 @@ test('webpack 5, no config (webpack-cli, production mode): the validator is a ch
   await serving(out, (url) => assertAppWorks(`${url}/`, { namedChunk: false }));
 });
 
-test('a plain <script type="module"> page, no bundler: dist/ served as is, the package named by an import map', { timeout: 60_000, skip: browserSkip }, async () => {
+test('a plain <script type="module"> page, no bundler: dist/ served as is, the package named by an import map', { timeout: 60_000, skip: browserSkip }, async (t) => {
   assert.ok(project, 'the install step must have succeeded');
   // The import map is an inline script, so the CSP allows it by its hash (and nothing else inline).
   const importMap = JSON.stringify({ imports: { 'webmcp-warden': '/node_modules/webmcp-warden/dist/index.js' } });
   const hash = createHash('sha256').update(importMap).digest('base64');
   mkdirSync(path.join(project, 'plain'));
   writeFileSync(path.join(project, 'plain', 'index.html'), page('/src/main.js', { head: `<script type="importmap">${importMap}</script>` }));
-  await serving(project, (url) => assertAppWorks(`${url}/plain/`), { 'Content-Security-Policy': `${CSP} 'sha256-${hash}'` });
+  const fetched = await serving(project, (url) => assertAppWorks(`${url}/plain/`), { 'Content-Security-Policy': `${CSP} 'sha256-${hash}'` });
+  // How many of the package's modules the page fetched: a handful, dist/ being a bundle (an
+  // entry, its shared chunks, the lazy chunks of a validated call), not one per source file.
+  const modules = fetched.filter((p) => p.includes('/node_modules/webmcp-warden/') && p.endsWith('.js'));
+  t.diagnostic(`the page fetched ${modules.length} of the package's modules: ${modules.map((p) => p.replace(/^.*\/webmcp-warden\//, '')).join(', ')}`);
+  assert.ok(modules.length <= 20, `at most 20 of the package's modules through a validated call: ${modules.length}`);
 });
 
 // Next.js 16 builds with Turbopack by default; `--webpack` is its other bundler, still chosen by

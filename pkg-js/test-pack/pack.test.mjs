@@ -54,13 +54,14 @@ test('npm pack produces a tarball that installs into an empty project', { timeou
   const files = info.files.map((f) => f.path);
   t.diagnostic(`tarball ${info.filename}: ${size} bytes packed, ${info.unpackedSize} bytes unpacked, ${files.length} files`);
   assert.ok(files.includes('package.json'));
-  for (const entry of ['dist/index.js', 'dist/index.d.ts', 'dist/react.js', 'dist/react.d.ts', 'dist/testing.js', 'dist/testing.d.ts', 'dist/otel.js', 'dist/otel.d.ts']) {
+  for (const entry of ['dist/index.js', 'dist/types/index.d.ts', 'dist/react.js', 'dist/types/react.d.ts', 'dist/testing.js', 'dist/types/testing.d.ts', 'dist/otel.js', 'dist/types/otel.d.ts', 'dist/wasm/warden_core.d.ts']) {
     assert.ok(files.includes(entry), `the tarball ships ${entry}`);
   }
-  assert.ok(!files.some((f) => f.startsWith('test') || f.startsWith('src/') || f.includes('node_modules')),
-    `only built files are shipped, got: ${files.join(', ')}`);
+  assert.ok(!files.some((f) => f.startsWith('test') || f.startsWith('src/') || f.startsWith('lib/') || f.startsWith('wasm/') || f.includes('node_modules')),
+    `only built files are shipped (not lib/, the tests' tree), got: ${files.join(', ')}`);
   // The npm page: what it is, how to use it, its licence, where it lives.
   for (const page of ['README.md', 'LICENSE']) assert.ok(files.includes(page), `the tarball ships ${page}`);
+  assert.ok(files.includes('dist/slim/slim.js') && files.includes('dist/slim/warden_core.wasm') && files.includes('dist/types/slim.d.ts'), 'the tarball ships webmcp-warden/slim and its core as a file');
   const manifest = JSON.parse(readFileSync(path.join(pkgRoot, 'package.json'), 'utf8'));
   assert.equal(manifest.license, 'MIT');
   assert.match(readFileSync(path.join(pkgRoot, 'LICENSE'), 'utf8'), /^MIT License/);
@@ -101,6 +102,82 @@ console.log(r);
     content: [{ type: 'text', text: '10' }],
     _meta: { 'webmcp-warden/provenance': { serverId: 'page', truncated: false, flags: [] } },
   });
+});
+
+/**
+ * The entries of the package's `exports`, by subpath, but `/otel`: its peer (@opentelemetry/api)
+ * is not installed in this project (test/otel-entry.test.mjs bundles that entry).
+ */
+const ENTRY_SUBPATHS = ['', '/react', '/testing', '/devtools', '/devtools/react', '/forms', '/limits', '/presence', '/slim'];
+
+test('(a) Node ESM: every entry imports from the installed package; how many modules Node loads for it', { timeout: 60_000 }, (t) => {
+  assert.ok(project, 'the install step must have succeeded');
+  // Node's loader hooks (module.register) see every module the process loads; the child
+  // counts the package's, at import of every entry, and for import + a first governed call.
+  writeFileSync(path.join(project, 'count-hooks.mjs'), `
+let port;
+export function initialize(data) { port = data.port; }
+export async function load(url, context, next) {
+  if (url.includes('/node_modules/webmcp-warden/')) port.postMessage(url);
+  return next(url, context);
+}
+`);
+  writeFileSync(path.join(project, 'count.mjs'), `
+import { register } from 'node:module';
+import { MessageChannel } from 'node:worker_threads';
+const { port1, port2 } = new MessageChannel();
+const loaded = new Set();
+port1.on('message', (url) => loaded.add(url));
+port1.unref();
+register('./count-hooks.mjs', import.meta.url, { data: { port: port2 }, transferList: [port2] });
+// The hooks run on their own thread: a round trip through it after each step flushes its messages.
+const flush = async () => { await import('data:text/javascript,export default 0;'); await new Promise((resolve) => setTimeout(resolve, 20)); };
+const out = {};
+const { webmcp } = await import('webmcp-warden');
+await flush();
+out.atImport = loaded.size;
+const tool = webmcp(({ a, b }) => a + b, { name: 'add', description: 'Adds', hooks: { before: [(ctx) => { ctx.metadata.seen = true; }] } });
+const outcome = await tool.invoke({ a: 1, b: 2 });
+await flush();
+out.firstCall = loaded.size;
+out.answer = outcome.result.content[0].text;
+const entries = {};
+for (const sub of ${JSON.stringify(ENTRY_SUBPATHS)}) entries[sub || '.'] = Object.keys(await import('webmcp-warden' + sub)).length;
+await flush();
+out.entries = entries;
+out.everyEntry = loaded.size;
+out.files = [...loaded].map((url) => url.split('/node_modules/webmcp-warden/').pop());
+console.log(JSON.stringify(out));
+`);
+  const out = JSON.parse(run(process.execPath, ['count.mjs'], project).trim().split('\n').pop());
+  t.diagnostic(`modules Node loads: ${out.atImport} at import('webmcp-warden'), ${out.firstCall} through a first governed call, ${out.everyEntry} for every entry`);
+  assert.equal(out.answer, '3');
+  for (const sub of ENTRY_SUBPATHS) assert.ok(out.entries[sub || '.'] > 0, `webmcp-warden${sub} exports something`);
+  assert.ok(out.files.every((file) => /^dist\//.test(file)), `only dist/ modules (the glue and bytes are bundled in): ${out.files.join(', ')}`);
+  assert.ok(out.firstCall >= out.atImport && out.everyEntry >= out.firstCall);
+  // The bundle (pkg-js/bundle.mjs): an entry, its shared chunks and the lazy chunks a first
+  // call needs, not one module per source file (ARCHITECTURE.md, "Build outputs").
+  assert.ok(out.atImport <= 15, `at most 15 modules at import: ${out.atImport}`);
+  assert.ok(out.firstCall <= 20, `at most 20 modules through a first call: ${out.firstCall}`);
+});
+
+test('(a) Node ESM: webmcp-warden/slim from the installed package: before init() what needs the core says not_initialized; after await init() a call is governed', { timeout: 60_000 }, () => {
+  assert.ok(project, 'the install step must have succeeded');
+  writeFileSync(path.join(project, 'slim.mjs'), `
+import { init, configureWebMCP, webmcp } from 'webmcp-warden/slim';
+let before;
+try { configureWebMCP({ policy: { default: 'allow' } }); before = 'configured'; } catch (err) { before = err.code; }
+await init();
+configureWebMCP({ policy: { deny: [{ match: 'page/divide', when: { arg: '/by', equals: 0 }, reason: 'Division by zero.' }], default: 'allow' } });
+const divide = webmcp(({ a, by }) => a / by, { name: 'divide', description: 'Divides', inputSchema: { type: 'object', properties: { a: { type: 'number' }, by: { type: 'number' } }, required: ['a', 'by'] } });
+const ok = await divide.invoke({ a: 6, by: 3 });
+const denied = await divide.invoke({ a: 6, by: 0 });
+const invalid = await divide.invoke({ a: 'six', by: 3 });
+const file = import.meta.resolve('webmcp-warden/slim/warden_core.wasm');
+console.log(JSON.stringify({ before, ok: ok.result.content[0].text, denied: denied.result.content[0].text, invalid: invalid.error?.reason, file: file.split('/node_modules/webmcp-warden/').pop() }));
+`);
+  const out = JSON.parse(run(process.execPath, ['slim.mjs'], project).trim());
+  assert.deepEqual(out, { before: 'not_initialized', ok: '2', denied: 'Denied: Division by zero.', invalid: 'invalid_arguments', file: 'dist/slim/warden_core.wasm' });
 });
 
 test('(a) Node ESM: a JSON Schema tool validates (the validator module loads from the installed package)', { timeout: 60_000 }, () => {
@@ -436,7 +513,8 @@ test('(f) publint (strict) and @arethetypeswrong/cli (ESM-only profile) find no 
   assert.equal(publint.code, 0, `publint:\n${publint.stdout}\n${publint.stderr}`);
   assert.match(publint.stdout, /All good!/, publint.stdout);
 
-  const attw = await runAllowingFailure(process.execPath, [path.join(repoRoot, 'node_modules', '@arethetypeswrong', 'cli', 'dist', 'index.js'), tarball, '--profile', 'esm-only', '--format', 'json'], pkgRoot);
+  // `./slim/warden_core.wasm` is an asset (the /slim core as a file), not a module: no types to check.
+  const attw = await runAllowingFailure(process.execPath, [path.join(repoRoot, 'node_modules', '@arethetypeswrong', 'cli', 'dist', 'index.js'), tarball, '--profile', 'esm-only', '--format', 'json', '--exclude-entrypoints', './slim/warden_core.wasm'], pkgRoot);
   assert.equal(attw.code, 0, `attw:\n${attw.stdout}\n${attw.stderr}`);
   const report = JSON.parse(attw.stdout);
   // The ESM-only profile ignores CommonJS and node10 resolution (the package has no CJS build).

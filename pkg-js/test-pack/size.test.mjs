@@ -116,6 +116,23 @@ test('vite build (no config): what the page downloads', { timeout: 120_000, skip
   measured.vite = await measureBuild(outDir);
 });
 
+/** The /slim page's files (information, no budget): the same app on webmcp-warden/slim, built by Vite. */
+let measuredSlim;
+
+test('vite build of the one-tool page on webmcp-warden/slim (the core a .wasm asset, loaded by init()): what the page downloads', { timeout: 120_000, skip: browserSkip }, async () => {
+  assert.ok(project, 'the install step must have succeeded');
+  const vite = await import(pathToFileURL(path.join(project, 'node_modules', 'vite', 'dist', 'node', 'index.js')).href);
+  const app = path.join(project, 'slim');
+  mkdirSync(app, { recursive: true });
+  cpSync(path.join(fixtures, 'one-tool', 'check-host.js'), path.join(app, 'check-host.js'));
+  cpSync(path.join(fixtures, 'one-tool-slim', 'main.js'), path.join(app, 'main.js'));
+  writeFileSync(path.join(app, 'index.html'), page('./main.js'));
+  const outDir = path.join(app, 'dist');
+  await vite.build({ root: app, configFile: false, logLevel: 'silent', build: { outDir } });
+  measuredSlim = await measureBuild(outDir);
+  assert.ok(measuredSlim.some((f) => f.path.endsWith('.wasm') && f.stage === 'import'), 'the core .wasm is fetched at import (init())');
+});
+
 /** The sum of `encoding` over the files of `stages`. */
 const total = (files, stages, encoding) => files.filter((f) => stages.includes(f.stage)).reduce((sum, f) => sum + f[encoding], 0);
 const kb = (bytes) => (bytes / 1000).toFixed(1);
@@ -171,6 +188,14 @@ test('what a page downloads stays within pkg-js/size-budget.json (page section);
     say(`SIZE_RATCHET=1: ${lowerable.length} budget(s) lowered in ${path.relative(repoRoot, BUDGET_FILE)}`);
   } else if (lowerable.length) {
     say(`${lowerable.length} budget(s) are more than ${MARGIN * 100} % above this build: lower them with SIZE_RATCHET=1 node --test pkg-js/test-pack/size.test.mjs`);
+  }
+  if (measuredSlim) {
+    say('');
+    say('webmcp-warden/slim, vite (information, no budget; the .wasm assets counted):');
+    for (const f of measuredSlim) say(`  slim     ${f.stage.padEnd(10)} ${f.path.padEnd(52)} ${String(f.raw).padStart(9)} ${String(f.gzip).padStart(8)} ${String(f.brotli).padStart(8)}`);
+    for (const [figure, stages] of Object.entries(FIGURES)) {
+      say(`  slim     ${FIGURE_LABEL[figure].padEnd(20)} raw ${kb(total(measuredSlim, stages, 'raw'))} KB, gzip ${kb(total(measuredSlim, stages, 'gzip'))} KB, brotli ${kb(total(measuredSlim, stages, 'brotli'))} KB`);
+    }
   }
   assert.deepEqual(missing, [], 'every measured figure has a budget in size-budget.json');
   assert.deepEqual(over, [], 'what a page downloads grew past its budget (see the table above; the README\'s Size section says when a budget may move)');

@@ -2,9 +2,23 @@
 // pkg-js/test/ rather than in it because `node --test pkg-js/test/` (Node 20) runs every .js/.mjs
 // file under a folder named `test`, whatever its name, so a helper there would be run and counted
 // as a test file.
+//
+// The helpers that make tools use the package as users get it ('webmcp-warden', the bundled
+// dist/); a test that reaches the package's internals imports lib-helpers.mjs instead, the same
+// helpers bound to lib/ (two copies of the package's modules in one process would not share
+// their state).
 import { readFileSync } from 'node:fs';
 import { beforeEach, afterEach } from 'node:test';
-import { webmcp, resetWebMCP } from 'webmcp-warden';
+import * as pkg from 'webmcp-warden';
+
+/** The package the tool helpers below use (lib-helpers.mjs binds them to lib/). */
+let webmcp = pkg.webmcp;
+let resetWebMCP = pkg.resetWebMCP;
+
+/** Binds the tool helpers to another build of the package's entry (lib-helpers.mjs). */
+export function bindPackage(entry) {
+  ({ webmcp, resetWebMCP } = entry);
+}
 
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 export const never = () => new Promise(() => {});

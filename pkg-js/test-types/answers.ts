@@ -19,7 +19,7 @@ import type {
   Refused,
   ShapeResultAnswer,
   StoredGrantsAnswer,
-} from '../dist/boundary/answers.js';
+} from '../dist/types/boundary/answers.js';
 import type { CallError, CallToolResult, Decision, DecisionStep, Explanation, Grant, PolicyCall, PolicyDiagnostic, ShapedResult } from 'webmcp-warden';
 import { expect, type Equal } from './assert.js';
 

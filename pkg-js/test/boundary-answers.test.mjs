@@ -17,16 +17,16 @@
 // Build first: `node pkg-js/build.mjs`.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createWarden, explain, lintPolicy, shapeForModel, webmcpResource, ConfigurationError } from 'webmcp-warden';
-import { withLimits } from 'webmcp-warden/limits';
-import { lintBytes } from '../dist/api/lint-module.js';
-import * as answers from '../dist/boundary/answers.js';
-import { core } from '../dist/boundary/core.js';
-import { shaper } from '../dist/shape/shaping.js';
-import { uriModule } from '../dist/subjects/uri-module.js';
-import { internalOf } from '../dist/api/api.js';
-import { decode, encode } from '../dist/boundary/wire.js';
-import { CallFlags, Read } from '../dist/boundary/codes.js';
+import { createWarden, explain, lintPolicy, shapeForModel, webmcpResource, ConfigurationError } from '../lib/index.js';
+import { withLimits } from '../lib/limits.js';
+import { lintBytes } from '../lib/api/lint-module.js';
+import * as answers from '../lib/boundary/answers.js';
+import { core } from '../lib/boundary/core.js';
+import { shaper } from '../lib/shape/shaping.js';
+import { uriModule } from '../lib/subjects/uri-module.js';
+import { internalOf } from '../lib/api/api.js';
+import { decode, encode } from '../lib/boundary/wire.js';
+import { CallFlags, Read } from '../lib/boundary/codes.js';
 import * as glue from '../wasm/warden_core.js';
 
 // ------------------------------------------------------------------ the checker

@@ -1,4 +1,5 @@
-// Pay for what you use: what a page's bundler takes in of the BUILT package for the features the
+// Pay for what you use: what a page's bundler takes in of the built package (its modules one per
+// source file, lib/: the shipped dist/ bundles the same modules) for the features the
 // page uses. Small apps are bundled with esbuild as a page's build would (`--bundle --minify
 // --format=esm --splitting`: the validator module stays a chunk of its own) and the modules the
 // page loads at import (the entry's chunk and the chunks it imports statically) are checked: a one-tool app never carries resources and prompts, dry runs,
@@ -12,9 +13,29 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { build } from 'esbuild';
 
-/** Bundles an app whose entry is `source`; answers the bytes each package module puts in the entry chunk. */
-async function bundle(source, external = []) {
+/**
+ * The package's entries resolved to lib/, its modules one per source file (pkg-js/bundle.mjs):
+ * the shipped dist/ is a bundle whose files do not name the modules this test is about.
+ */
+const ENTRY_FILE = { '': 'index', '/devtools/react': 'devtools-react' };
+/** Resolves the package's entries to `tree`: lib/ (one module per source file) or dist/ (the shipped bundle). */
+const entriesIn = (tree) => ({
+  name: `webmcp-warden-${tree}`,
+  setup(builder) {
+    builder.onResolve({ filter: /^webmcp-warden(\/.*)?$/ }, ({ path }) => {
+      const sub = path.slice('webmcp-warden'.length);
+      return { path: new URL(`../${tree}/${ENTRY_FILE[sub] ?? sub.slice(1)}.js`, import.meta.url).pathname, sideEffects: false };
+    });
+  },
+});
+
+/**
+ * Bundles an app whose entry is `source` against lib/ (or `tree`); answers the bytes each package
+ * module puts in the entry chunk (`.bytes`: the minified bytes the page loads at import).
+ */
+async function bundle(source, external = [], tree = 'lib') {
   const result = await build({
+    plugins: [entriesIn(tree)],
     // React stays external: bundled, its CommonJS makes esbuild share a helper chunk among all chunks.
     external,
     stdin: { contents: source, resolveDir: new URL('.', import.meta.url).pathname, loader: 'js' },
@@ -42,13 +63,14 @@ async function bundle(source, external = []) {
   const modules = new Map();
   for (const path of atImport) {
     for (const [file, { bytesInOutput }] of Object.entries(outputs[path].inputs)) {
-      const found = /^((?:dist|wasm)\/.+)$/.exec(file);
+      const found = /^((?:lib|wasm)\/.+)$/.exec(file);
       if (found && bytesInOutput > 0) modules.set(found[1], bytesInOutput);
     }
   }
   // The package's modules in the lazily imported chunks, so a test can tell "left out" from "renamed".
   modules.lazy = new Set(Object.entries(outputs).filter(([path]) => !atImport.has(path)).flatMap(([, output]) => Object.keys(output.inputs)));
   modules.files = atImport.size;
+  modules.bytes = [...atImport].reduce((sum, path) => sum + outputs[path].bytes, 0);
   return modules;
 }
 
@@ -68,31 +90,31 @@ await tool.register();
  * resources (with the URI module, its glue and bytes) are carried only by pages that use them.
  */
 const OPTIONAL = [
-  'dist/subjects/subject.js', 'dist/subjects/subject-call.js', 'dist/api/explain.js', 'dist/client/activity-store.js', 'dist/runtime/mcp-b.js', 'dist/validator/validator-module.js', 'dist/api/hooked-execute.js', 'dist/otel.js',
-  'dist/shape/shaping.js', 'dist/shape/shape-module.js', 'wasm/warden_shape.js', 'wasm/warden_shape_bytes.js',
-  'dist/subjects/uri-module.js', 'wasm/warden_uri.js', 'wasm/warden_uri_bytes.js',
-  'dist/api/forms.js', 'dist/react/use-webmcp-form.js', 'dist/runtime/schema-compat.js', 'dist/api/lint-tool.js',
+  'lib/subjects/subject.js', 'lib/subjects/subject-call.js', 'lib/api/explain.js', 'lib/client/activity-store.js', 'lib/runtime/mcp-b.js', 'lib/validator/validator-module.js', 'lib/api/hooked-execute.js', 'lib/otel.js',
+  'lib/shape/shaping.js', 'lib/shape/shape-module.js', 'wasm/warden_shape.js', 'wasm/warden_shape_bytes.js',
+  'lib/subjects/uri-module.js', 'wasm/warden_uri.js', 'wasm/warden_uri_bytes.js',
+  'lib/api/forms.js', 'lib/react/use-webmcp-form.js', 'lib/runtime/schema-compat.js', 'lib/api/lint-tool.js',
   // The pattern judgement and the linear engine: chunks of their own, loaded when a page has
   // patterns; lintPolicy's synchronous copy of the judgement only with lintPolicy.
-  'dist/boundary/judge-chunk.js', 'wasm/warden_patterns.js', 'wasm/warden_patterns_bytes.js', 'dist/boundary/linear-chunk.js', 'wasm/warden_linear.js', 'wasm/warden_linear_bytes.js',
-  'dist/api/lint.js', 'wasm/warden_patterns_sync.js',
-  'dist/devtools.js', 'dist/client/asks.js', 'dist/pipeline/diagnostics.js',
+  'lib/boundary/judge-chunk.js', 'wasm/warden_patterns.js', 'wasm/warden_patterns_bytes.js', 'lib/boundary/linear-chunk.js', 'wasm/warden_linear.js', 'wasm/warden_linear_bytes.js',
+  'lib/api/lint.js', 'wasm/warden_patterns_sync.js',
+  'lib/devtools.js', 'lib/client/asks.js', 'lib/pipeline/diagnostics.js',
   // Policy lint (lintPolicy, with its copy of the judgement), limits (webmcp-warden/limits) and presence (webmcp-warden/presence).
-  'dist/api/lint-module.js', 'wasm/warden_lint.js', 'wasm/warden_lint_bytes.js',
-  'dist/limits.js', 'wasm/warden_limits.js', 'wasm/warden_limits_bytes.js', 'dist/presence.js',
+  'lib/api/lint-module.js', 'wasm/warden_lint.js', 'wasm/warden_lint_bytes.js',
+  'lib/limits.js', 'wasm/warden_limits.js', 'wasm/warden_limits_bytes.js', 'lib/presence.js',
 ];
 
 test('a one-tool app carries none of the optional features', async (t) => {
   const modules = await bundle(ONE_TOOL);
-  assert.ok(modules.has('dist/api/tool.js'), 'the bundle took in the package');
+  assert.ok(modules.has('lib/api/tool.js'), 'the bundle took in the package');
   // What runs calls, listings and the browser registration is a chunk register() loads.
-  for (const file of ['dist/pipeline/call.js', 'dist/pipeline/listing.js', 'dist/pipeline/registration.js', 'dist/validator/validation.js']) {
+  for (const file of ['lib/pipeline/call.js', 'lib/pipeline/listing.js', 'lib/pipeline/registration.js', 'lib/validator/validation.js']) {
     assert.ok(!modules.has(file) && modules.lazy.has(file), `${file} is in a lazily imported chunk, not in the entry`);
   }
   const carried = OPTIONAL.filter((file) => modules.has(file));
   assert.deepEqual(carried, [], `the one-tool app carries ${carried.join(', ')}`);
-  const lazy = ['dist/shape/shaping.js', 'dist/shape/shape-module.js', 'wasm/warden_shape.js', 'wasm/warden_shape_bytes.js', 'dist/boundary/judge-chunk.js', 'wasm/warden_patterns_bytes.js', 'dist/boundary/linear-chunk.js', 'wasm/warden_linear_bytes.js'];
-  for (const file of [...lazy, 'dist/validator/validator-chunk.js', 'wasm/warden_validate_bytes.js', 'wasm/warden_validate_judge_bytes.js']) {
+  const lazy = ['lib/shape/shaping.js', 'lib/shape/shape-module.js', 'wasm/warden_shape.js', 'wasm/warden_shape_bytes.js', 'lib/boundary/judge-chunk.js', 'wasm/warden_patterns_bytes.js', 'lib/boundary/linear-chunk.js', 'wasm/warden_linear_bytes.js'];
+  for (const file of [...lazy, 'lib/validator/validator-chunk.js', 'wasm/warden_validate_bytes.js', 'wasm/warden_validate_judge_bytes.js']) {
     assert.ok(modules.lazy.has(file), `${file} is in a lazily imported chunk`);
   }
   assert.ok(!modules.lazy.has('wasm/warden_patterns_sync.js'), "lintPolicy's copy of the judgement is in no chunk");
@@ -102,13 +124,13 @@ test('a one-tool app carries none of the optional features', async (t) => {
 
 test('the devtools and the approval requests are nowhere in a page that does not import them; the diagnostics are a lazy chunk', async () => {
   const modules = await bundle(ONE_TOOL);
-  for (const file of ['dist/devtools.js', 'dist/devtools-react.js', 'dist/client/asks.js']) {
+  for (const file of ['lib/devtools.js', 'lib/devtools-react.js', 'lib/client/asks.js']) {
     assert.ok(!modules.has(file) && !modules.lazy.has(file), `${file} is in the one-tool app's build`);
   }
   // Written only when a diagnostic is due with debug on: a chunk a production page never fetches.
-  assert.ok(!modules.has('dist/pipeline/diagnostics.js') && modules.lazy.has('dist/pipeline/diagnostics.js'));
+  assert.ok(!modules.has('lib/pipeline/diagnostics.js') && modules.lazy.has('lib/pipeline/diagnostics.js'));
   const withDevtools = await bundle(`import { mountWardenDevtools } from 'webmcp-warden/devtools'; mountWardenDevtools(document.body);`);
-  assert.ok(withDevtools.has('dist/devtools.js') && withDevtools.has('dist/client/asks.js'), 'a page that imports the devtools carries them');
+  assert.ok(withDevtools.has('lib/devtools.js') && withDevtools.has('lib/client/asks.js'), 'a page that imports the devtools carries them');
 });
 
 test('a client of its own, configured, called and disposed, carries none of them either', async () => {
@@ -127,7 +149,7 @@ test('a client of its own, configured, called and disposed, carries none of them
 
 test("lintPolicy() carries the pattern judgement in the entry, compiled synchronously; other pages never download that copy", async () => {
   const lint = await bundle(`import { lintPolicy } from 'webmcp-warden'; console.log(lintPolicy({ deny: [{ when: { arg: '/q', matches: '^(a+)+$' } }] }));`);
-  for (const file of ['dist/api/lint.js', 'wasm/warden_patterns_sync.js']) assert.ok(lint.has(file), `${file} is in the entry`);
+  for (const file of ['lib/api/lint.js', 'wasm/warden_patterns_sync.js']) assert.ok(lint.has(file), `${file} is in the entry`);
   // Its bytes are most of it (the module, LZMA-compressed, base64-encoded).
   assert.ok(lint.get('wasm/warden_patterns_sync.js') > 10_000, `${lint.get('wasm/warden_patterns_sync.js')} bytes`);
 });
@@ -139,40 +161,61 @@ test('what a page uses, it carries: resources and prompts, dry runs', async () =
     webmcpResource(() => 'x', { uri: 'notes://a', name: 'a', client });
     await readResource('notes://a', { client });
   `);
-  for (const file of ['dist/subjects/subject.js', 'dist/subjects/subject-call.js', 'dist/subjects/uri-module.js', 'wasm/warden_uri.js', 'wasm/warden_uri_bytes.js']) {
+  for (const file of ['lib/subjects/subject.js', 'lib/subjects/subject-call.js', 'lib/subjects/uri-module.js', 'wasm/warden_uri.js', 'wasm/warden_uri_bytes.js']) {
     assert.ok(subjects.has(file), `${file} is carried`);
   }
   const explain = await bundle(`import { explain } from 'webmcp-warden'; await explain('t', {});`);
-  assert.ok(explain.has('dist/api/explain.js'));
+  assert.ok(explain.has('lib/api/explain.js'));
 });
 
 test('form governance is carried only by pages that govern forms; the schema lint is a chunk of its own', async () => {
   const oneTool = await bundle(ONE_TOOL);
-  for (const file of ['dist/api/forms.js', 'dist/react/use-webmcp-form.js']) assert.ok(!oneTool.has(file) && !oneTool.lazy.has(file), `a one-tool app carries none of ${file}, lazily or not`);
-  assert.ok(!oneTool.has('dist/runtime/schema-compat.js') && oneTool.lazy.has('dist/runtime/schema-compat.js'), 'the lint is a chunk registration loads when a definition has something to adapt');
+  for (const file of ['lib/api/forms.js', 'lib/react/use-webmcp-form.js']) assert.ok(!oneTool.has(file) && !oneTool.lazy.has(file), `a one-tool app carries none of ${file}, lazily or not`);
+  assert.ok(!oneTool.has('lib/runtime/schema-compat.js') && oneTool.lazy.has('lib/runtime/schema-compat.js'), 'the lint is a chunk registration loads when a definition has something to adapt');
   const react = await bundle(`
     import { useWebMCP } from 'webmcp-warden/react';
     export function App() { useWebMCP(() => 'ok', { name: 'ping', description: 'Pings.' }); return null; }
   `, ['react']);
-  for (const file of ['dist/api/forms.js', 'dist/react/use-webmcp-form.js']) assert.ok(!react.has(file) && !react.lazy.has(file), `a React app without useWebMCPForm carries none of ${file}`);
+  for (const file of ['lib/api/forms.js', 'lib/react/use-webmcp-form.js']) assert.ok(!react.has(file) && !react.lazy.has(file), `a React app without useWebMCPForm carries none of ${file}`);
   const forms = await bundle(`import { governForms } from 'webmcp-warden/forms'; governForms();`);
-  assert.ok(forms.has('dist/api/forms.js'), 'an app that governs forms carries it');
+  assert.ok(forms.has('lib/api/forms.js'), 'an app that governs forms carries it');
   const reactForms = await bundle(`
     import { useWebMCPForm } from 'webmcp-warden/react';
     export function App() { useWebMCPForm(); return null; }
   `, ['react']);
-  assert.ok(reactForms.has('dist/api/forms.js') && reactForms.has('dist/react/use-webmcp-form.js'), 'so does a React app with useWebMCPForm');
+  assert.ok(reactForms.has('lib/api/forms.js') && reactForms.has('lib/react/use-webmcp-form.js'), 'so does a React app with useWebMCPForm');
 });
 
 test('what a page uses, it carries: policy lint, limits', async () => {
   const lint = await bundle(`import { lintPolicy } from 'webmcp-warden'; console.log(lintPolicy({}));`);
-  for (const file of ['dist/api/lint.js', 'dist/api/lint-module.js', 'wasm/warden_lint.js', 'wasm/warden_lint_bytes.js']) assert.ok(lint.has(file), `${file} is carried`);
+  for (const file of ['lib/api/lint.js', 'lib/api/lint-module.js', 'wasm/warden_lint.js', 'wasm/warden_lint_bytes.js']) assert.ok(lint.has(file), `${file} is carried`);
   assert.ok(!lint.has('wasm/warden_limits_bytes.js'));
   const limits = await bundle(`
     import { configureWebMCP } from 'webmcp-warden';
     import { withLimits } from 'webmcp-warden/limits';
     configureWebMCP({ policy: withLimits({ limits: [{ max: 5, window: 1000 }] }) });
   `);
-  for (const file of ['dist/limits.js', 'wasm/warden_limits.js', 'wasm/warden_limits_bytes.js']) assert.ok(limits.has(file), `${file} is carried`);
+  for (const file of ['lib/limits.js', 'wasm/warden_limits.js', 'wasm/warden_limits_bytes.js']) assert.ok(limits.has(file), `${file} is carried`);
   assert.ok(!limits.has('wasm/warden_lint_bytes.js'), 'limits do not bring the lint module');
 });
+
+// The shipped dist/ is esbuild's bundle of lib/ (pkg-js/bundle.mjs). A page's bundler leaves out
+// what a page does not use per file and per top-level statement; bundling merges modules into
+// chunks, so a statement with an effect, or an import of a shared chunk, would keep in the page
+// what lib/ lets it drop (ARCHITECTURE.md, "Build outputs"). The same apps, built from either.
+const APPS = {
+  'one tool': ONE_TOOL,
+  'a client of its own': `import { createWarden } from 'webmcp-warden'; const c = createWarden({ policy: { allow: ['*'] } }); c.webmcp(() => 'ok', { name: 'ping', description: 'Pings.' }); await c.invokeTool('ping', {});`,
+  'a resource': `import { createWarden, webmcpResource, readResource } from 'webmcp-warden'; const client = createWarden(); webmcpResource(() => 'x', { uri: 'notes://a', name: 'a', client }); await readResource('notes://a', { client });`,
+  'lintPolicy': `import { lintPolicy } from 'webmcp-warden'; console.log(lintPolicy({ allow: ['*'] }));`,
+};
+for (const [name, source] of Object.entries(APPS)) {
+  test(`${name}: a page built from dist/ (the bundle) carries no more at import than one built from lib/`, async (t) => {
+    const fromLib = await bundle(source, [], 'lib');
+    const fromDist = await bundle(source, [], 'dist');
+    t.diagnostic(`at import, minified: lib/ ${fromLib.bytes} B in ${fromLib.files} files, dist/ ${fromDist.bytes} B in ${fromDist.files} files`);
+    assert.ok(fromLib.bytes > 10_000, 'the page took in the package');
+    // Minified names and esbuild's chunk boundaries differ a little between the two builds.
+    assert.ok(fromDist.bytes <= fromLib.bytes * 1.01, `dist/ ${fromDist.bytes} B > lib/ ${fromLib.bytes} B + 1 %`);
+  });
+}

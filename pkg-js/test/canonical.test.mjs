@@ -6,10 +6,10 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { webmcp, WardenError, ConfigurationError } from 'webmcp-warden';
+import { webmcp, WardenError, ConfigurationError } from '../lib/index.js';
 // Internal: the function itself (the package does not export it).
-import { canonicalJson, fingerprintFields, CANONICAL_MAX_DEPTH } from '../dist/util/canonical.js';
-import { loadFixture } from '../test-support/helpers.mjs';
+import { canonicalJson, fingerprintFields, CANONICAL_MAX_DEPTH } from '../lib/util/canonical.js';
+import { loadFixture } from '../test-support/lib-helpers.mjs';
 
 const fixture = loadFixture('canonical.json');
 const sha256 = (text) => createHash('sha256').update(text, 'utf8').digest('hex');

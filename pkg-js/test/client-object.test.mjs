@@ -4,10 +4,10 @@
 // two clients share nothing (grants, registration syncs, console notes, suspension).
 import { test, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { ConfigurationError, createWarden, explain, getDefaultWarden, readResource } from 'webmcp-warden';
-import { installFakeModelContext } from 'webmcp-warden/testing';
-import { internalOf } from '../dist/api/api.js';
-import { captureConsole, sleep, textOf } from '../test-support/helpers.mjs';
+import { ConfigurationError, createWarden, explain, getDefaultWarden, readResource } from '../lib/index.js';
+import { installFakeModelContext } from '../lib/testing.js';
+import { internalOf } from '../lib/api/api.js';
+import { captureConsole, sleep, textOf } from '../test-support/lib-helpers.mjs';
 
 const made = [];
 /** A client disposed after the test. */

@@ -3,10 +3,10 @@
 // is replayed into it. The trap is forced with the core's test-only export.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { webmcp, configureWebMCP, invokeTool, listTools, lintPolicy, createWarden, explain } from 'webmcp-warden';
-import { sleep, trackTools } from '../test-support/helpers.mjs';
+import { webmcp, configureWebMCP, invokeTool, listTools, lintPolicy, createWarden, explain } from '../lib/index.js';
+import { sleep, trackTools } from '../test-support/lib-helpers.mjs';
 // The package's own module instance (the workspace link resolves to this file).
-import { core, CoreTrapped } from '../dist/boundary/core.js';
+import { core, CoreTrapped } from '../lib/boundary/core.js';
 
 const made = trackTools();
 

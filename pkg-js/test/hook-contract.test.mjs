@@ -3,9 +3,9 @@
 // thrower, the call timeout, call options, and resetWebMCP() emptying the registry.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { webmcp, configureWebMCP, invokeTool, listTools, resetWebMCP, CallFailure, WardenError } from 'webmcp-warden';
-import { installFakeModelContext } from 'webmcp-warden/testing';
-import { captureConsole, sleep, textOf, trackTools } from '../test-support/helpers.mjs';
+import { webmcp, configureWebMCP, invokeTool, listTools, resetWebMCP, CallFailure, WardenError } from '../lib/index.js';
+import { installFakeModelContext } from '../lib/testing.js';
+import { captureConsole, sleep, textOf, trackTools } from '../test-support/lib-helpers.mjs';
 
 const made = trackTools();
 let counter = 0;
@@ -355,8 +355,8 @@ describe('configureWebMCP({ hooks }) given the same hooks again', () => {
 
   test('a hook already among the global hooks is kept once (by identity), with one console warning', async () => {
     resetWebMCP();
-    const { getDefaultWarden } = await import('webmcp-warden');
-    const { internalOf } = await import('../dist/api/api.js');
+    const { getDefaultWarden } = await import('../lib/index.js');
+    const { internalOf } = await import('../lib/api/api.js');
     const setsBefore = internalOf(getDefaultWarden()).counts().sets;
     written.length = 0;
     let runs = 0;
@@ -364,7 +364,7 @@ describe('configureWebMCP({ hooks }) given the same hooks again', () => {
     const object = { id: 'logged', run: () => void runs++ };
     // A React effect that configures on every render, 20,000 renders.
     for (let i = 0; i < 20_000; i++) configureWebMCP({ hooks: { before: [audit], after: [object] } });
-    const { getGlobalHooks } = await import('webmcp-warden');
+    const { getGlobalHooks } = await import('../lib/index.js');
     assert.deepEqual([getGlobalHooks().before.length, getGlobalHooks().after.length], [1, 1]);
     assert.equal(internalOf(getDefaultWarden()).counts().sets, setsBefore + 1, 'one hook set: the repeats made none');
     const t = tool(() => 'ran');

@@ -5,13 +5,13 @@
 // the core at once (where it is checked, and refused when it must be).
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { ClientState, answered } from '../dist/client/client.js';
-import { bareFunctions, compileHookSet, filing } from '../dist/client/hookset.js';
-import { core } from '../dist/boundary/core.js';
-import { EVENTS } from '../dist/boundary/codes.js';
-import { encode } from '../dist/boundary/wire.js';
-import { createTool } from '../dist/api/tool.js';
-import { configure } from '../dist/api/config.js';
+import { ClientState, answered } from '../lib/client/client.js';
+import { bareFunctions, compileHookSet, filing } from '../lib/client/hookset.js';
+import { core } from '../lib/boundary/core.js';
+import { EVENTS } from '../lib/boundary/codes.js';
+import { encode } from '../lib/boundary/wire.js';
+import { createTool } from '../lib/api/tool.js';
+import { configure } from '../lib/api/config.js';
 
 /** Deterministic pseudo-random sets of plain functions under some of the events, keys in any order. */
 function* bareSets(count) {

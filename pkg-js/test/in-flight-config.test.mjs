@@ -4,7 +4,7 @@
 // with, so it must never ask for a dropped hook, nor run another hook now under its handle.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { webmcp, configureWebMCP, resetWebMCP } from '../dist/index.js';
+import { webmcp, configureWebMCP, resetWebMCP } from '../lib/index.js';
 
 const tick = () => new Promise((resolve) => setTimeout(resolve, 5));
 
@@ -42,7 +42,7 @@ test('hooks replaced while a call waits: the call runs no hook it was not planne
 });
 
 test('policy predicate handles stop at what an action can carry: too_many_handles, never a wrapped handle', async () => {
-  const { Predicates } = await import('../dist/client/predicates.js');
+  const { Predicates } = await import('../lib/client/predicates.js');
   const table = new Predicates(3);
   const running = () => 1; // a call in progress: released handles are not reused yet
   const handles = [0, 1, 2, 3].map(() => table.handleOf(() => true, running));

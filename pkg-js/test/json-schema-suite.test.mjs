@@ -18,12 +18,12 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { decodeBase64 } from '../dist/boundary/embedded-bytes.js';
-import { unlzmaAsync } from '../dist/boundary/unlzma.js';
+import { decodeBase64 } from '../lib/boundary/embedded-bytes.js';
+import { unlzmaAsync } from '../lib/boundary/unlzma.js';
 import { patternsSettled, validatorEngines } from '../wasm/pattern-host.js';
-import { installPatternLoaders } from '../dist/boundary/patterns.js';
-import { instantiate } from '../dist/validator/validator-module.js';
-import { encodeJson } from '../dist/boundary/wire.js';
+import { installPatternLoaders } from '../lib/boundary/patterns.js';
+import { instantiate } from '../lib/validator/validator-module.js';
+import { encodeJson } from '../lib/boundary/wire.js';
 
 /** A validator answer read (`validate` answers nothing for a valid instance). */
 const answerOf = (text) => (text === '' ? { ok: true, valid: true, diagnostics: [], summary: '' } : JSON.parse(text));

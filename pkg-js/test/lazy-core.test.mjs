@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { countSyncCompiles, runFresh } from '../test-support/fresh-process.mjs';
 import { fileURLToPath } from 'node:url';
 
-const dist = fileURLToPath(new URL('../dist/', import.meta.url));
+const dist = fileURLToPath(new URL('../lib/', import.meta.url));
 
 /** Runs `body` as a module in a fresh `node`, after a preamble, and answers what it printed last (JSON). */
 function fresh(body) {

@@ -21,7 +21,7 @@ const pkg = fileURLToPath(new URL('../', import.meta.url));
 /** A copy of the built package (dist/ and wasm/) in a temporary folder; removed after the test. */
 function copyOfPackage(t) {
   const dir = mkdtempSync(path.join(tmpdir(), 'warden-load-'));
-  cpSync(path.join(pkg, 'dist'), path.join(dir, 'dist'), { recursive: true });
+  cpSync(path.join(pkg, 'lib'), path.join(dir, 'lib'), { recursive: true });
   cpSync(path.join(pkg, 'wasm'), path.join(dir, 'wasm'), { recursive: true });
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
@@ -75,12 +75,12 @@ test('a core that cannot compile: WardenError with a code everywhere it is throw
 
 test('a pipeline chunk that does not load: calls answer the generic text (no chunk path), register() rejects with a code and leaves nothing; the next use loads it', (t) => {
   const dir = copyOfPackage(t);
-  const chunk = path.join(dir, 'dist', 'pipeline', 'pipeline.js');
+  const chunk = path.join(dir, 'lib', 'pipeline', 'pipeline.js');
   const result = runFresh(`
     import { renameSync } from 'node:fs';
     renameSync(${JSON.stringify(chunk)}, ${JSON.stringify(chunk + '.away')});
-    const warden = await import(${JSON.stringify(path.join(dir, 'dist', 'index.js'))});
-    const { modelContext } = (await import(${JSON.stringify(path.join(dir, 'dist', 'testing.js'))})).installFakeModelContext();
+    const warden = await import(${JSON.stringify(path.join(dir, 'lib', 'index.js'))});
+    const { modelContext } = (await import(${JSON.stringify(path.join(dir, 'lib', 'testing.js'))})).installFakeModelContext();
     const out = {};
     const t = warden.webmcp(() => 'ran', { name: 'plain', description: 'Plain.' });
     const invoked = await t.invoke({});
@@ -109,11 +109,11 @@ test('a pipeline chunk that does not load: calls answer the generic text (no chu
 
 test('a validator chunk that does not load: register() and validateJson reject with a WardenError code; a call is data with the generic text', (t) => {
   const dir = copyOfPackage(t);
-  const chunk = path.join(dir, 'dist', 'validator', 'validator-chunk.js');
+  const chunk = path.join(dir, 'lib', 'validator', 'validator-chunk.js');
   const result = runFresh(`
     import { renameSync } from 'node:fs';
     renameSync(${JSON.stringify(chunk)}, ${JSON.stringify(chunk + '.away')});
-    const warden = await import(${JSON.stringify(path.join(dir, 'dist', 'index.js'))});
+    const warden = await import(${JSON.stringify(path.join(dir, 'lib', 'index.js'))});
     const out = {};
     let runs = 0;
     const t = warden.webmcp(() => (runs++, 'ran'), { name: 'schema_tool', description: 'd', inputSchema: { type: 'object' } });
@@ -137,7 +137,7 @@ test('the small chunks some calls need: without call-extras a call that asks an 
   const dir = copyOfPackage(t);
   const result = runFresh(`
     import { renameSync } from 'node:fs';
-    const dist = ${JSON.stringify(path.join(dir, 'dist'))};
+    const dist = ${JSON.stringify(path.join(dir, 'lib'))};
     renameSync(dist + '/pipeline/call-extras.js', dist + '/pipeline/call-extras.js.away');
     renameSync(dist + '/pipeline/payloads.js', dist + '/pipeline/payloads.js.away');
     const warden = await import(dist + '/index.js');

@@ -5,9 +5,9 @@
 // the request context. The real MCP-B runs in test-browser/mcp-b.test.mjs.
 import { test, describe, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { createWarden, PROVENANCE_META_KEY, webmcpPrompt, webmcpResource } from 'webmcp-warden';
-import { toWireResult } from '../dist/util/mcp.js';
-import { passthroughSchema, withMcpCallback } from '../dist/runtime/mcp-b.js';
+import { createWarden, PROVENANCE_META_KEY, webmcpPrompt, webmcpResource } from '../lib/index.js';
+import { toWireResult } from '../lib/util/mcp.js';
+import { passthroughSchema, withMcpCallback } from '../lib/runtime/mcp-b.js';
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -21,8 +21,8 @@ function fresh(body, preamble = '') {
   return runFresh(`
     ${preamble}
     const host = await import(${JSON.stringify(pkg + 'wasm/pattern-host.js')});
-    const { configureWebMCP, webmcp, invokeTool, lintPolicy } = await import(${JSON.stringify(pkg + 'dist/index.js')});
-    const { installFakeModelContext } = await import(${JSON.stringify(pkg + 'dist/testing.js')});
+    const { configureWebMCP, webmcp, invokeTool, lintPolicy } = await import(${JSON.stringify(pkg + 'lib/index.js')});
+    const { installFakeModelContext } = await import(${JSON.stringify(pkg + 'lib/testing.js')});
     installFakeModelContext();
     const EVIL = '^(a+)+$';
     const evil = 'a'.repeat(65_535) + '!';
@@ -86,7 +86,7 @@ test('register() refuses a refused pattern the core compiled before the judgemen
  */
 const flakyLoaders = () => `
   const { setPatternLoaders } = await import(${JSON.stringify(pkg + 'wasm/pattern-host.js')});
-  const deps = { ...(await import(${JSON.stringify(pkg + 'dist/boundary/embedded-bytes.js')})), ...(await import(${JSON.stringify(pkg + 'dist/boundary/unlzma.js')})) };
+  const deps = { ...(await import(${JSON.stringify(pkg + 'lib/boundary/embedded-bytes.js')})), ...(await import(${JSON.stringify(pkg + 'lib/boundary/unlzma.js')})) };
   let attempts = 0;
   let release;
   const gate = new Promise((resolve) => (release = resolve));
@@ -99,9 +99,9 @@ const flakyLoaders = () => `
         await gate;
         throw new Error('offline');
       }
-      return (await import(${JSON.stringify(pkg + 'dist/boundary/judge-chunk.js')})).start(deps);
+      return (await import(${JSON.stringify(pkg + 'lib/boundary/judge-chunk.js')})).start(deps);
     },
-    linear: async () => (await import(${JSON.stringify(pkg + 'dist/boundary/linear-chunk.js')})).start(deps),
+    linear: async () => (await import(${JSON.stringify(pkg + 'lib/boundary/linear-chunk.js')})).start(deps),
   });
 `;
 

@@ -24,10 +24,10 @@ import {
   webmcp,
   webmcpPrompt,
   webmcpResource,
-} from 'webmcp-warden';
-import { installFakeModelContext } from 'webmcp-warden/testing';
+} from '../lib/index.js';
+import { installFakeModelContext } from '../lib/testing.js';
 import { hasJudge } from '../wasm/pattern-host.js';
-import { captureConsole, loadFixture } from '../test-support/helpers.mjs';
+import { captureConsole, loadFixture } from '../test-support/lib-helpers.mjs';
 
 /** The longest string the core tests against a pattern (`src/pattern/mod.rs`, INPUT_LIMIT). */
 const INPUT_LIMIT = 65_536;

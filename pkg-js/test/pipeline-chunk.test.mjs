@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { runFresh } from '../test-support/fresh-process.mjs';
 
-const dist = fileURLToPath(new URL('../dist/', import.meta.url));
+const dist = fileURLToPath(new URL('../lib/', import.meta.url));
 
 /** Runs `body` in a fresh `node` with the package and its pipeline loader imported; answers what it printed last (JSON). */
 function fresh(body) {

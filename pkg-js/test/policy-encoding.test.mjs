@@ -6,16 +6,16 @@
 // Build first: `WASM_OPT=0 node pkg-js/build.mjs`.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { webmcp, configureWebMCP, invokeTool, lintPolicy, ConfigurationError } from 'webmcp-warden';
+import { webmcp, configureWebMCP, invokeTool, lintPolicy, ConfigurationError } from '../lib/index.js';
 // Internal: the predicate table, to watch functions being released (same module instance as
 // the package's, since the package resolves to this directory).
-import { getDefaultWarden, internalOf } from '../dist/api/api.js';
+import { getDefaultWarden, internalOf } from '../lib/api/api.js';
 
 // The default client's predicate table (the package's own module instance).
 const predicates = () => internalOf(getDefaultWarden()).predicates;
 const livePredicates = () => predicates().live;
 const predicateTable = { indexOf: (fn) => predicates().table.indexOf(fn), get length() { return predicates().table.length; } };
-import { trackTools } from '../test-support/helpers.mjs';
+import { trackTools } from '../test-support/lib-helpers.mjs';
 
 const made = trackTools();
 let counter = 0;

@@ -12,11 +12,11 @@ import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { Suspense, createElement as h, use } from 'react';
 import { renderToPipeableStream, renderToString } from 'react-dom/server';
-import { webmcp, configureWebMCP, resetWebMCP, listTools, invokeTool, ConfigurationError, createWarden, getDefaultWarden } from 'webmcp-warden';
-import { WebMCPProvider, WebMCPHooksContext, useWebMCP, useApprovals, useWebMCPHooksContext, useAgentActivity, useWardenClient } from 'webmcp-warden/react';
+import { webmcp, configureWebMCP, resetWebMCP, listTools, invokeTool, ConfigurationError, createWarden, getDefaultWarden } from '../lib/index.js';
+import { WebMCPProvider, WebMCPHooksContext, useWebMCP, useApprovals, useWebMCPHooksContext, useAgentActivity, useWardenClient } from '../lib/react.js';
 // The same module instance the package uses (the workspace link resolves to this file).
-import { internalOf } from '../dist/api/api.js';
-import { activityOf } from '../dist/react/activity.js';
+import { internalOf } from '../lib/api/api.js';
+import { activityOf } from '../lib/react/activity.js';
 
 let counter = 0;
 const unique = (base) => `${base}_${++counter}`;

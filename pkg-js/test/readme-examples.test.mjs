@@ -60,7 +60,7 @@ test('the READMEs have TypeScript examples to check', () => {
 
 for (const resolution of ['bundler', 'node16']) {
   test(`every TypeScript example type-checks (strict, moduleResolution ${resolution})`, { timeout: 120_000 }, async (t) => {
-    assert.ok(existsSync(path.join(pkgRoot, 'dist', 'index.d.ts')), 'build the package first (node pkg-js/build.mjs)');
+    assert.ok(existsSync(path.join(pkgRoot, 'dist', 'types', 'index.d.ts')), 'build the package first (node pkg-js/build.mjs)');
     const config = path.join(work, `tsconfig.${resolution}.json`);
     writeFileSync(
       config,

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-const dist = fileURLToPath(new URL('../dist/', import.meta.url));
+const dist = fileURLToPath(new URL('../lib/', import.meta.url));
 
 test('ready() compiles the core off the synchronous path; webmcp() afterwards works; ready() settles once', () => {
   const script = `

@@ -4,9 +4,9 @@
 // given, and the annotations browsers are sent.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { createWarden, lintTool, webmcp } from 'webmcp-warden';
-import { installFakeModelContext } from 'webmcp-warden/testing';
-import { compatibleSchema } from '../dist/runtime/schema-compat.js';
+import { createWarden, lintTool, webmcp } from '../lib/index.js';
+import { installFakeModelContext } from '../lib/testing.js';
+import { compatibleSchema } from '../lib/runtime/schema-compat.js';
 
 /** A schema with a `$ref` into `$defs`, a `format`, and a property named `format` (not a keyword). */
 const orderSchema = {

@@ -9,9 +9,9 @@ import vm from 'node:vm';
 v8.setFlagsFromString('--expose-gc');
 const gc = vm.runInNewContext('gc');
 // The same module instances the package uses (the workspace link resolves to these files).
-const { webmcp } = await import('../dist/index.js');
-const { loadValidator } = await import('../dist/validator/validator-loader.js');
-const { schemaCount } = await import('../dist/validator/validator-module.js');
+const { webmcp } = await import('../lib/index.js');
+const { loadValidator } = await import('../lib/validator/validator-loader.js');
+const { schemaCount } = await import('../lib/validator/validator-module.js');
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -4,7 +4,7 @@
 // - Huge results (12.8 MiB of structuredContent, of text, of densely hidden characters, a
 //   million blocks, 40 million numbers) cross into the shaping module bounded by the cap, and
 //   its linear memory (`memory.buffer.byteLength` of the instance the glue made, read by
-//   `shaperMemoryBytes()` of dist/shape/shaping.js) grows by at most a small constant. Wasm memory never shrinks, so a
+//   `shaperMemoryBytes()` of lib/shape/shaping.js) grows by at most a small constant. Wasm memory never shrinks, so a
 //   crossing of the whole result would show here for good.
 // - Past the documented limits (1,000 blocks; structuredContent whose JSON passes the cap plus
 //   4,096 bytes) the part is dropped unmeasured: `truncated`, `kept K of at least T bytes`, and
@@ -17,11 +17,11 @@
 // Build first: `npm run build -w pkg-js`.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { configureWebMCP, normalizeResult } from 'webmcp-warden';
-import { shapeForModel, shapeInCore, shapeReference, shapeStats } from '../dist/shape/shaping.js';
-import { shaperMemoryBytes } from '../dist/shape/shaping.js';
-import { loadPipeline } from '../dist/api/pipeline-loader.js';
-import { toolMaker } from '../test-support/helpers.mjs';
+import { configureWebMCP, normalizeResult } from '../lib/index.js';
+import { shapeForModel, shapeInCore, shapeReference, shapeStats } from '../lib/shape/shaping.js';
+import { shaperMemoryBytes } from '../lib/shape/shaping.js';
+import { loadPipeline } from '../lib/api/pipeline-loader.js';
+import { toolMaker } from '../test-support/lib-helpers.mjs';
 
 // The internal routes are synchronous and need the shaping module loaded, as calls have it (the
 // pipeline chunk loads it, with what it is handed from the entry).

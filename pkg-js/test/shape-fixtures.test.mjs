@@ -10,12 +10,12 @@
 // Build first: `npm run build -w pkg-js` (or `WASM_OPT=0 node pkg-js/build.mjs`).
 import { test, describe, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { configureWebMCP, normalizeResult, listTools, ConfigurationError } from 'webmcp-warden';
-import { installFakeModelContext } from 'webmcp-warden/testing';
+import { configureWebMCP, normalizeResult, listTools, ConfigurationError } from '../lib/index.js';
+import { installFakeModelContext } from '../lib/testing.js';
 // The internal routes, to check they agree (the same module instance the package uses).
-import { shapeForModel, shapeInCore, shapeReference, shapeStats } from '../dist/shape/shaping.js';
-import { loadPipeline } from '../dist/api/pipeline-loader.js';
-import { clone, loadFixture, toolMaker } from '../test-support/helpers.mjs';
+import { shapeForModel, shapeInCore, shapeReference, shapeStats } from '../lib/shape/shaping.js';
+import { loadPipeline } from '../lib/api/pipeline-loader.js';
+import { clone, loadFixture, toolMaker } from '../test-support/lib-helpers.mjs';
 
 // The internal routes are synchronous and need the shaping module loaded, as calls have it (the
 // pipeline chunk loads it, with what it is handed from the entry).

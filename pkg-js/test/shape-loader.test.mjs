@@ -11,7 +11,7 @@ import { countSyncCompiles, runFresh } from '../test-support/fresh-process.mjs';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-const dist = fileURLToPath(new URL('../dist/', import.meta.url));
+const dist = fileURLToPath(new URL('../lib/', import.meta.url));
 
 /** Runs `body` as a module in a fresh `node` and answers what it printed last (JSON). */
 function fresh(body) {

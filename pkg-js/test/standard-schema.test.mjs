@@ -12,9 +12,9 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import * as v from 'valibot';
-import { webmcp, configureWebMCP, explain } from 'webmcp-warden';
-import { installFakeModelContext } from 'webmcp-warden/testing';
-import { recordingTools, textOf } from '../test-support/helpers.mjs';
+import { webmcp, configureWebMCP, explain } from '../lib/index.js';
+import { installFakeModelContext } from '../lib/testing.js';
+import { recordingTools, textOf } from '../test-support/lib-helpers.mjs';
 
 /** A tool that records what it receives (unshaped, so results compare as the pipeline made them). */
 const { recordingTool } = recordingTools('standard', 'a tool with a Standard Schema', () => ({ content: [{ type: 'text', text: 'called' }] }));
@@ -394,7 +394,7 @@ describe('the validator module is loaded only for JSON Schema', () => {
     const source = `
       import { register } from 'node:module';
       register('data:text/javascript,' + encodeURIComponent(${JSON.stringify(hooks)}));
-      const { webmcp, resetWebMCP } = await import('webmcp-warden');
+      const { webmcp, resetWebMCP } = await import(${JSON.stringify(new URL('../lib/index.js', import.meta.url).href)});
       const { z } = await import('zod');
       const v = await import('valibot');
       const { toStandardJsonSchema } = await import('@valibot/to-json-schema');
@@ -458,7 +458,7 @@ describe('what policy and the approver judged is exactly what the tool receives'
   /** A tool whose Standard Schema passes its input on as the value (as `z.any()` does), under an ask policy; records every approval and run. */
   async function judged(schema = z.any(), approve = (call) => ({ allow: 'once' })) {
     const seen = { approved: [], ran: [] };
-    const client = (await import('webmcp-warden')).createWarden({
+    const client = (await import('../lib/index.js')).createWarden({
       policy: { deny: [{ match: 'shell', when: { arg: '/cmd', equals: 'rm' }, reason: 'no rm' }], ask: ['shell'] },
       onAsk: async (call) => {
         seen.approved.push(call.arguments);

@@ -5,9 +5,9 @@
 // policy-fixtures.test.mjs; MCP-B registration in mcp.test.mjs and test-browser/mcp-b.test.mjs.
 import { test, describe, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { createWarden, ConfigurationError, RegistrationError, getPrompt, readResource, webmcpPrompt, webmcpResource } from 'webmcp-warden';
-import { core } from '../dist/boundary/core.js';
-import { internalOf } from '../dist/api/api.js';
+import { createWarden, ConfigurationError, RegistrationError, getPrompt, readResource, webmcpPrompt, webmcpResource } from '../lib/index.js';
+import { core } from '../lib/boundary/core.js';
+import { internalOf } from '../lib/api/api.js';
 
 let w;
 afterEach(() => {

@@ -10,10 +10,10 @@ import vm from 'node:vm';
 v8.setFlagsFromString('--expose-gc');
 const gc = vm.runInNewContext('gc');
 // The same module instances the package uses (the workspace link resolves to these files).
-const { webmcp } = await import('../dist/index.js');
-const { getDefaultWarden, internalOf } = await import('../dist/api/api.js');
-const { installFakeModelContext } = await import('../dist/testing.js');
-const { coreMemoryBytes } = await import('../dist/boundary/core.js');
+const { webmcp } = await import('../lib/index.js');
+const { getDefaultWarden, internalOf } = await import('../lib/api/api.js');
+const { installFakeModelContext } = await import('../lib/testing.js');
+const { coreMemoryBytes } = await import('../lib/boundary/core.js');
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -66,7 +66,7 @@ test('10,000 tools created, registered, unregistered and dropped give every core
 });
 
 test('10,000 configurations that replace hooks and policy predicates give their handles back', async () => {
-  const { configureWebMCP, resetWebMCP } = await import('../dist/index.js');
+  const { configureWebMCP, resetWebMCP } = await import('../lib/index.js');
   const client = internalOf(getDefaultWarden());
   const held = () => {
     const { sets, hooks, handles, hookFunctions, predicates } = client.counts();
@@ -85,7 +85,7 @@ test('10,000 configurations that replace hooks and policy predicates give their 
 });
 
 test('a tool unregister() took out of the core still works: invoke, register again, re-wrap, its fingerprint and hooks', async () => {
-  const { createWarden } = await import('../dist/index.js');
+  const { createWarden } = await import('../lib/index.js');
   const c = createWarden();
   const w = internalOf(c);
   try {
@@ -111,7 +111,7 @@ test('a tool unregister() took out of the core still works: invoke, register aga
 });
 
 test('a call in flight when its tool is unregistered runs to its end with all its hooks (nothing is taken out of the core then)', async () => {
-  const { createWarden } = await import('../dist/index.js');
+  const { createWarden } = await import('../lib/index.js');
   const c = createWarden();
   const w = internalOf(c);
   try {
@@ -138,7 +138,7 @@ test('a call in flight when its tool is unregistered runs to its end with all it
 });
 
 test('a global hook added while a tool is out of the core with a hook of the same id: its next register() says so', async () => {
-  const { createWarden, ConfigurationError } = await import('../dist/index.js');
+  const { createWarden, ConfigurationError } = await import('../lib/index.js');
   const c = createWarden();
   try {
     const t = c.webmcp(() => 'ok', { name: 'clash', description: 'd', hooks: { before: [{ id: 'audit', run: () => {} }] } });
@@ -154,7 +154,7 @@ test('a global hook added while a tool is out of the core with a hook of the sam
 });
 
 test('10,000 tool cycles with no macrotask turn (no finalizer can run): the core holds nothing of them and its memory stays where it was', async () => {
-  const { createWarden } = await import('../dist/index.js');
+  const { createWarden } = await import('../lib/index.js');
   const c = createWarden();
   const w = internalOf(c);
   try {

@@ -14,7 +14,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { isTrap, TrapGuard } from '../dist/boundary/trap-guard.js';
+import { isTrap, TrapGuard } from '../lib/boundary/trap-guard.js';
 
 const pkgRoot = fileURLToPath(new URL('..', import.meta.url));
 
@@ -90,7 +90,7 @@ test('every driver of a wasm module keeps its instance in the trap guard, and no
 function withStandInGlue(script) {
   const dir = mkdtempSync(path.join(tmpdir(), 'warden-trap-'));
   try {
-    const wire = pathToFileURL(path.join(pkgRoot, 'dist', 'boundary', 'wire.js')).href;
+    const wire = pathToFileURL(path.join(pkgRoot, 'lib', 'boundary', 'wire.js')).href;
     const common = `
       import { encode } from ${JSON.stringify(wire)};
       const trapNow = new WebAssembly.Instance(new WebAssembly.Module(new Uint8Array(${JSON.stringify(TRAPPING)}))).exports.t;
@@ -135,7 +135,7 @@ function withStandInGlue(script) {
   }
 }
 
-const dist = (file) => JSON.stringify(pathToFileURL(path.join(pkgRoot, 'dist', file)).href);
+const dist = (file) => JSON.stringify(pathToFileURL(path.join(pkgRoot, 'lib', file)).href);
 
 test('the URI module: a crossing that traps throws, and the next one runs on a fresh instance', () => {
   const seen = withStandInGlue(`

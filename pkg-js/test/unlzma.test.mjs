@@ -5,8 +5,8 @@
 // and `xz` in `unlzma/tests/`. Build first: `node pkg-js/build.mjs`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { decodeBase64 } from '../dist/boundary/embedded-bytes.js';
-import { unlzma, unlzmaAsync } from '../dist/boundary/unlzma.js';
+import { decodeBase64 } from '../lib/boundary/embedded-bytes.js';
+import { unlzma, unlzmaAsync } from '../lib/boundary/unlzma.js';
 
 const MODULES = { warden_core: 'engineNew', warden_shape: 'shapeResult', warden_validate: 'validate', warden_patterns: 'judge', warden_linear: 'test' };
 const stream = async (name) => decodeBase64((await import(`../wasm/${name}_bytes.js`)).WASM_LZMA_BASE64);

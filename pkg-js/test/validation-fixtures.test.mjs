@@ -23,12 +23,12 @@
 // Build first: `WASM_OPT=0 node pkg-js/build.mjs`.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { webmcp, configureWebMCP, invokeTool, ConfigurationError } from 'webmcp-warden';
-import { installFakeModelContext } from 'webmcp-warden/testing';
-import { loadValidator } from '../dist/validator/validator-loader.js';
-import { encodeJson } from '../dist/boundary/wire.js';
+import { webmcp, configureWebMCP, invokeTool, ConfigurationError } from '../lib/index.js';
+import { installFakeModelContext } from '../lib/testing.js';
+import { loadValidator } from '../lib/validator/validator-loader.js';
+import { encodeJson } from '../lib/boundary/wire.js';
 import { patternsSettled } from '../wasm/pattern-host.js';
-import { loadFixture, recordingTools } from '../test-support/helpers.mjs';
+import { loadFixture, recordingTools } from '../test-support/lib-helpers.mjs';
 
 /** A validator answer read (`validate` answers nothing for a valid instance). */
 const answerOf = (text) => (text === '' ? { ok: true, valid: true, diagnostics: [], summary: '' } : JSON.parse(text));

@@ -7,15 +7,15 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { loadValidator } from '../dist/validator/validator-loader.js';
-import { encodeJson } from '../dist/boundary/wire.js';
-import { instantiate, testTrap } from '../dist/validator/validator-module.js';
-import { decodeBase64 } from '../dist/boundary/embedded-bytes.js';
-import { unlzmaAsync } from '../dist/boundary/unlzma.js';
+import { loadValidator } from '../lib/validator/validator-loader.js';
+import { encodeJson } from '../lib/boundary/wire.js';
+import { instantiate, testTrap } from '../lib/validator/validator-module.js';
+import { decodeBase64 } from '../lib/boundary/embedded-bytes.js';
+import { unlzmaAsync } from '../lib/boundary/unlzma.js';
 import { patternsSettled } from '../wasm/pattern-host.js';
-import { validateJson } from 'webmcp-warden';
+import { validateJson } from '../lib/index.js';
 import { patternCount } from '../wasm/validator-host.js';
-import { recordingTools } from '../test-support/helpers.mjs';
+import { recordingTools } from '../test-support/lib-helpers.mjs';
 
 /** A validator answer read (`validate` answers nothing for a valid instance). */
 const answerOf = (text) => (text === '' ? { ok: true, valid: true, diagnostics: [], summary: '' } : JSON.parse(text));
@@ -174,7 +174,7 @@ describe('how the module ships', () => {
     // Nothing but the bytes: the decoder is the entry's (unlzma.ts), handed over by the loader.
     assert.doesNotMatch(chunk, /^(import|export \{)/m);
     for (const file of ['validator/validator-loader.js', 'validator/validator-module.js']) {
-      const loader = readFileSync(new URL(`../dist/${file}`, import.meta.url), 'utf8')
+      const loader = readFileSync(new URL(`../lib/${file}`, import.meta.url), 'utf8')
         .replace(/\/\*[\s\S]*?\*\//g, '')
         .replace(/^\s*\/\/.*$/gm, '');
       assert.doesNotMatch(loader, /import\.meta\.url|fetch\(|\.wasm['"]/, `${file} neither fetches nor names a .wasm file`);

@@ -11,12 +11,12 @@
 // - development mode (`hotReload`): a changed definition becomes the baseline instead of asking.
 import { test, describe, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { createWarden, ConfigurationError, getDefaultWarden, getPrompt, invokeTool, readResource, resetWebMCP, resumeAgents, suspendAgents, webmcp, webmcpPrompt, webmcpResource } from 'webmcp-warden';
-import { createFakeModelContext, installFakeModelContext } from 'webmcp-warden/testing';
-import { internalOf } from '../dist/api/api.js';
-import { asksOf } from '../dist/client/asks.js';
-import { joinMount } from '../dist/react/mounts.js';
-import { captureConsole, sleep, textOf } from '../test-support/helpers.mjs';
+import { createWarden, ConfigurationError, getDefaultWarden, getPrompt, invokeTool, readResource, resetWebMCP, resumeAgents, suspendAgents, webmcp, webmcpPrompt, webmcpResource } from '../lib/index.js';
+import { createFakeModelContext, installFakeModelContext } from '../lib/testing.js';
+import { internalOf } from '../lib/api/api.js';
+import { asksOf } from '../lib/client/asks.js';
+import { joinMount } from '../lib/react/mounts.js';
+import { captureConsole, sleep, textOf } from '../test-support/lib-helpers.mjs';
 
 const SECRET = 'SECRET-4b7d-what-a-hook-threw';
 const boom = () => {
@@ -280,7 +280,7 @@ describe('suspending agents (the kill switch)', () => {
     assert.equal(c.suspension(), null);
     assert.equal((await t.invoke({})).ok, true);
     c.suspendAgents('stop again');
-    const { core } = await import('../dist/boundary/core.js');
+    const { core } = await import('../lib/boundary/core.js');
     assert.throws(() => core.testTrap());
     assert.equal((await t.invoke({})).error.reason, 'suspended', 'the replay suspends the new engine too');
   });

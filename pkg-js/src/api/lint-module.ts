@@ -16,8 +16,12 @@ import { TrapGuard } from '../boundary/trap-guard.js';
 /** The page's compiled lint module (lint reads no client). */
 let compiled: WebAssembly.Module | undefined;
 
-/** The instance: made from the compiled module on first use, and again after a failed lint. */
-const instance = new TrapGuard(() => {
+/**
+ * The instance: made from the compiled module on first use, and again after a failed lint.
+ * `@__PURE__`: nothing happens at import, so a page's bundler drops it (and the module's bytes)
+ * from a bundled chunk when nothing lints (ARCHITECTURE.md, "Build outputs").
+ */
+const instance = /* @__PURE__ */ new TrapGuard(() => {
   compiled ??= new WebAssembly.Module(unlzma(decodeBase64(WASM_LZMA_BASE64)) as BufferSource);
   glue.initSync({ module: compiled });
 });

@@ -11,12 +11,10 @@
 // the instance's trap guard (`trap-guard.ts`): a trap marks the instance dead and throws
 // `CoreTrapped`; the next use instantiates a fresh one from the already compiled module, and
 // each client replays its configuration into it (see `client.ts`).
-// The core's bytes first: bundlers then put them at the top of the page's entry, so that the
-// package's JS is one run a compressor can read as a whole (a run split by them compresses
-// worse: bench/RESULTS.md, "Patterns").
-import { WASM_LZMA_BASE64 } from '../../wasm/warden_core_bytes.js';
+// Where the compiled module comes from (the bytes shipped in the package, or the `.wasm` file
+// `/slim`'s `init()` loaded) is core-source.ts's; it is imported first, for the bytes' sake.
+import { coreSource, coreSourceAsync } from './core-source.js';
 import * as glue from '../../wasm/warden_core.js';
-import { decodeBase64 } from './embedded-bytes.js';
 import { coreReplaced } from '../../wasm/pattern-host.js';
 import { installPatternLoaders } from './patterns.js';
 import { unlzma, unlzmaAsync } from './unlzma.js';
@@ -45,7 +43,10 @@ function startCore(): void {
   try {
     // Decoded and compiled here, on the main thread, unless `ready()` did it off the thread
     // first; the bytes ship LZMA-compressed (see build.mjs for why), the decoder is wasm (unlzma.ts).
-    compiled ??= new WebAssembly.Module(unlzma(decodeBase64(WASM_LZMA_BASE64)) as BufferSource);
+    if (compiled === undefined) {
+      const source = coreSource();
+      compiled = source instanceof WebAssembly.Module ? source : new WebAssembly.Module(unlzma(source) as BufferSource);
+    }
     // The core's patterns are judged by modules the page loads when it first has one
     // (patterns.ts); a new instance's pattern slots start empty.
     installPatternLoaders();
@@ -121,7 +122,8 @@ export function ready(): Promise<void> {
 /** The compiled module, made without blocking the main thread where the platform allows. */
 async function compileOffThread(): Promise<void> {
   if (compiled !== undefined) return;
-  const module = await WebAssembly.compile((await unlzmaAsync(decodeBase64(WASM_LZMA_BASE64))) as BufferSource);
+  const source = await coreSourceAsync();
+  const module = source instanceof WebAssembly.Module ? source : await WebAssembly.compile((await unlzmaAsync(source)) as BufferSource);
   // A synchronous first use may have compiled it meanwhile; either module is the same code.
   compiled ??= module;
 }

@@ -20,8 +20,12 @@ let compiled: WebAssembly.Module | undefined;
 /** The resources' keys the live instance holds (it keeps the last it was sent, whichever client's). */
 let sentKeys: string | undefined;
 
-/** The instance: made from the compiled module on first crossing, and again after a trap. */
-const instance = new TrapGuard(() => {
+/**
+ * The instance: made from the compiled module on first crossing, and again after a trap.
+ * `@__PURE__`: nothing happens at import, so a page's bundler drops it (and the module's bytes)
+ * from a bundled chunk when no resource is read (ARCHITECTURE.md, "Build outputs").
+ */
+const instance = /* @__PURE__ */ new TrapGuard(() => {
   compiled ??= new WebAssembly.Module(unlzma(decodeBase64(WASM_LZMA_BASE64)) as BufferSource);
   glue.initSync({ module: compiled });
   sentKeys = undefined;

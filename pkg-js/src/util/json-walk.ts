@@ -66,7 +66,8 @@ export interface Walked {
 }
 
 class OverBudget {}
-const OVER = new OverBudget();
+/** The walk's signal that it passed its budget (`@__PURE__`: droppable by a page's bundler where unused). */
+const OVER = /* @__PURE__ */ new OverBudget();
 
 const propertyIsEnumerable = Object.prototype.propertyIsEnumerable;
 

@@ -1,15 +1,19 @@
 // UTF-16 facts the package needs in several places, written once: JS strings may hold lone
 // surrogates, which neither JSON text nor the core's UTF-8 strings can carry.
+//
+// Its top-level values are made by calls marked `@__PURE__`, so that a page's bundler can drop
+// them where nothing uses them, inside a chunk of the bundled dist/ too (ARCHITECTURE.md, "Build
+// outputs").
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-const LONE_SURROGATES = new RegExp(LONE_SURROGATE.source, 'g');
+const LONE_SURROGATES = /* @__PURE__ */ new RegExp(LONE_SURROGATE.source, 'g');
 
 type Native = { isWellFormed?: () => boolean; toWellFormed?: () => string };
 const native = String.prototype as Native;
 
 /** Whether `text` holds a UTF-16 surrogate without its partner. */
-export const hasLoneSurrogate: (text: string) => boolean =
-  typeof native.isWellFormed === 'function' ? (text) => !(text as Native).isWellFormed!() : (text) => LONE_SURROGATE.test(text);
+export const hasLoneSurrogate: (text: string) => boolean = /* @__PURE__ */ (() =>
+  typeof native.isWellFormed === 'function' ? (text: string) => !(text as Native).isWellFormed!() : (text: string) => LONE_SURROGATE.test(text))();
 
 /** `text` with every lone surrogate replaced by U+FFFD (`String.prototype.toWellFormed`). */
 export function wellFormed(text: string): string {
@@ -20,7 +24,7 @@ export function wellFormed(text: string): string {
   return typeof own.toWellFormed === 'function' ? own.toWellFormed() : text.replace(LONE_SURROGATES, '\uFFFD');
 }
 
-const nodeBuffer = (globalThis as { Buffer?: { byteLength(text: string, encoding: 'utf8'): number } }).Buffer;
+const nodeBuffer = /* @__PURE__ */ (() => (globalThis as { Buffer?: { byteLength(text: string, encoding: 'utf8'): number } }).Buffer)();
 
 /** UTF-8 bytes of `text`, a lone surrogate counting as U+FFFD (3 bytes), as the core and the wire write it. */
 export function utf8Length(text: string): number {
