@@ -359,8 +359,8 @@ if (want(7)) {
   const med = (mode, key) => median(samples[mode].map((s) => s[key])) * 1e6;
   const moduleTotal = med('module', 'total');
   row(7, 'start-up: `import("webmcp-warden")` → first governed call done (hooked tool)', med('package', 'total'), moduleTotal, med('package', 'total') / moduleTotal, { max: 2, label: '≤ 2×' }, 'import base64 module + decode + `new WebAssembly.Module`');
-  row(7, '… of which `import` + `webmcp()` (compiles and instantiates the core)', med('package', 'toFirstTool'), moduleTotal, med('package', 'toFirstTool') / moduleTotal, undefined);
-  row(7, '… of which the first call', med('package', 'firstCall'), undefined, undefined, undefined);
+  row(7, '… of which `import` + `webmcp()` (the core is not loaded yet: `webmcp()` only registers)', med('package', 'toFirstTool'), moduleTotal, med('package', 'toFirstTool') / moduleTotal, undefined);
+  row(7, '… of which the first call (decodes the core in slices and compiles it off the thread, beside the pipeline chunk; then the shaping module)', med('package', 'firstCall'), undefined, undefined, undefined);
   row(7, 'the peer side alone: compile only (`new WebAssembly.Module`, 7 samples)', med('module', 'compile'), undefined, undefined, undefined);
   row(7, 'start-up with a JSON Schema tool (the first call also loads and compiles the validator module)', med('schema', 'total'), moduleTotal, med('schema', 'total') / moduleTotal, undefined);
 }
