@@ -21,7 +21,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { browserSkipReason, startStaticServer, stopServer } from '../test-browser/demo-serve.mjs';
 import {
-  CSP, assertCheckHostValidates, closeBrowser, fixtures, freePort, installProject, npmEnv, openWatched, packTarball, pinned, removeTemps, run, runAllowingFailure,
+  CSP, assertCheckHostValidates, closeBrowser, fixtures, freePort, installProject, npmEnv, openWatched, packTarball, pinned, removeTemps, run, runAllowingFailure, slimApp,
 } from './harness.mjs';
 
 const browserSkip = browserSkipReason();
@@ -128,11 +128,7 @@ test('vite build, no config: the validator is a chunk of its own, and loads unde
 test('vite build, no config, of a page on webmcp-warden/slim: the core is emitted as a .wasm asset, init() loads it, and the tool is governed under a strict CSP', { timeout: 120_000, skip: browserSkip }, async (t) => {
   assert.ok(project, 'the install step must have succeeded');
   const vite = await import(pathToFileURL(path.join(project, 'node_modules', 'vite', 'dist', 'node', 'index.js')).href);
-  const app = path.join(project, 'slim-app');
-  mkdirSync(app, { recursive: true });
-  cpSync(path.join(fixtures, 'one-tool', 'check-host.js'), path.join(app, 'check-host.js'));
-  cpSync(path.join(fixtures, 'one-tool-slim', 'main.js'), path.join(app, 'main.js'));
-  writeFileSync(path.join(app, 'index.html'), page('./main.js'));
+  const app = slimApp(project, 'slim-app', page('./main.js'));
   const outDir = path.join(app, 'dist');
   await timedBuild(t, 'vite build (slim)', async () => {
     await vite.build({ root: app, configFile: false, logLevel: 'silent', build: { outDir } });
@@ -147,11 +143,7 @@ test('vite build, no config, of a page on webmcp-warden/slim: the core is emitte
 test('Vite dev server of a page on webmcp-warden/slim, with the documented optimizeDeps.exclude: init() finds the .wasm and the tool is governed', { timeout: 120_000, skip: browserSkip }, async () => {
   assert.ok(project, 'the install step must have succeeded');
   const vite = await import(pathToFileURL(path.join(project, 'node_modules', 'vite', 'dist', 'node', 'index.js')).href);
-  const app = path.join(project, 'slim-dev');
-  mkdirSync(app, { recursive: true });
-  cpSync(path.join(fixtures, 'one-tool', 'check-host.js'), path.join(app, 'check-host.js'));
-  cpSync(path.join(fixtures, 'one-tool-slim', 'main.js'), path.join(app, 'main.js'));
-  writeFileSync(path.join(app, 'index.html'), page('./main.js'));
+  const app = slimApp(project, 'slim-dev', page('./main.js'));
   // Pre-bundling would move the package's module away from its .wasm (docs/behaviour.md, "The /slim entry").
   const server = await vite.createServer({ root: app, configFile: false, logLevel: 'silent', server: { host: '127.0.0.1', port: 0 }, optimizeDeps: { exclude: ['webmcp-warden'] } });
   await server.listen();

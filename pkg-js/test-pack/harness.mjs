@@ -7,7 +7,7 @@
 // them and a run never picks up a newer release by surprise.
 import assert from 'node:assert/strict';
 import { execFile, execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -24,6 +24,20 @@ export const repoRoot = path.resolve(pkgRoot, '..');
 export const fixtures = path.join(here, 'fixtures');
 /** The strict CSP the built pages are served with: no eval, wasm compilation allowed. */
 export const CSP = "script-src 'self' 'wasm-unsafe-eval'";
+
+/**
+ * The one-tool page on `webmcp-warden/slim` (fixtures/one-tool-slim/main.js with the host check
+ * of fixtures/one-tool), written into `<project>/<name>` with `html` as its index.html; answers
+ * the app's directory.
+ */
+export function slimApp(project, name, html) {
+  const app = path.join(project, name);
+  mkdirSync(app, { recursive: true });
+  cpSync(path.join(fixtures, 'one-tool', 'check-host.js'), path.join(app, 'check-host.js'));
+  cpSync(path.join(fixtures, 'one-tool-slim', 'main.js'), path.join(app, 'main.js'));
+  writeFileSync(path.join(app, 'index.html'), html);
+  return app;
+}
 
 /** npm without its network chatter (update check, funding, audit), and Next.js without telemetry. */
 export const npmEnv = {

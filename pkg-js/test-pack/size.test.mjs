@@ -27,7 +27,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { browserSkipReason, startStaticServer, stopServer } from '../test-browser/demo-serve.mjs';
 import {
-  agentCall, closeBrowser, compressedSizes, fixtures, installProject, openWatched, packTarball, pinned, pkgRoot, removeTemps, repoRoot, run, textOf,
+  agentCall, closeBrowser, compressedSizes, fixtures, installProject, openWatched, packTarball, pinned, pkgRoot, removeTemps, repoRoot, run, slimApp, textOf,
 } from './harness.mjs';
 
 const browserSkip = browserSkipReason();
@@ -122,11 +122,7 @@ let measuredSlim;
 test('vite build of the one-tool page on webmcp-warden/slim (the core a .wasm asset, loaded by init()): what the page downloads', { timeout: 120_000, skip: browserSkip }, async () => {
   assert.ok(project, 'the install step must have succeeded');
   const vite = await import(pathToFileURL(path.join(project, 'node_modules', 'vite', 'dist', 'node', 'index.js')).href);
-  const app = path.join(project, 'slim');
-  mkdirSync(app, { recursive: true });
-  cpSync(path.join(fixtures, 'one-tool', 'check-host.js'), path.join(app, 'check-host.js'));
-  cpSync(path.join(fixtures, 'one-tool-slim', 'main.js'), path.join(app, 'main.js'));
-  writeFileSync(path.join(app, 'index.html'), page('./main.js'));
+  const app = slimApp(project, 'slim', page('./main.js'));
   const outDir = path.join(app, 'dist');
   await vite.build({ root: app, configFile: false, logLevel: 'silent', build: { outDir } });
   measuredSlim = await measureBuild(outDir);
