@@ -72,15 +72,18 @@ test('a first call without register() loads shaping itself; shape: false needs n
   assert.equal(result.loaded, true);
 });
 
-test('a tool with a JSON Schema shapes with the validator module, which shapes too: the shaping module is never loaded', () => {
-  const result = fresh(`
-    const compiledExports = [];
+/** Page code that records, in `compiledExports`, the export names of every module `WebAssembly.compile` makes. */
+const RECORD_COMPILES = `const compiledExports = [];
     const compileAsync = WebAssembly.compile;
     WebAssembly.compile = async (...args) => {
       const module = await compileAsync(...args);
       compiledExports.push(WebAssembly.Module.exports(module).map((e) => e.name));
       return module;
-    };
+    };`;
+
+test('a tool with a JSON Schema shapes with the validator module, which shapes too: the shaping module is never loaded', () => {
+  const result = fresh(`
+    ${RECORD_COMPILES}
     const t = webmcp(() => 'a\\u200bb', { name: 'typed', description: 'Typed.', inputSchema: { type: 'object', properties: { q: { type: 'string' } } } });
     await t.register();
     const shaped = await t.invoke({ q: 'x' });
@@ -91,13 +94,7 @@ test('a tool with a JSON Schema shapes with the validator module, which shapes t
   assert.deepEqual(result.shapers, [true], 'one module that shapes was compiled: the validator');
   // And a call without register() asks for the validator first, for the same reason.
   const direct = fresh(`
-    const compiledExports = [];
-    const compileAsync = WebAssembly.compile;
-    WebAssembly.compile = async (...args) => {
-      const module = await compileAsync(...args);
-      compiledExports.push(WebAssembly.Module.exports(module).map((e) => e.name));
-      return module;
-    };
+    ${RECORD_COMPILES}
     const t = webmcp(() => 'a\\u200bb', { name: 'typed', description: 'Typed.', inputSchema: { type: 'object', properties: { q: { type: 'string' } } } });
     const shaped = await t.invoke({ q: 'x' });
     console.log(JSON.stringify({ text: shaped.result.content[0].text, shapers: compiledExports.filter((names) => names.includes('shapeResult')).map((names) => names.includes('validate')) }));
