@@ -350,9 +350,10 @@ if (want(7)) {
   console.error('7. start-up (fresh node processes)');
   const child = fileURLToPath(new URL('./startup-child.mjs', import.meta.url));
   const sample = (mode) => JSON.parse(execFileSync(process.execPath, [child, mode], { encoding: 'utf8' }).trim().split('\n').pop());
-  const samples = { module: [], package: [], schema: [] };
+  const samples = { module: [], package: [], schema: [], file: [] };
   for (let k = 0; k < 7; k++) {
     samples.module.push(sample('module'));
+    samples.file.push(sample('file'));
     samples.package.push(sample('package'));
     if (k < 5) samples.schema.push(sample('schema'));
   }
@@ -360,8 +361,9 @@ if (want(7)) {
   const moduleTotal = med('module', 'total');
   row(7, 'start-up: `import("webmcp-warden")` → first governed call done (hooked tool)', med('package', 'total'), moduleTotal, med('package', 'total') / moduleTotal, { max: 2, label: '≤ 2×' }, 'import base64 module + decode + `new WebAssembly.Module`');
   row(7, '… of which `import` + `webmcp()` (the core is not loaded yet: `webmcp()` only registers)', med('package', 'toFirstTool'), moduleTotal, med('package', 'toFirstTool') / moduleTotal, undefined);
-  row(7, '… of which the first call (decodes the core in slices and compiles it off the thread, beside the pipeline chunk; then the shaping module)', med('package', 'firstCall'), undefined, undefined, undefined);
+  row(7, '… of which the first call (the Node build reads the core\'s `.wasm` file and compiles it; then the shaping module\'s)', med('package', 'firstCall'), undefined, undefined, undefined);
   row(7, 'the peer side alone: compile only (`new WebAssembly.Module`, 7 samples)', med('module', 'compile'), undefined, undefined, undefined);
+  row(7, 'the core from its file alone (what the Node build does instead of decoding): read `warden_core.wasm` + `new WebAssembly.Module`', med('file', 'total'), undefined, undefined, undefined);
   row(7, 'start-up with a JSON Schema tool (the first call also loads and compiles the validator module)', med('schema', 'total'), moduleTotal, med('schema', 'total') / moduleTotal, undefined);
 }
 

@@ -3,6 +3,7 @@
 //   node bench/startup-child.mjs schema    the same for a tool with a JSON Schema (the validator
 //                                          module is loaded and compiled during that call)
 //   node bench/startup-child.mjs module    import the core's compressed bytes, decode, compile
+//   node bench/startup-child.mjs file      read the core's .wasm file (the Node build's), compile
 import { entrySpecifier, internalUrl, pkgUrl } from './pkg.mjs';
 
 const mode = process.argv[2];
@@ -26,8 +27,14 @@ if (mode === 'package' || mode === 'schema') {
   const t3 = performance.now();
   if (WebAssembly.Module.exports(module).length === 0) throw new Error('no exports');
   console.log(JSON.stringify({ total: t3 - t0, importJs: t1 - t0, decode: t2 - t1, compile: t3 - t2 }));
+} else if (mode === 'file') {
+  const { readFileSync } = await import('node:fs');
+  const bytes = readFileSync(pkgUrl('wasm/warden_core.wasm'));
+  const module = new WebAssembly.Module(bytes);
+  if (WebAssembly.Module.exports(module).length === 0) throw new Error('no exports');
+  console.log(JSON.stringify({ total: performance.now() - t0 }));
 } else {
-  throw new Error('mode: package | schema | module');
+  throw new Error('mode: package | schema | module | file');
 }
 
 /**

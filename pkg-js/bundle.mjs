@@ -22,7 +22,7 @@
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const pkgDir = dirname(fileURLToPath(import.meta.url));
 const root = join(pkgDir, '..');
@@ -138,6 +138,7 @@ export async function compile() {
     }],
   });
   copyFileSync(join(wasmDir, 'warden_core.wasm'), join(slimDir, 'warden_core.wasm'));
+  await buildForNode(build, result.metafile);
   dropBareImports(dist);
   // The declarations stay tsc's, one per source file: types/ mirrors src/, and the glue's
   // declarations they import (`../wasm/…` from an entry, `../../wasm/…` from a folder) resolve
@@ -145,6 +146,76 @@ export async function compile() {
   copyTree(lib, join(dist, 'types'), '.d.ts');
   copyTree(wasmDir, join(dist, 'wasm'), '.d.ts');
   return result;
+}
+
+/**
+ * dist/node/: what Node (and runtimes that take package.json's `node` condition) loads. The same
+ * code as dist/, laid out for start-up time rather than for what a page downloads (measured:
+ * bench/RESULTS.md, "Node start-up"):
+ *
+ * - wasm-bytes-node.ts in place of wasm-bytes.ts: each wasm module is read from its `.wasm` file,
+ *   copied beside the code, instead of decoded from the embedded copy (which stays, for a server
+ *   bundler that copies the code without the files).
+ * - One file, `warden.js`, holds the main entry, lazily loaded modules included (esbuild runs
+ *   each when it is first imported, as before): Node pays per file it loads far more than per
+ *   byte. `index.js` re-exports the entry's names from it.
+ * - Every other entry is a build of its own that imports what it shares with the main entry
+ *   from `warden.js`, so that there is one copy of every piece of state (the clients, the
+ *   core's instance) whichever entries a program imports.
+ */
+async function buildForNode(build, mainMetafile) {
+  const nodeDir = join(dist, 'node');
+  const common = { ...COMMON, outdir: nodeDir, chunkNames: '[name]-[hash]', minifyWhitespace: true, minifySyntax: true };
+  /** The module path an import names, wasm-bytes.ts read as wasm-bytes-node.ts. */
+  const target = (path, importer) => join(dirname(importer), path.replace(/(^|\/)wasm-bytes\.js$/, '$1wasm-bytes-node.js'));
+  const nodeBytes = {
+    name: 'node-wasm-bytes',
+    setup(builder) {
+      builder.onResolve({ filter: /(?:^|\/)wasm-bytes\.js$/ }, ({ path, importer }) => ({ path: target(path, importer) }));
+    },
+  };
+  const main = join(lib, 'index.js');
+  const names = mainMetafile.outputs[relative(root, join(dist, 'index.js'))]?.exports ?? [];
+  /** warden.js: the main entry's names as they are, then each shared module's under its number. */
+  const warden = (modules) => build({
+    ...common,
+    splitting: false,
+    outdir: undefined,
+    outfile: join(nodeDir, 'warden.js'),
+    stdin: { contents: [`export { ${names.join(', ')} } from ${JSON.stringify(main)};`, ...modules].join('\n'), resolveDir: lib, loader: 'js' },
+    plugins: [nodeBytes],
+  });
+  /** A module's names (lib/ is tsc's output: importing it runs nothing but declarations). */
+  const namesOf = async (path) => Object.keys(await import(pathToFileURL(path).href));
+  // The main entry's modules (a first pass, written over below).
+  const inWarden = new Set(Object.keys((await warden([])).metafile.inputs).map((input) => join(root, input)));
+  const shared = [];
+  await build({
+    ...common,
+    entryPoints: ENTRIES.filter((name) => name !== 'index').map((name) => ({ in: join(lib, `${name}.js`), out: name })),
+    external: ['./warden.js'],
+    plugins: [{
+      name: 'node-shared-state',
+      setup(builder) {
+        // An import of a module of the main entry becomes an import of its names from warden.js.
+        builder.onResolve({ filter: /^\.{1,2}\// }, ({ path, importer, kind }) => {
+          const module = target(path, importer);
+          if (kind === 'entry-point' || !inWarden.has(module)) return undefined;
+          if (!shared.includes(module)) shared.push(module);
+          return { path: module, namespace: 'warden-shared' };
+        });
+        builder.onLoad({ filter: /.*/, namespace: 'warden-shared' }, async ({ path }) => {
+          const names = await namesOf(path);
+          return { contents: `export { ${names.map((x) => `__m${shared.indexOf(path)}_${x} as ${x}`).join(', ')} } from "./warden.js";`, loader: 'js' };
+        });
+      },
+    }, nodeBytes],
+  });
+  const lines = [];
+  for (const [index, path] of shared.entries()) lines.push(`export { ${(await namesOf(path)).map((x) => `${x} as __m${index}_${x}`).join(', ')} } from ${JSON.stringify(path)};`);
+  await warden(lines);
+  writeFileSync(join(nodeDir, 'index.js'), `// The main entry for Node: its names, from warden.js (pkg-js/bundle.mjs, buildForNode).\nexport { ${names.join(', ')} } from './warden.js';\n`);
+  for (const file of readdirSync(wasmDir).filter((name) => name.endsWith('.wasm'))) copyFileSync(join(wasmDir, file), join(nodeDir, file));
 }
 
 /** The modules of dist/ that `file` (a path under dist/) loads at import: itself and its static imports, read from the files. */

@@ -10,11 +10,10 @@
 // call's frozen arguments), and hands the core what the module decided. A trapped instance is
 // replaced and every client's limits compiled again (their counts start afresh).
 import * as glue from '../wasm/warden_limits.js';
-import { WASM_LZMA_BASE64 } from '../wasm/warden_limits_bytes.js';
+import { WASM_FILE, WASM_LZMA_BASE64 } from '../wasm/warden_limits_bytes.js';
 import { StepReport } from './boundary/codes.js';
-import { decodeBase64 } from './boundary/embedded-bytes.js';
 import { configurationError } from './util/errors.js';
-import { unlzma } from './boundary/unlzma.js';
+import { wasmBytes } from './boundary/wasm-bytes.js';
 import { limitsHook, type LimitsChecked, type LimitsClient, type LimitsModule } from './client/limits-hook.js';
 import { decode } from './boundary/wire.js';
 import type { Policy, PolicyCall } from './types/policy-types.js';
@@ -64,7 +63,7 @@ interface Slot {
 
 /** The instance: made on first crossing, and again after a trap (each client's state then made afresh by `live`). */
 const instance = new TrapGuard(() => {
-  compiled ??= new WebAssembly.Module(unlzma(decodeBase64(WASM_LZMA_BASE64)) as BufferSource);
+  compiled ??= new WebAssembly.Module(wasmBytes(WASM_FILE, WASM_LZMA_BASE64) as BufferSource);
   memory = glue.initSync({ module: compiled }).memory;
   instanceEpoch = epochs + 1;
 });

@@ -4,7 +4,8 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 
-const { decodeBase64, decodeHex } = await import('../lib/boundary/embedded-bytes.js');
+const { decodeBase64 } = await import('../lib/boundary/embedded-bytes.js');
+const { decodeHex } = await import('../lib/boundary/unlzma.js');
 
 const BYTES = [0, 1, 2, 0x7f, 0x80, 0xab, 0xcd, 0xef, 250, 255, 77];
 

@@ -49,7 +49,7 @@ function loadValidator() {
     host.setJsonEncoder(encodeJson);
     installPatternLoaders();
     host.setPatternEngines(validatorEngines);
-    const validator = await instantiate(glue, host, decodeBase64(chunk.WASM_LZMA_BASE64));
+    const validator = await instantiate(glue, host, await unlzmaAsync(decodeBase64(chunk.WASM_LZMA_BASE64)));
     // The pattern judgement and the linear engine, loaded up front (docs/behaviour.md,
     // "Patterns"): the suite's schemas are compiled and validated synchronously below. A pattern
     // the judgement routes to the linear engine asks for both.

@@ -53,7 +53,7 @@ test('webmcp-warden/otel is where OpenTelemetry comes in: it imports @openteleme
 });
 
 test('package.json publishes ./otel with types, and @opentelemetry/api as an optional peer', () => {
-  assert.deepEqual(pkg.exports['./otel'], { types: './dist/types/otel.d.ts', default: './dist/otel.js' });
+  assert.deepEqual(pkg.exports['./otel'], { types: './dist/types/otel.d.ts', node: './dist/node/otel.js', default: './dist/otel.js' });
   assert.ok(pkg.peerDependencies['@opentelemetry/api'], 'a peer dependency');
   assert.deepEqual(pkg.peerDependenciesMeta['@opentelemetry/api'], { optional: true });
   assert.ok(!('dependencies' in pkg) || !Object.keys(pkg.dependencies).some((name) => name.startsWith('@opentelemetry/')), 'never a dependency');

@@ -214,6 +214,6 @@ describe('the presence entry weighs nothing on pages without it', () => {
 
   test('package.json publishes ./presence with types', () => {
     const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
-    assert.deepEqual(pkg.exports['./presence'], { types: './dist/types/presence.d.ts', default: './dist/presence.js' });
+    assert.deepEqual(pkg.exports['./presence'], { types: './dist/types/presence.d.ts', node: './dist/node/presence.js', default: './dist/presence.js' });
   });
 });

@@ -186,7 +186,7 @@ describe('how the module ships', () => {
 
 describe('the LZMA stream and its decoder', () => {
   const chunkUrl = new URL('../wasm/warden_validate_bytes.js', import.meta.url);
-  const decode = async (stream) => instantiate({ initSync: () => ({ memory: new WebAssembly.Memory({ initial: 1 }) }) }, {}, stream);
+  const decode = async (stream) => instantiate({ initSync: () => ({ memory: new WebAssembly.Memory({ initial: 1 }) }) }, {}, await unlzmaAsync(stream));
 
   test('the shipped stream decodes to the validator module: it compiles, with its exports', async () => {
     const chunk = await import(chunkUrl);

@@ -8,9 +8,8 @@
 // bytes shipped in the package; stateless, so a trapped instance is simply replaced by the next
 // crossing.
 import * as glue from '../../wasm/warden_lint.js';
-import { WASM_LZMA_BASE64 } from '../../wasm/warden_lint_bytes.js';
-import { decodeBase64 } from '../boundary/embedded-bytes.js';
-import { unlzma } from '../boundary/unlzma.js';
+import { WASM_FILE, WASM_LZMA_BASE64 } from '../../wasm/warden_lint_bytes.js';
+import { wasmBytes } from '../boundary/wasm-bytes.js';
 import { TrapGuard } from '../boundary/trap-guard.js';
 
 /** The page's compiled lint module (lint reads no client). */
@@ -22,7 +21,7 @@ let compiled: WebAssembly.Module | undefined;
  * from a bundled chunk when nothing lints (ARCHITECTURE.md, "Build outputs").
  */
 const instance = /* @__PURE__ */ new TrapGuard(() => {
-  compiled ??= new WebAssembly.Module(unlzma(decodeBase64(WASM_LZMA_BASE64)) as BufferSource);
+  compiled ??= new WebAssembly.Module(wasmBytes(WASM_FILE, WASM_LZMA_BASE64) as BufferSource);
   glue.initSync({ module: compiled });
 });
 

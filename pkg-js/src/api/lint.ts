@@ -8,11 +8,10 @@
 // bundler shares it with the judgement's lazily imported chunk;
 // `pkg-js/test/bundle-contents.test.mjs`). Once the judgement is in (from either), the core, the
 // lint module and the validator all use it (`pattern-host.js`).
-import { initSync, judge, WASM_LZMA_BASE64 } from '../../wasm/warden_patterns_sync.js';
+import { initSync, judge, WASM_FILE, WASM_LZMA_BASE64 } from '../../wasm/warden_patterns_sync.js';
 import { hasJudge, installJudge } from '../../wasm/pattern-host.js';
 import { lintBytes } from './lint-module.js';
-import { decodeBase64 } from '../boundary/embedded-bytes.js';
-import { unlzma } from '../boundary/unlzma.js';
+import { wasmBytes } from '../boundary/wasm-bytes.js';
 import { decode, encode } from '../boundary/wire.js';
 import type { LintPolicyAnswer } from '../boundary/answers.js';
 import type { PolicyDiagnostic } from '../types/policy-types.js';
@@ -55,5 +54,5 @@ export function lintPolicy(policy: unknown): PolicyDiagnostic[] {
  */
 function judgeSynchronously(): void {
   if (hasJudge()) return;
-  installJudge({ glue: { initSync, judge }, module: new WebAssembly.Module(unlzma(decodeBase64(WASM_LZMA_BASE64)) as BufferSource) });
+  installJudge({ glue: { initSync, judge }, module: new WebAssembly.Module(wasmBytes(WASM_FILE, WASM_LZMA_BASE64) as BufferSource) });
 }

@@ -20,13 +20,13 @@ const notInitialized = () =>
   new ConfigurationError('not_initialized', 'webmcp-warden/slim: the core is not loaded yet; `await init()` (exported by webmcp-warden/slim) before the first use');
 
 /** The core's compiled module, or `ConfigurationError('not_initialized')` before `init()` loaded it. */
-export function coreSource(): Uint8Array | WebAssembly.Module {
+export function coreSource(): WebAssembly.Module {
   if (compiled === undefined) throw notInitialized();
   return compiled;
 }
 
 /** The core's compiled module: waits for an `init()` in progress; rejects with `not_initialized` when none was called. */
-export async function coreSourceAsync(): Promise<Uint8Array | WebAssembly.Module> {
+export async function coreSourceAsync(): Promise<WebAssembly.Module> {
   if (compiled !== undefined) return compiled;
   if (loading !== undefined) return loading;
   throw notInitialized();

@@ -16,8 +16,8 @@
 import { coreSource, coreSourceAsync } from './core-source.js';
 import * as glue from '../../wasm/warden_core.js';
 import { coreReplaced } from '../../wasm/pattern-host.js';
+import { wasmBytes, wasmBytesAsync } from './wasm-bytes.js';
 import { installPatternLoaders } from './patterns.js';
-import { unlzma, unlzmaAsync } from './unlzma.js';
 import { Configure, Control, Read } from './codes.js';
 import { Writer, decode, encode } from './wire.js';
 import { WardenError } from '../util/errors.js';
@@ -42,10 +42,10 @@ let memory: WebAssembly.Memory | undefined;
 function startCore(): void {
   try {
     // Decoded and compiled here, on the main thread, unless `ready()` did it off the thread
-    // first; the bytes ship LZMA-compressed (see build.mjs for why), the decoder is wasm (unlzma.ts).
+    // first (where the bytes come from: core-source.ts).
     if (compiled === undefined) {
       const source = coreSource();
-      compiled = source instanceof WebAssembly.Module ? source : new WebAssembly.Module(unlzma(source) as BufferSource);
+      compiled = source instanceof WebAssembly.Module ? source : new WebAssembly.Module(wasmBytes(source.file, source.lzmaBase64) as BufferSource);
     }
     // The core's patterns are judged by modules the page loads when it first has one
     // (patterns.ts); a new instance's pattern slots start empty.
@@ -123,7 +123,7 @@ export function ready(): Promise<void> {
 async function compileOffThread(): Promise<void> {
   if (compiled !== undefined) return;
   const source = await coreSourceAsync();
-  const module = source instanceof WebAssembly.Module ? source : await WebAssembly.compile((await unlzmaAsync(source)) as BufferSource);
+  const module = source instanceof WebAssembly.Module ? source : await WebAssembly.compile((await wasmBytesAsync(source.file, source.lzmaBase64)) as BufferSource);
   // A synchronous first use may have compiled it meanwhile; either module is the same code.
   compiled ??= module;
 }

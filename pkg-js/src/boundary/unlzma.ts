@@ -10,7 +10,6 @@
 // the core at once) that is the cost of the smaller import; on the asynchronous one (`ready()`, `register()`, the chunks) it works in slices with the page's
 // other tasks in between, so no task of ours is long (bench/RESULTS.md, "Patterns").
 import { UNLZMA_WASM_HEX } from '../../wasm/warden_unlzma_bytes.js';
-import { decodeHex } from './embedded-bytes.js';
 
 /** The decoder module's exports (unlzma/src/wasm.rs). */
 interface DecoderExports {
@@ -104,4 +103,18 @@ function nextTask(): Promise<void> {
     };
     channel.port2.postMessage(null);
   });
+}
+
+/**
+ * Decodes hex natively where the platform can (`Uint8Array.fromHex`), else with a loop (a few
+ * KB: the decoder). Hex rather than base64 for a module that ships uncompressed: every byte is
+ * two whole characters, so gzip and brotli still see the module's byte patterns (less gzip
+ * than base64, measured: bench/RESULTS.md).
+ */
+export function decodeHex(hex: string): Uint8Array {
+  const native = (Uint8Array as { fromHex?: (text: string) => Uint8Array }).fromHex;
+  if (typeof native === 'function') return native.call(Uint8Array, hex);
+  const bytes = new Uint8Array(hex.length >> 1);
+  for (let i = 0; i < bytes.length; i++) bytes[i] = parseInt(hex.slice(2 * i, 2 * i + 2), 16);
+  return bytes;
 }

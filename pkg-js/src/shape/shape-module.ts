@@ -3,9 +3,8 @@
 // module, which shapes too; `shape-loader.ts` picks). A chunk with the module's glue and bytes, loaded
 // lazily.
 import * as glue from '../../wasm/warden_shape.js';
-import { WASM_LZMA_BASE64 } from '../../wasm/warden_shape_bytes.js';
-import { decodeBase64 } from '../boundary/embedded-bytes.js';
-import { unlzmaAsync } from '../boundary/unlzma.js';
+import { WASM_FILE, WASM_LZMA_BASE64 } from '../../wasm/warden_shape_bytes.js';
+import { wasmBytesAsync } from '../boundary/wasm-bytes.js';
 import type { ShapingExports } from '../types/internal.js';
 import { TrapGuard } from '../boundary/trap-guard.js';
 
@@ -26,7 +25,7 @@ function guard<T>(crossing: () => T): T {
  * thread); answers its shaping exports, each crossing guarded.
  */
 export async function start(): Promise<ShapingExports> {
-  const module = (compiled ??= await WebAssembly.compile((await unlzmaAsync(decodeBase64(WASM_LZMA_BASE64))) as BufferSource));
+  const module = (compiled ??= await WebAssembly.compile((await wasmBytesAsync(WASM_FILE, WASM_LZMA_BASE64)) as BufferSource));
   instance ??= new TrapGuard(() => {
     memory = glue.initSync({ module }).memory;
   });

@@ -9,9 +9,8 @@
 // once), from bytes shipped in the package; stateless, so a trapped instance is simply
 // replaced by the next crossing.
 import * as glue from '../../wasm/warden_uri.js';
-import { WASM_LZMA_BASE64 } from '../../wasm/warden_uri_bytes.js';
-import { decodeBase64 } from '../boundary/embedded-bytes.js';
-import { unlzma } from '../boundary/unlzma.js';
+import { WASM_FILE, WASM_LZMA_BASE64 } from '../../wasm/warden_uri_bytes.js';
+import { wasmBytes } from '../boundary/wasm-bytes.js';
 import type { ResolveUriAnswer, UriTemplateAnswer } from '../boundary/answers.js';
 import { TrapGuard } from '../boundary/trap-guard.js';
 
@@ -26,7 +25,7 @@ let sentKeys: string | undefined;
  * from a bundled chunk when no resource is read (ARCHITECTURE.md, "Build outputs").
  */
 const instance = /* @__PURE__ */ new TrapGuard(() => {
-  compiled ??= new WebAssembly.Module(unlzma(decodeBase64(WASM_LZMA_BASE64)) as BufferSource);
+  compiled ??= new WebAssembly.Module(wasmBytes(WASM_FILE, WASM_LZMA_BASE64) as BufferSource);
   glue.initSync({ module: compiled });
   sentKeys = undefined;
 });

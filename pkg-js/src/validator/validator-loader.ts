@@ -24,8 +24,8 @@
 // instance (a class's FinalizationRegistry would free them in the new one).
 
 import { adoptJudge, judgementMissing, validatorEngines } from '../../wasm/pattern-host.js';
-import { decodeBase64 } from '../boundary/embedded-bytes.js';
 import { installPatternLoaders } from '../boundary/patterns.js';
+import { wasmBytesAsync } from '../boundary/wasm-bytes.js';
 import { encodeJson } from '../boundary/wire.js';
 import type { ValidatorModule } from './validator-module.js';
 
@@ -84,7 +84,7 @@ export function loadValidator(schemas: readonly unknown[] = []): Promise<Validat
       // engine where the judgement says, by the modules the core's patterns use (pattern-host.js).
       host.setJsonEncoder(encodeJson);
       host.setPatternEngines(validatorEngines);
-      loaded = await instantiate(glue, host, decodeBase64(chunk.WASM_LZMA_BASE64));
+      loaded = await instantiate(glue, host, await wasmBytesAsync(chunk.WASM_FILE, chunk.WASM_LZMA_BASE64));
       return loaded;
     })();
     // The build that judges is the page's judgement: nothing else loads one meanwhile.

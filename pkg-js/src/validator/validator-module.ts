@@ -4,7 +4,6 @@
 // too (`wasm/validate/`, which links `wasm/shape/`): a page that validates also shapes, and one
 // module carries what both need once (`ValidatorModule.shaping`). How the module ships, and why:
 // `validator-loader.ts`.
-import { unlzmaAsync } from '../boundary/unlzma.js';
 import type { ShapingExports } from '../types/internal.js';
 import { TrapGuard } from '../boundary/trap-guard.js';
 
@@ -209,11 +208,11 @@ export function testTrap(validator: ValidatorModule): string {
 }
 
 /**
- * Compiles the module from its LZMA stream (decoded by the package's decoder, `unlzma.ts`, in
- * slices; compiled asynchronously: `WebAssembly.compile`, not the synchronous compile browsers
- * refuse on the main thread for large modules) and instantiates it.
+ * Compiles the module from its bytes (what `wasm-bytes.ts` made of the shipped copy)
+ * asynchronously (`WebAssembly.compile`, not the synchronous compile browsers refuse on the main
+ * thread for large modules) and instantiates it.
  */
-export async function instantiate(glue: Glue, host: Host, stream: Uint8Array): Promise<ValidatorModule> {
-  const module = await WebAssembly.compile((await unlzmaAsync(stream)) as BufferSource);
+export async function instantiate(glue: Glue, host: Host, bytes: Uint8Array): Promise<ValidatorModule> {
+  const module = await WebAssembly.compile(bytes as BufferSource);
   return new ValidatorModule(glue, host, module);
 }
