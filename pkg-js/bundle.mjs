@@ -21,7 +21,7 @@
 // own ({@link OWN_FILES}).
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const pkgDir = dirname(fileURLToPath(import.meta.url));
@@ -172,6 +172,9 @@ async function buildForNode(build, mainMetafile) {
     name: 'node-wasm-bytes',
     setup(builder) {
       builder.onResolve({ filter: /(?:^|\/)wasm-bytes\.js$/ }, ({ path, importer }) => ({ path: target(path, importer) }));
+      // The validator's embedded copies, which it imports lazily, stay files of their own, read
+      // only when its `.wasm` file is missing: Node would parse them with warden.js otherwise.
+      builder.onResolve({ filter: LAZY_BYTES }, ({ path }) => ({ path: `./${basename(path)}`, external: true }));
     },
   };
   const main = join(lib, 'index.js');
@@ -215,8 +218,11 @@ async function buildForNode(build, mainMetafile) {
   for (const [index, path] of shared.entries()) lines.push(`export { ${(await namesOf(path)).map((x) => `${x} as __m${index}_${x}`).join(', ')} } from ${JSON.stringify(path)};`);
   await warden(lines);
   writeFileSync(join(nodeDir, 'index.js'), `// The main entry for Node: its names, from warden.js (pkg-js/bundle.mjs, buildForNode).\nexport { ${names.join(', ')} } from './warden.js';\n`);
-  for (const file of readdirSync(wasmDir).filter((name) => name.endsWith('.wasm'))) copyFileSync(join(wasmDir, file), join(nodeDir, file));
+  for (const file of readdirSync(wasmDir).filter((name) => name.endsWith('.wasm') || LAZY_BYTES.test(name))) copyFileSync(join(wasmDir, file), join(nodeDir, file));
 }
+
+/** The embedded copies the Node build keeps out of warden.js (see buildForNode). */
+const LAZY_BYTES = /(?:^|\/)warden_validate(?:_judge)?_bytes\.js$/;
 
 /** The modules of dist/ that `file` (a path under dist/) loads at import: itself and its static imports, read from the files. */
 export function staticClosure(file) {
