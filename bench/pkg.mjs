@@ -37,10 +37,13 @@ export function internalEntry() {
 
 /**
  * The package's entry as users get it, for a script that uses only the public API: the bare
- * specifier for the repository's build, the copy's dist/index.js otherwise.
+ * specifier for the repository's build; for a copy, the file Node would take (dist/node/index.js,
+ * or dist/index.js in builds from before the Node build).
  */
 export function entrySpecifier() {
-  return process.env.BENCH_PKG ? pkgUrl('dist/index.js').href : 'webmcp-warden';
+  if (!process.env.BENCH_PKG) return 'webmcp-warden';
+  const node = pkgUrl('dist/node/index.js');
+  return (existsSync(node) ? node : pkgUrl('dist/index.js')).href;
 }
 
 /**

@@ -156,12 +156,12 @@ export async function compile() {
  * - wasm-bytes-node.ts in place of wasm-bytes.ts: each wasm module is read from its `.wasm` file,
  *   copied beside the code, instead of decoded from the embedded copy (which stays, for a server
  *   bundler that copies the code without the files).
- * - One file, `warden.js`, holds the main entry, lazily loaded modules included (esbuild runs
- *   each when it is first imported, as before): Node pays per file it loads far more than per
- *   byte. `index.js` re-exports the entry's names from it.
- * - Every other entry is a build of its own that imports what it shares with the main entry
- *   from `warden.js`, so that there is one copy of every piece of state (the clients, the
- *   core's instance) whichever entries a program imports.
+ * - One file, `warden.js`, holds the main entry and the lazily loaded modules every first call
+ *   needs ({@link FIRST_CALL}; esbuild runs each when it is first imported, as before): Node pays
+ *   per file it loads far more than per byte. `index.js` re-exports the entry's names from it.
+ * - Every other entry, and every other lazily loaded module, is a build of its own that imports
+ *   what it shares with the main entry from `warden.js`, so that there is one copy of every
+ *   piece of state (the clients, the core's instance) whichever modules a program loads.
  */
 async function buildForNode(build, mainMetafile) {
   const nodeDir = join(dist, 'node');
@@ -177,25 +177,44 @@ async function buildForNode(build, mainMetafile) {
       builder.onResolve({ filter: LAZY_BYTES }, ({ path }) => ({ path: `./${basename(path)}`, external: true }));
     },
   };
+  // The lazily loaded modules warden.js leaves out: each one's file, named after it.
+  const apart = new Map();
+  const leaveApart = {
+    name: 'node-lazy-apart',
+    setup(builder) {
+      builder.onResolve({ filter: /^\.{1,2}\// }, ({ path, importer, kind }) => {
+        const module = target(path, importer);
+        if (kind !== 'dynamic-import' || !module.startsWith(lib) || FIRST_CALL.some((file) => module === join(lib, file))) return undefined;
+        const name = basename(module, '.js');
+        if (apart.has(name) && apart.get(name) !== module) throw new Error(`bundle.mjs: two lazily loaded modules are named ${name}`);
+        apart.set(name, module);
+        return { path: `./${name}.js`, external: true };
+      });
+    },
+  };
   const main = join(lib, 'index.js');
   const names = mainMetafile.outputs[relative(root, join(dist, 'index.js'))]?.exports ?? [];
   /** warden.js: the main entry's names as they are, then each shared module's under its number. */
-  const warden = (modules) => build({
+  const warden = (modules, write) => build({
     ...common,
+    write,
     splitting: false,
     outdir: undefined,
     outfile: join(nodeDir, 'warden.js'),
     stdin: { contents: [`export { ${names.join(', ')} } from ${JSON.stringify(main)};`, ...modules].join('\n'), resolveDir: lib, loader: 'js' },
-    plugins: [nodeBytes],
+    plugins: [nodeBytes, leaveApart],
   });
   /** A module's names (lib/ is tsc's output: importing it runs nothing but declarations). */
   const namesOf = async (path) => Object.keys(await import(pathToFileURL(path).href));
-  // The main entry's modules (a first pass, written over below).
-  const inWarden = new Set(Object.keys((await warden([])).metafile.inputs).map((input) => join(root, input)));
+  // The main entry's modules (a first pass, not written).
+  const inWarden = new Set(Object.keys((await warden([], false)).metafile.inputs).map((input) => join(root, input)));
   const shared = [];
   await build({
     ...common,
-    entryPoints: ENTRIES.filter((name) => name !== 'index').map((name) => ({ in: join(lib, `${name}.js`), out: name })),
+    entryPoints: [
+      ...ENTRIES.filter((name) => name !== 'index').map((name) => ({ in: join(lib, `${name}.js`), out: name })),
+      ...[...apart].map(([name, module]) => ({ in: module, out: name })),
+    ],
     external: ['./warden.js'],
     plugins: [{
       name: 'node-shared-state',
@@ -216,10 +235,13 @@ async function buildForNode(build, mainMetafile) {
   });
   const lines = [];
   for (const [index, path] of shared.entries()) lines.push(`export { ${(await namesOf(path)).map((x) => `${x} as __m${index}_${x}`).join(', ')} } from ${JSON.stringify(path)};`);
-  await warden(lines);
+  await warden(lines, true);
   writeFileSync(join(nodeDir, 'index.js'), `// The main entry for Node: its names, from warden.js (pkg-js/bundle.mjs, buildForNode).\nexport { ${names.join(', ')} } from './warden.js';\n`);
   for (const file of readdirSync(wasmDir).filter((name) => name.endsWith('.wasm') || LAZY_BYTES.test(name))) copyFileSync(join(wasmDir, file), join(nodeDir, file));
 }
+
+/** The lazily loaded modules every first call loads (the pipeline, the shaping module): the Node build keeps them in warden.js. */
+const FIRST_CALL = ['pipeline/pipeline.js', 'shape/shape-module.js'];
 
 /** The embedded copies the Node build keeps out of warden.js (see buildForNode). */
 const LAZY_BYTES = /(?:^|\/)warden_validate(?:_judge)?_bytes\.js$/;

@@ -62,14 +62,38 @@ test('a first call without register() loads shaping itself; shape: false needs n
   const result = fresh(`
     const t = webmcp(() => 'a\\u200bb', { name: 'plain', description: 'Plain.' });
     const raw = await t.invoke({}, { shape: false });
+    await new Promise((resolve) => setTimeout(resolve, 50));
     const unshapedLoaded = shaperModule.shaperLoaded();
+    const unshapedCompiles = counts.shaper;
     const shaped = await t.invoke({});
-    console.log(JSON.stringify({ raw: raw.result.content[0].text, unshapedLoaded, shaped: shaped.result.content[0].text, loaded: shaperModule.shaperLoaded() }));
+    console.log(JSON.stringify({ raw: raw.result.content[0].text, unshapedLoaded, unshapedCompiles, shaped: shaped.result.content[0].text, loaded: shaperModule.shaperLoaded(), compiles: counts.shaper }));
   `);
   assert.equal(result.raw, 'a\u200bb', 'shape: false leaves the text as it was');
   assert.equal(result.unshapedLoaded, false, 'and loaded nothing');
+  assert.equal(result.unshapedCompiles, 0, 'not even ahead of time');
   assert.equal(result.shaped, 'ab');
   assert.equal(result.loaded, true);
+  assert.equal(result.compiles, 1, 'compiled once');
+});
+
+test('a first call starts compiling the module that shapes beside the core, not once the call has begun; once however many ask', () => {
+  const result = fresh(`
+    const core = await import(${JSON.stringify(dist + 'boundary/core.js')});
+    const started = [];
+    const counted = WebAssembly.compile;
+    WebAssembly.compile = async (...args) => {
+      const coreLive = core.liveGeneration() >= 0;
+      const module = await counted(...args);
+      if (WebAssembly.Module.exports(module).some((e) => e.name === 'shapeResult')) started.push(coreLive);
+      return module;
+    };
+    const t = webmcp(() => 'a\u200bb', { name: 'plain', description: 'Plain.', hooks: { before: [() => {}] } });
+    const [first, second] = await Promise.all([t.invoke({}), t.invoke({})]);
+    console.log(JSON.stringify({ started, texts: [first.result.content[0].text, second.result.content[0].text], compiles: counts.shaper }));
+  `);
+  assert.deepEqual(result.started, [false], 'one compile of the shaping module, started before the core had an instance');
+  assert.deepEqual(result.texts, ['ab', 'ab']);
+  assert.equal(result.compiles, 1);
 });
 
 /** Page code that records, in `compiledExports`, the export names of every module `WebAssembly.compile` makes. */

@@ -97,9 +97,29 @@ function loadForPatterns(): Promise<PipelineChunk> {
   return waiting === undefined ? loadForCall() : Promise.all([loadForCall(), waiting]).then(([chunk]) => chunk);
 }
 
+/**
+ * Starts compiling the shaping module for a first call beside the core and the pipeline chunk,
+ * rather than once the call has begun. Only for a tool that shapes by default and has no JSON
+ * Schema (the call loads the validator module for one, which shapes too); a call that sets its
+ * own `shape` starts nothing here (its options are read once, by the call). A hint: the call
+ * asks for the module again and reports what does not load. (While a validator is still
+ * loading for another tool, the call may shape with it instead, and this compile is spent.)
+ */
+function prefetchShaping(tool: PipelineTool, options: CallOptions | null | undefined): void {
+  if (tool.shape !== 'llm') return;
+  try {
+    if (options !== null && typeof options === 'object' && Object.prototype.hasOwnProperty.call(options, 'shape')) return;
+  } catch {
+    return;
+  }
+  if (tool.validation.input !== undefined || tool.validation.output !== undefined) return;
+  import('../shape/shape-module.js').then((chunk) => chunk.start()).catch(() => undefined);
+}
+
 /** Runs one governed call (`call.ts`); a chunk that does not load fails the call closed, as data. */
 export function runCall(w: ClientState, tool: PipelineTool, input: unknown, options?: CallOptions | null, scope = 0): Promise<CallOutcome> {
   if (pipeline !== undefined && patternsSettled() === undefined) return pipeline.runCall(w, tool, input, options, scope);
+  if (pipeline === undefined) prefetchShaping(tool, options);
   return loadForPatterns().then(
     (chunk) => chunk.runCall(w, tool, input, options, scope),
     () => failedOutcome('tool', 'internal_error', INTERNAL_ERROR),

@@ -8,8 +8,9 @@ import { wasmBytesAsync } from '../boundary/wasm-bytes.js';
 import type { ShapingExports } from '../types/internal.js';
 import { TrapGuard } from '../boundary/trap-guard.js';
 
-// The page's compiled module and its live instance's memory: shaping keeps no client's state.
-let compiled: WebAssembly.Module | undefined;
+// The page's module, compiled or compiling, and its live instance's memory: shaping keeps no
+// client's state.
+let compiled: Promise<WebAssembly.Module> | undefined;
 let memory: WebAssembly.Memory | undefined;
 /** The instance: made from the compiled module on first crossing, and again after a trap. */
 let instance: TrapGuard | undefined;
@@ -25,7 +26,16 @@ function guard<T>(crossing: () => T): T {
  * thread); answers its shaping exports, each crossing guarded.
  */
 export async function start(): Promise<ShapingExports> {
-  const module = (compiled ??= await WebAssembly.compile((await wasmBytesAsync(WASM_FILE, WASM_LZMA_BASE64)) as BufferSource));
+  // One compile however many ask at once (a first call's prefetch, then the call); one that
+  // failed is tried again by the next.
+  if (compiled === undefined) {
+    const compiling = wasmBytesAsync(WASM_FILE, WASM_LZMA_BASE64).then((bytes) => WebAssembly.compile(bytes as BufferSource));
+    compiled = compiling;
+    compiling.catch(() => {
+      if (compiled === compiling) compiled = undefined;
+    });
+  }
+  const module = await compiled;
   instance ??= new TrapGuard(() => {
     memory = glue.initSync({ module }).memory;
   });
