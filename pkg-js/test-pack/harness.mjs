@@ -27,13 +27,13 @@ export const CSP = "script-src 'self' 'wasm-unsafe-eval'";
 
 /**
  * The one-tool page on `webmcp-warden/slim` (fixtures/one-tool-slim/main.js with the host check
- * of fixtures/one-tool), written into `<project>/<name>` with `html` as its index.html; answers
+ * and the test's hooks of fixtures/one-tool), written into `<project>/<name>` with `html` as its index.html; answers
  * the app's directory.
  */
 export function slimApp(project, name, html) {
   const app = path.join(project, name);
   mkdirSync(app, { recursive: true });
-  cpSync(path.join(fixtures, 'one-tool', 'check-host.js'), path.join(app, 'check-host.js'));
+  for (const file of ['check-host.js', 'page-hooks.js']) cpSync(path.join(fixtures, 'one-tool', file), path.join(app, file));
   cpSync(path.join(fixtures, 'one-tool-slim', 'main.js'), path.join(app, 'main.js'));
   writeFileSync(path.join(app, 'index.html'), html);
   return app;
