@@ -192,6 +192,24 @@ describe('limits in the package', () => {
     assert.equal(reads.length, 2);
   });
 
+  test('the first limited call of a page awaits what limits need (call-extras.ts): its check reads the clock again', () => {
+    const out = runFresh(`
+      const { configureWebMCP, webmcp } = await import('webmcp-warden');
+      const { withLimits } = await import('webmcp-warden/limits');
+      const reads = [];
+      let now = 0;
+      configureWebMCP({ policy: withLimits({ default: 'allow', limits: [{ match: 'tick', max: 5, window: 60_000 }] }), clock: () => (reads.push(now), (now += 1_000) - 1_000) });
+      const t = webmcp(() => 'ran', { name: 'tick', description: 'Ticks.', shape: false });
+      const first = await t.invoke({});
+      const firstReads = reads.length;
+      const second = await t.invoke({});
+      console.log(JSON.stringify({ ok: [first.ok, second.ok], firstReads, secondReads: reads.length - firstReads }));
+    `);
+    assert.deepEqual(out.ok, [true, true]);
+    assert.equal(out.firstReads, 2, 'policy read the clock, then the limits after the chunk loaded');
+    assert.equal(out.secondReads, 1, 'once loaded, one read for both');
+  });
+
   test('a cost function gets the frozen final arguments and the call; a throw, a timeout or no number fails closed', async () => {
     const seen = [];
     const costs = [5, 'x', NaN, -1, () => { throw new Error('boom'); }, () => new Promise(() => {}), 2];

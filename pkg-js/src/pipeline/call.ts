@@ -631,7 +631,13 @@ class CallRun {
     const limits = this.#w.limits;
     // A cost function is given the call as predicates see it, written with the extras' chunk.
     const extras = extrasChunk.loaded;
-    if (limits && extras === undefined) return extrasChunk.load().then(() => this.#checkLimits());
+    if (limits && extras === undefined) {
+      // Time passes while the chunk loads: the check reads the clock itself.
+      return extrasChunk.load().then(() => {
+        this.#policyNow = undefined;
+        return this.#checkLimits();
+      });
+    }
     // Limits removed while the call was in flight: it is within them.
     return limits && extras ? limits.check(this.#w, this.#serverId, this.#tool.contract.name, this.#options.principal, this.#signal, () => this.#policyCall(undefined, extras), this.#policyNow) : 0;
   }
